@@ -1,0 +1,117 @@
+//! Command-line flags (clap derive): definitions and validation only. `settings` turns them
+//! into a library `Config`.
+
+use clap::{Parser, ValueEnum};
+
+use linkpatrol::config::{
+    DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_REDIRECTS,
+    DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_THREADS, DEFAULT_TIMEOUT,
+};
+
+/// Output formats for stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputKind {
+    /// Blocks per broken link, then a summary (LinkChecker's text).
+    Text,
+    /// LinkChecker's 17 CSV columns, `;`-separated.
+    Csv,
+}
+
+/// Check the links of a web site or local files: broken links, redirects, bad anchors.
+#[derive(Debug, Parser)]
+#[command(
+    name = "linkpatrol",
+    version,
+    after_help = "Exit status: 0 no broken links, 1 broken links found, 2 usage or runtime error, \
+                  130 interrupted (the report of what was checked is still written)."
+)]
+pub struct Args {
+    /// URLs (http, https, file) or local files and folders to check.
+    #[arg(required = true, value_name = "URL_OR_PATH")]
+    pub inputs: Vec<String>,
+
+    /// Worker threads.
+    #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count)]
+    pub threads: usize,
+
+    /// Timeout in seconds for each phase of a request (connect, response, body).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs)]
+    pub timeout: f64,
+
+    /// Request starts per second per host; 0 means no limit.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS_PER_SECOND, value_parser = non_negative)]
+    pub max_requests_per_second: f64,
+
+    /// Requests in flight per host; 0 means no limit beyond the thread count.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_HOST_CONCURRENCY)]
+    pub host_concurrency: usize,
+
+    /// Recurse at most this deep from the start pages (0: check the start pages only).
+    #[arg(short = 'r', long, value_name = "DEPTH")]
+    pub recursion_level: Option<usize>,
+
+    /// Check only links inside the start sites; external links are listed as ignored.
+    #[arg(long)]
+    pub internal_only: bool,
+
+    /// Accepted for LinkChecker users: external links are checked by default.
+    #[arg(long, hide = true)]
+    pub check_extern: bool,
+
+    /// Check only URLs matching this regex (repeatable). Start URLs are always checked.
+    #[arg(long, value_name = "REGEX")]
+    pub include: Vec<String>,
+
+    /// Do not check URLs matching this regex (repeatable); they are listed as ignored.
+    #[arg(long, alias = "ignore-url", value_name = "REGEX")]
+    pub exclude: Vec<String>,
+
+    /// Check URLs matching this regex but never recurse into them (repeatable).
+    #[arg(long, alias = "no-follow-url", value_name = "REGEX")]
+    pub no_follow: Vec<String>,
+
+    /// Redirect hops to follow before reporting an error.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REDIRECTS)]
+    pub max_redirects: usize,
+
+    /// After Ctrl-C, wait this many seconds for requests in flight before interrupting them.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative)]
+    pub abort_timeout: f64,
+
+    /// The User-Agent header to send.
+    #[arg(long, value_name = "STRING")]
+    pub user_agent: Option<String>,
+
+    /// Output format on stdout.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputKind::Text)]
+    pub output: OutputKind,
+
+    /// Field delimiter of the CSV output.
+    #[arg(long, value_name = "CHAR", default_value_t = ';')]
+    pub csv_delimiter: char,
+
+    /// Report every checked link, not only broken ones and warnings.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+fn thread_count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!("`{s}' is not a thread count from 1 to 1024")),
+    }
+}
+
+fn positive_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}' is not a positive number of seconds")),
+    }
+}
+
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{s}' is not a number >= 0")),
+    }
+}

@@ -1,0 +1,58 @@
+//! Flags → `linkpatrol::Config`, in one place. Validation that needs more than one flag, and
+//! turning input strings into URLs or paths, happens here.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use linkpatrol::Config;
+use regex::Regex;
+
+use crate::args::Args;
+
+/// Builds the library configuration from the parsed flags.
+pub fn config_from(args: &Args) -> Result<Config> {
+    let mut config = Config::new()
+        .threads(args.threads)
+        .timeout(Duration::from_secs_f64(args.timeout))
+        .max_requests_per_second(args.max_requests_per_second)
+        .host_concurrency(args.host_concurrency)
+        .recursion_level(args.recursion_level)
+        .check_external(!args.internal_only)
+        .max_redirects(args.max_redirects)
+        .abort_timeout(Duration::from_secs_f64(args.abort_timeout));
+    if let Some(ua) = &args.user_agent {
+        config = config.user_agent(ua);
+    }
+    for p in &args.include {
+        config = config.include(regex(p, "--include")?);
+    }
+    for p in &args.exclude {
+        config = config.exclude(regex(p, "--exclude")?);
+    }
+    for p in &args.no_follow {
+        config = config.no_follow(regex(p, "--no-follow")?);
+    }
+    for input in &args.inputs {
+        config = if looks_like_url(input) {
+            config.input_url(input)
+        } else {
+            config.input_path(input)
+        };
+    }
+    if !args.csv_delimiter.is_ascii() {
+        bail!("--csv-delimiter must be a single ASCII character");
+    }
+    Ok(config)
+}
+
+fn regex(p: &str, flag: &str) -> Result<Regex> {
+    Regex::new(p).with_context(|| format!("{flag} `{p}' is not a valid regex"))
+}
+
+/// `http://…`, `https://…`, `file:…` are URLs; anything else is a path.
+fn looks_like_url(s: &str) -> bool {
+    let lower = s.trim_start().to_ascii_lowercase();
+    ["http://", "https://", "file:"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+}

@@ -1,0 +1,320 @@
+//! [`Checker`]: the public, blocking entry point. It spawns the worker threads, feeds the start
+//! inputs, streams [`Entry`]s to the caller's thread as they finish, and ends the run — normally
+//! when the queue is joined, or on cancel after the abort timeout.
+//!
+//! # Shutdown protocol
+//! 1. A supervisor thread waits until the queue is idle (`unfinished_tasks == 0`) or shut down
+//!    (cancel runs `queue.shutdown` through a cancel hook, discarding queued URLs).
+//! 2. After a cancel it joins the queue for at most the abort timeout (URLs in flight may
+//!    finish and are reported); then it closes every connection (`Agent::shutdown`) so blocked
+//!    requests fail at once, and joins again briefly.
+//! 3. It closes the queue (idle workers exit) and sends `Finished`. The caller's thread stops
+//!    reading there, so a worker stuck beyond all of that (a DNS lookup cannot be interrupted)
+//!    can never hold the report back; such a worker is left to end on its own.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::cache::ResultCache;
+use crate::cancel::CancelHandle;
+use crate::check::{Message, Run};
+use crate::config::{Config, Input};
+use crate::error::{Error, ErrorKind};
+use crate::fetch::http::{HttpFetcher, HttpSettings};
+use crate::filter::Filter;
+use crate::hosts::{HostGate, HostStats};
+use crate::outcome::Entry;
+use crate::queue::UrlQueue;
+
+/// How long a cancelled run waits, after interrupting connections, for workers to notice.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+
+/// A start input, validated.
+#[derive(Debug, Clone)]
+struct Start {
+    url: Url,
+    inline: Option<Arc<str>>,
+}
+
+/// A configured check, ready to run. `Send + Sync`; [`run`](Self::run) may be called more than
+/// once (each run starts afresh).
+#[derive(Debug)]
+pub struct Checker {
+    config: Config,
+    starts: Vec<Start>,
+    cancel: CancelHandle,
+}
+
+/// The outcome of a run: every entry, and the numbers of the summary.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Every report row, in the order they finished.
+    pub entries: Vec<Entry>,
+    /// Distinct URLs seen (checked, ignored, or still queued when a run was cancelled).
+    pub urls: usize,
+    /// URLs that were queued or in flight when a cancelled run stopped: not checked.
+    pub unchecked: usize,
+    /// `true` when the run was cancelled before it finished.
+    pub interrupted: bool,
+    /// Wall time of the run.
+    pub duration: Duration,
+    /// Per-host request counts and politeness waits.
+    pub hosts: Vec<HostStats>,
+}
+
+impl Report {
+    /// Entries whose URL is broken.
+    pub fn broken(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|e| e.result.outcome.is_broken())
+    }
+
+    /// Number of broken entries (one per page and link).
+    pub fn errors(&self) -> usize {
+        self.broken().count()
+    }
+
+    /// Number of warnings over all entries.
+    pub fn warnings(&self) -> usize {
+        self.entries.iter().map(|e| e.result.warnings.len()).sum()
+    }
+}
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Checker>();
+    assert_send_sync::<CancelHandle>();
+    assert_send_sync::<Report>();
+};
+
+impl Checker {
+    /// Validates the configuration and its inputs.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidInput`] when there is no input, an input is neither a URL nor an
+    /// existing path, or its scheme cannot be crawled.
+    pub fn new(config: Config) -> Result<Self, Error> {
+        if config.inputs.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "nothing to check: give a URL or a path",
+            ));
+        }
+        let starts = config
+            .inputs
+            .iter()
+            .map(start_of)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Checker {
+            config,
+            starts,
+            cancel: CancelHandle::new(),
+        })
+    }
+
+    /// Uses `handle` (shared with other code) instead of the checker's own cancel handle.
+    pub fn with_cancel_handle(mut self, handle: CancelHandle) -> Self {
+        self.cancel = handle;
+        self
+    }
+
+    /// A handle that cancels this checker's runs from any thread.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        self.cancel.clone()
+    }
+
+    /// Runs the check to the end (or until cancelled) and returns the report.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    pub fn run(&self) -> Result<Report, Error> {
+        self.run_with(|_| {})
+    }
+
+    /// Like [`run`](Self::run), calling `on_entry` on the caller's thread for every entry as
+    /// soon as it is known.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    pub fn run_with(&self, mut on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
+        let started = Instant::now();
+        let cfg = &self.config;
+        let cancel = self.cancel.clone();
+        let gate = Arc::new(HostGate::new(
+            cfg.max_requests_per_second,
+            cfg.host_concurrency,
+            cancel.clone(),
+        ));
+        let idle_per_host = if cfg.host_concurrency == 0 {
+            cfg.threads
+        } else {
+            cfg.host_concurrency.min(cfg.threads)
+        };
+        let http = HttpFetcher::new(
+            HttpSettings {
+                timeout: cfg.timeout,
+                user_agent: cfg.user_agent.clone(),
+                max_redirects: cfg.max_redirects,
+                max_body: cfg.max_body_size,
+                idle_per_host: idle_per_host.max(1),
+            },
+            gate.clone(),
+            cancel.clone(),
+        );
+        let mut filter = Filter::new(
+            cfg.include.clone(),
+            cfg.exclude.clone(),
+            cfg.no_follow.clone(),
+            cfg.recursion_level,
+            cfg.check_external,
+        );
+        for s in &self.starts {
+            filter.add_start(&s.url);
+        }
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let run = Arc::new(Run {
+            queue: UrlQueue::new(),
+            cache: ResultCache::default(),
+            filter,
+            http,
+            cancel: cancel.clone(),
+            max_body: cfg.max_body_size,
+            tx: tx.clone(),
+            interrupted: AtomicUsize::new(0),
+        });
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let _hook = {
+            let (run, dropped) = (run.clone(), dropped.clone());
+            cancel.on_cancel(move || {
+                let n = run.queue.shutdown().len();
+                dropped.fetch_add(n, Ordering::SeqCst);
+            })
+        };
+        for s in &self.starts {
+            run.seed(s.url.clone(), s.inline.clone());
+        }
+
+        let mut workers = Vec::with_capacity(cfg.threads);
+        for i in 0..cfg.threads {
+            let worker_run = run.clone();
+            let spawned = thread::Builder::new()
+                .name(format!("linkpatrol-worker-{i}"))
+                .spawn(move || worker_run.work());
+            match spawned {
+                Ok(h) => workers.push(h),
+                Err(e) => {
+                    cancel.cancel();
+                    run.queue.close();
+                    return Err(Error::new(
+                        ErrorKind::Io,
+                        format!("cannot start a worker thread: {e}"),
+                    ));
+                }
+            }
+        }
+        let abort_timeout = cfg.abort_timeout;
+        let supervisor = {
+            let (run, cancel) = (run.clone(), cancel.clone());
+            thread::Builder::new()
+                .name("linkpatrol-supervisor".into())
+                .spawn(move || {
+                    run.queue.wait_idle_or_shutdown();
+                    let mut idle = run.queue.unfinished() == 0;
+                    if !idle && cancel.is_cancelled() {
+                        idle = run.queue.join(Some(abort_timeout));
+                        if !idle {
+                            run.http.interrupt();
+                            idle = run.queue.join(Some(INTERRUPT_GRACE));
+                        }
+                    }
+                    run.queue.close();
+                    let _ = run.tx.send(Message::Finished);
+                    idle
+                })
+                .map_err(|e| Error::new(ErrorKind::Io, format!("cannot start a thread: {e}")))?
+        };
+        drop(tx);
+
+        let mut report = Report::default();
+        for msg in &rx {
+            match msg {
+                Message::Entry(e) => {
+                    on_entry(&e);
+                    report.entries.push(e);
+                }
+                Message::Finished => break,
+            }
+        }
+        let all_idle = supervisor.join().unwrap_or(false);
+        let still_running = run.queue.unfinished();
+        if all_idle {
+            for w in workers {
+                // A worker panic is caught per URL; a panic here is outside that and is ignored
+                // so the report still comes back.
+                let _ = w.join();
+            }
+        }
+        report.urls = run.cache.len();
+        report.unchecked = dropped.load(Ordering::SeqCst)
+            + run.interrupted.load(Ordering::Relaxed)
+            + still_running;
+        report.interrupted = cancel.is_cancelled();
+        report.duration = started.elapsed();
+        report.hosts = gate.stats();
+        Ok(report)
+    }
+}
+
+/// Turns an input into a start URL (and its in-memory content).
+fn start_of(input: &Input) -> Result<Start, Error> {
+    let bad = |m: String| Error::new(ErrorKind::InvalidInput, m);
+    match input {
+        Input::Url(s) => {
+            let url =
+                Url::parse(s.trim()).map_err(|e| bad(format!("`{s}' is not a valid URL: {e}")))?;
+            match url.scheme() {
+                "http" | "https" | "file" => Ok(Start { url, inline: None }),
+                other => Err(bad(format!(
+                    "cannot crawl `{s}': the scheme {other}: is not supported"
+                ))),
+            }
+        }
+        Input::Path(p) => Ok(Start {
+            url: path_url(p)?,
+            inline: None,
+        }),
+        Input::Html { html, base } => {
+            let url = Url::parse(base.trim())
+                .map_err(|e| bad(format!("base `{base}' is not a valid URL: {e}")))?;
+            Ok(Start {
+                url,
+                inline: Some(Arc::from(html.as_str())),
+            })
+        }
+    }
+}
+
+/// A local path as a `file:` URL; folders get a trailing slash so relative links resolve inside.
+pub(crate) fn path_url(p: &Path) -> Result<Url, Error> {
+    let abs = std::fs::canonicalize(p).map_err(|e| {
+        Error::new(
+            ErrorKind::InvalidInput,
+            format!("cannot read `{}': {e}", p.display()),
+        )
+    })?;
+    let url = if abs.is_dir() {
+        Url::from_directory_path(&abs)
+    } else {
+        Url::from_file_path(&abs)
+    };
+    url.map_err(|()| {
+        Error::new(
+            ErrorKind::InvalidInput,
+            format!("`{}' is not a usable path", p.display()),
+        )
+    })
+}

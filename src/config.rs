@@ -1,0 +1,215 @@
+//! [`Config`]: every knob of a check, with its default as a `pub const DEFAULT_*` so the CLI and
+//! the library cannot drift apart. The library never parses command-line flags; the binary
+//! turns them into a `Config` in one place.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+
+/// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
+/// politeness limits keep any one host from being flooded.
+pub const DEFAULT_THREADS: usize = 16;
+/// Timeout of each phase of a request (resolve, connect, response headers, body). 30 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Request starts per second per host. Defaults to 10 (LinkChecker's default); 0 = no limit.
+pub const DEFAULT_MAX_REQUESTS_PER_SECOND: f64 = 10.0;
+/// Requests in flight per host. Defaults to 16; 0 = no limit beyond the thread count.
+pub const DEFAULT_HOST_CONCURRENCY: usize = 16;
+/// Redirect hops followed before giving up. Defaults to 10.
+pub const DEFAULT_MAX_REDIRECTS: usize = 10;
+/// Bytes of a page read for link extraction. Defaults to 10 MiB; a larger page is parsed up to
+/// the cap and warned about (`content-too-large`).
+pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;
+/// How long a cancelled run waits for URLs in flight before interrupting them. Defaults to 10 s.
+pub const DEFAULT_ABORT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The User-Agent header sent with every request.
+pub const DEFAULT_USER_AGENT: &str = concat!(
+    "Mozilla/5.0 (compatible; linkpatrol/",
+    env!("CARGO_PKG_VERSION"),
+    ")"
+);
+
+/// Something to check: the start of a crawl.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Input {
+    /// A URL (`http`, `https` or `file`).
+    Url(String),
+    /// A local file or folder; a folder means its `index.html`.
+    Path(PathBuf),
+    /// An HTML document held in memory, with the URL its links are resolved against.
+    Html {
+        /// The document.
+        html: String,
+        /// Its URL (links are resolved against it; its scheme and host define "internal").
+        base: String,
+    },
+}
+
+/// How a check runs. Build it with [`Config::new`] and the chained setters.
+///
+/// ```
+/// use linkpatrol::Config;
+/// let config = Config::new()
+///     .input_url("http://127.0.0.1:8080/")
+///     .threads(4)
+///     .max_requests_per_second(0.0);
+/// assert_eq!(config.inputs().len(), 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub(crate) inputs: Vec<Input>,
+    pub(crate) threads: usize,
+    pub(crate) timeout: Duration,
+    pub(crate) max_requests_per_second: f64,
+    pub(crate) host_concurrency: usize,
+    pub(crate) max_redirects: usize,
+    pub(crate) max_body_size: u64,
+    pub(crate) abort_timeout: Duration,
+    pub(crate) user_agent: String,
+    pub(crate) recursion_level: Option<usize>,
+    pub(crate) check_external: bool,
+    pub(crate) include: Vec<Regex>,
+    pub(crate) exclude: Vec<Regex>,
+    pub(crate) no_follow: Vec<Regex>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            inputs: Vec::new(),
+            threads: DEFAULT_THREADS,
+            timeout: DEFAULT_TIMEOUT,
+            max_requests_per_second: DEFAULT_MAX_REQUESTS_PER_SECOND,
+            host_concurrency: DEFAULT_HOST_CONCURRENCY,
+            max_redirects: DEFAULT_MAX_REDIRECTS,
+            max_body_size: DEFAULT_MAX_BODY_SIZE,
+            abort_timeout: DEFAULT_ABORT_TIMEOUT,
+            user_agent: DEFAULT_USER_AGENT.to_owned(),
+            recursion_level: None,
+            check_external: true,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            no_follow: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// A configuration with every default and no inputs.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a start input.
+    pub fn input(mut self, input: Input) -> Self {
+        self.inputs.push(input);
+        self
+    }
+
+    /// Adds a start URL.
+    pub fn input_url(self, url: impl Into<String>) -> Self {
+        self.input(Input::Url(url.into()))
+    }
+
+    /// Adds a local file or folder to check.
+    pub fn input_path(self, path: impl Into<PathBuf>) -> Self {
+        self.input(Input::Path(path.into()))
+    }
+
+    /// Adds an in-memory HTML document whose links resolve against `base`.
+    pub fn input_html(self, html: impl Into<String>, base: impl Into<String>) -> Self {
+        self.input(Input::Html {
+            html: html.into(),
+            base: base.into(),
+        })
+    }
+
+    /// The inputs added so far.
+    pub fn inputs(&self) -> &[Input] {
+        &self.inputs
+    }
+
+    /// Worker threads; at least 1. Defaults to [`DEFAULT_THREADS`].
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
+    }
+
+    /// Timeout per request phase. Defaults to [`DEFAULT_TIMEOUT`].
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = t;
+        self
+    }
+
+    /// Request starts per second per host; 0 = unlimited. Defaults to
+    /// [`DEFAULT_MAX_REQUESTS_PER_SECOND`].
+    pub fn max_requests_per_second(mut self, n: f64) -> Self {
+        self.max_requests_per_second = if n.is_finite() && n > 0.0 { n } else { 0.0 };
+        self
+    }
+
+    /// Requests in flight per host; 0 = unlimited. Defaults to [`DEFAULT_HOST_CONCURRENCY`].
+    pub fn host_concurrency(mut self, n: usize) -> Self {
+        self.host_concurrency = n;
+        self
+    }
+
+    /// Redirect hops followed. Defaults to [`DEFAULT_MAX_REDIRECTS`].
+    pub fn max_redirects(mut self, n: usize) -> Self {
+        self.max_redirects = n;
+        self
+    }
+
+    /// Bytes of a page read for parsing. Defaults to [`DEFAULT_MAX_BODY_SIZE`].
+    pub fn max_body_size(mut self, n: u64) -> Self {
+        self.max_body_size = n;
+        self
+    }
+
+    /// How long a cancelled run waits for requests in flight. Defaults to
+    /// [`DEFAULT_ABORT_TIMEOUT`].
+    pub fn abort_timeout(mut self, t: Duration) -> Self {
+        self.abort_timeout = t;
+        self
+    }
+
+    /// The User-Agent header. Defaults to [`DEFAULT_USER_AGENT`].
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.user_agent = ua.into();
+        self
+    }
+
+    /// How deep to recurse from the start pages (0 = check the start pages only).
+    /// Defaults to `None`: unlimited.
+    pub fn recursion_level(mut self, level: Option<usize>) -> Self {
+        self.recursion_level = level;
+        self
+    }
+
+    /// Whether links outside the start sites are checked (never recursed). Defaults to `true`.
+    pub fn check_external(mut self, yes: bool) -> Self {
+        self.check_external = yes;
+        self
+    }
+
+    /// Only URLs matching one of these patterns (or start URLs) are checked. Defaults to empty:
+    /// everything in scope is checked. `exclude` wins over `include`.
+    pub fn include(mut self, pattern: Regex) -> Self {
+        self.include.push(pattern);
+        self
+    }
+
+    /// URLs matching one of these patterns are not checked (reported as ignored).
+    pub fn exclude(mut self, pattern: Regex) -> Self {
+        self.exclude.push(pattern);
+        self
+    }
+
+    /// URLs matching one of these patterns are checked but never recursed into.
+    pub fn no_follow(mut self, pattern: Regex) -> Self {
+        self.no_follow.push(pattern);
+        self
+    }
+}

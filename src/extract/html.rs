@@ -1,0 +1,1245 @@
+//! HTML link extraction on top of html5gum's `CallbackEmitter`.
+//!
+//! The tokenizer reports borrowed events (start tag opened, attribute name, attribute value,
+//! start tag closed, text, end tag). A [`Collector`] buffers the interesting attributes of the
+//! current start tag and decides at the closing `>` what they yield: links, the base URL, anchors
+//! or the robots flag. A thin [`ForwardingEmitter`] around the `CallbackEmitter` switches the
+//! tokenizer into raw-text states after `<script>`, `<style>` and friends, so their contents
+//! never produce links, but (unlike html5gum's `naive_next_state`) parses `<noscript>` contents as
+//! markup, as a user agent without scripting and LinkChecker do.
+
+use std::borrow::Cow;
+use std::convert::Infallible;
+
+use html5gum::emitters::callback::{Callback, CallbackEmitter, CallbackEvent};
+use html5gum::{Emitter, ForwardingEmitter, Span, State, Tokenizer};
+
+use super::{HtmlDocument, RawLink};
+
+/// Cap, in characters, of [`RawLink::name`].
+const MAX_NAME_CHARS: usize = 256;
+
+/// Extract the links, base URL, anchors and robots flag from one HTML document.
+///
+/// The input is treated as UTF-8; invalid sequences are replaced by U+FFFD (transcode other
+/// charsets first). Any input, however broken, yields a document and never panics.
+///
+/// ```
+/// use linkpatrol::extract::extract_html;
+///
+/// let doc = extract_html(b"<p>See <a href='/docs?a=1&amp;b=2'>the\n docs</a></p>");
+/// assert_eq!(doc.links[0].value, "/docs?a=1&b=2");
+/// assert_eq!(doc.links[0].name, "the docs");
+/// assert_eq!((doc.links[0].line, doc.links[0].column), (1, 8));
+/// ```
+pub fn extract_html(html: &[u8]) -> HtmlDocument {
+    let mut collector = Collector::new(html);
+    let emitter = StateSwitcher {
+        inner: CallbackEmitter::new(&mut collector),
+    };
+    // A byte-slice reader cannot fail: the error type is `Infallible`.
+    let Ok(()) = Tokenizer::new_with_emitter(html, emitter).finish();
+    collector.finish()
+}
+
+/// Wraps the `CallbackEmitter`, choosing the tokenizer state that follows each start tag and
+/// turning off parse-error reporting (which we would ignore anyway).
+struct StateSwitcher<'c, 'a> {
+    inner: CallbackEmitter<&'c mut Collector<'a>, Infallible, usize>,
+}
+
+impl ForwardingEmitter for StateSwitcher<'_, '_> {
+    type Token = Infallible;
+
+    fn inner(&mut self) -> &mut impl Emitter<Token = Infallible> {
+        &mut self.inner
+    }
+
+    fn emit_current_tag(&mut self) -> Option<State> {
+        // Switching is off in the inner emitter, so it always answers `None`; the collector saw
+        // the `CloseStartTag` event during this call and knows the tag.
+        let _ = self.inner.emit_current_tag();
+        let next = self.inner.callback_mut().next_state.take();
+        if next.is_some() {
+            // Start the raw text's span here, as CallbackEmitter does when it switches itself.
+            self.inner.init_string();
+        }
+        next
+    }
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+}
+
+/// The state the tokenizer must switch to after the start tag `name`, if any.
+///
+/// Like `html5gum::naive_next_state`, except that `<noscript>` stays markup (we behave as a user
+/// agent with scripting disabled) and `<noframes>` is spelled correctly.
+fn next_state(name: &[u8]) -> Option<State> {
+    match name {
+        b"script" => Some(State::ScriptData),
+        b"style" | b"xmp" | b"iframe" | b"noembed" | b"noframes" => Some(State::RawText),
+        b"textarea" | b"title" => Some(State::RcData),
+        b"plaintext" => Some(State::PlainText),
+        _ => None,
+    }
+}
+
+/// Elements whose attributes can matter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tag {
+    A,
+    Area,
+    Link,
+    Base,
+    Meta,
+    Img,
+    Script,
+    Iframe,
+    Frame,
+    Embed,
+    Source,
+    Track,
+    Audio,
+    Video,
+    Input,
+    Object,
+    Form,
+    Button,
+    Blockquote,
+    Q,
+    Del,
+    Ins,
+    /// Any other element: only its `id` matters.
+    Other,
+}
+
+impl Tag {
+    fn from_name(name: &[u8]) -> Tag {
+        match name {
+            b"a" => Tag::A,
+            b"area" => Tag::Area,
+            b"link" => Tag::Link,
+            b"base" => Tag::Base,
+            b"meta" => Tag::Meta,
+            b"img" => Tag::Img,
+            b"script" => Tag::Script,
+            b"iframe" => Tag::Iframe,
+            b"frame" => Tag::Frame,
+            b"embed" => Tag::Embed,
+            b"source" => Tag::Source,
+            b"track" => Tag::Track,
+            b"audio" => Tag::Audio,
+            b"video" => Tag::Video,
+            b"input" => Tag::Input,
+            b"object" => Tag::Object,
+            b"form" => Tag::Form,
+            b"button" => Tag::Button,
+            b"blockquote" => Tag::Blockquote,
+            b"q" => Tag::Q,
+            b"del" => Tag::Del,
+            b"ins" => Tag::Ins,
+            _ => Tag::Other,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Tag::A => "a",
+            Tag::Area => "area",
+            Tag::Link => "link",
+            Tag::Base => "base",
+            Tag::Meta => "meta",
+            Tag::Img => "img",
+            Tag::Script => "script",
+            Tag::Iframe => "iframe",
+            Tag::Frame => "frame",
+            Tag::Embed => "embed",
+            Tag::Source => "source",
+            Tag::Track => "track",
+            Tag::Audio => "audio",
+            Tag::Video => "video",
+            Tag::Input => "input",
+            Tag::Object => "object",
+            Tag::Form => "form",
+            Tag::Button => "button",
+            Tag::Blockquote => "blockquote",
+            Tag::Q => "q",
+            Tag::Del => "del",
+            Tag::Ins => "ins",
+            Tag::Other => "",
+        }
+    }
+}
+
+/// Attributes whose values can matter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attr {
+    Href,
+    Src,
+    Srcset,
+    Data,
+    Action,
+    FormAction,
+    Poster,
+    Cite,
+    Content,
+    HttpEquiv,
+    Name,
+    Rel,
+    Type,
+    Alt,
+    Title,
+    Id,
+}
+
+impl Attr {
+    fn from_name(name: &[u8]) -> Option<Attr> {
+        Some(match name {
+            b"href" => Attr::Href,
+            b"src" => Attr::Src,
+            b"srcset" => Attr::Srcset,
+            b"data" => Attr::Data,
+            b"action" => Attr::Action,
+            b"formaction" => Attr::FormAction,
+            b"poster" => Attr::Poster,
+            b"cite" => Attr::Cite,
+            b"content" => Attr::Content,
+            b"http-equiv" => Attr::HttpEquiv,
+            b"name" => Attr::Name,
+            b"rel" => Attr::Rel,
+            b"type" => Attr::Type,
+            b"alt" => Attr::Alt,
+            b"title" => Attr::Title,
+            b"id" => Attr::Id,
+            _ => return None,
+        })
+    }
+}
+
+/// The `RawLink::attr` name under which `attr` of `tag` is reported, if it is a link there.
+/// `<input src>` and `<meta content>` are further filtered at the tag's end.
+fn link_attr(tag: Tag, attr: Attr) -> Option<&'static str> {
+    use Tag::*;
+    Some(match (tag, attr) {
+        (A | Area | Link, Attr::Href) => "href",
+        (
+            Img | Script | Iframe | Frame | Embed | Source | Track | Audio | Video | Input,
+            Attr::Src,
+        ) => "src",
+        (Img | Source, Attr::Srcset) => "srcset",
+        (Object, Attr::Data) => "data",
+        (Form, Attr::Action) => "action",
+        (Button | Input, Attr::FormAction) => "formaction",
+        (Video, Attr::Poster) => "poster",
+        (Blockquote | Q | Del | Ins, Attr::Cite) => "cite",
+        (Meta, Attr::Content) => "content",
+        _ => return None,
+    })
+}
+
+/// One buffered attribute of the current start tag; its value is `values[start..end]`.
+#[derive(Debug, Clone, Copy)]
+struct AttrSlot {
+    attr: Attr,
+    start: usize,
+    end: usize,
+}
+
+/// Receives the tokenizer's events and builds the [`HtmlDocument`].
+struct Collector<'a> {
+    doc: HtmlDocument,
+    lines: LineCounter<'a>,
+
+    /// Inside a start tag (between `OpenStartTag` and `CloseStartTag`). Attribute events outside
+    /// of it belong to end tags and are ignored.
+    in_start_tag: bool,
+    tag: Tag,
+    /// Byte offset of the current start tag's `<`.
+    tag_start: usize,
+    /// The state to switch to once the current start tag closes.
+    tag_next_state: Option<State>,
+    /// Interesting attributes of the current start tag, first occurrence only, in source order.
+    attrs: Vec<AttrSlot>,
+    /// Backing bytes of the `attrs` values.
+    values: Vec<u8>,
+    /// Index in `attrs` of the attribute whose name was the last event: an `AttributeValue` event
+    /// (which never comes for an empty value) fills it in.
+    pending: Option<usize>,
+
+    /// Handed to [`StateSwitcher::emit_current_tag`] right after a start tag closes.
+    next_state: Option<State>,
+    /// Inside the raw contents of `<script>`, `<style>`, `<title>`...: text is not link text.
+    raw_text: bool,
+    /// The `<a href>` whose text is being collected: its index in `doc.links`, and the text.
+    anchor: Option<(usize, LabelBuilder)>,
+}
+
+impl<'a> Collector<'a> {
+    fn new(src: &'a [u8]) -> Self {
+        Collector {
+            doc: HtmlDocument::default(),
+            lines: LineCounter::new(src),
+            in_start_tag: false,
+            tag: Tag::Other,
+            tag_start: 0,
+            tag_next_state: None,
+            attrs: Vec::new(),
+            values: Vec::new(),
+            pending: None,
+            next_state: None,
+            raw_text: false,
+            anchor: None,
+        }
+    }
+
+    fn finish(mut self) -> HtmlDocument {
+        self.close_anchor();
+        self.doc
+    }
+
+    fn handle(&mut self, event: CallbackEvent<'_>, span: Span<usize>) {
+        match event {
+            CallbackEvent::OpenStartTag { name } => {
+                self.in_start_tag = true;
+                self.raw_text = false;
+                self.tag = Tag::from_name(name);
+                self.tag_start = span.start;
+                self.tag_next_state = next_state(name);
+                self.attrs.clear();
+                self.values.clear();
+                self.pending = None;
+                if self.tag == Tag::A {
+                    // A new <a> implicitly closes an open one.
+                    self.close_anchor();
+                }
+            }
+            CallbackEvent::AttributeName { name } => {
+                self.pending = None;
+                if !self.in_start_tag {
+                    return;
+                }
+                let Some(attr) = Attr::from_name(name) else {
+                    return;
+                };
+                let wanted = match self.tag {
+                    Tag::Other => attr == Attr::Id,
+                    _ => true,
+                };
+                // Duplicate attributes: the first one wins, as in browsers.
+                if wanted && !self.attrs.iter().any(|slot| slot.attr == attr) {
+                    let at = self.values.len();
+                    self.pending = Some(self.attrs.len());
+                    self.attrs.push(AttrSlot {
+                        attr,
+                        start: at,
+                        end: at,
+                    });
+                }
+            }
+            CallbackEvent::AttributeValue { value } => {
+                if let Some(index) = self.pending.take() {
+                    let start = self.values.len();
+                    self.values.extend_from_slice(value);
+                    self.attrs[index].start = start;
+                    self.attrs[index].end = self.values.len();
+                }
+            }
+            CallbackEvent::CloseStartTag { .. } => {
+                if self.in_start_tag {
+                    self.in_start_tag = false;
+                    self.pending = None;
+                    self.close_start_tag();
+                    self.next_state = self.tag_next_state;
+                    self.raw_text = self.tag_next_state.is_some();
+                }
+            }
+            CallbackEvent::EndTag { name } => {
+                self.in_start_tag = false;
+                self.pending = None;
+                self.raw_text = false;
+                if name == b"a" {
+                    self.close_anchor();
+                }
+            }
+            CallbackEvent::String { value } => {
+                if self.raw_text {
+                    return;
+                }
+                if let Some((_, label)) = &mut self.anchor
+                    && !label.is_full()
+                {
+                    label.push(&String::from_utf8_lossy(value));
+                }
+            }
+            CallbackEvent::Comment { .. }
+            | CallbackEvent::Doctype { .. }
+            | CallbackEvent::Error(_) => {}
+        }
+    }
+
+    /// The value of the first `attr` of the current start tag, if present.
+    fn value(&self, attr: Attr) -> Option<&[u8]> {
+        self.attrs
+            .iter()
+            .find(|slot| slot.attr == attr)
+            .map(|slot| &self.values[slot.start..slot.end])
+    }
+
+    /// The current start tag is complete: turn its buffered attributes into results.
+    fn close_start_tag(&mut self) {
+        if let Some(id) = self.value(Attr::Id)
+            && !id.is_empty()
+        {
+            self.doc.anchors.push(lossy(id).into_owned());
+        }
+        let tag = self.tag;
+        match tag {
+            Tag::Other => return,
+            Tag::A => {
+                if let Some(name) = self.value(Attr::Name)
+                    && !name.is_empty()
+                {
+                    self.doc.anchors.push(lossy(name).into_owned());
+                }
+            }
+            Tag::Base => {
+                if self.doc.base.is_none()
+                    && let Some(href) = self.value(Attr::Href)
+                {
+                    self.doc.base = Some(lossy(href).trim_ascii().to_owned());
+                }
+                return;
+            }
+            Tag::Meta => {
+                let is_robots = self
+                    .value(Attr::Name)
+                    .is_some_and(|name| name.trim_ascii().eq_ignore_ascii_case(b"robots"));
+                if is_robots
+                    && let Some(content) = self.value(Attr::Content)
+                    && tokens(content, |b| b == b',').any(|t| {
+                        t.eq_ignore_ascii_case(b"nofollow") || t.eq_ignore_ascii_case(b"none")
+                    })
+                {
+                    self.doc.nofollow = true;
+                }
+            }
+            Tag::Img => {
+                // An image inside a link labels it, as its alt text would for a screen reader.
+                if let Some((_, label)) = &mut self.anchor
+                    && let Some(alt) = self.attrs.iter().find(|slot| slot.attr == Attr::Alt)
+                {
+                    label.push(" ");
+                    label.push(&lossy(&self.values[alt.start..alt.end]));
+                    label.push(" ");
+                }
+            }
+            _ => {}
+        }
+
+        let rel = self.value(Attr::Rel).unwrap_or_default();
+        let nofollow = tokens(rel, |_| false).any(|t| t.eq_ignore_ascii_case(b"nofollow"));
+        if tag == Tag::Link
+            && tokens(rel, |_| false).any(|t| {
+                t.eq_ignore_ascii_case(b"preconnect") || t.eq_ignore_ascii_case(b"dns-prefetch")
+            })
+        {
+            // Hints naming hosts, not documents.
+            return;
+        }
+        if tag == Tag::Meta
+            && !self
+                .value(Attr::HttpEquiv)
+                .is_some_and(|v| v.trim_ascii().eq_ignore_ascii_case(b"refresh"))
+        {
+            return;
+        }
+        let image_input = tag != Tag::Input
+            || self
+                .value(Attr::Type)
+                .is_some_and(|v| v.trim_ascii().eq_ignore_ascii_case(b"image"));
+
+        let mut name = LabelBuilder::default();
+        for attr in [Attr::Alt, Attr::Title] {
+            if let Some(value) = self.value(attr) {
+                name.push(&lossy(value));
+                if !name.is_empty() {
+                    break;
+                }
+            }
+        }
+        let name = name.finish();
+
+        let first_link = self.doc.links.len();
+        let mut position = None;
+        for slot in &self.attrs {
+            let Some(attr_name) = link_attr(tag, slot.attr) else {
+                continue;
+            };
+            if slot.attr == Attr::Src && !image_input {
+                continue;
+            }
+            let value = lossy(&self.values[slot.start..slot.end]);
+            let (line, column) = *position.get_or_insert_with(|| self.lines.locate(self.tag_start));
+            let mut push = |value: &str| {
+                self.doc.links.push(RawLink {
+                    value: value.to_owned(),
+                    tag: tag.as_str().to_owned(),
+                    attr: attr_name,
+                    line,
+                    column,
+                    name: name.clone(),
+                    nofollow,
+                });
+            };
+            match slot.attr {
+                Attr::Srcset => srcset_urls(&value, &mut push),
+                Attr::Content => {
+                    if let Some(url) = refresh_url(&value) {
+                        push(url);
+                    }
+                }
+                _ => push(value.trim_ascii()),
+            }
+        }
+
+        if tag == Tag::A && self.doc.links.len() > first_link {
+            self.anchor = Some((first_link, LabelBuilder::default()));
+        }
+    }
+
+    /// The open `<a href>` ends: its text, if any, becomes its link's name.
+    fn close_anchor(&mut self) {
+        if let Some((index, label)) = self.anchor.take()
+            && !label.is_empty()
+        {
+            self.doc.links[index].name = label.finish();
+        }
+    }
+}
+
+impl Callback<Infallible, usize> for &mut Collector<'_> {
+    fn handle_event(&mut self, event: CallbackEvent<'_>, span: Span<usize>) -> Option<Infallible> {
+        self.handle(event, span);
+        None
+    }
+}
+
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+/// The non-empty tokens of `value`, split at ASCII whitespace and at bytes matching `extra`.
+fn tokens(value: &[u8], extra: impl Fn(u8) -> bool) -> impl Iterator<Item = &[u8]> {
+    value
+        .split(move |&b| b.is_ascii_whitespace() || extra(b))
+        .filter(|t| !t.is_empty())
+}
+
+/// Builds a label: whitespace runs collapse to one space, no leading or trailing space, at most
+/// [`MAX_NAME_CHARS`] characters.
+#[derive(Debug, Default)]
+struct LabelBuilder {
+    text: String,
+    chars: usize,
+    space: bool,
+}
+
+impl LabelBuilder {
+    fn push(&mut self, s: &str) {
+        for c in s.chars() {
+            if self.is_full() {
+                return;
+            }
+            if c.is_whitespace() {
+                self.space = self.chars > 0;
+                continue;
+            }
+            if self.space {
+                self.space = false;
+                if self.chars + 2 > MAX_NAME_CHARS {
+                    // No room for the next word: a trailing space would be all that fits.
+                    self.chars = MAX_NAME_CHARS;
+                    return;
+                }
+                self.text.push(' ');
+                self.chars += 1;
+            }
+            self.text.push(c);
+            self.chars += 1;
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.chars >= MAX_NAME_CHARS
+    }
+
+    fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    fn finish(self) -> String {
+        self.text
+    }
+}
+
+/// Turns byte offsets into 1-based (line, column in code points). Offsets are asked for in
+/// increasing order, so the source is scanned once in total.
+struct LineCounter<'a> {
+    src: &'a [u8],
+    offset: usize,
+    line: usize,
+    column: usize,
+    after_cr: bool,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(src: &'a [u8]) -> Self {
+        LineCounter {
+            src,
+            offset: 0,
+            line: 1,
+            column: 1,
+            after_cr: false,
+        }
+    }
+
+    fn locate(&mut self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.src.len());
+        if offset < self.offset {
+            // Never happens with html5gum's spans; start over rather than answer wrongly.
+            *self = LineCounter::new(self.src);
+        }
+        for &b in &self.src[self.offset..offset] {
+            match b {
+                b'\n' => {
+                    if !self.after_cr {
+                        self.line += 1;
+                    }
+                    self.column = 1;
+                    self.after_cr = false;
+                }
+                b'\r' => {
+                    self.line += 1;
+                    self.column = 1;
+                    self.after_cr = true;
+                }
+                _ => {
+                    // Count every byte that is not a UTF-8 continuation byte.
+                    if b & 0xC0 != 0x80 {
+                        self.column += 1;
+                    }
+                    self.after_cr = false;
+                }
+            }
+        }
+        self.offset = offset;
+        (self.line, self.column)
+    }
+}
+
+/// Calls `f` with each image candidate URL of a `srcset` value, following the WHATWG parsing
+/// algorithm (descriptors are skipped, not validated). A URL is a run of non-whitespace, so
+/// commas inside it (`/img,v2.png 2x`) survive; commas at its end separate candidates.
+fn srcset_urls(input: &str, mut f: impl FnMut(&str)) {
+    let bytes = input.as_bytes();
+    let mut pos = 0;
+    loop {
+        while pos < bytes.len() && (bytes[pos].is_ascii_whitespace() || bytes[pos] == b',') {
+            pos += 1;
+        }
+        if pos == bytes.len() {
+            return;
+        }
+        let start = pos;
+        while pos < bytes.len() && !bytes[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        let url = &input[start..pos];
+        if url.ends_with(',') {
+            // "a.png, b.png": no descriptors follow.
+            f(url.trim_end_matches(','));
+            continue;
+        }
+        f(url);
+        // Skip the descriptors up to the comma that ends the candidate (not one in parentheses).
+        let mut in_parens = false;
+        while pos < bytes.len() {
+            match bytes[pos] {
+                b'(' => in_parens = true,
+                b')' => in_parens = false,
+                b',' if !in_parens => {
+                    pos += 1;
+                    break;
+                }
+                _ => {}
+            }
+            pos += 1;
+        }
+    }
+}
+
+/// The URL of a `<meta http-equiv=refresh>` content value (`5; url='/next'` gives `/next`),
+/// following the WHATWG "shared declarative refresh steps". `None` if the value is invalid or
+/// names no URL (a plain reload).
+fn refresh_url(content: &str) -> Option<&str> {
+    let bytes = content.as_bytes();
+    let skip_ws = |mut pos: usize| {
+        while pos < bytes.len() && bytes[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        pos
+    };
+    // The delay: digits and dots, starting with one of them.
+    let mut pos = skip_ws(0);
+    if !bytes
+        .get(pos)
+        .is_some_and(|&b| b.is_ascii_digit() || b == b'.')
+    {
+        return None;
+    }
+    while pos < bytes.len() && (bytes[pos].is_ascii_digit() || bytes[pos] == b'.') {
+        pos += 1;
+    }
+    // The separator.
+    if pos < bytes.len() {
+        let b = bytes[pos];
+        if !(b == b';' || b == b',' || b.is_ascii_whitespace()) {
+            return None;
+        }
+        pos = skip_ws(pos);
+        if pos < bytes.len() && (bytes[pos] == b';' || bytes[pos] == b',') {
+            pos += 1;
+        }
+        pos = skip_ws(pos);
+    }
+    // An optional `url =` (any case), then optional quotes.
+    let mut url = &content[pos..];
+    if bytes.len() - pos >= 3 && bytes[pos..pos + 3].eq_ignore_ascii_case(b"url") {
+        let after = skip_ws(pos + 3);
+        if bytes.get(after) == Some(&b'=') {
+            url = &content[skip_ws(after + 1)..];
+        }
+    }
+    if let Some(quote @ ('"' | '\'')) = url.chars().next() {
+        url = &url[1..];
+        if let Some(end) = url.find(quote) {
+            url = &url[..end];
+        }
+    }
+    let url = url.trim_ascii();
+    (!url.is_empty()).then_some(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(html: &str) -> HtmlDocument {
+        extract_html(html.as_bytes())
+    }
+
+    /// (tag, attr, value) of every link.
+    fn triples(html: &str) -> Vec<(String, &'static str, String)> {
+        doc(html)
+            .links
+            .into_iter()
+            .map(|l| (l.tag, l.attr, l.value))
+            .collect()
+    }
+
+    fn values(html: &str) -> Vec<String> {
+        doc(html).links.into_iter().map(|l| l.value).collect()
+    }
+
+    #[test]
+    fn every_tag_and_attribute_kind() {
+        let cases: &[(&str, &str, &str, &str)] = &[
+            (r#"<a href="/a">x</a>"#, "a", "href", "/a"),
+            (r#"<map><area href="/area"></map>"#, "area", "href", "/area"),
+            (
+                r#"<link rel=stylesheet href="/s.css">"#,
+                "link",
+                "href",
+                "/s.css",
+            ),
+            (r#"<img src="/i.png">"#, "img", "src", "/i.png"),
+            (r#"<script src="/s.js"></script>"#, "script", "src", "/s.js"),
+            (
+                r#"<iframe src="/f.html"></iframe>"#,
+                "iframe",
+                "src",
+                "/f.html",
+            ),
+            (
+                r#"<frameset><frame src="/fr.html"></frameset>"#,
+                "frame",
+                "src",
+                "/fr.html",
+            ),
+            (r#"<embed src="/e.swf">"#, "embed", "src", "/e.swf"),
+            (
+                r#"<video><source src="/v.webm"></video>"#,
+                "source",
+                "src",
+                "/v.webm",
+            ),
+            (
+                r#"<video><track src="/t.vtt"></video>"#,
+                "track",
+                "src",
+                "/t.vtt",
+            ),
+            (r#"<audio src="/a.ogg"></audio>"#, "audio", "src", "/a.ogg"),
+            (r#"<video src="/v.mp4"></video>"#, "video", "src", "/v.mp4"),
+            (
+                r#"<input type=image src="/go.png">"#,
+                "input",
+                "src",
+                "/go.png",
+            ),
+            (r#"<img srcset="/i2.png 2x">"#, "img", "srcset", "/i2.png"),
+            (
+                r#"<picture><source srcset="/p.webp"></picture>"#,
+                "source",
+                "srcset",
+                "/p.webp",
+            ),
+            (
+                r#"<object data="/o.pdf"></object>"#,
+                "object",
+                "data",
+                "/o.pdf",
+            ),
+            (
+                r#"<form action="/submit"></form>"#,
+                "form",
+                "action",
+                "/submit",
+            ),
+            (
+                r#"<button formaction="/b">x</button>"#,
+                "button",
+                "formaction",
+                "/b",
+            ),
+            (
+                r#"<input type=submit formaction="/i">"#,
+                "input",
+                "formaction",
+                "/i",
+            ),
+            (
+                r#"<video poster="/p.jpg"></video>"#,
+                "video",
+                "poster",
+                "/p.jpg",
+            ),
+            (
+                r#"<blockquote cite="/bq">x</blockquote>"#,
+                "blockquote",
+                "cite",
+                "/bq",
+            ),
+            (r#"<q cite="/q">x</q>"#, "q", "cite", "/q"),
+            (r#"<del cite="/del">x</del>"#, "del", "cite", "/del"),
+            (r#"<ins cite="/ins">x</ins>"#, "ins", "cite", "/ins"),
+            (
+                r#"<meta http-equiv="refresh" content="5; url=/next">"#,
+                "meta",
+                "content",
+                "/next",
+            ),
+        ];
+        for &(html, tag, attr, value) in cases {
+            assert_eq!(
+                triples(html),
+                [(tag.to_owned(), attr, value.to_owned())],
+                "{html}"
+            );
+        }
+    }
+
+    #[test]
+    fn attributes_that_are_not_links_here() {
+        for html in [
+            r#"<div href="/x" src="/y" cite="/z" data="/w" action="/v"></div>"#,
+            r#"<input type=text src="/not-an-image">"#,
+            r#"<input src="/no-type">"#,
+            r#"<meta name=description content="/not-a-url">"#,
+            r#"<meta http-equiv=content-type content="text/html; url=/x">"#,
+            r#"<img data="/d" href="/h">"#,
+            r#"<link rel=preconnect href="https://cdn.example">"#,
+            r#"<link rel="DNS-Prefetch" href="//cdn.example">"#,
+        ] {
+            assert_eq!(doc(html).links, [], "{html}");
+        }
+        assert_eq!(
+            values(r#"<link rel="preload" href="/f.woff2">"#),
+            ["/f.woff2"]
+        );
+        assert_eq!(values(r#"<input type=" IMAGE " src="/i.png">"#), ["/i.png"]);
+    }
+
+    #[test]
+    fn document_order_and_attribute_order() {
+        let html = r#"<img srcset="/b.png 2x" src="/a.png"><a href="/c">c</a>
+            <video poster="/p.jpg" src="/v.mp4"></video>"#;
+        assert_eq!(values(html), ["/b.png", "/a.png", "/c", "/p.jpg", "/v.mp4"]);
+    }
+
+    #[test]
+    fn line_and_column_of_the_opening_angle_bracket() {
+        let html = "<html>\n<body>\n  <p>héllo → <a href=\"/x\">x</a>\n\t<img\n   src=\"/y\">";
+        let links = doc(html).links;
+        // `<a` is preceded on line 3 by 13 characters (é and → count one each).
+        assert_eq!((links[0].line, links[0].column), (3, 14));
+        // The position is that of the `<`, not of the attribute on the next line.
+        assert_eq!((links[1].line, links[1].column), (4, 2));
+    }
+
+    #[test]
+    fn line_endings_crlf_and_lone_cr() {
+        let links = doc("<p>\r\n<a href=/1>1</a>\r\n\r\n x<a href=/2>\r<a href=/3>").links;
+        let positions: Vec<_> = links.iter().map(|l| (l.line, l.column)).collect();
+        assert_eq!(positions, [(2, 1), (4, 3), (5, 1)]);
+    }
+
+    #[test]
+    fn column_after_a_long_single_line() {
+        let prefix = "ü".repeat(5000);
+        let html = format!("<p>{prefix}<a href=/x>x</a> <a href=/y>y</a>");
+        let links = doc(&html).links;
+        assert_eq!((links[0].line, links[0].column), (1, 5004));
+        assert_eq!((links[1].line, links[1].column), (1, 5004 + 17));
+    }
+
+    #[test]
+    fn base_is_first_one_and_applies_even_when_late() {
+        let d = doc(
+            r#"<a href="page.html">p</a><base target=_top><base href=" https://ex.com/dir/ ">
+               <base href="https://other.example/">"#,
+        );
+        assert_eq!(d.base.as_deref(), Some("https://ex.com/dir/"));
+        assert_eq!(values_of(&d), ["page.html"]);
+        assert_eq!(doc("<a href=x>x</a>").base, None);
+    }
+
+    fn values_of(d: &HtmlDocument) -> Vec<&str> {
+        d.links.iter().map(|l| l.value.as_str()).collect()
+    }
+
+    #[test]
+    fn raw_text_elements_yield_no_links() {
+        let html = r#"<script>var s = "<a href='/fake1'>"; if (a<b) {}</script>
+            <style>a[href="/fake2"]::after { content: "<img src=/fake3>" }</style>
+            <title><a href="/fake4"></title><textarea><a href="/fake5"></textarea>
+            <script src="/real.js"><!-- <script> <a href="/fake6"> </script> --></script>
+            <a href="/after">after</a>"#;
+        assert_eq!(values(html), ["/real.js", "/after"]);
+    }
+
+    #[test]
+    fn noscript_contents_are_markup() {
+        let html = r#"<noscript><img src="/pixel.gif" alt=""></noscript><p><a href=/x>x</a>"#;
+        assert_eq!(values(html), ["/pixel.gif", "/x"]);
+    }
+
+    #[test]
+    fn empty_and_bare_href() {
+        let d = doc(r#"<a href="">e</a><a href>b</a><a href class=x>c</a><a href = '  '>s</a>"#);
+        assert_eq!(values_of(&d), ["", "", "", ""]);
+        assert!(d.links.iter().all(|l| l.attr == "href" && l.tag == "a"));
+        assert_eq!(d.links[2].name, "c");
+    }
+
+    #[test]
+    fn duplicate_attributes_keep_the_first() {
+        assert_eq!(
+            values(r#"<a href="/first" href="/second">x</a>"#),
+            ["/first"]
+        );
+        assert_eq!(values(r#"<a href href="/second">x</a>"#), [""]);
+        assert_eq!(values(r#"<img src=/1 SRC=/2 alt=one alt=two>"#), ["/1"]);
+        assert_eq!(doc(r#"<img src=/1 alt=one alt=two>"#).links[0].name, "one");
+    }
+
+    #[test]
+    fn attributes_of_end_tags_and_unclosed_tags_are_ignored() {
+        assert_eq!(
+            values(r#"<p>x</p href="/end"><a href="/eof""#),
+            Vec::<String>::new()
+        );
+        assert_eq!(values(r#"<b>x</b id=end><a href=/y>y</a>"#), ["/y"]);
+    }
+
+    #[test]
+    fn values_are_trimmed_and_entities_decoded() {
+        assert_eq!(
+            values("<a href=\" \t/q?a=1&amp;b=2&#x26;c=&lt;\n\">x</a>"),
+            ["/q?a=1&b=2&c=<"]
+        );
+        assert_eq!(values("<a href=/caf&eacute;>x</a>"), ["/café"]);
+        // Inner whitespace is not touched.
+        assert_eq!(values("<a href='/a b'>x</a>"), ["/a b"]);
+    }
+
+    #[test]
+    fn link_text_is_collapsed_and_capped() {
+        let d = doc("<a href=/x>\n  Hello,\t<b>brave</b>\n&amp; new&nbsp;\n world  </a> tail");
+        assert_eq!(d.links[0].name, "Hello, brave & new world");
+
+        let long = "word ".repeat(100);
+        let d = doc(&format!("<a href=/x>{long}</a>"));
+        // 51 words (254 characters), then a space and the first letter of the 52nd.
+        assert_eq!(d.links[0].name.chars().count(), MAX_NAME_CHARS);
+        assert!(d.links[0].name.starts_with("word word "));
+        assert!(d.links[0].name.ends_with("word w"));
+
+        let d = doc(&format!("<a href=/x>{}</a>", "é".repeat(300)));
+        assert_eq!(d.links[0].name.chars().count(), MAX_NAME_CHARS);
+    }
+
+    #[test]
+    fn link_text_ends_at_end_tag_next_anchor_or_eof() {
+        let d = doc("<a href=/1>one</a> two <a href=/2>three <a href=/3>four");
+        let names: Vec<_> = d.links.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["one", "three", "four"]);
+        // Script text inside a link is not its text.
+        let d = doc("<a href=/s>go<script>var x = 1;</script></a>");
+        assert_eq!(d.links[0].name, "go");
+    }
+
+    #[test]
+    fn names_from_alt_and_title() {
+        let d = doc(r#"<img src=/i.png alt="  A  cat ">
+               <img src=/j.png alt="" title="Title only">
+               <a href=/t title="Link title"></a>
+               <a href=/logo><img src=/logo.png alt="Home"></a>
+               <map><area href=/r alt="Region"></map>
+               <script src=/s.js></script>"#);
+        let names: Vec<_> = d.links.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "A cat",
+                "Title only",
+                "Link title",
+                "Home",
+                "Home",
+                "Region",
+                ""
+            ]
+        );
+    }
+
+    #[test]
+    fn nofollow_from_rel_and_meta_robots() {
+        let d = doc(r#"<a href=/1 rel="external NoFollow">1</a><a href=/2 rel="nofollowx">2</a>"#);
+        assert_eq!(
+            d.links.iter().map(|l| l.nofollow).collect::<Vec<_>>(),
+            [true, false]
+        );
+        assert!(!d.nofollow);
+        for meta in [
+            r#"<meta name="robots" content="noindex, nofollow">"#,
+            r#"<META NAME="Robots" CONTENT="NOFOLLOW">"#,
+            r#"<meta name=robots content=none>"#,
+        ] {
+            assert!(doc(meta).nofollow, "{meta}");
+        }
+        for meta in [
+            r#"<meta name="robots" content="noindex">"#,
+            r#"<meta name="googlebot" content="nofollow">"#,
+            r#"<meta name="description" content="nofollow">"#,
+        ] {
+            assert!(!doc(meta).nofollow, "{meta}");
+        }
+    }
+
+    #[test]
+    fn anchors_from_id_and_a_name() {
+        let d = doc(
+            r#"<body id="top"><h2 ID=Intro>x</h2><a name="old-style">x</a>
+               <a href=/x id="both" name="both-name">y</a><p id="">e</p><p id=first id=second>
+               <div name="not-an-anchor"></div>"#,
+        );
+        assert_eq!(
+            d.anchors,
+            ["top", "Intro", "old-style", "both", "both-name", "first"]
+        );
+    }
+
+    #[test]
+    fn srcset_forms() {
+        let cases: &[(&str, &[&str])] = &[
+            ("/a.png", &["/a.png"]),
+            ("/a.png 1x, /b.png 2x", &["/a.png", "/b.png"]),
+            ("/a.png 480w,/b.png 800w", &["/a.png", "/b.png"]),
+            (
+                "/img,v2.png 2x, /img,v3.png 3x",
+                &["/img,v2.png", "/img,v3.png"],
+            ),
+            ("/a.png, /b.png", &["/a.png", "/b.png"]),
+            (
+                "  \n/a.png  1.5x ,\n\t/b.png\t2x  ,  ",
+                &["/a.png", "/b.png"],
+            ),
+            (
+                "/a.png 100w (min-width: 1px, x), /b.png",
+                &["/a.png", "/b.png"],
+            ),
+            (
+                "data:image/png;base64,iVBO 1x, /b.png 2x",
+                &["data:image/png;base64,iVBO", "/b.png"],
+            ),
+            (",,,", &[]),
+            ("", &[]),
+        ];
+        for &(srcset, expected) in cases {
+            let html = format!(r#"<img srcset="{srcset}">"#);
+            assert_eq!(values(&html), expected, "{srcset:?}");
+        }
+        let d = doc(r#"<img alt=pic srcset="/a.png 1x, /b.png 2x">"#);
+        assert!(
+            d.links
+                .iter()
+                .all(|l| l.attr == "srcset" && l.name == "pic")
+        );
+    }
+
+    #[test]
+    fn meta_refresh_forms() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("5; url=/next", Some("/next")),
+            ("0;URL='/quoted'", Some("/quoted")),
+            ("3 , Url = \"/dq\" trailing", Some("/dq")),
+            ("1; /bare", Some("/bare")),
+            ("0.5 url=/dot", Some("/dot")),
+            ("  7;url=  /spaced  ", Some("/spaced")),
+            ("2; url='/unterminated", Some("/unterminated")),
+            ("4; urlx", Some("urlx")),
+            ("5", None),
+            ("5;", None),
+            ("url=/no-delay", None),
+            ("5x; url=/bad-delay", None),
+            ("", None),
+        ];
+        for &(content, expected) in cases {
+            assert_eq!(refresh_url(content), expected, "{content:?}");
+            let escaped = content.replace('"', "&quot;");
+            let html = format!(r#"<meta http-equiv="Refresh" content="{escaped}">"#);
+            let links = values(&html);
+            assert_eq!(links.first().map(String::as_str), expected, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn uppercase_tags_and_attributes() {
+        let d =
+            doc(r#"<A HREF="/UP" REL=NOFOLLOW>Up</A><IMG SRC="/I.PNG" ALT=Pic><BASE HREF=/b/>"#);
+        assert_eq!(
+            d.links
+                .iter()
+                .map(|l| (l.tag.as_str(), l.attr, l.value.as_str(), l.nofollow))
+                .collect::<Vec<_>>(),
+            [("a", "href", "/UP", true), ("img", "src", "/I.PNG", false)]
+        );
+        assert_eq!(d.links[1].name, "Pic");
+        assert_eq!(d.base.as_deref(), Some("/b/"));
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced() {
+        let d = extract_html(b"<p>\xff\xfe</p><a href=\"/caf\xe9\">ol\xc3\xa9 \xc3</a>");
+        assert_eq!(values_of(&d), ["/caf\u{FFFD}"]);
+        assert_eq!(d.links[0].name, "ol\u{e9} \u{FFFD}");
+        assert_eq!((d.links[0].line, d.links[0].column), (1, 10));
+    }
+
+    /// Deterministic xorshift64, so failures are reproducible.
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    #[test]
+    fn random_bytes_do_not_panic() {
+        let mut next = rng(0x9E37_79B9_7F4A_7C15);
+        for len in [0, 1, 2, 7, 64, 1000, 65_536] {
+            let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let _ = extract_html(&bytes);
+        }
+    }
+
+    #[test]
+    fn random_html_fragments_do_not_panic() {
+        const PIECES: &[&str] = &[
+            "<a href=",
+            "<a href=\"/x\">",
+            "</a>",
+            "<img srcset=\"",
+            " 2x,",
+            "<script>",
+            "</script",
+            "<meta http-equiv=refresh content=\"0;url=",
+            "<base href=",
+            "<!--",
+            "-->",
+            "<![CDATA[",
+            "&amp;",
+            "&#x",
+            "&",
+            "\"",
+            "'",
+            "=",
+            ">",
+            "<",
+            "/",
+            " ",
+            "\n",
+            "\r",
+            "\r\n",
+            "\0",
+            "é",
+            "\u{FFFF}",
+            "<noscript>",
+            "<textarea>",
+            "<plaintext>",
+            "<title>",
+            "</",
+            "<!DOCTYPE",
+            "<svg>",
+            "<math>",
+            "<a name=",
+            " id=",
+            "rel=nofollow",
+            "<area href",
+            "<link rel=preconnect ",
+        ];
+        let mut next = rng(42);
+        for _ in 0..2000 {
+            let mut html: Vec<u8> = Vec::new();
+            for _ in 0..(next() % 40) {
+                if next() % 8 == 0 {
+                    html.push(next() as u8);
+                } else {
+                    html.extend_from_slice(
+                        PIECES[(next() % PIECES.len() as u64) as usize].as_bytes(),
+                    );
+                }
+            }
+            let d = extract_html(&html);
+            for link in &d.links {
+                assert!(link.line >= 1 && link.column >= 1);
+                assert!(link.name.chars().count() <= MAX_NAME_CHARS);
+            }
+        }
+    }
+}

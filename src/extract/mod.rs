@@ -1,0 +1,52 @@
+//! Link extraction: turn the bytes of a fetched document into the links written in it.
+//!
+//! Extraction is pure. It does no I/O, prints nothing and resolves no URLs: every value is
+//! returned as written in the document (character references decoded, surrounding ASCII
+//! whitespace trimmed), and the caller resolves it against the document URL or
+//! [`HtmlDocument::base`] once the whole document has been read.
+
+mod html;
+
+pub use html::extract_html;
+
+/// One link as written in a document, with where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawLink {
+    /// The attribute value: character references decoded, surrounding ASCII whitespace trimmed,
+    /// invalid UTF-8 replaced by U+FFFD. May be empty (`href=""` or a bare `href`).
+    pub value: String,
+    /// Lower-case element name (`"a"`, `"img"`, `"meta"`, ...).
+    pub tag: String,
+    /// The attribute the value came from: `"href"`, `"src"`, `"srcset"`, `"data"`, `"action"`,
+    /// `"formaction"`, `"poster"`, `"cite"`, or `"content"` for a `<meta http-equiv=refresh>`.
+    pub attr: &'static str,
+    /// 1-based line of the `<` that opens the element's start tag. `\n`, `\r\n` and a lone
+    /// `\r` each end a line.
+    pub line: usize,
+    /// 1-based column of that `<`, counted in characters (UTF-8 code points), as LinkChecker
+    /// reports it.
+    pub column: usize,
+    /// Human label. For `<a>`: its text content (plus the `alt` of images inside it), whitespace
+    /// collapsed to single spaces, trimmed and capped at 256 characters. Otherwise, or when that
+    /// text is empty, the element's `alt` attribute, else its `title` attribute, else empty.
+    pub name: String,
+    /// The element's `rel` attribute contains the token `nofollow` (ASCII case-insensitive).
+    pub nofollow: bool,
+}
+
+/// Everything the crawler needs from one HTML document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HtmlDocument {
+    /// The links, in document order. Within one element, in attribute order; the candidates of
+    /// one `srcset` in the order written.
+    pub links: Vec<RawLink>,
+    /// The `href` of the first `<base href>` in the document (trimmed, not resolved). It applies
+    /// to every link, including those written before it.
+    pub base: Option<String>,
+    /// Every non-empty `id` attribute value and every non-empty `<a name>` value, exactly as
+    /// written (not trimmed), for checking fragments later.
+    pub anchors: Vec<String>,
+    /// The document has `<meta name="robots">` whose content contains `nofollow` or `none`
+    /// (ASCII case-insensitive).
+    pub nofollow: bool,
+}

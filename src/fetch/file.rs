@@ -1,0 +1,134 @@
+//! `file:` URLs: the file exists (a folder means its `index.html`), and its content when it is
+//! a page we will parse.
+
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use url::Url;
+
+use super::{Fetched, is_html};
+use crate::outcome::{FailKind, Outcome, Warning};
+
+/// Checks a `file:` URL; reads the file (up to `max_body` bytes) when `want_body` and it is HTML.
+pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
+    let Ok(path) = url.to_file_path() else {
+        return Fetched::failed(url, FailKind::InvalidUrl, "not a local file path");
+    };
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) => return not_found(url, &path, &e),
+    };
+    let (path, final_url) = if meta.is_dir() {
+        let index = path.join("index.html");
+        if !index.is_file() {
+            // A folder without an index exists; there is nothing to parse.
+            let mut f = Fetched::bare(url, Outcome::Ok { status: None });
+            f.content_type = Some("inode/directory".into());
+            return f;
+        }
+        let mut u = url.clone();
+        if !u.path().ends_with('/') {
+            u.set_path(&format!("{}/", u.path()));
+        }
+        let u = u.join("index.html").unwrap_or(u);
+        (index, u)
+    } else {
+        (path, url.clone())
+    };
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) => return not_found(url, &path, &e),
+    };
+    let content_type = guess_type(&path);
+    let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
+    f.size = Some(meta.len());
+    f.content_type = Some(content_type.to_owned());
+    if want_body && is_html(Some(content_type)) {
+        let t = Instant::now();
+        let mut buf = Vec::new();
+        let read =
+            std::fs::File::open(&path).and_then(|file| file.take(max_body).read_to_end(&mut buf));
+        if let Err(e) = read {
+            return Fetched::failed(url, FailKind::Io, format!("{}: {e}", path.display()));
+        }
+        if meta.len() > max_body {
+            f.warnings.push(Warning {
+                tag: "content-too-large",
+                message: format!(
+                    "only the first {max_body} bytes of {} were parsed",
+                    meta.len()
+                ),
+            });
+        }
+        f.download_time = Some(t.elapsed());
+        f.body = Some(buf);
+    }
+    f
+}
+
+fn not_found(url: &Url, path: &Path, e: &std::io::Error) -> Fetched {
+    let kind = if e.kind() == std::io::ErrorKind::NotFound {
+        FailKind::FileNotFound
+    } else {
+        FailKind::Io
+    };
+    Fetched::failed(url, kind, format!("{}: {e}", path.display()))
+}
+
+/// The media type of a local file, from its extension.
+fn guess_type(path: &Path) -> &'static str {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    match ext.as_str() {
+        "html" | "htm" | "shtml" => "text/html",
+        "xhtml" => "application/xhtml+xml",
+        "css" => "text/css",
+        "js" | "mjs" => "text/javascript",
+        "json" => "application/json",
+        "xml" => "application/xml",
+        "txt" | "md" => "text/plain",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "svg" => "image/svg+xml",
+        "webp" => "image/webp",
+        "ico" => "image/x-icon",
+        "pdf" => "application/pdf",
+        "woff" => "font/woff",
+        "woff2" => "font/woff2",
+        "mp4" => "video/mp4",
+        "mp3" => "audio/mpeg",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_resolves_to_index_and_missing_file_fails() {
+        let dir = std::env::temp_dir().join(format!("lp-file-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/index.html"), "<a href=x>x</a>").unwrap();
+        let u = Url::from_directory_path(dir.join("sub")).unwrap();
+        let f = fetch(&u, true, 1024);
+        assert_eq!(f.outcome, Outcome::Ok { status: None });
+        assert!(f.final_url.as_str().ends_with("/sub/index.html"));
+        assert_eq!(f.body.as_deref(), Some(&b"<a href=x>x</a>"[..]));
+        let missing = Url::from_file_path(dir.join("nope.html")).unwrap();
+        let f = fetch(&missing, false, 1024);
+        assert!(matches!(
+            f.outcome,
+            Outcome::Failed {
+                kind: FailKind::FileNotFound,
+                ..
+            }
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,69 @@
+//! Fetching one URL: over HTTP with a shared `ureq` agent (`http`), or from disk (`file`).
+//!
+//! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
+//! when the caller asked for it and the content is HTML, the body bytes (capped).
+
+pub(crate) mod file;
+pub(crate) mod http;
+
+use std::time::Duration;
+
+use url::Url;
+
+use crate::outcome::{FailKind, Hop, Outcome, Warning};
+
+/// What a fetch learned about a URL.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    /// The verdict.
+    pub(crate) outcome: Outcome,
+    /// The URL the content came from (after redirects; `index.html` for a folder).
+    pub(crate) final_url: Url,
+    /// Redirect hops, in order.
+    pub(crate) redirects: Vec<Hop>,
+    /// Media type without parameters, lower-case.
+    pub(crate) content_type: Option<String>,
+    /// The body, when it was asked for, the verdict is OK and the content is HTML.
+    pub(crate) body: Option<Vec<u8>>,
+    /// Bytes read, or the announced length.
+    pub(crate) size: Option<u64>,
+    /// Time spent reading the body.
+    pub(crate) download_time: Option<Duration>,
+    /// `Last-Modified` (HTTP) or the file's modification time.
+    pub(crate) modified: Option<String>,
+    /// Warnings found on the way.
+    pub(crate) warnings: Vec<Warning>,
+}
+
+impl Fetched {
+    /// A fetch that ended in `outcome` with nothing else learned.
+    pub(crate) fn bare(url: &Url, outcome: Outcome) -> Self {
+        Fetched {
+            outcome,
+            final_url: url.clone(),
+            redirects: Vec::new(),
+            content_type: None,
+            body: None,
+            size: None,
+            download_time: None,
+            modified: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A failed fetch.
+    pub(crate) fn failed(url: &Url, kind: FailKind, message: impl Into<String>) -> Self {
+        Self::bare(
+            url,
+            Outcome::Failed {
+                kind,
+                message: message.into(),
+            },
+        )
+    }
+}
+
+/// `true` for media types we extract links from.
+pub(crate) fn is_html(content_type: Option<&str>) -> bool {
+    matches!(content_type, Some("text/html" | "application/xhtml+xml"))
+}

@@ -1,0 +1,258 @@
+//! Which links are checked, which are recursed into, and which are only listed.
+//!
+//! Internal means the same scheme, host and port as a start URL (for `file:` starts: inside the
+//! start folder). Internal pages are fetched and parsed; external links are checked, never
+//! recursed (or skipped with `check_external(false)`). Schemes that cannot be checked are listed
+//! as ignored, not as errors. Pure: no I/O.
+
+use regex::Regex;
+use url::Url;
+
+/// The scope one start input opens.
+#[derive(Debug, Clone)]
+enum Scope {
+    /// `scheme://host:port`.
+    Origin(String),
+    /// A `file:` URL prefix (the start folder, with a trailing slash).
+    FilePrefix(String),
+}
+
+/// What to do with one URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// Fetch it. `recurse`: parse it for more links (when it turns out to be HTML).
+    Check { internal: bool, recurse: bool },
+    /// A `mailto:` link: checked for syntax only (no network).
+    Mail,
+    /// Not checked; the reason is reported.
+    Ignore(String),
+}
+
+/// The scope and the user's patterns.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Filter {
+    scopes: Vec<Scope>,
+    include: Vec<Regex>,
+    exclude: Vec<Regex>,
+    no_follow: Vec<Regex>,
+    recursion_level: Option<usize>,
+    check_external: bool,
+}
+
+/// Schemes that are listed as ignored rather than checked.
+const IGNORED_SCHEMES: &[&str] = &[
+    "javascript",
+    "data",
+    "tel",
+    "sms",
+    "ftp",
+    "ftps",
+    "sftp",
+    "irc",
+    "ircs",
+    "news",
+    "nntp",
+    "git",
+    "ssh",
+    "telnet",
+    "ldap",
+    "magnet",
+    "callto",
+    "skype",
+    "xmpp",
+    "geo",
+    "about",
+    "blob",
+    "chrome",
+    "urn",
+    "webcal",
+    "feed",
+];
+
+impl Filter {
+    pub(crate) fn new(
+        include: Vec<Regex>,
+        exclude: Vec<Regex>,
+        no_follow: Vec<Regex>,
+        recursion_level: Option<usize>,
+        check_external: bool,
+    ) -> Self {
+        Filter {
+            scopes: Vec::new(),
+            include,
+            exclude,
+            no_follow,
+            recursion_level,
+            check_external,
+        }
+    }
+
+    /// Makes everything at or below `start` internal.
+    pub(crate) fn add_start(&mut self, start: &Url) {
+        let scope = if start.scheme() == "file" {
+            let s = start.as_str();
+            let dir = if s.ends_with('/') {
+                s
+            } else {
+                &s[..s.rfind('/').map_or(s.len(), |i| i + 1)]
+            };
+            Scope::FilePrefix(dir.to_owned())
+        } else {
+            Scope::Origin(start.origin().ascii_serialization())
+        };
+        self.scopes.push(scope);
+    }
+
+    /// `true` when `url` is inside a start's scope.
+    pub(crate) fn is_internal(&self, url: &Url) -> bool {
+        self.scopes.iter().any(|s| match s {
+            Scope::Origin(o) => url.scheme() != "file" && url.origin().ascii_serialization() == *o,
+            Scope::FilePrefix(p) => url.as_str().starts_with(p.as_str()),
+        })
+    }
+
+    /// Decides about a link found at recursion `level` (start URLs are level 0 and `seed`).
+    /// `from_web`: the link was found on an http(s) page.
+    pub(crate) fn decide(&self, url: &Url, level: usize, seed: bool, from_web: bool) -> Decision {
+        match url.scheme() {
+            "http" | "https" => {}
+            "file" if from_web => {
+                return Decision::Ignore("a file: link on a web page is not opened".into());
+            }
+            "file" => {}
+            "mailto" => return Decision::Mail,
+            s if IGNORED_SCHEMES.contains(&s) => {
+                return Decision::Ignore(format!("{s}: URLs are not checked"));
+            }
+            s => return Decision::Ignore(format!("unknown scheme {s}:")),
+        }
+        let s = url.as_str();
+        if self.exclude.iter().any(|r| r.is_match(s)) {
+            return Decision::Ignore("matches an --exclude pattern".into());
+        }
+        if !seed && !self.include.is_empty() && !self.include.iter().any(|r| r.is_match(s)) {
+            return Decision::Ignore("matches no --include pattern".into());
+        }
+        let internal = seed || self.is_internal(url);
+        if !internal && !self.check_external {
+            return Decision::Ignore("external link (checking internal links only)".into());
+        }
+        let recurse = internal
+            && self.recursion_level.is_none_or(|max| level < max)
+            && !self.no_follow.iter().any(|r| r.is_match(s));
+        Decision::Check { internal, recurse }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter() -> Filter {
+        let mut f = Filter::new(
+            vec![],
+            vec![Regex::new("/private/").unwrap()],
+            vec![Regex::new("/archive/").unwrap()],
+            Some(2),
+            true,
+        );
+        f.add_start(&Url::parse("http://site.test:8080/docs/").unwrap());
+        f
+    }
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn internal_is_same_origin() {
+        let f = filter();
+        assert_eq!(
+            f.decide(&u("http://site.test:8080/x"), 1, false, true),
+            Decision::Check {
+                internal: true,
+                recurse: true
+            }
+        );
+        assert_eq!(
+            f.decide(&u("http://site.test:9090/x"), 1, false, true),
+            Decision::Check {
+                internal: false,
+                recurse: false
+            }
+        );
+        assert_eq!(
+            f.decide(&u("https://site.test:8080/x"), 1, false, true),
+            Decision::Check {
+                internal: false,
+                recurse: false
+            }
+        );
+    }
+
+    #[test]
+    fn recursion_level_and_no_follow() {
+        let f = filter();
+        assert_eq!(
+            f.decide(&u("http://site.test:8080/x"), 2, false, true),
+            Decision::Check {
+                internal: true,
+                recurse: false
+            }
+        );
+        assert_eq!(
+            f.decide(&u("http://site.test:8080/archive/x"), 1, false, true),
+            Decision::Check {
+                internal: true,
+                recurse: false
+            }
+        );
+    }
+
+    #[test]
+    fn schemes_and_excludes() {
+        let f = filter();
+        assert!(matches!(
+            f.decide(&u("javascript:void(0)"), 1, false, true),
+            Decision::Ignore(_)
+        ));
+        assert!(matches!(
+            f.decide(&u("tel:+1555"), 1, false, true),
+            Decision::Ignore(_)
+        ));
+        assert_eq!(
+            f.decide(&u("mailto:a@b.test"), 1, false, true),
+            Decision::Mail
+        );
+        assert!(matches!(
+            f.decide(&u("file:///etc/passwd"), 1, false, true),
+            Decision::Ignore(_)
+        ));
+        assert!(matches!(
+            f.decide(&u("http://site.test:8080/private/x"), 1, false, true),
+            Decision::Ignore(_)
+        ));
+    }
+
+    #[test]
+    fn external_skipped_when_internal_only() {
+        let mut f = Filter::new(vec![], vec![], vec![], None, false);
+        f.add_start(&u("http://a.test/"));
+        assert!(matches!(
+            f.decide(&u("http://b.test/"), 1, false, true),
+            Decision::Ignore(_)
+        ));
+        assert!(matches!(
+            f.decide(&u("http://a.test/p"), 1, false, true),
+            Decision::Check { .. }
+        ));
+    }
+
+    #[test]
+    fn file_scope_is_the_start_folder() {
+        let mut f = Filter::new(vec![], vec![], vec![], None, true);
+        f.add_start(&u("file:///site/index.html"));
+        assert!(f.is_internal(&u("file:///site/sub/a.html")));
+        assert!(!f.is_internal(&u("file:///other/a.html")));
+    }
+}

@@ -1,0 +1,98 @@
+//! `mailto:` links: a syntax check of every address, no network (no MX lookup).
+
+use url::Url;
+
+/// Checks the addresses of a `mailto:` URL. `Err` says what is wrong.
+pub(crate) fn check_mailto(url: &Url) -> Result<(), String> {
+    let to = url.path();
+    let decoded = percent_decode(to);
+    let addrs: Vec<&str> = decoded
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect();
+    if addrs.is_empty() {
+        // `mailto:?to=x@y` is legal; so is an empty mailto (the mail client asks).
+        return Ok(());
+    }
+    for a in addrs {
+        check_address(a)?;
+    }
+    Ok(())
+}
+
+fn check_address(a: &str) -> Result<(), String> {
+    let Some((local, domain)) = a.rsplit_once('@') else {
+        return Err(format!("mail address `{a}' has no @"));
+    };
+    if local.is_empty() || local.len() > 64 {
+        return Err(format!(
+            "mail address `{a}' has an empty or too long local part"
+        ));
+    }
+    let local_ok = local.split('.').all(|atom| {
+        !atom.is_empty()
+            && atom
+                .chars()
+                .all(|c| c.is_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
+    }) || (local.starts_with('"') && local.ends_with('"') && local.len() >= 2);
+    if !local_ok {
+        return Err(format!("mail address `{a}' has an invalid local part"));
+    }
+    if domain.starts_with('[') && domain.ends_with(']') {
+        return Ok(()); // address literal
+    }
+    let domain_ok = !domain.is_empty()
+        && domain.len() <= 255
+        && domain.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.chars().all(|c| c.is_alphanumeric() || c == '-')
+        });
+    if !domain_ok {
+        return Err(format!("mail address `{a}' has an invalid domain"));
+    }
+    Ok(())
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> bool {
+        check_mailto(&Url::parse(s).unwrap()).is_ok()
+    }
+
+    #[test]
+    fn mail_syntax() {
+        assert!(ok("mailto:webmaster@example.invalid"));
+        assert!(ok("mailto:a@b.test,c.d@e.test?subject=hi"));
+        assert!(!ok("mailto:first%20last%40x@y.test"));
+        assert!(ok("mailto:?to=a@b.test"));
+        assert!(!ok("mailto:nobody"));
+        assert!(!ok("mailto:a@-bad-.test"));
+        assert!(!ok("mailto:a..b@c.test"));
+        assert!(ok("mailto:user+tag@sub.example.test"));
+    }
+}

@@ -1,0 +1,234 @@
+//! The verdict on one URL and the records reports are made of.
+//!
+//! A broken link is data, not an error: [`Outcome`] says what happened to a URL,
+//! [`CheckResult`] carries it with everything measured on the way, and an [`Entry`] pairs a
+//! result with one page that links to it (one CSV row, one JUnit testcase).
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use url::Url;
+
+/// Why a URL could not be fetched or was found broken, short of an HTTP status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailKind {
+    /// The link could not be parsed as a URL.
+    InvalidUrl,
+    /// The host name could not be resolved.
+    Dns,
+    /// The TCP connection was refused or could not be made.
+    Connect,
+    /// A connect, response or body timeout passed.
+    Timeout,
+    /// A TLS handshake or certificate problem.
+    Tls,
+    /// The server broke the HTTP protocol (malformed status line, bad headers).
+    Protocol,
+    /// The connection broke while reading (reset, unexpected EOF).
+    Io,
+    /// A redirect led back to a URL already in its chain.
+    RedirectLoop,
+    /// More redirect hops than allowed.
+    TooManyRedirects,
+    /// A redirect without a usable `Location`.
+    BadRedirect,
+    /// A local file or directory that does not exist.
+    FileNotFound,
+    /// A mail address with invalid syntax.
+    BadMailAddress,
+    /// The run was cancelled while this URL was in flight.
+    Interrupted,
+    /// A bug: the check of this URL panicked (the run went on).
+    Internal,
+}
+
+impl FailKind {
+    /// A short, stable, lower-case name (`timeout`, `redirect-loop`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailKind::InvalidUrl => "invalid-url",
+            FailKind::Dns => "dns",
+            FailKind::Connect => "connect",
+            FailKind::Timeout => "timeout",
+            FailKind::Tls => "tls",
+            FailKind::Protocol => "protocol",
+            FailKind::Io => "io",
+            FailKind::RedirectLoop => "redirect-loop",
+            FailKind::TooManyRedirects => "too-many-redirects",
+            FailKind::BadRedirect => "bad-redirect",
+            FailKind::FileNotFound => "file-not-found",
+            FailKind::BadMailAddress => "bad-mail-address",
+            FailKind::Interrupted => "interrupted",
+            FailKind::Internal => "internal",
+        }
+    }
+}
+
+/// What happened to one URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// Reachable: an HTTP 2xx (after redirects), an existing file, a well-formed mail address.
+    Ok {
+        /// The final HTTP status, when fetched over HTTP.
+        status: Option<u16>,
+    },
+    /// The server answered with an error status (4xx or 5xx) after any redirects.
+    Broken {
+        /// The HTTP status code.
+        status: u16,
+    },
+    /// The URL could not be checked to a status: see the kind and message.
+    Failed {
+        /// The class of failure.
+        kind: FailKind,
+        /// A human-readable detail.
+        message: String,
+    },
+    /// Not checked by design: a scheme we cannot check (`javascript:`, `tel:`), or a filter.
+    Ignored {
+        /// Why it was not checked.
+        reason: String,
+    },
+}
+
+impl Outcome {
+    /// `true` for a link that is broken: an error status or a failure.
+    pub fn is_broken(&self) -> bool {
+        matches!(self, Outcome::Broken { .. } | Outcome::Failed { .. })
+    }
+
+    /// `true` when the URL was not checked by design.
+    pub fn is_ignored(&self) -> bool {
+        matches!(self, Outcome::Ignored { .. })
+    }
+}
+
+impl fmt::Display for Outcome {
+    /// The result text LinkChecker users know: `200 OK`, `404 Not Found`, `Error: timeout: …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Ok { status: Some(s) } => write!(f, "{s} {}", reason(*s)),
+            Outcome::Ok { status: None } => f.write_str("Valid"),
+            Outcome::Broken { status } => write!(f, "{status} {}", reason(*status)),
+            Outcome::Failed { kind, message } => write!(f, "{}: {message}", kind.as_str()),
+            Outcome::Ignored { reason } => write!(f, "ignored: {reason}"),
+        }
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    ureq::http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("")
+}
+
+/// A warning attached to a result, with a stable tag (`http-redirected`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Stable tag, as LinkChecker names its warnings.
+    pub tag: &'static str,
+    /// Human-readable message.
+    pub message: String,
+}
+
+/// One redirect hop: the URL that answered and the status it answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hop {
+    /// The URL requested in this hop.
+    pub url: Url,
+    /// Its 3xx status.
+    pub status: u16,
+}
+
+/// Everything known about one checked URL. Shared (`Arc`) by every [`Entry`] that links to it.
+#[derive(Debug, Clone)]
+pub struct CheckResult {
+    /// The URL as checked: resolved, without fragment.
+    pub url: String,
+    /// Where the redirects ended, when that differs from `url`.
+    pub real_url: Option<Url>,
+    /// The redirect chain, in order (empty without redirects).
+    pub redirects: Vec<Hop>,
+    /// The verdict.
+    pub outcome: Outcome,
+    /// Warnings found while checking.
+    pub warnings: Vec<Warning>,
+    /// Informational remarks.
+    pub infos: Vec<String>,
+    /// Media type without parameters, when known.
+    pub content_type: Option<String>,
+    /// Body bytes read (or the announced length when the body was not read).
+    pub size: Option<u64>,
+    /// Time spent downloading the body.
+    pub download_time: Option<Duration>,
+    /// Wall time of the whole check, politeness waits excluded.
+    pub check_time: Duration,
+    /// Recursion level at which the URL was first found (start URLs are 0).
+    pub level: usize,
+    /// `true` when the URL is inside the crawl's scope (recursed into when a page).
+    pub internal: bool,
+    /// Number of links found in its content (0 when it was not parsed).
+    pub links_found: usize,
+    /// HTTP `Last-Modified`, when sent.
+    pub modified: Option<String>,
+}
+
+impl CheckResult {
+    /// A result that needed no network: ignored schemes, invalid URLs, mail syntax checks.
+    pub(crate) fn immediate(url: String, outcome: Outcome, level: usize) -> Self {
+        CheckResult {
+            url,
+            real_url: None,
+            redirects: Vec::new(),
+            outcome,
+            warnings: Vec::new(),
+            infos: Vec::new(),
+            content_type: None,
+            size: None,
+            download_time: None,
+            check_time: Duration::ZERO,
+            level,
+            internal: false,
+            links_found: 0,
+            modified: None,
+        }
+    }
+}
+
+/// Where a link was found: the page, the place in it, and how it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Referrer {
+    /// The page that contains the link.
+    pub parent: String,
+    /// The link as written in the page (`../x.html#top`).
+    pub raw: String,
+    /// 1-based line of the element, when known.
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the element, when known.
+    pub column: Option<usize>,
+    /// The link text or alt text.
+    pub name: String,
+    /// The document's `<base href>`, when it had one.
+    pub base: Option<String>,
+}
+
+/// One occurrence of a link and the verdict on its URL: a row of a report.
+///
+/// A URL is checked once; it yields one entry per page that links to it (or one with no
+/// referrer for a start URL). Entries stream out as they become known.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The shared result of the URL's check.
+    pub result: Arc<CheckResult>,
+    /// The page that links to it; `None` for a start URL.
+    pub referrer: Option<Referrer>,
+    /// The fragment of the link as written (`top` in `page.html#top`), if any.
+    pub fragment: Option<String>,
+    /// `false` for the first entry of a result, `true` for every later one (its URL was not
+    /// checked again): LinkChecker's `cached` column.
+    pub cached: bool,
+}

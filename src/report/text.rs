@@ -1,0 +1,166 @@
+//! The text report LinkChecker users know: one block per broken link (or link with warnings)
+//! listing every page that contains it, then the statistics and the `That's it.` line.
+//!
+//! Blocks are grouped per URL, so they are written by `finish` once every referrer is known;
+//! `finish` also runs after a cancelled run.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use super::{Reporter, Verbosity, human_duration};
+use crate::checker::Report;
+use crate::outcome::{CheckResult, Entry};
+
+/// Writes the text report.
+#[derive(Debug)]
+pub struct TextReporter<W: Write> {
+    out: W,
+    verbosity: Verbosity,
+    /// URL → index in `groups`, to keep the first-seen order.
+    index: HashMap<String, usize>,
+    /// Shown entries grouped by URL.
+    groups: Vec<(Arc<CheckResult>, Vec<Entry>)>,
+}
+
+impl<W: Write> TextReporter<W> {
+    /// A reporter writing to `out`.
+    pub fn new(out: W, verbosity: Verbosity) -> Self {
+        TextReporter {
+            out,
+            verbosity,
+            index: HashMap::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    fn block(&mut self, result: &CheckResult, entries: &[Entry]) -> io::Result<()> {
+        let o = &mut self.out;
+        let first = &entries[0];
+        let shown = first
+            .referrer
+            .as_ref()
+            .map_or(result.url.as_str(), |r| r.raw.as_str());
+        writeln!(o, "URL        `{shown}'")?;
+        if let Some(r) = &first.referrer
+            && !r.name.is_empty()
+        {
+            writeln!(o, "Name       `{}'", r.name)?;
+        }
+        for e in entries {
+            if let Some(r) = &e.referrer {
+                write!(o, "Parent URL {}", r.parent)?;
+                if let (Some(l), Some(c)) = (r.line, r.column) {
+                    write!(o, ", line {l}, col {c}")?;
+                }
+                if r.raw != shown {
+                    write!(o, " (as `{}')", r.raw)?;
+                }
+                writeln!(o)?;
+            }
+        }
+        let real = result
+            .real_url
+            .as_ref()
+            .map_or(result.url.as_str(), |u| u.as_str());
+        writeln!(o, "Real URL   {real}")?;
+        for hop in &result.redirects {
+            writeln!(o, "Redirect   {} {}", hop.status, hop.url)?;
+        }
+        writeln!(
+            o,
+            "Check time {:.3} seconds",
+            result.check_time.as_secs_f64()
+        )?;
+        if let Some(s) = result.size {
+            writeln!(o, "Size       {}", human_size(s))?;
+        }
+        for i in &result.infos {
+            writeln!(o, "Info       {i}")?;
+        }
+        for w in &result.warnings {
+            writeln!(o, "Warning    [{}] {}", w.tag, w.message)?;
+        }
+        let verdict = if result.outcome.is_broken() {
+            "Error"
+        } else {
+            "Valid"
+        };
+        writeln!(o, "Result     {verdict}: {}", result.outcome)?;
+        writeln!(o)
+    }
+}
+
+fn human_size(n: u64) -> String {
+    match n {
+        0..1024 => format!("{n}B"),
+        1024..1_048_576 => format!("{}KB", n / 1024),
+        _ => format!("{:.1}MB", n as f64 / 1_048_576.0),
+    }
+}
+
+impl<W: Write> Reporter for TextReporter<W> {
+    fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        if self.verbosity.shows(entry) {
+            let key = entry.result.url.clone();
+            let i = *self.index.entry(key).or_insert_with(|| {
+                self.groups.push((entry.result.clone(), Vec::new()));
+                self.groups.len() - 1
+            });
+            self.groups[i].1.push(entry.clone());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, report: &Report) -> io::Result<()> {
+        for (result, entries) in std::mem::take(&mut self.groups) {
+            self.block(&result, &entries)?;
+        }
+        let o = &mut self.out;
+        let ok_hosts: Vec<_> = report.hosts.iter().filter(|h| h.requests > 0).collect();
+        if !ok_hosts.is_empty() {
+            writeln!(o, "Statistics:")?;
+            for h in ok_hosts {
+                writeln!(
+                    o,
+                    "Host {}: {} requests, {} waiting for politeness.",
+                    h.host,
+                    h.requests,
+                    human_duration(h.waited)
+                )?;
+            }
+            writeln!(o)?;
+        }
+        if report.interrupted {
+            writeln!(
+                o,
+                "The check has been interrupted; results are not complete ({} URLs not checked).",
+                report.unchecked
+            )?;
+        }
+        let (links, urls, w, e) = (
+            report.entries.len(),
+            report.urls,
+            report.warnings(),
+            report.errors(),
+        );
+        writeln!(
+            o,
+            "That's it. {links} link{} in {urls} URL{} checked. {w} warning{} found. {e} error{} found.",
+            plural(links),
+            plural(urls),
+            plural(w),
+            plural(e)
+        )?;
+        writeln!(
+            o,
+            "Stopped checking after {}.",
+            human_duration(report.duration)
+        )?;
+        o.flush()
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
