@@ -2,3 +2,19 @@
 
 /// The loopback HTTP/1.1 test server (std::net), started per test on 127.0.0.1:0.
 pub mod server;
+
+/// Helpers shared by the test modules.
+pub mod util;
+
+/// Cancel: prompt return, interrupted report with every finished result.
+mod cancel;
+/// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
+mod cli;
+/// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
+mod crawl;
+/// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies.
+mod fetching;
+/// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
+mod library;
+/// Per-host interval and in-flight caps, from the server's timestamps.
+mod politeness;

@@ -1,0 +1,104 @@
+//! Cancelling a run: it returns within the abort timeout, marked interrupted, with every
+//! result finished before the cancel.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use linkpatrol::Checker;
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::config;
+
+fn slow_site() -> TestServer {
+    TestServer::start(Routes::new().dynamic(|req| {
+        let i: usize = req.path_only().trim_start_matches('/').parse().unwrap_or(0);
+        let html = format!(
+            "<a href='/{}'>n</a><a href='/{}'>m</a>",
+            i * 2 + 1,
+            i * 2 + 2
+        );
+        Some(Reply::html(html).delayed(Duration::from_millis(30)))
+    }))
+}
+
+#[test]
+fn cancel_during_a_crawl_returns_promptly_with_the_finished_results() {
+    for threads in [1, 8] {
+        let server = slow_site();
+        let checker = Checker::new(config(&server.url("/"), threads)).unwrap();
+        let cancel = checker.cancel_handle();
+        let (tx, rx) = mpsc::channel();
+        let canceller = std::thread::spawn(move || {
+            rx.recv().unwrap();
+            cancel.cancel();
+            Instant::now()
+        });
+        let mut streamed = 0;
+        let report = checker
+            .run_with(|_| {
+                streamed += 1;
+                if streamed == 20 {
+                    tx.send(()).unwrap();
+                }
+            })
+            .unwrap();
+        let cancelled_at = canceller.join().unwrap();
+        assert!(
+            cancelled_at.elapsed() < Duration::from_secs(2),
+            "took {:?}",
+            cancelled_at.elapsed()
+        );
+        assert!(report.interrupted);
+        assert!(report.unchecked > 0);
+        assert_eq!(
+            report.entries.len(),
+            streamed,
+            "every streamed entry is in the report"
+        );
+        assert!(streamed >= 20);
+        // everything reported was really served
+        for e in &report.entries {
+            let path = e.result.url.trim_start_matches(&server.base());
+            assert_eq!(server.count(path), 1, "{path}");
+        }
+    }
+}
+
+#[test]
+fn cancel_interrupts_requests_in_flight_after_the_abort_timeout() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/hang1'>a</a><a href='/hang2'>b</a><a href='/ok'>ok</a>",
+            )
+            .reply("/hang1", Reply::hang())
+            .reply("/hang2", Reply::hang())
+            .page("/ok", "ok"),
+    );
+    let checker = Checker::new(
+        config(&server.url("/"), 4)
+            .timeout(Duration::from_secs(60))
+            .abort_timeout(Duration::from_millis(300)),
+    )
+    .unwrap();
+    let cancel = checker.cancel_handle();
+    let t = Instant::now();
+    let report = std::thread::scope(|s| {
+        let run = s.spawn(|| checker.run().unwrap());
+        assert!(
+            server.wait_for_requests(4, Duration::from_secs(10)),
+            "both hangs in flight"
+        );
+        cancel.cancel();
+        run.join().unwrap()
+    });
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(report.interrupted);
+    assert!(report.entries.iter().any(|e| e.result.url.ends_with("/ok")));
+    assert!(
+        !report.entries.iter().any(|e| e.result.url.contains("hang")),
+        "unfinished URLs are not results"
+    );
+    assert_eq!(report.unchecked, 2);
+}

@@ -1,0 +1,178 @@
+//! The `linkpatrol` binary: exit codes, CSV shape, Ctrl-C.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::cli;
+
+fn site() -> TestServer {
+    TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/ok'>fine</a>\n<a href='/gone'>broken; with \"quotes\"</a>\n<a href='mailto:x@y.test'>m</a>")
+            .page("/ok", "<a href='/'>home</a>"),
+    )
+}
+
+#[test]
+fn exit_code_0_when_all_links_work() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/ok'>ok</a>")
+            .page("/ok", "ok"),
+    );
+    let out = cli(&["--max-requests-per-second", "0", &server.url("/")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("That's it. 2 links in 2 URLs checked. 0 warnings found. 0 errors found."),
+        "{text}"
+    );
+}
+
+#[test]
+fn exit_code_1_and_a_text_block_for_broken_links() {
+    let server = site();
+    let out = cli(&["--max-requests-per-second", "0", &server.url("/")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("URL        `/gone'"), "{text}");
+    assert!(
+        text.contains(&format!("Parent URL {}, line 2, col 1", server.url("/"))),
+        "{text}"
+    );
+    assert!(text.contains("Result     Error: 404 Not Found"), "{text}");
+    assert!(text.contains("1 error found."), "{text}");
+}
+
+#[test]
+fn exit_code_2_for_usage_errors_and_unreadable_paths() {
+    let out = cli(&["--threads", "0", "http://127.0.0.1:1/"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = cli(&["--no-such-flag", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = cli(&["/definitely/not/here"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "one clear line: {err}");
+    assert!(err.contains("/definitely/not/here"), "{err}");
+    let out = cli(&["--exclude", "(", "http://127.0.0.1:1/"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn csv_has_17_fields_in_every_row() {
+    let server = site();
+    let out = cli(&[
+        "--max-requests-per-second",
+        "0",
+        "-o",
+        "csv",
+        "-v",
+        &server.url("/"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(&out.stdout[..]);
+    let headers = rdr.headers().unwrap().clone();
+    assert_eq!(headers.len(), 17);
+    assert_eq!(&headers[0], "urlname");
+    assert_eq!(&headers[16], "modified");
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert!(rows.iter().all(|r| r.len() == 17));
+    // the start URL has empty line and column, and the columns do not shift
+    let start = rows.iter().find(|r| r[1].is_empty()).unwrap();
+    assert_eq!((&start[8], &start[9], &start[6]), ("", "", "True"));
+    let gone = rows.iter().find(|r| &r[0] == "/gone").unwrap();
+    assert_eq!(&gone[6], "False");
+    assert_eq!(&gone[7], server.url("/gone"));
+    assert_eq!(&gone[10], "broken; with \"quotes\"");
+    assert_eq!((&gone[8], &gone[9]), ("2", "1"));
+    // one row per (URL, referrer): / is linked from /ok and is the start URL
+    assert_eq!(rows.iter().filter(|r| r[7] == server.url("/")).count(), 2);
+}
+
+#[test]
+fn a_bundled_folder_is_checked_offline() {
+    let out = cli(&[
+        "-o",
+        "csv",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/site"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for broken in [
+        "news.html",
+        "img/banner.png",
+        "api.html",
+        "mailto:not-an-address",
+        "http://127.0.0.1:9/unreachable",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(broken)),
+            "{broken} missing from\n{text}"
+        );
+    }
+    assert!(
+        !text.contains("not-a-link.html"),
+        "script text yields no links"
+    );
+}
+
+#[test]
+fn ctrl_c_writes_the_report_and_exits_130() {
+    let server = TestServer::start(Routes::new().dynamic(|req| {
+        let i: usize = req.path_only().trim_start_matches('/').parse().unwrap_or(0);
+        let html = format!(
+            "<a href='/{}'>n</a><a href='/{}'>m</a>",
+            i * 2 + 1,
+            i * 2 + 2
+        );
+        Some(Reply::html(html).delayed(Duration::from_millis(20)))
+    }));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linkpatrol"))
+        .args([
+            "--max-requests-per-second",
+            "0",
+            "-t",
+            "4",
+            "-o",
+            "csv",
+            "-v",
+            &server.url("/"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(server.wait_for_requests(10, Duration::from_secs(10)));
+    let t = Instant::now();
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let code = child.wait().unwrap().code();
+    assert_eq!(code, Some(130));
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(stdout.as_bytes());
+    let rows: Vec<_> = rdr.records().map(|r| r.unwrap()).collect();
+    assert!(rows.len() >= 5, "{stdout}");
+    assert!(rows.iter().all(|r| r.len() == 17));
+}

@@ -1,0 +1,200 @@
+//! Whole crawls over loopback: every URL fetched once, every referrer reported, the same
+//! results with 1 thread and with 16.
+
+use std::collections::BTreeSet;
+
+use linkpatrol::Outcome;
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{broken, config, result_set, run};
+
+/// A site of `n` pages in cycles: page i links to i+1, 3i, the home page, and a missing page
+/// shared by many pages; page 0 links to an image and a stylesheet.
+fn cyclic_site(n: usize) -> TestServer {
+    TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/p/0'>start</a>")
+            .reply(
+                "/style.css",
+                Reply::status(200).body("body{}").content_type("text/css"),
+            )
+            .reply(
+                "/logo.png",
+                Reply::status(200)
+                    .body(vec![0x89, b'P', b'N', b'G'])
+                    .content_type("image/png"),
+            )
+            .dynamic(move |req| {
+                let i: usize = req.path_only().strip_prefix("/p/")?.parse().ok()?;
+                if i >= n {
+                    return None;
+                }
+                let mut html = format!(
+                    "<html><head><link rel=stylesheet href='/style.css'></head><body>\n\
+                     <a href='/p/{}'>next</a>\n<a href=\"../p/{}#frag\">jump</a>\n\
+                     <a href='/'>home</a>\n<a href='/missing/{}'>gone</a>\n",
+                    (i + 1) % n,
+                    (i * 3) % n,
+                    i % 4
+                );
+                if i == 0 {
+                    html.push_str("<img src='/logo.png' alt='logo'>\n");
+                }
+                html.push_str("</body></html>");
+                Some(Reply::html(html))
+            }),
+    )
+}
+
+#[test]
+fn a_site_with_cycles_is_crawled_once() {
+    let server = cyclic_site(40);
+    let report = run(config(&server.url("/"), 8));
+    // every page, asset and missing page requested exactly once
+    let mut paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    let total = paths.len();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(
+        total,
+        paths.len(),
+        "some URL was requested twice: {:?}",
+        server
+            .requests()
+            .iter()
+            .map(|r| &r.path)
+            .collect::<Vec<_>>()
+    );
+    // 1 home + 40 pages + css + png + 4 missing
+    assert_eq!(paths.len(), 47, "{paths:?}");
+    assert_eq!(
+        broken(&report),
+        (0..4)
+            .map(|i| server.url(&format!("/missing/{i}")))
+            .collect::<BTreeSet<_>>()
+    );
+    assert!(!report.interrupted);
+}
+
+#[test]
+fn a_broken_link_on_two_pages_is_checked_once_and_reported_with_both_parents() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/a'>a</a> <a href='/b'>b</a>")
+            .page("/a", "<p>\n<a href='/gone'>first</a></p>")
+            .page("/b", "<p>\n\n  <a href='gone'>second</a></p>"),
+    );
+    let report = run(config(&server.url("/"), 4));
+    assert_eq!(server.count("/gone"), 1);
+    let rows: BTreeSet<(String, Option<usize>, Option<usize>)> = report
+        .broken()
+        .map(|e| {
+            let r = e.referrer.as_ref().unwrap();
+            (r.parent.clone(), r.line, r.column)
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        BTreeSet::from([
+            (server.url("/a"), Some(2), Some(1)),
+            (server.url("/b"), Some(3), Some(3))
+        ])
+    );
+    assert!(
+        report
+            .broken()
+            .all(|e| e.result.outcome == Outcome::Broken { status: 404 })
+    );
+}
+
+#[test]
+fn one_thread_and_sixteen_threads_give_the_same_results() {
+    let server = cyclic_site(60);
+    let one = run(config(&server.url("/"), 1));
+    let requests_one = server.requests().len();
+    server.clear_requests();
+    let many = run(config(&server.url("/"), 16));
+    assert_eq!(result_set(&one), result_set(&many));
+    assert_eq!(requests_one, server.requests().len());
+    assert!(one.entries.len() > 200, "{}", one.entries.len());
+}
+
+#[test]
+fn external_links_are_checked_but_not_recursed() {
+    let external = TestServer::start_on(
+        "127.0.0.2",
+        Routes::new().page("/ext", "<a href='/deeper'>should not be followed</a>"),
+    );
+    let server = TestServer::start(Routes::new().page(
+        "/",
+        &format!(
+            "<a href='{}'>ext</a> <a href='{}'>ext gone</a>",
+            external.url("/ext"),
+            external.url("/nope")
+        ),
+    ));
+    let report = run(config(&server.url("/"), 4));
+    assert_eq!(external.count("/ext"), 1);
+    assert_eq!(external.count("/deeper"), 0);
+    // links that are only checked use HEAD
+    assert_eq!(external.count_method("HEAD", "/ext"), 1);
+    assert_eq!(broken(&report), BTreeSet::from([external.url("/nope")]));
+
+    let internal_only = run(config(&server.url("/"), 4).check_external(false));
+    assert_eq!(external.count("/ext"), 1, "not fetched again");
+    assert!(
+        internal_only
+            .entries
+            .iter()
+            .filter(|e| e.result.url.contains("127.0.0.2"))
+            .all(|e| e.result.outcome.is_ignored())
+    );
+}
+
+#[test]
+fn schemes_we_cannot_check_are_ignored_and_mail_is_checked_for_syntax() {
+    let server = TestServer::start(Routes::new().page(
+        "/",
+        "<a href='javascript:void(0)'>js</a><a href='tel:+1555'>tel</a>\
+         <a href='mailto:ok@example.invalid'>mail</a><a href='mailto:broken'>bad mail</a>\
+         <a href='http://[::1'>bad url</a>",
+    ));
+    let report = run(config(&server.url("/"), 2));
+    let verdict = |needle: &str| {
+        report
+            .entries
+            .iter()
+            .find(|e| e.referrer.as_ref().is_some_and(|r| r.raw.contains(needle)))
+            .map(|e| e.result.outcome.clone())
+            .unwrap_or_else(|| panic!("no entry for {needle}"))
+    };
+    assert!(verdict("javascript").is_ignored());
+    assert!(verdict("tel:").is_ignored());
+    assert_eq!(verdict("mailto:ok"), Outcome::Ok { status: None });
+    assert!(verdict("mailto:broken").is_broken());
+    assert!(verdict("[::1").is_broken());
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "only the page itself was fetched"
+    );
+}
+
+#[test]
+fn recursion_level_limits_depth() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/1'>1</a>")
+            .page("/1", "<a href='/2'>2</a>")
+            .page("/2", "<a href='/3'>3</a>"),
+    );
+    run(config(&server.url("/"), 2).recursion_level(Some(1)));
+    assert_eq!(server.count_method("GET", "/"), 1);
+    assert_eq!(server.count("/1"), 1, "checked");
+    assert_eq!(
+        server.count_method("GET", "/1"),
+        0,
+        "not parsed, so HEAD only"
+    );
+    assert_eq!(server.count("/2"), 0);
+}

@@ -1,0 +1,211 @@
+//! One URL's fetch against real misbehaving servers: redirect chains and loops, hangs, dropped
+//! connections, HEAD refused, huge bodies.
+
+use std::time::{Duration, Instant};
+
+use linkpatrol::{FailKind, Outcome};
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{config, run};
+
+fn outcome_of(report: &linkpatrol::Report, url: &str) -> linkpatrol::Entry {
+    report
+        .entries
+        .iter()
+        .find(|e| e.result.url == url)
+        .unwrap_or_else(|| {
+            panic!(
+                "no entry for {url}: {:#?}",
+                report
+                    .entries
+                    .iter()
+                    .map(|e| &e.result.url)
+                    .collect::<Vec<_>>()
+            )
+        })
+        .clone()
+}
+
+fn failed_kind(o: &Outcome) -> Option<FailKind> {
+    match o {
+        Outcome::Failed { kind, .. } => Some(*kind),
+        _ => None,
+    }
+}
+
+#[test]
+fn redirect_chain_is_followed_and_recorded() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/r1'>r</a>")
+            .reply("/r1", Reply::redirect(301, "/r2"))
+            .reply("/r2", Reply::redirect(302, "r3"))
+            .reply("/r3", Reply::redirect(308, "/final"))
+            .page("/final", "<a href='/from-final'>x</a>")
+            .page("/from-final", "ok"),
+    );
+    let report = run(config(&server.url("/"), 2));
+    let e = outcome_of(&report, &server.url("/r1"));
+    assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+    let hops: Vec<(String, u16)> = e
+        .result
+        .redirects
+        .iter()
+        .map(|h| (h.url.to_string(), h.status))
+        .collect();
+    assert_eq!(
+        hops,
+        [
+            (server.url("/r1"), 301),
+            (server.url("/r2"), 302),
+            (server.url("/r3"), 308)
+        ]
+    );
+    assert_eq!(
+        e.result.real_url.as_ref().map(|u| u.to_string()),
+        Some(server.url("/final"))
+    );
+    assert!(e.result.warnings.iter().any(|w| w.tag == "http-redirected"));
+    // the page at the end of the chain is parsed, once
+    assert_eq!(server.count("/final"), 1);
+    assert_eq!(server.count("/from-final"), 1);
+}
+
+#[test]
+fn redirect_loop_and_too_many_redirects_are_errors() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/loop-a'>loop</a> <a href='/chain/0'>long</a>",
+            )
+            .reply("/loop-a", Reply::redirect(302, "/loop-b"))
+            .reply("/loop-b", Reply::redirect(302, "/loop-a"))
+            .dynamic(|req| {
+                let i: u32 = req.path_only().strip_prefix("/chain/")?.parse().ok()?;
+                Some(Reply::redirect(301, &format!("/chain/{}", i + 1)))
+            }),
+    );
+    let report = run(config(&server.url("/"), 2).max_redirects(5));
+    let lp = outcome_of(&report, &server.url("/loop-a"));
+    assert_eq!(
+        failed_kind(&lp.result.outcome),
+        Some(FailKind::RedirectLoop)
+    );
+    let long = outcome_of(&report, &server.url("/chain/0"));
+    assert_eq!(
+        failed_kind(&long.result.outcome),
+        Some(FailKind::TooManyRedirects)
+    );
+    assert_eq!(server.count("/chain/5"), 1);
+    assert_eq!(server.count("/chain/6"), 0, "stops at the limit");
+    assert_eq!(server.count("/loop-a"), 1);
+}
+
+#[test]
+fn a_hanging_server_gives_a_timeout_result_on_time() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/hang'>hang</a> <a href='/ok'>ok</a>")
+            .reply("/hang", Reply::hang())
+            .page("/ok", "fine"),
+    );
+    let t = Instant::now();
+    let report = run(config(&server.url("/"), 2).timeout(Duration::from_millis(500)));
+    let elapsed = t.elapsed();
+    let e = outcome_of(&report, &server.url("/hang"));
+    assert_eq!(
+        failed_kind(&e.result.outcome),
+        Some(FailKind::Timeout),
+        "{:?}",
+        e.result.outcome
+    );
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+    assert_eq!(
+        outcome_of(&report, &server.url("/ok")).result.outcome,
+        Outcome::Ok { status: Some(200) }
+    );
+}
+
+#[test]
+fn dropped_connections_and_malformed_responses_are_reported() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/drop'>d</a> <a href='/garbage'>g</a>")
+            .reply("/drop", Reply::drop_connection())
+            .reply(
+                "/garbage",
+                Reply::raw(b"HTTP/1.1 abc nonsense\r\n\r\n".to_vec()),
+            ),
+    );
+    let report = run(config(&server.url("/"), 2));
+    assert!(
+        outcome_of(&report, &server.url("/drop"))
+            .result
+            .outcome
+            .is_broken()
+    );
+    assert!(
+        outcome_of(&report, &server.url("/garbage"))
+            .result
+            .outcome
+            .is_broken()
+    );
+}
+
+#[test]
+fn head_refused_falls_back_to_get() {
+    let external = TestServer::start_on(
+        "127.0.0.2",
+        Routes::new().reply("/x", Reply::html("x").refuse_head()),
+    );
+    let server = TestServer::start(
+        Routes::new().page("/", &format!("<a href='{}'>x</a>", external.url("/x"))),
+    );
+    let report = run(config(&server.url("/"), 2));
+    assert_eq!(
+        outcome_of(&report, &external.url("/x")).result.outcome,
+        Outcome::Ok { status: Some(200) }
+    );
+    assert_eq!(external.count_method("HEAD", "/x"), 1);
+    assert_eq!(external.count_method("GET", "/x"), 1);
+}
+
+#[test]
+fn a_huge_page_is_parsed_up_to_the_cap() {
+    let server = TestServer::start(Routes::new().page("/", "<a href='/huge'>big</a>").reply(
+        "/huge",
+        Reply::huge(8 * 1024 * 1024).content_type("text/html"),
+    ));
+    let report = run(config(&server.url("/"), 2).max_body_size(64 * 1024));
+    let e = outcome_of(&report, &server.url("/huge"));
+    assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+    assert!(
+        e.result
+            .warnings
+            .iter()
+            .any(|w| w.tag == "content-too-large")
+    );
+    assert_eq!(e.result.size, Some(64 * 1024));
+}
+
+#[test]
+fn connection_refused_is_a_connect_error() {
+    // Bind then drop a listener: nothing listens on that port afterwards.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = TestServer::start(
+        Routes::new().page("/", &format!("<a href='http://127.0.0.2:{port}/'>x</a>")),
+    );
+    let report = run(config(&server.url("/"), 2));
+    let e = outcome_of(&report, &format!("http://127.0.0.2:{port}/"));
+    assert_eq!(
+        failed_kind(&e.result.outcome),
+        Some(FailKind::Connect),
+        "{:?}",
+        e.result.outcome
+    );
+}
