@@ -1,22 +1,82 @@
-//! linkpatrol
+//! linkpatrol: a link checker and site crawler built as a synchronous thread pool — N OS
+//! threads, blocking I/O, one shared HTTP agent, no async runtime.
+//!
+//! It crawls a site from its start URLs (or a local folder), checks every link it finds —
+//! recursing into pages of the start sites, checking external links without recursing — and
+//! streams one [`Entry`] per (link, page) as results come in. A broken link is data (an
+//! [`Outcome`]), never an [`Error`].
+//!
+//! # Check a site
+//! ```no_run
+//! use linkpatrol::{Checker, Config};
+//!
+//! let checker = Checker::new(Config::new().input_url("https://example.org/"))?;
+//! let report = checker.run()?;
+//! for entry in report.broken() {
+//!     let page = entry.referrer.as_ref().map_or("(start)", |r| r.parent.as_str());
+//!     println!("{} on {page}: {}", entry.result.url, entry.result.outcome);
+//! }
+//! # Ok::<(), linkpatrol::Error>(())
+//! ```
+//!
+//! # Check a folder, streaming results
+//! ```
+//! use linkpatrol::{Checker, Config};
+//!
+//! let site = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/site");
+//! let checker = Checker::new(Config::new().input_path(site).threads(4))?;
+//! let mut broken = 0;
+//! let report = checker.run_with(|entry| {
+//!     if entry.result.outcome.is_broken() {
+//!         broken += 1;
+//!     }
+//! })?;
+//! assert_eq!(broken, report.errors());
+//! assert!(report.errors() > 0, "the example site has broken links on purpose");
+//! # Ok::<(), linkpatrol::Error>(())
+//! ```
+//!
+//! # Layout
+//! Value types: [`outcome`], [`config`], [`error`]. Pure layers: [`extract`] (HTML → links),
+//! `filter` (scope and patterns), [`url_norm`] (cache keys). I/O: `fetch` (ureq agent, files),
+//! `hosts` (per-host politeness), `cache` (placeholder on enqueue). Orchestration: `queue`
+//! (joinable queue), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join).
+//! [`report`] turns entries into text and CSV. The `linkpatrol` binary uses only this API.
 #![forbid(unsafe_code)]
-mod cache;
+#![deny(missing_docs)]
+#![warn(unreachable_pub, missing_debug_implementations)]
+
 pub mod cancel;
-mod check;
-mod checker;
 pub mod config;
 pub mod error;
 pub mod extract;
+pub mod outcome;
+pub mod report;
+pub mod url_norm;
+
+mod cache;
+mod check;
+mod checker;
 mod fetch;
 mod filter;
 mod hosts;
 mod mail;
-pub mod outcome;
 mod queue;
-pub mod report;
-pub mod url_norm;
+
+#[doc(hidden)]
+pub mod bench_support;
+
 pub use cancel::CancelHandle;
 pub use checker::{Checker, Report};
 pub use config::{Config, Input};
 pub use error::{Error, ErrorKind};
-pub use outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
+pub use hosts::HostStats;
+pub use outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
+
+/// The README's examples are compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
+/// The plugin interface (`linkpatrol-plugin-api`), re-exported.
+pub use linkpatrol_plugin_api as plugin;

@@ -455,7 +455,15 @@ impl<'a> Collector<'a> {
         {
             return;
         }
-        let image_input = tag != Tag::Input
+        if !self
+            .attrs
+            .iter()
+            .any(|slot| link_attr(tag, slot.attr).is_some())
+        {
+            return;
+        }
+        // `<input src>` is a link only on an image button.
+        let src_is_link = tag != Tag::Input
             || self
                 .value(Attr::Type)
                 .is_some_and(|v| v.trim_ascii().eq_ignore_ascii_case(b"image"));
@@ -477,7 +485,7 @@ impl<'a> Collector<'a> {
             let Some(attr_name) = link_attr(tag, slot.attr) else {
                 continue;
             };
-            if slot.attr == Attr::Src && !image_input {
+            if slot.attr == Attr::Src && !src_is_link {
                 continue;
             }
             let value = lossy(&self.values[slot.start..slot.end]);
@@ -740,124 +748,65 @@ mod tests {
         extract_html(html.as_bytes())
     }
 
-    /// (tag, attr, value) of every link.
-    fn triples(html: &str) -> Vec<(String, &'static str, String)> {
-        doc(html)
-            .links
-            .into_iter()
-            .map(|l| (l.tag, l.attr, l.value))
-            .collect()
-    }
-
     fn values(html: &str) -> Vec<String> {
         doc(html).links.into_iter().map(|l| l.value).collect()
     }
 
     #[test]
     fn every_tag_and_attribute_kind() {
-        let cases: &[(&str, &str, &str, &str)] = &[
-            (r#"<a href="/a">x</a>"#, "a", "href", "/a"),
-            (r#"<map><area href="/area"></map>"#, "area", "href", "/area"),
-            (
-                r#"<link rel=stylesheet href="/s.css">"#,
-                "link",
-                "href",
-                "/s.css",
-            ),
-            (r#"<img src="/i.png">"#, "img", "src", "/i.png"),
-            (r#"<script src="/s.js"></script>"#, "script", "src", "/s.js"),
-            (
-                r#"<iframe src="/f.html"></iframe>"#,
-                "iframe",
-                "src",
-                "/f.html",
-            ),
-            (
-                r#"<frameset><frame src="/fr.html"></frameset>"#,
-                "frame",
-                "src",
-                "/fr.html",
-            ),
-            (r#"<embed src="/e.swf">"#, "embed", "src", "/e.swf"),
+        // (document, "tag attr value" of its only link)
+        let cases = [
+            (r#"<a href="/a">x</a>"#, "a href /a"),
+            (r#"<map><area href="/ar"></map>"#, "area href /ar"),
+            (r#"<link rel=stylesheet href="/s.css">"#, "link href /s.css"),
+            (r#"<img src="/i.png">"#, "img src /i.png"),
+            (r#"<script src="/s.js"></script>"#, "script src /s.js"),
+            (r#"<iframe src="/f.html"></iframe>"#, "iframe src /f.html"),
+            (r#"<frameset><frame src="/fr"></frameset>"#, "frame src /fr"),
+            (r#"<embed src="/e.swf">"#, "embed src /e.swf"),
             (
                 r#"<video><source src="/v.webm"></video>"#,
-                "source",
-                "src",
-                "/v.webm",
+                "source src /v.webm",
             ),
+            (r#"<video><track src="/t.vtt"></video>"#, "track src /t.vtt"),
+            (r#"<audio src="/a.ogg"></audio>"#, "audio src /a.ogg"),
+            (r#"<video src="/v.mp4"></video>"#, "video src /v.mp4"),
+            (r#"<input type=image src="/go.png">"#, "input src /go.png"),
+            (r#"<img srcset="/i2.png 2x">"#, "img srcset /i2.png"),
             (
-                r#"<video><track src="/t.vtt"></video>"#,
-                "track",
-                "src",
-                "/t.vtt",
+                r#"<picture><source srcset="/p.webp">"#,
+                "source srcset /p.webp",
             ),
-            (r#"<audio src="/a.ogg"></audio>"#, "audio", "src", "/a.ogg"),
-            (r#"<video src="/v.mp4"></video>"#, "video", "src", "/v.mp4"),
-            (
-                r#"<input type=image src="/go.png">"#,
-                "input",
-                "src",
-                "/go.png",
-            ),
-            (r#"<img srcset="/i2.png 2x">"#, "img", "srcset", "/i2.png"),
-            (
-                r#"<picture><source srcset="/p.webp"></picture>"#,
-                "source",
-                "srcset",
-                "/p.webp",
-            ),
-            (
-                r#"<object data="/o.pdf"></object>"#,
-                "object",
-                "data",
-                "/o.pdf",
-            ),
-            (
-                r#"<form action="/submit"></form>"#,
-                "form",
-                "action",
-                "/submit",
-            ),
+            (r#"<object data="/o.pdf"></object>"#, "object data /o.pdf"),
+            (r#"<form action="/submit"></form>"#, "form action /submit"),
             (
                 r#"<button formaction="/b">x</button>"#,
-                "button",
-                "formaction",
-                "/b",
+                "button formaction /b",
             ),
             (
                 r#"<input type=submit formaction="/i">"#,
-                "input",
-                "formaction",
-                "/i",
+                "input formaction /i",
             ),
-            (
-                r#"<video poster="/p.jpg"></video>"#,
-                "video",
-                "poster",
-                "/p.jpg",
-            ),
+            (r#"<video poster="/p.jpg"></video>"#, "video poster /p.jpg"),
             (
                 r#"<blockquote cite="/bq">x</blockquote>"#,
-                "blockquote",
-                "cite",
-                "/bq",
+                "blockquote cite /bq",
             ),
-            (r#"<q cite="/q">x</q>"#, "q", "cite", "/q"),
-            (r#"<del cite="/del">x</del>"#, "del", "cite", "/del"),
-            (r#"<ins cite="/ins">x</ins>"#, "ins", "cite", "/ins"),
+            (r#"<q cite="/q">x</q>"#, "q cite /q"),
+            (r#"<del cite="/del">x</del>"#, "del cite /del"),
+            (r#"<ins cite="/ins">x</ins>"#, "ins cite /ins"),
             (
-                r#"<meta http-equiv="refresh" content="5; url=/next">"#,
-                "meta",
-                "content",
-                "/next",
+                r#"<meta http-equiv=refresh content="5; url=/n">"#,
+                "meta content /n",
             ),
         ];
-        for &(html, tag, attr, value) in cases {
-            assert_eq!(
-                triples(html),
-                [(tag.to_owned(), attr, value.to_owned())],
-                "{html}"
-            );
+        for (html, expected) in cases {
+            let found: Vec<String> = doc(html)
+                .links
+                .iter()
+                .map(|l| format!("{} {} {}", l.tag, l.attr, l.value))
+                .collect();
+            assert_eq!(found, [expected], "{html}");
         }
     }
 
@@ -1073,35 +1022,31 @@ mod tests {
 
     #[test]
     fn srcset_forms() {
-        let cases: &[(&str, &[&str])] = &[
-            ("/a.png", &["/a.png"]),
-            ("/a.png 1x, /b.png 2x", &["/a.png", "/b.png"]),
-            ("/a.png 480w,/b.png 800w", &["/a.png", "/b.png"]),
+        // (srcset, its URLs joined by " | ")
+        let cases = [
+            ("/a.png", "/a.png"),
+            ("/a.png 1x, /b.png 2x", "/a.png | /b.png"),
+            ("/a.png 480w,/b.png 800w", "/a.png | /b.png"),
             (
                 "/img,v2.png 2x, /img,v3.png 3x",
-                &["/img,v2.png", "/img,v3.png"],
+                "/img,v2.png | /img,v3.png",
             ),
-            ("/a.png, /b.png", &["/a.png", "/b.png"]),
+            ("/a.png, /b.png", "/a.png | /b.png"),
+            ("  \n/a.png  1.5x ,\n\t/b.png\t2x  ,  ", "/a.png | /b.png"),
+            ("/a.png 100w (min-width: 1px, x), /b.png", "/a.png | /b.png"),
             (
-                "  \n/a.png  1.5x ,\n\t/b.png\t2x  ,  ",
-                &["/a.png", "/b.png"],
+                "data:image/png;base64,iVB 1x, /b.png",
+                "data:image/png;base64,iVB | /b.png",
             ),
-            (
-                "/a.png 100w (min-width: 1px, x), /b.png",
-                &["/a.png", "/b.png"],
-            ),
-            (
-                "data:image/png;base64,iVBO 1x, /b.png 2x",
-                &["data:image/png;base64,iVBO", "/b.png"],
-            ),
-            (",,,", &[]),
-            ("", &[]),
+            (",,,", ""),
+            ("", ""),
         ];
-        for &(srcset, expected) in cases {
+        for (srcset, expected) in cases {
             let html = format!(r#"<img srcset="{srcset}">"#);
-            assert_eq!(values(&html), expected, "{srcset:?}");
+            assert_eq!(values(&html).join(" | "), expected, "{srcset:?}");
         }
         let d = doc(r#"<img alt=pic srcset="/a.png 1x, /b.png 2x">"#);
+        assert_eq!(d.links.len(), 2);
         assert!(
             d.links
                 .iter()
@@ -1180,66 +1125,58 @@ mod tests {
 
     #[test]
     fn random_html_fragments_do_not_panic() {
-        const PIECES: &[&str] = &[
-            "<a href=",
-            "<a href=\"/x\">",
-            "</a>",
-            "<img srcset=\"",
-            " 2x,",
-            "<script>",
-            "</script",
-            "<meta http-equiv=refresh content=\"0;url=",
-            "<base href=",
-            "<!--",
-            "-->",
-            "<![CDATA[",
-            "&amp;",
-            "&#x",
-            "&",
-            "\"",
-            "'",
-            "=",
-            ">",
-            "<",
-            "/",
-            " ",
-            "\n",
-            "\r",
-            "\r\n",
-            "\0",
-            "é",
-            "\u{FFFF}",
-            "<noscript>",
-            "<textarea>",
-            "<plaintext>",
-            "<title>",
-            "</",
-            "<!DOCTYPE",
-            "<svg>",
-            "<math>",
-            "<a name=",
-            " id=",
-            "rel=nofollow",
-            "<area href",
-            "<link rel=preconnect ",
-        ];
+        const PIECES: &str = "<a href=|<a href=\"/x\">|</a>|<img srcset=\"| 2x,|<script>|</script\
+            |<meta http-equiv=refresh content=\"0;url=|<base href=|<!--|-->|<![CDATA[|&amp;|&#x\
+            |&|&notin|\"|'|=|>|<|/| |\n|\r|\r\n|\0|é|\u{FFFF}|<noscript>|<textarea>|<plaintext>\
+            |<title>|</|<!DOCTYPE|<svg>|<math>|<a name=| id=|rel=nofollow|<area href\
+            |<link rel=preconnect |<A HREF=/y>|<?php|<img src=/i alt=|x";
+        let pieces: Vec<&str> = PIECES.split('|').collect();
         let mut next = rng(42);
-        for _ in 0..2000 {
+        let mut total_links = 0;
+        for round in 0..3000 {
             let mut html: Vec<u8> = Vec::new();
-            for _ in 0..(next() % 40) {
-                if next() % 8 == 0 {
+            for _ in 0..next() % 40 {
+                html.extend_from_slice(pieces[next() as usize % pieces.len()].as_bytes());
+                if round % 2 == 1 && next().is_multiple_of(8) {
                     html.push(next() as u8);
-                } else {
-                    html.extend_from_slice(
-                        PIECES[(next() % PIECES.len() as u64) as usize].as_bytes(),
-                    );
                 }
             }
             let d = extract_html(&html);
+            total_links += d.links.len();
             for link in &d.links {
-                assert!(link.line >= 1 && link.column >= 1);
                 assert!(link.name.chars().count() <= MAX_NAME_CHARS);
+                if let Ok(text) = std::str::from_utf8(&html) {
+                    // Every reported position holds the `<` of that element's start tag.
+                    let at = char_at(text, link.line, link.column);
+                    assert_eq!(at, Some('<'), "{text:?} {link:?}");
+                }
             }
+        }
+        assert!(
+            total_links > 1000,
+            "fragments produced only {total_links} links"
+        );
+    }
+
+    /// The character at a 1-based (line, column), lines ending at `\n`, `\r\n` or `\r`.
+    fn char_at(text: &str, line: usize, column: usize) -> Option<char> {
+        let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
+        normalized
+            .split('\n')
+            .nth(line - 1)?
+            .chars()
+            .nth(column - 1)
+    }
+
+    #[test]
+    fn positions_point_at_the_tag_after_tricky_content() {
+        let html = "<!DOCTYPE html><!-- <a href=/c> -->x&amp;y&#233;&notin;&bogus;&\r\n\
+            <title>t</title><script>if (a<b) {}</script>é<a href=/1>1</a><![CDATA[x]]>\
+            <img\nsrc=/2><p>&lt;</p>\u{1F600}<area href=/3>";
+        let d = doc(html);
+        assert_eq!(values_of(&d), ["/1", "/2", "/3"]);
+        for link in &d.links {
+            assert_eq!(char_at(html, link.line, link.column), Some('<'), "{link:?}");
         }
     }
 }

@@ -9,7 +9,7 @@ mod text;
 
 use std::io;
 
-pub use self::csv::CsvReporter;
+pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
 pub use self::text::TextReporter;
 use crate::checker::Report;
 use crate::outcome::Entry;
