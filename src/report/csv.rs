@@ -53,6 +53,14 @@ impl<W: Write> CsvReporter<W> {
         }
     }
 
+    /// Flushes and returns the underlying writer.
+    ///
+    /// # Errors
+    /// When the final flush fails.
+    pub fn into_inner(self) -> io::Result<W> {
+        self.out.into_inner().map_err(|e| e.into_error())
+    }
+
     fn header(&mut self) -> io::Result<()> {
         if !self.header_written {
             self.header_written = true;
