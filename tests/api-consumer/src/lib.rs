@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use linkpatrol::report::{CsvReporter, Reporter, TextReporter, Verbosity};
-use linkpatrol::{CancelHandle, Checker, Config, Entry, Error, ErrorKind, Outcome, Report};
+use linkpatrol::{CancelHandle, Checker, Config, Entry, Outcome, Report};
 
 /// Checks a folder with a cancel handle shared with the caller, writing CSV as it streams.
 pub fn check_folder(
@@ -40,6 +40,7 @@ pub fn verdict(report: &Report) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linkpatrol::{Error, ErrorKind};
 
     #[test]
     fn embeds_and_checks_the_example_site() {
