@@ -66,6 +66,9 @@ pub(crate) struct Run {
     pub(crate) tx: Sender<Message>,
     /// URLs whose check was cut short by a cancel (not reported as results).
     pub(crate) interrupted: AtomicUsize,
+    /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
+    /// statistic read for progress displays only.
+    pub(crate) checked: AtomicUsize,
 }
 
 impl Run {
@@ -105,9 +108,15 @@ impl Run {
                 self.complete(&alias, direct);
             }
             self.complete(&task.key, result);
+            self.checked.fetch_add(1, Ordering::Relaxed);
             // Every child of this task was put inside `check`: the count cannot reach 0 early.
             self.queue.task_done();
         }
+    }
+
+    /// URLs whose check finished so far.
+    pub(crate) fn checked(&self) -> usize {
+        self.checked.load(Ordering::Relaxed)
     }
 
     /// Records a result and sends one entry per referrer known so far.

@@ -29,6 +29,7 @@ use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::hosts::{HostGate, HostStats};
 use crate::outcome::Entry;
+use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
 
 /// How long a cancelled run waits, after interrupting connections, for workers to notice.
@@ -48,6 +49,7 @@ pub struct Checker {
     config: Config,
     starts: Vec<Start>,
     cancel: CancelHandle,
+    progress: ProgressHandle,
 }
 
 /// The outcome of a run: every entry, and the numbers of the summary.
@@ -113,6 +115,7 @@ impl Checker {
             config,
             starts,
             cancel: CancelHandle::new(),
+            progress: ProgressHandle::default(),
         })
     }
 
@@ -125,6 +128,11 @@ impl Checker {
     /// A handle that cancels this checker's runs from any thread.
     pub fn cancel_handle(&self) -> CancelHandle {
         self.cancel.clone()
+    }
+
+    /// A handle that reads the live progress of this checker's runs from any thread.
+    pub fn progress(&self) -> ProgressHandle {
+        self.progress.clone()
     }
 
     /// Runs the check to the end (or until cancelled) and returns the report.
@@ -185,7 +193,9 @@ impl Checker {
             max_body: cfg.max_body_size,
             tx: tx.clone(),
             interrupted: AtomicUsize::new(0),
+            checked: AtomicUsize::new(0),
         });
+        self.progress.attach(&run, started);
         let dropped = Arc::new(AtomicUsize::new(0));
         let _hook = {
             let (run, dropped) = (run.clone(), dropped.clone());
@@ -265,6 +275,7 @@ impl Checker {
         report.interrupted = cancel.is_cancelled();
         report.duration = started.elapsed();
         report.hosts = gate.stats();
+        self.progress.detach();
         Ok(report)
     }
 }

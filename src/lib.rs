@@ -51,6 +51,7 @@ pub mod config;
 pub mod error;
 pub mod extract;
 pub mod outcome;
+pub mod progress;
 pub mod report;
 pub mod url_norm;
 
@@ -72,6 +73,7 @@ pub use config::{Config, Input};
 pub use error::{Error, ErrorKind};
 pub use hosts::HostStats;
 pub use outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
+pub use progress::{Progress, ProgressHandle};
 
 /// The README's examples are compiled as doctests.
 #[cfg(doctest)]

@@ -162,6 +162,12 @@ impl<T> UrlQueue<T> {
         self.not_empty.notify_all();
     }
 
+    /// Items waiting and items put but not yet done, read together.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let st = self.state.lock();
+        (st.items.len(), st.unfinished_tasks)
+    }
+
     /// Number of items put and not yet done.
     pub(crate) fn unfinished(&self) -> usize {
         self.state.lock().unfinished_tasks

@@ -176,3 +176,32 @@ fn ctrl_c_writes_the_report_and_exits_130() {
     assert!(rows.len() >= 5, "{stdout}");
     assert!(rows.iter().all(|r| r.len() == 17));
 }
+
+#[test]
+fn several_file_outputs_from_one_run() {
+    let server = site();
+    let dir = crate::util::temp_dir("file-outputs");
+    let csv_path = dir.join("report.csv");
+    let txt_path = dir.join("report.txt");
+    let out = cli(&[
+        "--max-requests-per-second",
+        "0",
+        "-q",
+        "-F",
+        &format!("csv/{}", csv_path.display()),
+        "-F",
+        &format!("text/{}", txt_path.display()),
+        &server.url("/"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "-q: nothing on stdout");
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert!(
+        csv.starts_with("urlname;parentname;") && csv.contains("/gone"),
+        "{csv}"
+    );
+    let txt = std::fs::read_to_string(&txt_path).unwrap();
+    assert!(txt.contains("1 error found."), "{txt}");
+    let bad = cli(&["-F", "nosuchformat", &server.url("/")]);
+    assert_eq!(bad.status.code(), Some(2));
+}

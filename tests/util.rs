@@ -54,3 +54,11 @@ pub fn cli(args: &[&str]) -> Output {
         .output()
         .expect("the binary runs")
 }
+
+/// A fresh, empty folder for one test's files.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("linkpatrol-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

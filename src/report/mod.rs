@@ -7,7 +7,7 @@
 mod csv;
 mod text;
 
-use std::io;
+use std::io::{self, Write};
 
 pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
 pub use self::text::TextReporter;
@@ -27,6 +27,134 @@ pub trait Reporter {
     /// # Errors
     /// When writing fails.
     fn finish(&mut self, report: &Report) -> io::Result<()>;
+}
+
+/// The report formats, by the names `-o` and `-F` take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// LinkChecker-style text blocks and summary.
+    Text,
+    /// LinkChecker's 17 CSV columns.
+    Csv,
+}
+
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: &'static [Format] = &[Format::Text, Format::Csv];
+
+    /// The name used on the command line (`csv`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Csv => "csv",
+        }
+    }
+
+    /// The format with that command-line name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The file `-F FORMAT` writes when no file name is given (`linkpatrol-out.csv`).
+    pub fn default_file_name(self) -> &'static str {
+        match self {
+            Format::Text => "linkpatrol-out.txt",
+            Format::Csv => "linkpatrol-out.csv",
+        }
+    }
+}
+
+/// Settings every reporter may use.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Which entries are shown. Defaults to problems only.
+    pub verbosity: Verbosity,
+    /// CSV field delimiter. Defaults to `;`.
+    pub csv_delimiter: u8,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            verbosity: Verbosity::Problems,
+            csv_delimiter: b';',
+        }
+    }
+}
+
+/// A reporter of `format` writing to `out`.
+pub fn reporter_for<'a>(
+    format: Format,
+    out: Box<dyn Write + 'a>,
+    options: &ReportOptions,
+) -> Box<dyn Reporter + 'a> {
+    match format {
+        Format::Text => Box::new(TextReporter::new(out, options.verbosity)),
+        Format::Csv => Box::new(CsvReporter::new(
+            out,
+            options.csv_delimiter,
+            options.verbosity,
+        )),
+    }
+}
+
+/// Feeds every entry to several reporters (one `-o` plus any `-F`).
+#[derive(Default)]
+pub struct Fanout<'a> {
+    reporters: Vec<Box<dyn Reporter + 'a>>,
+}
+
+impl std::fmt::Debug for Fanout<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fanout")
+            .field("reporters", &self.reporters.len())
+            .finish()
+    }
+}
+
+impl<'a> Fanout<'a> {
+    /// An empty fan-out.
+    pub fn new() -> Self {
+        Fanout {
+            reporters: Vec::new(),
+        }
+    }
+
+    /// Adds a reporter.
+    pub fn push(&mut self, reporter: Box<dyn Reporter + 'a>) {
+        self.reporters.push(reporter);
+    }
+}
+
+impl Reporter for Fanout<'_> {
+    /// Feeds every reporter; the first error is returned after all were fed.
+    fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        let mut first = Ok(());
+        for r in &mut self.reporters {
+            if let Err(e) = r.entry(entry)
+                && first.is_ok()
+            {
+                first = Err(e);
+            }
+        }
+        first
+    }
+
+    fn finish(&mut self, report: &Report) -> io::Result<()> {
+        let mut first = Ok(());
+        for r in &mut self.reporters {
+            if let Err(e) = r.finish(report)
+                && first.is_ok()
+            {
+                first = Err(e);
+            }
+        }
+        first
+    }
 }
 
 /// Which entries a reporter shows.

@@ -1,20 +1,21 @@
 //! Command-line flags (clap derive): definitions and validation only. `settings` turns them
 //! into a library `Config`.
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+use linkpatrol::report::Format;
 
 use linkpatrol::config::{
     DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_REDIRECTS,
     DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_THREADS, DEFAULT_TIMEOUT,
 };
 
-/// Output formats for stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputKind {
-    /// Blocks per broken link, then a summary (LinkChecker's text).
-    Text,
-    /// LinkChecker's 17 CSV columns, `;`-separated.
-    Csv,
+/// `-F TYPE[/FILE]`: a report format written to a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileOutput {
+    /// The format.
+    pub format: Format,
+    /// The file; the format's default name when not given.
+    pub path: String,
 }
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
@@ -82,9 +83,17 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
 
-    /// Output format on stdout.
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputKind::Text)]
-    pub output: OutputKind,
+    /// Report format on stdout: text, csv (see also -F).
+    #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
+    pub output: Format,
+
+    /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT).
+    #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
+    pub file_outputs: Vec<FileOutput>,
+
+    /// No report on stdout (files given with -F are still written).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 
     /// Field delimiter of the CSV output.
     #[arg(long, value_name = "CHAR", default_value_t = ';')]
@@ -93,6 +102,25 @@ pub struct Args {
     /// Report every checked link, not only broken ones and warnings.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+}
+
+fn format_name(s: &str) -> Result<Format, String> {
+    Format::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown report type `{s}' (one of: {})", names.join(", "))
+    })
+}
+
+fn file_output(s: &str) -> Result<FileOutput, String> {
+    let (name, path) = match s.split_once('/') {
+        Some((name, path)) if !path.is_empty() => (name, Some(path)),
+        _ => (s.trim_end_matches('/'), None),
+    };
+    let format = format_name(name)?;
+    Ok(FileOutput {
+        format,
+        path: path.map_or_else(|| format.default_file_name().to_owned(), str::to_owned),
+    })
 }
 
 fn thread_count(s: &str) -> Result<usize, String> {

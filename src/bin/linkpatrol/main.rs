@@ -4,15 +4,17 @@
 mod args;
 mod settings;
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use anyhow::Context;
 use clap::Parser;
 use linkpatrol::Checker;
-use linkpatrol::report::{CsvReporter, Reporter, TextReporter, Verbosity};
+use linkpatrol::report::{Fanout, ReportOptions, Reporter, Verbosity, reporter_for};
 
-use crate::args::{Args, OutputKind};
+use crate::args::Args;
 
 /// Exit status: no broken links.
 const EXIT_OK: u8 = 0;
@@ -57,33 +59,43 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         }
     })?;
 
-    let verbosity = if args.verbose {
-        Verbosity::All
-    } else {
-        Verbosity::Problems
+    let options = ReportOptions {
+        verbosity: if args.verbose {
+            Verbosity::All
+        } else {
+            Verbosity::Problems
+        },
+        csv_delimiter: args.csv_delimiter as u8,
     };
-    let stdout = BufWriter::new(io::stdout().lock());
-    let mut reporter: Box<dyn Reporter> = match args.output {
-        OutputKind::Text => Box::new(TextReporter::new(stdout, verbosity)),
-        OutputKind::Csv => Box::new(CsvReporter::new(
-            stdout,
-            args.csv_delimiter as u8,
-            verbosity,
-        )),
-    };
+    let mut reporter = Fanout::new();
+    if !args.quiet {
+        reporter.push(reporter_for(
+            args.output,
+            Box::new(BufWriter::new(io::stdout().lock())),
+            &options,
+        ));
+    }
+    for f in &args.file_outputs {
+        let file = File::create(&f.path).with_context(|| format!("cannot write {}", f.path))?;
+        reporter.push(reporter_for(
+            f.format,
+            Box::new(BufWriter::new(file)),
+            &options,
+        ));
+    }
     let mut write_error: Option<io::Error> = None;
     let report = checker.run_with(|entry| {
-        if write_error.is_none()
-            && let Err(e) = reporter.entry(entry)
-        {
-            write_error = Some(e);
+        // Keep feeding after an error so the other outputs stay complete; report it at the end.
+        if let Err(e) = reporter.entry(entry) {
+            write_error.get_or_insert(e);
         }
     })?;
+    let finished = reporter.finish(&report);
+    drop(reporter);
     if let Some(e) = write_error {
         return Err(e.into());
     }
-    reporter.finish(&report)?;
-    drop(reporter);
+    finished?;
     io::stdout().flush()?;
     Ok(if report.interrupted {
         EXIT_INTERRUPTED
