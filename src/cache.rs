@@ -4,10 +4,18 @@
 //! cache lock, so two pages that find the same link at the same moment cannot both queue it:
 //! exactly one `claim` returns [`Claim::New`]. Every later claim only records its referrer.
 //!
-//! Each referrer is delivered exactly once: a claim that lands while the key is `Pending` is
-//! stored in the placeholder and handed back by [`ResultCache::finish`]; a claim that lands
-//! after `finish` gets the result back ([`Claim::Done`]) and its caller emits the entry. Both
-//! happen under the same lock, so no referrer can fall between the two.
+//! Each referrer is delivered exactly once: a claim that lands while the key is not done is
+//! stored in the slot and handed back when the key is finished; a claim that lands after that
+//! gets the result back ([`Claim::Done`]) and its caller emits the entry. Both happen under the
+//! same lock, so no referrer can fall between the two.
+//!
+//! # Redirects into known URLs
+//! A redirect chain that reaches a URL already claimed stops there instead of requesting it
+//! again: the redirecting URL is [`defer`](ResultCache::defer)red on that target (its slot is
+//! `Waiting`, and a partial result is parked in the target's slot). When the target finishes,
+//! every URL waiting on it is finished too, with the target's verdict behind its own redirect
+//! hops. A wait that would close a cycle (A waits on B, B redirects back to A) is finished at
+//! once as a redirect loop, so no slot can wait forever on a finished run.
 //!
 //! The lock is held for map bookkeeping only, never across I/O.
 
@@ -16,7 +24,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::outcome::{CheckResult, Referrer};
+use crate::outcome::{CheckResult, FailKind, Outcome, Referrer};
 
 /// One place a URL was linked from, waiting for the URL's result.
 #[derive(Debug, Clone)]
@@ -27,12 +35,26 @@ pub(crate) struct Occurrence {
     pub(crate) fragment: Option<String>,
 }
 
+/// A finished result and the occurrences to report with it (the first one is not `cached`).
+pub(crate) type Emission = (Arc<CheckResult>, Vec<Occurrence>);
+
 #[derive(Debug)]
-enum Slot {
-    /// Queued or being checked; the occurrences found meanwhile.
-    Pending(Vec<Occurrence>),
+enum State {
+    /// Queued or being checked.
+    Pending,
+    /// A redirect whose target (this key) is being checked.
+    Waiting(String),
     /// Checked.
     Done(Arc<CheckResult>),
+}
+
+#[derive(Debug)]
+struct Slot {
+    state: State,
+    /// Occurrences found while not done; emptied when the slot is finished.
+    occurrences: Vec<Occurrence>,
+    /// Redirecting URLs waiting for this one: their keys and partial results.
+    dependents: Vec<(String, CheckResult)>,
 }
 
 /// What a claim found.
@@ -49,7 +71,7 @@ pub(crate) enum Claim {
 /// Map from cache key to placeholder or result.
 #[derive(Debug, Default)]
 pub(crate) struct ResultCache {
-    /// Key → slot. Inserted by `claim` (only), turned `Done` by `finish` (only).
+    /// Key → slot. Inserted by `claim`/`claim_alias` (only), finished by `finish`/`defer`.
     slots: Mutex<HashMap<String, Slot>>,
 }
 
@@ -59,41 +81,95 @@ impl ResultCache {
         let mut slots = self.slots.lock();
         match slots.get_mut(key) {
             None => {
-                slots.insert(key.to_owned(), Slot::Pending(vec![occurrence]));
+                slots.insert(
+                    key.to_owned(),
+                    Slot {
+                        state: State::Pending,
+                        occurrences: vec![occurrence],
+                        dependents: Vec::new(),
+                    },
+                );
                 Claim::New
             }
-            Some(Slot::Pending(occ)) => {
-                occ.push(occurrence);
+            Some(Slot {
+                state: State::Done(r),
+                ..
+            }) => Claim::Done(r.clone()),
+            Some(slot) => {
+                slot.occurrences.push(occurrence);
                 Claim::Pending
             }
-            Some(Slot::Done(r)) => Claim::Done(r.clone()),
         }
     }
 
-    /// Claims `key` as another name of a URL being checked (a redirect target, a folder's
-    /// `index.html`). Returns `true` when the caller now owns it and must `finish` it; `false`
-    /// when it is already queued or checked under its own name.
+    /// Claims `key` as another name of a URL being checked (a redirect hop, a folder's
+    /// `index.html`). Returns `true` when the caller now owns it and must finish it; `false`
+    /// when it is already claimed under its own name.
     pub(crate) fn claim_alias(&self, key: &str) -> bool {
         let mut slots = self.slots.lock();
         if slots.contains_key(key) {
             return false;
         }
-        slots.insert(key.to_owned(), Slot::Pending(Vec::new()));
+        slots.insert(
+            key.to_owned(),
+            Slot {
+                state: State::Pending,
+                occurrences: Vec::new(),
+                dependents: Vec::new(),
+            },
+        );
         true
     }
 
-    /// Stores the result of `key` and returns every occurrence recorded while it was pending.
-    /// A key finished twice (a redirect alias) keeps its first result.
-    pub(crate) fn finish(&self, key: &str, result: Arc<CheckResult>) -> Vec<Occurrence> {
+    /// Stores the result of `key`. Returns what to report: this result with the occurrences
+    /// recorded while it was pending, and the same for every redirect that waited on it.
+    /// A key finished twice keeps its first result.
+    pub(crate) fn finish(&self, key: &str, result: CheckResult) -> Vec<Emission> {
         let mut slots = self.slots.lock();
-        match slots.insert(key.to_owned(), Slot::Done(result)) {
-            Some(Slot::Pending(occ)) => occ,
-            Some(Slot::Done(first)) => {
-                slots.insert(key.to_owned(), Slot::Done(first));
-                Vec::new()
+        let mut out = Vec::new();
+        finish_locked(&mut slots, key.to_owned(), result, &mut out);
+        out
+    }
+
+    /// Finishes `key` later, with the verdict of `target` behind its own redirect hops (see the
+    /// module docs). Returns what can be reported now (when `target` is done already, or the
+    /// wait would close a loop).
+    pub(crate) fn defer(&self, key: &str, partial: CheckResult, target: &str) -> Vec<Emission> {
+        let mut slots = self.slots.lock();
+        let mut out = Vec::new();
+        let target_state = slots.get(target).map(|s| &s.state);
+        match target_state {
+            Some(State::Done(r)) => {
+                let composed = compose(partial, r);
+                finish_locked(&mut slots, key.to_owned(), composed, &mut out);
             }
-            None => Vec::new(),
+            None => {
+                let mut failed = partial;
+                failed.outcome = Outcome::Failed {
+                    kind: FailKind::Internal,
+                    message: format!("redirect target {target} was never claimed"),
+                };
+                finish_locked(&mut slots, key.to_owned(), failed, &mut out);
+            }
+            Some(_) => {
+                if waits_on(&slots, target, key) {
+                    let mut looped = partial;
+                    looped.outcome = Outcome::Failed {
+                        kind: FailKind::RedirectLoop,
+                        message: format!("redirect loop through {target}"),
+                    };
+                    finish_locked(&mut slots, key.to_owned(), looped, &mut out);
+                } else {
+                    if let Some(slot) = slots.get_mut(key) {
+                        slot.state = State::Waiting(target.to_owned());
+                    }
+                    if let Some(t) = slots.get_mut(target) {
+                        t.dependents.push((key.to_owned(), partial));
+                    }
+                }
+            }
         }
+        out
     }
 
     /// Number of keys claimed so far (checked plus pending): "N URLs" in the summary.
@@ -102,10 +178,71 @@ impl ResultCache {
     }
 }
 
+/// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.
+fn waits_on(slots: &HashMap<String, Slot>, from: &str, key: &str) -> bool {
+    let mut at = from;
+    // A chain is at most as long as the map; the bound also guards against a bug looping here.
+    for _ in 0..=slots.len() {
+        if at == key {
+            return true;
+        }
+        match slots.get(at).map(|s| &s.state) {
+            Some(State::Waiting(next)) => at = next,
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn finish_locked(
+    slots: &mut HashMap<String, Slot>,
+    key: String,
+    result: CheckResult,
+    out: &mut Vec<Emission>,
+) {
+    let mut work = vec![(key, result)];
+    while let Some((key, result)) = work.pop() {
+        let result = Arc::new(result);
+        let slot = slots.entry(key).or_insert_with(|| Slot {
+            state: State::Pending,
+            occurrences: Vec::new(),
+            dependents: Vec::new(),
+        });
+        if matches!(slot.state, State::Done(_)) {
+            continue;
+        }
+        slot.state = State::Done(result.clone());
+        let occurrences = std::mem::take(&mut slot.occurrences);
+        for (dkey, partial) in std::mem::take(&mut slot.dependents) {
+            work.push((dkey, compose(partial, &result)));
+        }
+        out.push((result, occurrences));
+    }
+}
+
+/// The result of a redirecting URL whose chain ended in the already-checked `target`.
+fn compose(mut partial: CheckResult, target: &CheckResult) -> CheckResult {
+    partial.outcome = target.outcome.clone();
+    partial.real_url = target
+        .real_url
+        .clone()
+        .or_else(|| url::Url::parse(&target.url).ok());
+    partial.redirects.extend(target.redirects.iter().cloned());
+    partial.content_type = target.content_type.clone();
+    partial.size = target.size;
+    partial.modified = target.modified.clone();
+    for w in &target.warnings {
+        if !partial.warnings.iter().any(|p| p.tag == w.tag) {
+            partial.warnings.push(w.clone());
+        }
+    }
+    partial
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Outcome;
+    use crate::outcome::{Hop, Warning};
     use std::sync::Barrier;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::thread;
@@ -124,23 +261,29 @@ mod tests {
         }
     }
 
+    fn ok(url: &str) -> CheckResult {
+        CheckResult::immediate(url.into(), Outcome::Ok { status: Some(200) }, 0)
+    }
+
+    fn parents(e: &Emission) -> Vec<&str> {
+        e.1.iter()
+            .map(|o| o.referrer.as_ref().unwrap().parent.as_str())
+            .collect()
+    }
+
     #[test]
     fn placeholder_then_result() {
         let c = ResultCache::default();
         assert!(matches!(c.claim("k", occ("a")), Claim::New));
         assert!(matches!(c.claim("k", occ("b")), Claim::Pending));
-        let r = Arc::new(CheckResult::immediate(
-            "k".into(),
-            Outcome::Ok { status: None },
-            0,
-        ));
-        let pending = c.finish("k", r);
-        let parents: Vec<_> = pending
-            .iter()
-            .map(|o| o.referrer.as_ref().unwrap().parent.as_str())
-            .collect();
-        assert_eq!(parents, ["a", "b"]);
+        let done = c.finish("k", ok("k"));
+        assert_eq!(done.len(), 1);
+        assert_eq!(parents(&done[0]), ["a", "b"]);
         assert!(matches!(c.claim("k", occ("c")), Claim::Done(_)));
+        assert!(
+            c.finish("k", ok("again")).is_empty(),
+            "the first result stays"
+        );
         assert_eq!(c.len(), 1);
     }
 
@@ -167,11 +310,82 @@ mod tests {
             h.join().unwrap();
         }
         assert_eq!(wins.load(Ordering::SeqCst), 500);
-        let r = Arc::new(CheckResult::immediate(
-            "0".into(),
-            Outcome::Ok { status: None },
-            0,
-        ));
-        assert_eq!(c.finish("0", r).len(), 8, "every referrer kept");
+        assert_eq!(c.finish("0", ok("0"))[0].1.len(), 8, "every referrer kept");
+    }
+
+    fn redirecting(url: &str, to: &str) -> CheckResult {
+        let mut r = ok(url);
+        r.redirects.push(Hop {
+            url: url::Url::parse(url).unwrap(),
+            status: 301,
+        });
+        r.warnings.push(Warning {
+            tag: "http-redirected",
+            message: format!("to {to}"),
+        });
+        r
+    }
+
+    #[test]
+    fn a_redirect_into_a_pending_url_waits_for_its_verdict() {
+        let c = ResultCache::default();
+        c.claim("http://t/target", occ("p1"));
+        c.claim("http://t/old", occ("p2"));
+        assert!(
+            c.defer(
+                "http://t/old",
+                redirecting("http://t/old", "target"),
+                "http://t/target"
+            )
+            .is_empty()
+        );
+        assert!(matches!(c.claim("http://t/old", occ("p3")), Claim::Pending));
+        let gone =
+            CheckResult::immediate("http://t/target".into(), Outcome::Broken { status: 404 }, 1);
+        let out = c.finish("http://t/target", gone);
+        assert_eq!(out.len(), 2);
+        let old = out.iter().find(|e| e.0.url == "http://t/old").unwrap();
+        assert_eq!(old.0.outcome, Outcome::Broken { status: 404 });
+        assert_eq!(old.0.redirects.len(), 1);
+        assert_eq!(old.0.real_url.as_ref().unwrap().as_str(), "http://t/target");
+        assert_eq!(parents(old), ["p2", "p3"]);
+    }
+
+    #[test]
+    fn a_redirect_into_a_done_url_finishes_at_once() {
+        let c = ResultCache::default();
+        c.claim("http://t/target", occ("p1"));
+        c.finish("http://t/target", ok("http://t/target"));
+        c.claim("http://t/old", occ("p2"));
+        let out = c.defer(
+            "http://t/old",
+            redirecting("http://t/old", "target"),
+            "http://t/target",
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].0.outcome, Outcome::Ok { status: Some(200) });
+    }
+
+    #[test]
+    fn waiting_in_a_cycle_is_a_redirect_loop() {
+        let c = ResultCache::default();
+        c.claim("a", occ("p"));
+        c.claim("b", occ("p"));
+        assert!(c.defer("a", redirecting("http://t/a", "b"), "b").is_empty());
+        let out = c.defer("b", redirecting("http://t/b", "a"), "a");
+        // b loops back to a: b fails as a loop, and a (waiting on b) gets b's verdict
+        assert_eq!(out.len(), 2);
+        for (r, _) in &out {
+            assert!(
+                matches!(
+                    r.outcome,
+                    Outcome::Failed {
+                        kind: FailKind::RedirectLoop,
+                        ..
+                    }
+                ),
+                "{r:?}"
+            );
+        }
     }
 }

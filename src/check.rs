@@ -18,7 +18,7 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 use url::Url;
 
-use crate::cache::{Claim, Occurrence, ResultCache};
+use crate::cache::{Claim, Emission, Occurrence, ResultCache};
 use crate::cancel::CancelHandle;
 use crate::extract::{RawLink, extract_html};
 use crate::fetch::{self, Fetched, http::HttpFetcher};
@@ -43,6 +43,37 @@ pub(crate) struct Task {
     pub(crate) recurse: bool,
     /// An in-memory document standing in for the URL's content (not fetched).
     pub(crate) inline: Option<Arc<str>>,
+}
+
+/// What checking one task produced.
+#[derive(Debug)]
+pub(crate) struct Checked {
+    /// The task's result (partial when `stopped_at` is set).
+    pub(crate) result: CheckResult,
+    /// Redirect hops (or a folder's `index.html`) claimed and requested by this task: key and
+    /// index in `result.redirects` where that URL's own chain starts.
+    pub(crate) owned: Vec<(String, usize)>,
+    /// The known URL the redirect chain stopped at.
+    pub(crate) stopped_at: Option<String>,
+}
+
+/// The result of the URL at hop `from` of a chain: the same verdict, its part of the chain.
+fn hop_view(result: &CheckResult, from: usize) -> CheckResult {
+    let mut hop = result.clone();
+    let url = match result.redirects.get(from) {
+        Some(h) => h.url.to_string(),
+        None => result
+            .real_url
+            .as_ref()
+            .map_or_else(|| result.url.clone(), Url::to_string),
+    };
+    hop.url = url;
+    hop.redirects = result.redirects[from.min(result.redirects.len())..].to_vec();
+    if hop.redirects.is_empty() {
+        hop.real_url = None;
+        hop.warnings.retain(|w| w.tag != "http-redirected");
+    }
+    hop
 }
 
 /// Messages from the workers to the thread that consumes the results.
@@ -76,7 +107,7 @@ impl Run {
     pub(crate) fn work(&self) {
         while let Some(task) = self.queue.get() {
             let t = Instant::now();
-            let result =
+            let checked =
                 catch_unwind(AssertUnwindSafe(|| self.check(&task))).unwrap_or_else(|panic| {
                     let what = panic
                         .downcast_ref::<&str>()
@@ -92,22 +123,13 @@ impl Run {
                         task.level,
                     );
                     r.check_time = t.elapsed();
-                    (r, None)
+                    Checked {
+                        result: r,
+                        owned: Vec::new(),
+                        stopped_at: None,
+                    }
                 });
-            let (result, alias) = result;
-            if let Some(alias) = alias {
-                // Links straight to the final URL see its own verdict, without the redirects.
-                let mut direct = result.clone();
-                direct.url = result
-                    .real_url
-                    .as_ref()
-                    .map_or(alias.clone(), Url::to_string);
-                direct.real_url = None;
-                direct.redirects.clear();
-                direct.warnings.retain(|w| w.tag != "http-redirected");
-                self.complete(&alias, direct);
-            }
-            self.complete(&task.key, result);
+            self.record(&task, checked);
             self.checked.fetch_add(1, Ordering::Relaxed);
             // Every child of this task was put inside `check`: the count cannot reach 0 early.
             self.queue.task_done();
@@ -119,22 +141,51 @@ impl Run {
         self.checked.load(Ordering::Relaxed)
     }
 
-    /// Records a result and sends one entry per referrer known so far.
-    fn complete(&self, key: &str, result: CheckResult) {
-        let result = Arc::new(result);
-        let occurrences = self.cache.finish(key, result.clone());
-        if matches!(
-            result.outcome,
-            Outcome::Failed {
-                kind: FailKind::Interrupted,
-                ..
-            }
-        ) {
-            self.interrupted.fetch_add(1, Ordering::Relaxed);
-            return;
+    /// Records a task's result under its key and under every redirect hop it requested, or
+    /// defers them all on the known URL where its redirect chain stopped.
+    fn record(&self, task: &Task, checked: Checked) {
+        let Checked {
+            result,
+            owned,
+            stopped_at,
+        } = checked;
+        let mut done = Vec::new();
+        for (key, from) in owned {
+            let hop = hop_view(&result, from);
+            done.extend(match &stopped_at {
+                Some(target) => self.cache.defer(&key, hop, target),
+                None => self.cache.finish(&key, hop),
+            });
         }
-        for (i, o) in occurrences.into_iter().enumerate() {
-            self.send(&result, o, i > 0);
+        done.extend(match &stopped_at {
+            Some(target) => self.cache.defer(&task.key, result, target),
+            None => self.cache.finish(&task.key, result),
+        });
+        self.emit(done);
+    }
+
+    /// Records a result that needed no task and reports it.
+    fn complete(&self, key: &str, result: CheckResult) {
+        let done = self.cache.finish(key, result);
+        self.emit(done);
+    }
+
+    /// Sends one entry per occurrence of each finished result.
+    fn emit(&self, done: Vec<Emission>) {
+        for (result, occurrences) in done {
+            if matches!(
+                result.outcome,
+                Outcome::Failed {
+                    kind: FailKind::Interrupted,
+                    ..
+                }
+            ) {
+                self.interrupted.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            for (i, o) in occurrences.into_iter().enumerate() {
+                self.send(&result, o, i > 0);
+            }
         }
     }
 
@@ -239,7 +290,7 @@ impl Run {
 
     /// Checks one task and queues its children. Never holds a lock across I/O. Also returns
     /// the key of the final URL when the check claimed it as an alias (see below).
-    fn check(&self, task: &Task) -> (CheckResult, Option<String>) {
+    fn check(&self, task: &Task) -> Checked {
         let start = Instant::now();
         let fetched = if let Some(html) = &task.inline {
             let mut f = Fetched::bare(&task.url, Outcome::Ok { status: None });
@@ -250,7 +301,8 @@ impl Run {
         } else if task.url.scheme() == "file" {
             fetch::file::fetch(&task.url, task.recurse, self.max_body)
         } else {
-            self.http.fetch(&task.url, task.recurse)
+            self.http
+                .fetch(&task.url, task.recurse, &|key| self.cache.claim_alias(key))
         };
         let mut result = CheckResult::immediate(task.url.to_string(), fetched.outcome, task.level);
         result.internal = task.internal;
@@ -268,16 +320,18 @@ impl Run {
         }
         // A redirect may leave the site: scope is decided again for the final URL.
         let still_internal = task.inline.is_some() || self.filter.is_internal(&fetched.final_url);
-        // When redirects (or a folder's index.html) lead to another URL, that URL is claimed
-        // too: if it is already known under its own name, its own check parses it, and this
-        // one must not parse the same document again.
-        let mut alias = None;
-        let mut parse = true;
-        if fetched.final_url != task.url {
+        // A folder's index.html is another name of the same document: claim it, so that a
+        // link straight to it neither reads nor parses the document again. (HTTP redirect hops
+        // were claimed by the fetcher, hop by hop.)
+        let mut owned = fetched.owned;
+        let mut parse = fetched.stopped_at.is_none();
+        if task.url.scheme() == "file" && fetched.final_url != task.url {
             let key = cache_key(&fetched.final_url);
             if key != task.key {
                 parse = self.cache.claim_alias(&key);
-                alias = parse.then_some(key);
+                if parse {
+                    owned.push((key, result.redirects.len()));
+                }
             }
         }
         if let Some(body) = fetched.body
@@ -288,7 +342,11 @@ impl Run {
             result.links_found = self.queue_children(&body, &fetched.final_url, task.level + 1);
         }
         result.check_time = start.elapsed();
-        (result, alias)
+        Checked {
+            result,
+            owned,
+            stopped_at: fetched.stopped_at,
+        }
     }
 
     /// Extracts the links of a page and considers each. Returns how many links it had.

@@ -209,3 +209,34 @@ fn connection_refused_is_a_connect_error() {
         e.result.outcome
     );
 }
+
+#[test]
+fn a_redirect_into_a_known_url_does_not_request_it_again() {
+    for threads in [1, 8] {
+        let server = TestServer::start(
+            Routes::new()
+                .page("/", "<a href='/about'>about</a><a href='/old-about'>old</a><a href='/old-gone'>gone</a><a href='/gone'>g</a><a href='/x'>x</a><a href='/y'>y</a>")
+                .page("/about", "<a href='/old-about'>again</a>")
+                .reply("/old-about", Reply::redirect(301, "/about"))
+                .reply("/old-gone", Reply::redirect(301, "/gone"))
+                // two URLs that redirect to each other, each also linked directly
+                .reply("/x", Reply::redirect(302, "/y"))
+                .reply("/y", Reply::redirect(302, "/x")),
+        );
+        let report = run(config(&server.url("/"), threads));
+        for path in ["/about", "/old-about", "/gone", "/old-gone", "/x", "/y"] {
+            assert_eq!(server.count(path), 1, "{path} with {threads} threads");
+        }
+        let old = outcome_of(&report, &server.url("/old-about"));
+        assert_eq!(old.result.outcome, Outcome::Ok { status: Some(200) });
+        assert_eq!(old.result.real_url.as_ref().map(|u| u.to_string()), Some(server.url("/about")));
+        let gone = outcome_of(&report, &server.url("/old-gone"));
+        assert_eq!(gone.result.outcome, Outcome::Broken { status: 404 });
+        for p in ["/x", "/y"] {
+            let e = outcome_of(&report, &server.url(p));
+            assert_eq!(failed_kind(&e.result.outcome), Some(FailKind::RedirectLoop), "{p}: {:?}", e.result.outcome);
+        }
+        // every occurrence is reported: /old-about is linked from / and /about
+        assert_eq!(report.entries.iter().filter(|e| e.result.url == server.url("/old-about")).count(), 2);
+    }
+}

@@ -77,7 +77,28 @@ impl HttpFetcher {
     }
 
     /// Checks `url`, following redirects by hand. With `want_body`, an HTML body is returned.
-    pub(crate) fn fetch(&self, url: &Url, want_body: bool) -> Fetched {
+    /// `claim` is asked before each redirect hop is requested: `false` means the hop's URL is
+    /// known already, and the chain stops there (see [`Fetched::stopped_at`]).
+    pub(crate) fn fetch(
+        &self,
+        url: &Url,
+        want_body: bool,
+        claim: &dyn Fn(&str) -> bool,
+    ) -> Fetched {
+        // Every path out of the chain must hand back the hops it claimed, so they get finished.
+        let mut owned = Vec::new();
+        let mut f = self.fetch_chain(url, want_body, claim, &mut owned);
+        f.owned = owned;
+        f
+    }
+
+    fn fetch_chain(
+        &self,
+        url: &Url,
+        want_body: bool,
+        claim: &dyn Fn(&str) -> bool,
+        owned: &mut Vec<(String, usize)>,
+    ) -> Fetched {
         let mut current = url.clone();
         let mut hops: Vec<Hop> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
@@ -149,7 +170,8 @@ impl HttpFetcher {
                         format!("redirect to unsupported URL {next}"),
                     );
                 }
-                if !seen.insert(cache_key(&next)) {
+                let key = cache_key(&next);
+                if !seen.insert(key.clone()) {
                     return self.fail(
                         &next,
                         hops,
@@ -165,6 +187,15 @@ impl HttpFetcher {
                         format!("more than {} redirects", self.settings.max_redirects),
                     );
                 }
+                if !claim(&key) {
+                    // Known already (queued, in progress or done): its own check gives the verdict.
+                    let mut f = Fetched::bare(&next, Outcome::Ok { status: None });
+                    f.warnings.push(redirected(&next));
+                    f.redirects = hops;
+                    f.stopped_at = Some(key);
+                    return f;
+                }
+                owned.push((key, hops.len()));
                 current = next;
                 continue;
             }
@@ -173,10 +204,7 @@ impl HttpFetcher {
             f.modified = header(&res, LAST_MODIFIED.as_str());
             f.size = header(&res, CONTENT_LENGTH.as_str()).and_then(|n| n.trim().parse().ok());
             if !hops.is_empty() {
-                f.warnings.push(Warning {
-                    tag: "http-redirected",
-                    message: format!("Redirected to `{current}'."),
-                });
+                f.warnings.push(redirected(&current));
             }
             f.redirects = hops;
             if use_head {
@@ -232,6 +260,13 @@ impl HttpFetcher {
             FailKind::Interrupted,
             "the run was cancelled".into(),
         )
+    }
+}
+
+fn redirected(to: &Url) -> Warning {
+    Warning {
+        tag: "http-redirected",
+        message: format!("Redirected to `{to}'."),
     }
 }
 

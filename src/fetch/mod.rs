@@ -33,6 +33,12 @@ pub(crate) struct Fetched {
     pub(crate) modified: Option<String>,
     /// Warnings found on the way.
     pub(crate) warnings: Vec<Warning>,
+    /// Redirect targets this fetch claimed in the cache and requested itself: each key with the
+    /// index in `redirects` where its own chain starts (`redirects.len()` for the final URL).
+    pub(crate) owned: Vec<(String, usize)>,
+    /// The key of an already claimed URL the redirect chain reached and did not request again;
+    /// the verdict is that URL's (see `cache::ResultCache::defer`).
+    pub(crate) stopped_at: Option<String>,
 }
 
 impl Fetched {
@@ -48,6 +54,8 @@ impl Fetched {
             download_time: None,
             modified: None,
             warnings: Vec::new(),
+            owned: Vec::new(),
+            stopped_at: None,
         }
     }
 
