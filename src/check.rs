@@ -20,13 +20,17 @@ use url::Url;
 
 use crate::cache::{Claim, Emission, Occurrence, ResultCache};
 use crate::cancel::CancelHandle;
+use crate::charset::html_to_utf8;
 use crate::extract::{RawLink, extract_html};
+use crate::fetch::http::host_key;
 use crate::fetch::{self, Fetched, http::HttpFetcher};
 use crate::filter::{Decision, Filter};
+use crate::hosts::HostGate;
 use crate::mail::check_mailto;
 use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer};
 use crate::queue::UrlQueue;
-use crate::url_norm::cache_key;
+use crate::robots::RobotsCache;
+use crate::url_norm::{cache_key, redact};
 
 /// One URL waiting in the queue.
 #[derive(Debug)]
@@ -76,6 +80,14 @@ fn hop_view(result: &CheckResult, from: usize) -> CheckResult {
     hop
 }
 
+/// Replaces a URL's user name and password with `***` (reports never show credentials).
+fn mask_credentials(url: &mut Url) {
+    if !url.username().is_empty() || url.password().is_some() {
+        let _ = url.set_password(None);
+        let _ = url.set_username("***");
+    }
+}
+
 /// Messages from the workers to the thread that consumes the results.
 #[derive(Debug)]
 pub(crate) enum Message {
@@ -94,6 +106,12 @@ pub(crate) struct Run {
     pub(crate) http: HttpFetcher,
     pub(crate) cancel: CancelHandle,
     pub(crate) max_body: u64,
+    /// Most distinct URLs to check (`None`: no limit).
+    pub(crate) max_urls: Option<usize>,
+    /// robots.txt rules per origin; `None` when robots.txt is ignored.
+    pub(crate) robots: Option<RobotsCache>,
+    /// The politeness gate (robots.txt `Crawl-delay` is applied to it).
+    pub(crate) gate: Arc<HostGate>,
     pub(crate) tx: Sender<Message>,
     /// URLs whose check was cut short by a cancel (not reported as results).
     pub(crate) interrupted: AtomicUsize,
@@ -201,7 +219,7 @@ impl Run {
 
     /// Feeds one start input into the run (on the caller's thread, before the workers start).
     pub(crate) fn seed(&self, url: Url, inline: Option<Arc<str>>) {
-        self.consider(Ok(url), None, String::new(), 0, true, false, inline);
+        self.consider(Ok(url), None, String::new(), 0, true, false, true, inline);
     }
 
     /// Handles one link: decide, claim, then queue it, finish it at once, or record a referrer.
@@ -214,6 +232,7 @@ impl Run {
         level: usize,
         seed: bool,
         from_web: bool,
+        follow: bool,
         inline: Option<Arc<str>>,
     ) {
         let url = match url {
@@ -248,13 +267,26 @@ impl Run {
                 let mut clean = url;
                 clean.set_fragment(None);
                 match self.filter.decide(&clean, level, seed, from_web) {
+                    Decision::Check { .. } if self.over_url_limit() => {
+                        let reason = format!(
+                            "not checked: the limit of {} URLs (--max-urls) was reached",
+                            self.max_urls.unwrap_or(0)
+                        );
+                        let r = CheckResult::immediate(
+                            redact(clean.as_str()).into_owned(),
+                            Outcome::Ignored { reason },
+                            level,
+                        );
+                        self.complete(&key, r);
+                    }
                     Decision::Check { internal, recurse } => {
                         let task = Task {
                             url: clean,
                             key: key.clone(),
                             level,
                             internal,
-                            recurse,
+                            // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
+                            recurse: recurse && follow,
                             inline,
                         };
                         if !self.queue.put(task) {
@@ -288,10 +320,49 @@ impl Run {
         }
     }
 
+    /// `true` once more distinct URLs were claimed than `max_urls` allows.
+    fn over_url_limit(&self) -> bool {
+        self.max_urls.is_some_and(|n| self.cache.len() > n)
+    }
+
+    /// Asks robots.txt (fetching it once per origin) whether `url` may be requested.
+    fn robots_allow(&self, url: &Url) -> bool {
+        let Some(robots) = &self.robots else {
+            return true;
+        };
+        if !matches!(url.scheme(), "http" | "https") {
+            return true;
+        }
+        let host = host_key(url);
+        robots.allowed(
+            url,
+            |robots_url| self.http.fetch_robots(robots_url),
+            |rules| {
+                if let Some(delay) = rules.crawl_delay() {
+                    self.gate.crawl_delay(&host, delay);
+                }
+            },
+        )
+    }
+
     /// Checks one task and queues its children. Never holds a lock across I/O. Also returns
     /// the key of the final URL when the check claimed it as an alias (see below).
     fn check(&self, task: &Task) -> Checked {
         let start = Instant::now();
+        if task.inline.is_none() && !self.robots_allow(&task.url) {
+            let reason = "disallowed by robots.txt (use --no-robots to check it anyway)".to_owned();
+            let mut result = CheckResult::immediate(
+                redact(task.url.as_str()).into_owned(),
+                Outcome::Ignored { reason },
+                task.level,
+            );
+            result.internal = task.internal;
+            return Checked {
+                result,
+                owned: Vec::new(),
+                stopped_at: None,
+            };
+        }
         let fetched = if let Some(html) = &task.inline {
             let mut f = Fetched::bare(&task.url, Outcome::Ok { status: None });
             f.content_type = Some("text/html".into());
@@ -304,11 +375,26 @@ impl Run {
             self.http
                 .fetch(&task.url, task.recurse, &|key| self.cache.claim_alias(key))
         };
-        let mut result = CheckResult::immediate(task.url.to_string(), fetched.outcome, task.level);
+        let mut result = CheckResult::immediate(
+            redact(task.url.as_str()).into_owned(),
+            fetched.outcome,
+            task.level,
+        );
         result.internal = task.internal;
         result.redirects = fetched.redirects;
+        for hop in &mut result.redirects {
+            mask_credentials(&mut hop.url);
+        }
         if fetched.final_url != task.url {
-            result.real_url = Some(fetched.final_url.clone());
+            let mut real = fetched.final_url.clone();
+            mask_credentials(&mut real);
+            result.real_url = Some(real);
+        }
+        result.retries = fetched.retries;
+        if fetched.retries > 0 {
+            result
+                .infos
+                .push(format!("checked after {} tries", fetched.retries + 1));
         }
         result.content_type = fetched.content_type;
         result.size = fetched.size;
@@ -339,6 +425,7 @@ impl Run {
             && still_internal
             && !self.cancel.is_cancelled()
         {
+            let body = html_to_utf8(&body, fetched.charset.as_deref());
             result.links_found = self.queue_children(&body, &fetched.final_url, task.level + 1);
         }
         result.check_time = start.elapsed();
@@ -358,7 +445,7 @@ impl Run {
             .and_then(|b| page.join(b.trim()).ok())
             .unwrap_or_else(|| page.clone());
         let from_web = matches!(page.scheme(), "http" | "https");
-        let parent = page.to_string();
+        let parent = redact(page.as_str()).into_owned();
         let n = doc.links.len();
         for link in doc.links {
             let RawLink {
@@ -366,6 +453,7 @@ impl Run {
                 line,
                 column,
                 name,
+                nofollow,
                 ..
             } = link;
             let url = base
@@ -373,13 +461,23 @@ impl Run {
                 .map_err(|e| format!("cannot resolve `{value}': {e}"));
             let referrer = Referrer {
                 parent: parent.clone(),
-                raw: value.clone(),
+                raw: redact(&value).into_owned(),
                 line: Some(line),
                 column: Some(column),
                 name,
                 base: doc.base.clone(),
             };
-            self.consider(url, Some(referrer), value, level, false, from_web, None);
+            let follow = !doc.nofollow && !nofollow;
+            self.consider(
+                url,
+                Some(referrer),
+                value,
+                level,
+                false,
+                from_web,
+                follow,
+                None,
+            );
         }
         n
     }

@@ -27,10 +27,12 @@ use crate::config::{Config, Input};
 use crate::error::{Error, ErrorKind};
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
+use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats};
 use crate::outcome::Entry;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
+use crate::robots::RobotsCache;
 
 /// How long a cancelled run waits, after interrupting connections, for workers to notice.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
@@ -152,9 +154,11 @@ impl Checker {
         let started = Instant::now();
         let cfg = &self.config;
         let cancel = self.cancel.clone();
+        let rules = HostRules::new(cfg.host_rules.clone());
         let gate = Arc::new(HostGate::new(
             cfg.max_requests_per_second,
             cfg.host_concurrency,
+            rules.clone(),
             cancel.clone(),
         ));
         let idle_per_host = if cfg.host_concurrency == 0 {
@@ -169,6 +173,17 @@ impl Checker {
                 max_redirects: cfg.max_redirects,
                 max_body: cfg.max_body_size,
                 idle_per_host: idle_per_host.max(1),
+                max_retries: cfg.max_retries,
+                retry_backoff: cfg.retry_backoff,
+                max_retry_wait: cfg.max_retry_wait,
+                headers: cfg.headers.clone(),
+                start_origins: self
+                    .starts
+                    .iter()
+                    .map(|s| s.url.origin().ascii_serialization())
+                    .collect(),
+                rules,
+                insecure: cfg.insecure,
             },
             gate.clone(),
             cancel.clone(),
@@ -191,6 +206,9 @@ impl Checker {
             http,
             cancel: cancel.clone(),
             max_body: cfg.max_body_size,
+            max_urls: cfg.max_urls,
+            robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
+            gate: gate.clone(),
             tx: tx.clone(),
             interrupted: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),

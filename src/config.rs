@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use crate::host_rules::HostRule;
+
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
 /// politeness limits keep any one host from being flooded.
 pub const DEFAULT_THREADS: usize = 16;
@@ -23,6 +25,15 @@ pub const DEFAULT_MAX_REDIRECTS: usize = 10;
 pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;
 /// How long a cancelled run waits for URLs in flight before interrupting them. Defaults to 10 s.
 pub const DEFAULT_ABORT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Retries of a request that failed transiently (timeout, reset, 502/503/504) or was rate
+/// limited (429). Defaults to 2. A 404 is never retried.
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// Base of the exponential backoff between retries (doubled each retry, plus up to 25 %
+/// jitter) when the server gives no `Retry-After`. Defaults to 1 s.
+pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_secs(1);
+/// Longest wait a `Retry-After` (or a backoff) may impose before a retry. A server asking for
+/// more gets no retry: its 429/503 is the result. Defaults to 60 s.
+pub const DEFAULT_MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
 /// The User-Agent header sent with every request.
 pub const DEFAULT_USER_AGENT: &str = concat!(
     "Mozilla/5.0 (compatible; linkpatrol/",
@@ -73,6 +84,14 @@ pub struct Config {
     pub(crate) include: Vec<Regex>,
     pub(crate) exclude: Vec<Regex>,
     pub(crate) no_follow: Vec<Regex>,
+    pub(crate) max_retries: u32,
+    pub(crate) retry_backoff: Duration,
+    pub(crate) max_retry_wait: Duration,
+    pub(crate) robots: bool,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) host_rules: Vec<HostRule>,
+    pub(crate) insecure: bool,
+    pub(crate) max_urls: Option<usize>,
 }
 
 impl Default for Config {
@@ -92,6 +111,14 @@ impl Default for Config {
             include: Vec::new(),
             exclude: Vec::new(),
             no_follow: Vec::new(),
+            max_retries: DEFAULT_MAX_RETRIES,
+            retry_backoff: DEFAULT_RETRY_BACKOFF,
+            max_retry_wait: DEFAULT_MAX_RETRY_WAIT,
+            robots: true,
+            headers: Vec::new(),
+            host_rules: Vec::new(),
+            insecure: false,
+            max_urls: None,
         }
     }
 }
@@ -210,6 +237,58 @@ impl Config {
     /// URLs matching one of these patterns are checked but never recursed into.
     pub fn no_follow(mut self, pattern: Regex) -> Self {
         self.no_follow.push(pattern);
+        self
+    }
+
+    /// Retries after a transient failure or a 429/503. Defaults to [`DEFAULT_MAX_RETRIES`].
+    pub fn max_retries(mut self, n: u32) -> Self {
+        self.max_retries = n;
+        self
+    }
+
+    /// Base of the exponential backoff between retries. Defaults to [`DEFAULT_RETRY_BACKOFF`].
+    pub fn retry_backoff(mut self, base: Duration) -> Self {
+        self.retry_backoff = base;
+        self
+    }
+
+    /// Longest `Retry-After` or backoff honoured before a retry. Defaults to
+    /// [`DEFAULT_MAX_RETRY_WAIT`].
+    pub fn max_retry_wait(mut self, t: Duration) -> Self {
+        self.max_retry_wait = t;
+        self
+    }
+
+    /// Whether robots.txt is fetched and obeyed (`Disallow`, `Crawl-delay`). Defaults to `true`.
+    pub fn robots(mut self, yes: bool) -> Self {
+        self.robots = yes;
+        self
+    }
+
+    /// A header sent with every request. `Authorization`, `Cookie` and `Proxy-Authorization`
+    /// are sent only to the start sites, never to another origin (not even on a redirect);
+    /// use a [`HostRule`] to send them elsewhere.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Rate, concurrency and headers for some hosts. Earlier rules win.
+    pub fn host_rule(mut self, rule: HostRule) -> Self {
+        self.host_rules.push(rule);
+        self
+    }
+
+    /// Skip TLS certificate verification (the report says so). Defaults to `false`.
+    pub fn insecure(mut self, yes: bool) -> Self {
+        self.insecure = yes;
+        self
+    }
+
+    /// Check at most this many distinct URLs; later ones are listed as ignored. Defaults to
+    /// `None`: no limit.
+    pub fn max_urls(mut self, n: Option<usize>) -> Self {
+        self.max_urls = n;
         self
     }
 }

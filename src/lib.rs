@@ -56,13 +56,16 @@ pub mod report;
 pub mod url_norm;
 
 mod cache;
+mod charset;
 mod check;
 mod checker;
 mod fetch;
 mod filter;
+pub mod host_rules;
 mod hosts;
 mod mail;
 mod queue;
+mod robots;
 
 #[doc(hidden)]
 pub mod bench_support;
@@ -71,6 +74,7 @@ pub use cancel::CancelHandle;
 pub use checker::{Checker, Report};
 pub use config::{Config, Input};
 pub use error::{Error, ErrorKind};
+pub use host_rules::HostRule;
 pub use hosts::HostStats;
 pub use outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 pub use progress::{Progress, ProgressHandle};

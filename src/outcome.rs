@@ -175,6 +175,8 @@ pub struct CheckResult {
     pub links_found: usize,
     /// HTTP `Last-Modified`, when sent.
     pub modified: Option<String>,
+    /// Requests that were retries (after a timeout, a broken connection, a 429 or a 5xx).
+    pub retries: u32,
 }
 
 impl CheckResult {
@@ -195,6 +197,7 @@ impl CheckResult {
             internal: false,
             links_found: 0,
             modified: None,
+            retries: 0,
         }
     }
 }

@@ -115,3 +115,36 @@ mod tests {
         assert_eq!(key("file:///tmp/a%2e.html#x"), "file:///tmp/a..html");
     }
 }
+
+/// `s` with the user name and password of a URL replaced by `***`, so credentials never reach a
+/// report. Works on any string that may hold a URL (relative links are returned unchanged).
+pub fn redact(s: &str) -> std::borrow::Cow<'_, str> {
+    let Some(scheme_end) = s.find("://") else {
+        return s.into();
+    };
+    let auth_start = scheme_end + 3;
+    let auth_end = s[auth_start..]
+        .find(['/', '?', '#'])
+        .map_or(s.len(), |i| auth_start + i);
+    match s[auth_start..auth_end].rfind('@') {
+        Some(at) => format!("{}***{}", &s[..auth_start], &s[auth_start + at..]).into(),
+        None => s.into(),
+    }
+}
+
+#[cfg(test)]
+mod redact_tests {
+    use super::redact;
+
+    #[test]
+    fn credentials_are_masked() {
+        assert_eq!(
+            redact("http://user:pa%40ss@ex.com/p?q=a@b"),
+            "http://***@ex.com/p?q=a@b"
+        );
+        assert_eq!(redact("https://token@ex.com"), "https://***@ex.com");
+        assert_eq!(redact("http://ex.com/a@b"), "http://ex.com/a@b");
+        assert_eq!(redact("../x.html"), "../x.html");
+        assert_eq!(redact("mailto:a@b.c"), "mailto:a@b.c");
+    }
+}

@@ -65,8 +65,8 @@ fn a_site_with_cycles_is_crawled_once() {
             .map(|r| &r.path)
             .collect::<Vec<_>>()
     );
-    // 1 home + 40 pages + css + png + 4 missing
-    assert_eq!(paths.len(), 47, "{paths:?}");
+    // robots.txt + 1 home + 40 pages + css + png + 4 missing
+    assert_eq!(paths.len(), 48, "{paths:?}");
     assert_eq!(
         broken(&report),
         (0..4)
@@ -173,10 +173,11 @@ fn schemes_we_cannot_check_are_ignored_and_mail_is_checked_for_syntax() {
     assert_eq!(verdict("mailto:ok"), Outcome::Ok { status: None });
     assert!(verdict("mailto:broken").is_broken());
     assert!(verdict("[::1").is_broken());
+    let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
     assert_eq!(
-        server.requests().len(),
-        1,
-        "only the page itself was fetched"
+        paths,
+        ["/robots.txt", "/"],
+        "only robots.txt and the page itself were fetched"
     );
 }
 

@@ -229,14 +229,29 @@ fn a_redirect_into_a_known_url_does_not_request_it_again() {
         }
         let old = outcome_of(&report, &server.url("/old-about"));
         assert_eq!(old.result.outcome, Outcome::Ok { status: Some(200) });
-        assert_eq!(old.result.real_url.as_ref().map(|u| u.to_string()), Some(server.url("/about")));
+        assert_eq!(
+            old.result.real_url.as_ref().map(|u| u.to_string()),
+            Some(server.url("/about"))
+        );
         let gone = outcome_of(&report, &server.url("/old-gone"));
         assert_eq!(gone.result.outcome, Outcome::Broken { status: 404 });
         for p in ["/x", "/y"] {
             let e = outcome_of(&report, &server.url(p));
-            assert_eq!(failed_kind(&e.result.outcome), Some(FailKind::RedirectLoop), "{p}: {:?}", e.result.outcome);
+            assert_eq!(
+                failed_kind(&e.result.outcome),
+                Some(FailKind::RedirectLoop),
+                "{p}: {:?}",
+                e.result.outcome
+            );
         }
         // every occurrence is reported: /old-about is linked from / and /about
-        assert_eq!(report.entries.iter().filter(|e| e.result.url == server.url("/old-about")).count(), 2);
+        assert_eq!(
+            report
+                .entries
+                .iter()
+                .filter(|e| e.result.url == server.url("/old-about"))
+                .count(),
+            2
+        );
     }
 }

@@ -15,6 +15,7 @@ pub fn config(url: &str, threads: usize) -> Config {
         .max_requests_per_second(0.0)
         .timeout(Duration::from_secs(5))
         .abort_timeout(Duration::from_secs(2))
+        .retry_backoff(Duration::from_millis(20))
 }
 
 /// Runs a check to the end.

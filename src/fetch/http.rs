@@ -6,24 +6,40 @@
 //! the server refuses HEAD. Bodies are read up to a cap; a body small enough is read to its
 //! end so the connection goes back to the pool, a larger one is dropped (closing is cheaper
 //! than downloading it).
+//!
+//! Retries: a timeout or broken connection, and a 502/503/504/429, are retried up to
+//! `max_retries` times. 429 and 503 honour `Retry-After` (seconds or an HTTP date) and slow the
+//! whole host down through the gate; otherwise the wait is an exponential backoff with jitter.
+//! A 404 is never retried.
+//!
+//! Headers: the user's global headers go to every host, except credentials (`Authorization`,
+//! `Cookie`, `Proxy-Authorization`), which only go to the start sites' origins — so a redirect
+//! to another origin never carries them. Host-rule headers go to matching hosts only.
 
 use std::collections::HashSet;
 use std::io::Read;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
-use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED, LOCATION};
+use ureq::http::Response;
+use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED, LOCATION, RETRY_AFTER};
+use ureq::tls::TlsConfig;
 use ureq::{Agent, Body};
 use url::Url;
 
 use super::{Fetched, is_html};
 use crate::cancel::CancelHandle;
-use crate::hosts::HostGate;
+use crate::host_rules::HostRules;
+use crate::hosts::{HostGate, HostPermit};
 use crate::outcome::{FailKind, Hop, Outcome, Warning};
 use crate::url_norm::cache_key;
 
 /// Bytes of a body we are not going to parse that are still read to keep the connection.
 const DRAIN_LIMIT: u64 = 64 * 1024;
+/// Largest robots.txt read.
+const ROBOTS_LIMIT: u64 = 512 * 1024;
+/// Headers that carry credentials: sent to the start sites only.
+const CREDENTIAL_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
 
 /// Settings of the shared agent.
 #[derive(Debug, Clone)]
@@ -34,6 +50,15 @@ pub(crate) struct HttpSettings {
     pub(crate) max_body: u64,
     /// Idle connections kept per host; at least the number of threads that may use one host.
     pub(crate) idle_per_host: usize,
+    pub(crate) max_retries: u32,
+    pub(crate) retry_backoff: Duration,
+    pub(crate) max_retry_wait: Duration,
+    /// Headers for every request (credentials only to `start_origins`).
+    pub(crate) headers: Vec<(String, String)>,
+    /// Origins (`http://host:port`) of the start URLs.
+    pub(crate) start_origins: Vec<String>,
+    pub(crate) rules: HostRules,
+    pub(crate) insecure: bool,
 }
 
 /// The HTTP side of a run: the agent plus the politeness gate every request passes.
@@ -43,6 +68,16 @@ pub(crate) struct HttpFetcher {
     gate: Arc<HostGate>,
     settings: HttpSettings,
     cancel: CancelHandle,
+}
+
+/// How one request (with its retries) ended.
+enum Exchange<'a> {
+    /// A response; the permit is held until the body is dealt with.
+    Response(Response<Body>, HostPermit<'a>),
+    /// No response: the failure class and message.
+    Failed(FailKind, String),
+    /// The run was cancelled.
+    Interrupted,
 }
 
 impl HttpFetcher {
@@ -61,6 +96,11 @@ impl HttpFetcher {
             .max_idle_connections_per_host(settings.idle_per_host)
             .max_idle_age(Duration::from_secs(30))
             .proxy(None)
+            .tls_config(
+                TlsConfig::builder()
+                    .disable_verification(settings.insecure)
+                    .build(),
+            )
             .build()
             .into();
         HttpFetcher {
@@ -87,9 +127,175 @@ impl HttpFetcher {
     ) -> Fetched {
         // Every path out of the chain must hand back the hops it claimed, so they get finished.
         let mut owned = Vec::new();
-        let mut f = self.fetch_chain(url, want_body, claim, &mut owned);
+        let mut retries = 0;
+        let mut warnings = Vec::new();
+        let mut f = self.fetch_chain(
+            url,
+            want_body,
+            claim,
+            &mut owned,
+            &mut retries,
+            &mut warnings,
+        );
         f.owned = owned;
+        f.retries = retries;
+        for w in warnings {
+            if !f.warnings.iter().any(|x| x.tag == w.tag) {
+                f.warnings.push(w);
+            }
+        }
         f
+    }
+
+    /// Fetches a robots.txt (following a few redirects). `None` when there is none to obey.
+    pub(crate) fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>> {
+        let mut current = url.clone();
+        let (mut retries, mut warnings) = (0, Vec::new());
+        for _ in 0..5 {
+            let Exchange::Response(mut res, _permit) =
+                self.exchange(&current, false, &mut retries, &mut warnings)
+            else {
+                return None;
+            };
+            let status = res.status().as_u16();
+            if (300..400).contains(&status) {
+                let next =
+                    header(&res, LOCATION.as_str()).and_then(|l| current.join(l.trim()).ok())?;
+                drain(res.body_mut());
+                current = next;
+                continue;
+            }
+            if status != 200 {
+                drain(res.body_mut());
+                return None;
+            }
+            return read_capped(res.body_mut(), ROBOTS_LIMIT)
+                .ok()
+                .map(|(b, _)| b);
+        }
+        None
+    }
+
+    /// The headers to send to `url`.
+    fn headers_for<'a>(
+        &'a self,
+        url: &'a Url,
+        host: &'a str,
+    ) -> impl Iterator<Item = &'a (String, String)> + 'a {
+        let own_site = self
+            .settings
+            .start_origins
+            .iter()
+            .any(|o| *o == url.origin().ascii_serialization());
+        self.settings
+            .headers
+            .iter()
+            .filter(move |(k, _)| {
+                own_site || !CREDENTIAL_HEADERS.contains(&k.to_ascii_lowercase().as_str())
+            })
+            .chain(self.settings.rules.headers(host))
+    }
+
+    /// One request to `url`, retried after transient failures and overload answers.
+    fn exchange(
+        &self,
+        url: &Url,
+        head: bool,
+        retries: &mut u32,
+        warnings: &mut Vec<Warning>,
+    ) -> Exchange<'_> {
+        let host = host_key(url);
+        let mut attempt = 0;
+        loop {
+            let Some(permit) = self.gate.wait_for_host(&host) else {
+                return Exchange::Interrupted;
+            };
+            let mut req = if head {
+                self.agent.head(url.as_str())
+            } else {
+                self.agent
+                    .get(url.as_str())
+                    .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+            };
+            for (k, v) in self.headers_for(url, &host) {
+                req = req.header(k.as_str(), v.as_str());
+            }
+            let wait = match req.call() {
+                Err(e) => {
+                    drop(permit);
+                    if self.cancel.is_cancelled() {
+                        return Exchange::Interrupted;
+                    }
+                    let (kind, message) = classify(&e);
+                    if !matches!(kind, FailKind::Timeout | FailKind::Io)
+                        || attempt >= self.settings.max_retries
+                    {
+                        return Exchange::Failed(kind, message);
+                    }
+                    let wait = self.backoff(attempt);
+                    if self.cancel.sleep_until(Instant::now() + wait) {
+                        return Exchange::Interrupted;
+                    }
+                    None
+                }
+                Ok(mut res) => {
+                    let status = res.status().as_u16();
+                    if status == 429 && !warnings.iter().any(|w| w.tag == "http-rate-limited") {
+                        warnings.push(Warning {
+                            tag: "http-rate-limited",
+                            message: "the server answered 429 Too Many Requests; the host was slowed down".into(),
+                        });
+                    }
+                    if !matches!(status, 429 | 502 | 503 | 504)
+                        || attempt >= self.settings.max_retries
+                    {
+                        return Exchange::Response(res, permit);
+                    }
+                    let asked = retry_after(&res);
+                    let wait = asked.unwrap_or_else(|| self.backoff(attempt));
+                    if wait > self.settings.max_retry_wait {
+                        warnings.push(Warning {
+                            tag: "http-retry-after-too-long",
+                            message: format!(
+                                "the server asked to retry after {} s, more than the {} s allowed",
+                                wait.as_secs(),
+                                self.settings.max_retry_wait.as_secs()
+                            ),
+                        });
+                        return Exchange::Response(res, permit);
+                    }
+                    drain(res.body_mut());
+                    drop(res);
+                    drop(permit);
+                    if matches!(status, 429 | 503) {
+                        // The whole host waits: the next slot of every thread bound there moves.
+                        self.gate
+                            .back_off(&host, Instant::now() + wait, status == 429);
+                        None
+                    } else {
+                        Some(wait)
+                    }
+                }
+            };
+            if let Some(wait) = wait
+                && self.cancel.sleep_until(Instant::now() + wait)
+            {
+                return Exchange::Interrupted;
+            }
+            attempt += 1;
+            *retries += 1;
+            self.gate.note_retry(&host);
+        }
+    }
+
+    /// The wait before retry `attempt + 1`: base × 2^attempt, plus up to 25 % jitter, capped.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let base = self
+            .settings
+            .retry_backoff
+            .saturating_mul(1 << attempt.min(16));
+        let jitter = base.mul_f64(fastrand::f64() * 0.25);
+        (base + jitter).min(self.settings.max_retry_wait)
     }
 
     fn fetch_chain(
@@ -98,36 +304,18 @@ impl HttpFetcher {
         want_body: bool,
         claim: &dyn Fn(&str) -> bool,
         owned: &mut Vec<(String, usize)>,
+        retries: &mut u32,
+        warnings: &mut Vec<Warning>,
     ) -> Fetched {
         let mut current = url.clone();
         let mut hops: Vec<Hop> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
         let mut use_head = !want_body;
         loop {
-            let host = host_key(&current);
-            let Some(permit) = self.gate.wait_for_host(&host) else {
-                return self.interrupted(url, hops);
-            };
-            let sent = if use_head {
-                self.agent.head(current.as_str()).call()
-            } else {
-                self.agent
-                    .get(current.as_str())
-                    .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
-                    .call()
-            };
-            let mut res = match sent {
-                Ok(r) => r,
-                Err(e) => {
-                    drop(permit);
-                    if self.cancel.is_cancelled() {
-                        return self.interrupted(url, hops);
-                    }
-                    let (kind, message) = classify(&e);
-                    let mut f = Fetched::failed(&current, kind, message);
-                    f.redirects = hops;
-                    return f;
-                }
+            let (mut res, permit) = match self.exchange(&current, use_head, retries, warnings) {
+                Exchange::Response(res, permit) => (res, permit),
+                Exchange::Interrupted => return self.interrupted(url, hops),
+                Exchange::Failed(kind, message) => return self.fail(&current, hops, kind, message),
             };
             let status = res.status().as_u16();
             if use_head && head_refused(status) {
@@ -137,11 +325,7 @@ impl HttpFetcher {
                 use_head = false;
                 continue;
             }
-            let location = res
-                .headers()
-                .get(LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
+            let location = header(&res, LOCATION.as_str());
             if (300..400).contains(&status)
                 && let Some(location) = location
             {
@@ -154,38 +338,22 @@ impl HttpFetcher {
                 let next = match current.join(location.trim()) {
                     Ok(n) => n,
                     Err(e) => {
-                        return self.fail(
-                            &current,
-                            hops,
-                            FailKind::BadRedirect,
-                            format!("bad Location `{location}': {e}"),
-                        );
+                        let message = format!("bad Location `{location}': {e}");
+                        return self.fail(&current, hops, FailKind::BadRedirect, message);
                     }
                 };
                 if !matches!(next.scheme(), "http" | "https") {
-                    return self.fail(
-                        &current,
-                        hops,
-                        FailKind::BadRedirect,
-                        format!("redirect to unsupported URL {next}"),
-                    );
+                    let message = format!("redirect to unsupported URL {next}");
+                    return self.fail(&current, hops, FailKind::BadRedirect, message);
                 }
                 let key = cache_key(&next);
                 if !seen.insert(key.clone()) {
-                    return self.fail(
-                        &next,
-                        hops,
-                        FailKind::RedirectLoop,
-                        format!("redirect loop back to {next}"),
-                    );
+                    let message = format!("redirect loop back to {next}");
+                    return self.fail(&next, hops, FailKind::RedirectLoop, message);
                 }
                 if hops.len() > self.settings.max_redirects {
-                    return self.fail(
-                        &next,
-                        hops,
-                        FailKind::TooManyRedirects,
-                        format!("more than {} redirects", self.settings.max_redirects),
-                    );
+                    let message = format!("more than {} redirects", self.settings.max_redirects);
+                    return self.fail(&next, hops, FailKind::TooManyRedirects, message);
                 }
                 if !claim(&key) {
                     // Known already (queued, in progress or done): its own check gives the verdict.
@@ -200,7 +368,9 @@ impl HttpFetcher {
                 continue;
             }
             let mut f = Fetched::bare(&current, status_outcome(status));
-            f.content_type = header(&res, CONTENT_TYPE.as_str()).map(|ct| media_type(&ct));
+            let content_type = header(&res, CONTENT_TYPE.as_str());
+            f.content_type = content_type.as_deref().map(media_type);
+            f.charset = content_type.as_deref().and_then(charset_param);
             f.modified = header(&res, LAST_MODIFIED.as_str());
             f.size = header(&res, CONTENT_LENGTH.as_str()).and_then(|n| n.trim().parse().ok());
             if !hops.is_empty() {
@@ -263,6 +433,30 @@ impl HttpFetcher {
     }
 }
 
+/// `Retry-After` as a wait from now: delay-seconds or an HTTP date (a date in the past is 0).
+fn retry_after(res: &Response<Body>) -> Option<Duration> {
+    let v = header(res, RETRY_AFTER.as_str())?;
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(
+        when.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+/// The `charset` parameter of a Content-Type value.
+fn charset_param(ct: &str) -> Option<String> {
+    ct.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| v.trim().trim_matches('"').to_owned())
+    })
+}
+
 fn redirected(to: &Url) -> Warning {
     Warning {
         tag: "http-redirected",
@@ -295,7 +489,7 @@ fn status_outcome(status: u16) -> Outcome {
     }
 }
 
-fn header(res: &ureq::http::Response<Body>, name: &str) -> Option<String> {
+fn header(res: &Response<Body>, name: &str) -> Option<String> {
     res.headers()
         .get(name)
         .and_then(|v| v.to_str().ok())

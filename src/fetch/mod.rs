@@ -23,6 +23,10 @@ pub(crate) struct Fetched {
     pub(crate) redirects: Vec<Hop>,
     /// Media type without parameters, lower-case.
     pub(crate) content_type: Option<String>,
+    /// The `charset` of the Content-Type header, when sent.
+    pub(crate) charset: Option<String>,
+    /// Requests that were retries.
+    pub(crate) retries: u32,
     /// The body, when it was asked for, the verdict is OK and the content is HTML.
     pub(crate) body: Option<Vec<u8>>,
     /// Bytes read, or the announced length.
@@ -49,6 +53,8 @@ impl Fetched {
             final_url: url.clone(),
             redirects: Vec::new(),
             content_type: None,
+            charset: None,
+            retries: 0,
             body: None,
             size: None,
             download_time: None,

@@ -1,0 +1,113 @@
+//! robots.txt: fetched once per origin (through the politeness gate, like every request),
+//! cached for the run, and asked before each http(s) URL is requested.
+//!
+//! The first worker that needs an origin's rules fetches them; others needing the same origin
+//! wait for that one fetch (a per-origin `OnceLock`), while workers bound for other origins
+//! are not held up: the map lock is released before the fetch. A missing or unreadable
+//! robots.txt (404, error, unparsable) allows everything. `Crawl-delay` raises the host's
+//! interval in the gate.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use texting_robots::Robot;
+use url::Url;
+
+/// The robots.txt rules of one origin, once fetched.
+#[derive(Debug)]
+pub(crate) struct OriginRules {
+    robot: Option<Robot>,
+}
+
+impl OriginRules {
+    /// `Crawl-delay` for our agent, if any.
+    pub(crate) fn crawl_delay(&self) -> Option<Duration> {
+        let d = self.robot.as_ref()?.delay?;
+        (d.is_finite() && d > 0.0).then(|| Duration::from_secs_f32(d))
+    }
+}
+
+/// Per-origin robots.txt rules.
+#[derive(Debug)]
+pub(crate) struct RobotsCache {
+    /// The user-agent token matched against robots.txt groups.
+    agent: String,
+    /// Origin (`http://host:port`) → its rules, filled once. The map lock is held only to find
+    /// or insert a cell.
+    origins: Mutex<HashMap<String, Arc<OnceLock<OriginRules>>>>,
+}
+
+impl RobotsCache {
+    pub(crate) fn new(agent: impl Into<String>) -> Self {
+        RobotsCache {
+            agent: agent.into(),
+            origins: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The rules for `url`'s origin, fetching robots.txt with `fetch` the first time (`None`
+    /// from `fetch` means "no robots.txt"). `first` is called once, right after the fetch.
+    pub(crate) fn rules(
+        &self,
+        url: &Url,
+        fetch: impl FnOnce(&Url) -> Option<Vec<u8>>,
+        first: impl FnOnce(&OriginRules),
+    ) -> Arc<OnceLock<OriginRules>> {
+        let origin = url.origin().ascii_serialization();
+        let cell = self.origins.lock().entry(origin).or_default().clone();
+        cell.get_or_init(|| {
+            let robots_url = url.join("/robots.txt").ok();
+            let body = robots_url.as_ref().and_then(fetch);
+            let rules = OriginRules {
+                robot: body.and_then(|b| Robot::new(&self.agent, &b).ok()),
+            };
+            first(&rules);
+            rules
+        });
+        cell
+    }
+
+    /// `true` when robots.txt lets us request `url` (fetching the rules if needed).
+    pub(crate) fn allowed(
+        &self,
+        url: &Url,
+        fetch: impl FnOnce(&Url) -> Option<Vec<u8>>,
+        first: impl FnOnce(&OriginRules),
+    ) -> bool {
+        let cell = self.rules(url, fetch, first);
+        let rules = cell.get().expect("initialised by rules()");
+        rules.robot.as_ref().is_none_or(|r| r.allowed(url.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn fetched_once_per_origin_and_applied() {
+        let cache = RobotsCache::new("linkpatrol");
+        let fetches = AtomicUsize::new(0);
+        let body = b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://h.test/sitemap.xml\n".to_vec();
+        let fetch = |_: &Url| {
+            fetches.fetch_add(1, Ordering::SeqCst);
+            Some(body.clone())
+        };
+        let mut delay = None;
+        let u = |s: &str| Url::parse(s).unwrap();
+        assert!(
+            !cache.allowed(&u("http://h.test/private/x"), fetch, |r| delay =
+                r.crawl_delay())
+        );
+        assert!(cache.allowed(&u("http://h.test/public"), fetch, |_| panic!(
+            "fetched twice"
+        )));
+        assert_eq!(fetches.load(Ordering::SeqCst), 1);
+        assert_eq!(delay, Some(Duration::from_secs(2)));
+        // another origin (port) has its own rules; no robots.txt allows everything
+        assert!(cache.allowed(&u("http://h.test:8080/private/x"), |_| None, |_| {}));
+    }
+}
