@@ -69,6 +69,8 @@ pub struct Report {
     pub duration: Duration,
     /// Per-host request counts and politeness waits.
     pub hosts: Vec<HostStats>,
+    /// `true` when TLS certificates were not verified (`Config::insecure`).
+    pub insecure: bool,
 }
 
 impl Report {
@@ -293,6 +295,7 @@ impl Checker {
         report.interrupted = cancel.is_cancelled();
         report.duration = started.elapsed();
         report.hosts = gate.stats();
+        report.insecure = cfg.insecure;
         self.progress.detach();
         Ok(report)
     }

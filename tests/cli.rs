@@ -31,7 +31,7 @@ fn exit_code_0_when_all_links_work() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("That's it. 2 links in 2 URLs checked. 0 warnings found. 0 errors found."),
+        text.contains("That's it. 2 links in 2 URLs checked. 0 warnings found. 0 errors found (0 broken URLs)."),
         "{text}"
     );
 }
@@ -48,7 +48,7 @@ fn exit_code_1_and_a_text_block_for_broken_links() {
         "{text}"
     );
     assert!(text.contains("Result     Error: 404 Not Found"), "{text}");
-    assert!(text.contains("1 error found."), "{text}");
+    assert!(text.contains("1 error found (1 broken URL)."), "{text}");
 }
 
 #[test]
@@ -201,7 +201,7 @@ fn several_file_outputs_from_one_run() {
         "{csv}"
     );
     let txt = std::fs::read_to_string(&txt_path).unwrap();
-    assert!(txt.contains("1 error found."), "{txt}");
+    assert!(txt.contains("1 error found (1 broken URL)."), "{txt}");
     let bad = cli(&["-F", "nosuchformat", &server.url("/")]);
     assert_eq!(bad.status.code(), Some(2));
 }

@@ -16,6 +16,7 @@ fn the_per_host_interval_is_respected_and_other_hosts_are_not_delayed() {
             .then(|| crate::server::Reply::html("page"))
     }));
     // 10 requests per second per host: 100 ms apart.
+    let started = std::time::Instant::now();
     let report = run(config(&server.url("/"), 16).max_requests_per_second(10.0));
     let mut times: Vec<_> = server.requests().iter().map(|r| r.at).collect();
     times.sort();
@@ -31,7 +32,7 @@ fn the_per_host_interval_is_respected_and_other_hosts_are_not_delayed() {
     // the other host got its request soon after the start page, although 127.0.0.1 was booked
     // for the next 900 ms
     let other_at = other.requests()[0].at;
-    assert!(other_at < times[3], "127.0.0.2 waited behind 127.0.0.1");
+    assert!(other_at < times[6], "127.0.0.2 waited behind 127.0.0.1");
     let stats = report
         .hosts
         .iter()

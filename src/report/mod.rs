@@ -5,11 +5,13 @@
 //! writes the summary. Reporters never decide a verdict.
 
 mod csv;
+mod stats;
 mod text;
 
 use std::io::{self, Write};
 
 pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
+pub use self::stats::{Statistics, human_bytes, statistics};
 pub use self::text::TextReporter;
 use crate::checker::Report;
 use crate::outcome::Entry;

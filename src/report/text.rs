@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use super::{Reporter, Verbosity, human_duration};
+use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::checker::Report;
 use crate::outcome::{CheckResult, Entry};
 
@@ -73,7 +73,7 @@ impl<W: Write> TextReporter<W> {
             result.check_time.as_secs_f64()
         )?;
         if let Some(s) = result.size {
-            writeln!(o, "Size       {}", human_size(s))?;
+            writeln!(o, "Size       {}", human_bytes(s))?;
         }
         for i in &result.infos {
             writeln!(o, "Info       {i}")?;
@@ -88,14 +88,6 @@ impl<W: Write> TextReporter<W> {
         };
         writeln!(o, "Result     {verdict}: {}", result.outcome)?;
         writeln!(o)
-    }
-}
-
-fn human_size(n: u64) -> String {
-    match n {
-        0..1024 => format!("{n}B"),
-        1024..1_048_576 => format!("{}KB", n / 1024),
-        _ => format!("{:.1}MB", n as f64 / 1_048_576.0),
     }
 }
 
@@ -117,19 +109,36 @@ impl<W: Write> Reporter for TextReporter<W> {
             self.block(&result, &entries)?;
         }
         let o = &mut self.out;
-        let ok_hosts: Vec<_> = report.hosts.iter().filter(|h| h.requests > 0).collect();
-        if !ok_hosts.is_empty() {
-            writeln!(o, "Statistics:")?;
-            for h in ok_hosts {
-                writeln!(
-                    o,
-                    "Host {}: {} requests, {} waiting for politeness.",
-                    h.host,
-                    h.requests,
-                    human_duration(h.waited)
-                )?;
-            }
-            writeln!(o)?;
+        let stats = statistics(report);
+        writeln!(o, "Statistics:")?;
+        writeln!(o, "Downloaded: {}.", human_bytes(stats.bytes))?;
+        let types: Vec<String> = stats
+            .content_types
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        if !types.is_empty() {
+            writeln!(o, "Content types: {}.", types.join(", "))?;
+        }
+        if let Some((min, max, avg)) = stats.url_lengths {
+            writeln!(o, "URL lengths: min={min}, max={max}, avg={avg:.0}.")?;
+        }
+        for (h, errors) in stats.hosts.iter().filter(|(h, _)| h.requests > 0) {
+            writeln!(
+                o,
+                "Host {}: {} requests ({:.1}/s), {} retries, {} overload answers (429/503), {} broken, {} waiting for politeness.",
+                h.host,
+                h.requests,
+                h.effective_rate,
+                h.retries,
+                h.overloaded,
+                errors,
+                human_duration(h.waited)
+            )?;
+        }
+        writeln!(o)?;
+        if report.insecure {
+            writeln!(o, "TLS certificates were NOT verified (--insecure).")?;
         }
         if report.interrupted {
             writeln!(
@@ -146,11 +155,13 @@ impl<W: Write> Reporter for TextReporter<W> {
         );
         writeln!(
             o,
-            "That's it. {links} link{} in {urls} URL{} checked. {w} warning{} found. {e} error{} found.",
+            "That's it. {links} link{} in {urls} URL{} checked. {w} warning{} found. {e} error{} found ({} broken URL{}).",
             plural(links),
             plural(urls),
             plural(w),
-            plural(e)
+            plural(e),
+            stats.broken_urls,
+            plural(stats.broken_urls)
         )?;
         writeln!(
             o,

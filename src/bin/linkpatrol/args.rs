@@ -5,8 +5,9 @@ use clap::Parser;
 use linkpatrol::report::Format;
 
 use linkpatrol::config::{
-    DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_REDIRECTS,
-    DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_THREADS, DEFAULT_TIMEOUT,
+    DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS,
+    DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT, DEFAULT_THREADS,
+    DEFAULT_TIMEOUT,
 };
 
 /// `-F TYPE[/FILE]`: a report format written to a file.
@@ -79,6 +80,47 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative)]
     pub abort_timeout: f64,
 
+    /// Do not fetch or obey robots.txt.
+    #[arg(long)]
+    pub no_robots: bool,
+
+    /// Retries after a timeout, a broken connection, a 429 or a 502/503/504 (never a 404).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
+    pub max_retries: u32,
+
+    /// Longest Retry-After (or backoff) in seconds honoured before a retry.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative)]
+    pub max_retry_wait: f64,
+
+    /// Add a header to every request, `NAME: VALUE` (repeatable). Authorization and Cookie are
+    /// sent to the start sites only.
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = header)]
+    pub headers: Vec<(String, String)>,
+
+    /// Request rate for hosts matching a regex (against host:port), `REGEX=N` (repeatable).
+    #[arg(long, value_name = "REGEX=N", value_parser = pattern_number::<f64>)]
+    pub host_rate: Vec<(String, f64)>,
+
+    /// Requests in flight for hosts matching a regex, `REGEX=N` (repeatable).
+    #[arg(long, value_name = "REGEX=N", value_parser = pattern_number::<usize>)]
+    pub host_max_concurrency: Vec<(String, usize)>,
+
+    /// A header for hosts matching a regex only, `REGEX=NAME: VALUE` (repeatable).
+    #[arg(long, value_name = "REGEX=NAME: VALUE", value_parser = host_header)]
+    pub host_header: Vec<(String, (String, String))>,
+
+    /// Do not verify TLS certificates (the report says so).
+    #[arg(long)]
+    pub insecure: bool,
+
+    /// Check at most N distinct URLs; later ones are listed as ignored.
+    #[arg(long, value_name = "N")]
+    pub max_urls: Option<usize>,
+
+    /// Bytes of a page read for link extraction.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_SIZE)]
+    pub max_body_size: u64,
+
     /// The User-Agent header to send.
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
@@ -121,6 +163,39 @@ fn file_output(s: &str) -> Result<FileOutput, String> {
         format,
         path: path.map_or_else(|| format.default_file_name().to_owned(), str::to_owned),
     })
+}
+
+fn header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or_else(|| format!("`{s}' is not a header: use `NAME: VALUE'"))?;
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
+    {
+        return Err(format!("`{name}' is not a valid header name"));
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
+}
+
+fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
+    let (pattern, n) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("`{s}' is not REGEX=N"))?;
+    let n = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{n}' is not a valid number"))?;
+    Ok((pattern.to_owned(), n))
+}
+
+fn host_header(s: &str) -> Result<(String, (String, String)), String> {
+    let (pattern, h) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}' is not REGEX=NAME: VALUE"))?;
+    Ok((pattern.to_owned(), header(h)?))
 }
 
 fn thread_count(s: &str) -> Result<usize, String> {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use linkpatrol::Config;
+use linkpatrol::{Config, HostRule};
 use regex::Regex;
 
 use crate::args::Args;
@@ -20,6 +20,28 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .check_external(!args.internal_only)
         .max_redirects(args.max_redirects)
         .abort_timeout(Duration::from_secs_f64(args.abort_timeout));
+    config = config
+        .robots(!args.no_robots)
+        .max_retries(args.max_retries)
+        .max_retry_wait(Duration::from_secs_f64(args.max_retry_wait))
+        .insecure(args.insecure)
+        .max_urls(args.max_urls)
+        .max_body_size(args.max_body_size);
+    for (name, value) in &args.headers {
+        config = config.header(name, value);
+    }
+    for (pattern, n) in &args.host_rate {
+        config = config
+            .host_rule(HostRule::new(regex(pattern, "--host-rate")?).max_requests_per_second(*n));
+    }
+    for (pattern, n) in &args.host_max_concurrency {
+        config = config
+            .host_rule(HostRule::new(regex(pattern, "--host-max-concurrency")?).concurrency(*n));
+    }
+    for (pattern, (name, value)) in &args.host_header {
+        config =
+            config.host_rule(HostRule::new(regex(pattern, "--host-header")?).header(name, value));
+    }
     if let Some(ua) = &args.user_agent {
         config = config.user_agent(ua);
     }
