@@ -256,6 +256,7 @@ mod tests {
                 column: Some(1),
                 name: String::new(),
                 base: None,
+                warnings: Vec::new(),
             }),
             fragment: None,
         }

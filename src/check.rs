@@ -27,10 +27,14 @@ use crate::fetch::{self, Fetched, http::HttpFetcher};
 use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
 use crate::mail::check_mailto;
-use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer};
+use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
 use crate::url_norm::{cache_key, redact};
+
+/// URLs longer than this get the `url-too-long` warning (browsers and servers start failing
+/// around 2,000 characters).
+const MAX_URL_LENGTH: usize = 2000;
 
 /// One URL waiting in the queue.
 #[derive(Debug)]
@@ -108,6 +112,8 @@ pub(crate) struct Run {
     pub(crate) max_body: u64,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
+    /// Warning tags dropped from every result (`--ignore-warning`).
+    pub(crate) ignore_warnings: Vec<String>,
     /// robots.txt rules per origin; `None` when robots.txt is ignored.
     pub(crate) robots: Option<RobotsCache>,
     /// The politeness gate (robots.txt `Crawl-delay` is applied to it).
@@ -320,6 +326,31 @@ impl Run {
         }
     }
 
+    /// `false` for a warning the user asked to ignore.
+    fn keeps(&self, w: &Warning) -> bool {
+        !self.ignore_warnings.iter().any(|t| t == w.tag)
+    }
+
+    /// Warnings about the URL itself and its content, then the ignore filter.
+    fn add_url_warnings(&self, result: &mut CheckResult, url: &Url) {
+        if url.as_str().len() > MAX_URL_LENGTH {
+            result.warnings.push(Warning {
+                tag: "url-too-long",
+                message: format!(
+                    "URL is {} characters long, more than {MAX_URL_LENGTH}.",
+                    url.as_str().len()
+                ),
+            });
+        }
+        if matches!(result.outcome, Outcome::Ok { status: Some(200) }) && result.size == Some(0) {
+            result.warnings.push(Warning {
+                tag: "http-empty-content",
+                message: "The page has no content.".into(),
+            });
+        }
+        result.warnings.retain(|w| self.keeps(w));
+    }
+
     /// `true` once more distinct URLs were claimed than `max_urls` allows.
     fn over_url_limit(&self) -> bool {
         self.max_urls.is_some_and(|n| self.cache.len() > n)
@@ -429,6 +460,7 @@ impl Run {
             result.links_found = self.queue_children(&body, &fetched.final_url, task.level + 1);
         }
         result.check_time = start.elapsed();
+        self.add_url_warnings(&mut result, &task.url);
         Checked {
             result,
             owned,
@@ -454,11 +486,20 @@ impl Run {
                 column,
                 name,
                 nofollow,
+                padded,
                 ..
             } = link;
             let url = base
                 .join(&value)
                 .map_err(|e| format!("cannot resolve `{value}': {e}"));
+            let mut warnings = Vec::new();
+            if padded {
+                warnings.push(Warning {
+                    tag: "url-whitespace",
+                    message: format!("URL `{value}' has whitespace at the beginning or end."),
+                });
+            }
+            warnings.retain(|w| self.keeps(w));
             let referrer = Referrer {
                 parent: parent.clone(),
                 raw: redact(&value).into_owned(),
@@ -466,6 +507,7 @@ impl Run {
                 column: Some(column),
                 name,
                 base: doc.base.clone(),
+                warnings,
             };
             let follow = !doc.nofollow && !nofollow;
             self.consider(

@@ -86,7 +86,7 @@ impl Report {
 
     /// Number of warnings over all entries.
     pub fn warnings(&self) -> usize {
-        self.entries.iter().map(|e| e.result.warnings.len()).sum()
+        self.entries.iter().map(|e| e.warnings().count()).sum()
     }
 }
 
@@ -209,6 +209,7 @@ impl Checker {
             cancel: cancel.clone(),
             max_body: cfg.max_body_size,
             max_urls: cfg.max_urls,
+            ignore_warnings: cfg.ignore_warnings.clone(),
             robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
             gate: gate.clone(),
             tx: tx.clone(),

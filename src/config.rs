@@ -92,6 +92,7 @@ pub struct Config {
     pub(crate) host_rules: Vec<HostRule>,
     pub(crate) insecure: bool,
     pub(crate) max_urls: Option<usize>,
+    pub(crate) ignore_warnings: Vec<String>,
 }
 
 impl Default for Config {
@@ -119,6 +120,7 @@ impl Default for Config {
             host_rules: Vec::new(),
             insecure: false,
             max_urls: None,
+            ignore_warnings: Vec::new(),
         }
     }
 }
@@ -289,6 +291,12 @@ impl Config {
     /// `None`: no limit.
     pub fn max_urls(mut self, n: Option<usize>) -> Self {
         self.max_urls = n;
+        self
+    }
+
+    /// Drops warnings with this tag (`http-redirected`) from every result.
+    pub fn ignore_warning(mut self, tag: impl Into<String>) -> Self {
+        self.ignore_warnings.push(tag.into());
         self
     }
 }

@@ -217,6 +217,18 @@ pub struct Referrer {
     pub name: String,
     /// The document's `<base href>`, when it had one.
     pub base: Option<String>,
+    /// Warnings about this occurrence only (`url-whitespace`: the link as written here).
+    pub warnings: Vec<Warning>,
+}
+
+impl Entry {
+    /// The warnings of the URL's check followed by those of this occurrence.
+    pub fn warnings(&self) -> impl Iterator<Item = &Warning> {
+        self.result
+            .warnings
+            .iter()
+            .chain(self.referrer.iter().flat_map(|r| r.warnings.iter()))
+    }
 }
 
 /// One occurrence of a link and the verdict on its URL: a row of a report.

@@ -205,3 +205,52 @@ fn several_file_outputs_from_one_run() {
     let bad = cli(&["-F", "nosuchformat", &server.url("/")]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn warnings_have_tags_can_be_ignored_and_can_fail_the_run() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href=' /ok '>padded</a>\n<a href='/moved'>moved</a>",
+            )
+            .page("/ok", "fine")
+            .reply("/moved", Reply::redirect(301, "/ok")),
+    );
+    let base = ["--max-requests-per-second", "0", "--no-status", "-o", "csv"];
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(extra);
+        let url = server.url("/");
+        args.push(&url);
+        let out = cli(&args);
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            out.stderr,
+        )
+    };
+    let (code, csv, stderr) = run(&[]);
+    assert_eq!(code, Some(0), "warnings alone do not fail the run");
+    assert!(
+        stderr.is_empty(),
+        "--no-status: {}",
+        String::from_utf8_lossy(&stderr)
+    );
+    assert!(csv.contains("[url-whitespace]"), "{csv}");
+    assert!(csv.contains("[http-redirected]"), "{csv}");
+    let (code, _, _) = run(&["--fail-on-warnings"]);
+    assert_eq!(code, Some(1));
+    let (code, csv, _) = run(&[
+        "--fail-on-warnings",
+        "--ignore-warning",
+        "url-whitespace",
+        "--ignore-warning",
+        "http-redirected",
+    ]);
+    assert_eq!(code, Some(0), "{csv}");
+    assert!(
+        !csv.contains("[url-whitespace]") && !csv.contains("[http-redirected]"),
+        "{csv}"
+    );
+}

@@ -489,6 +489,9 @@ impl<'a> Collector<'a> {
                 continue;
             }
             let value = lossy(&self.values[slot.start..slot.end]);
+            let padded = slot.attr != Attr::Srcset
+                && slot.attr != Attr::Content
+                && value.trim_ascii().len() != value.len();
             let (line, column) = *position.get_or_insert_with(|| self.lines.locate(self.tag_start));
             let mut push = |value: &str| {
                 self.doc.links.push(RawLink {
@@ -499,6 +502,7 @@ impl<'a> Collector<'a> {
                     column,
                     name: name.clone(),
                     nofollow,
+                    padded,
                 });
             };
             match slot.attr {
@@ -1178,5 +1182,15 @@ mod tests {
         for link in &d.links {
             assert_eq!(char_at(html, link.line, link.column), Some('<'), "{link:?}");
         }
+    }
+}
+#[cfg(test)]
+mod padded_tests {
+    #[test]
+    fn whitespace_around_a_value_is_flagged() {
+        let d = super::extract_html(b"<a href=' /ok '>padded</a><a href='/plain'>plain</a>");
+        assert!(d.links[0].padded, "{:?}", d.links[0]);
+        assert_eq!(d.links[0].value, "/ok");
+        assert!(!d.links[1].padded);
     }
 }

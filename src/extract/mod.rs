@@ -32,6 +32,9 @@ pub struct RawLink {
     pub name: String,
     /// The element's `rel` attribute contains the token `nofollow` (ASCII case-insensitive).
     pub nofollow: bool,
+    /// The value as written had leading or trailing whitespace (removed in `value`):
+    /// LinkChecker's `url-whitespace` warning.
+    pub padded: bool,
 }
 
 /// Everything the crawler needs from one HTML document.

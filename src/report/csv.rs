@@ -78,9 +78,8 @@ pub fn csv_fields(e: &Entry) -> [String; 17] {
         Some(f) => format!("{}#{f}", r.url),
         None => r.url.clone(),
     };
-    let warnings: Vec<String> = r
-        .warnings
-        .iter()
+    let warnings: Vec<String> = e
+        .warnings()
         .map(|w| format!("[{}] {}", w.tag, w.message))
         .collect();
     let result = if r.outcome.is_broken() {

@@ -174,7 +174,7 @@ impl Verbosity {
     pub fn shows(self, entry: &Entry) -> bool {
         self == Verbosity::All
             || entry.result.outcome.is_broken()
-            || !entry.result.warnings.is_empty()
+            || entry.warnings().next().is_some()
     }
 }
 

@@ -81,6 +81,15 @@ impl<W: Write> TextReporter<W> {
         for w in &result.warnings {
             writeln!(o, "Warning    [{}] {}", w.tag, w.message)?;
         }
+        for e in entries {
+            for w in e.referrer.iter().flat_map(|r| r.warnings.iter()) {
+                let page = e.referrer.as_ref().map_or("", |r| r.parent.as_str());
+                writeln!(o, "Warning    [{}] {} (on {page})", w.tag, w.message)?;
+            }
+        }
+        if result.retries > 0 {
+            writeln!(o, "Tries      {}", result.retries + 1)?;
+        }
         let verdict = if result.outcome.is_broken() {
             "Error"
         } else {

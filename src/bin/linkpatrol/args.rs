@@ -141,6 +141,18 @@ pub struct Args {
     #[arg(long, value_name = "CHAR", default_value_t = ';')]
     pub csv_delimiter: char,
 
+    /// No progress display on stderr.
+    #[arg(long)]
+    pub no_status: bool,
+
+    /// Drop warnings with this tag, e.g. http-redirected (repeatable).
+    #[arg(long, value_name = "TAG")]
+    pub ignore_warning: Vec<String>,
+
+    /// Exit with status 1 when there are warnings, even without broken links.
+    #[arg(long)]
+    pub fail_on_warnings: bool,
+
     /// Report every checked link, not only broken ones and warnings.
     #[arg(short = 'v', long)]
     pub verbose: bool,

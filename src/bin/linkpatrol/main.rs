@@ -3,10 +3,12 @@
 
 mod args;
 mod settings;
+mod status;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
@@ -83,13 +85,22 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             &options,
         ));
     }
+    let counters = Arc::new(status::Counters::default());
+    let display =
+        status::StatusDisplay::start(checker.progress(), counters.clone(), !args.no_status);
     let mut write_error: Option<io::Error> = None;
     let report = checker.run_with(|entry| {
+        if entry.result.outcome.is_broken() {
+            counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
         // Keep feeding after an error so the other outputs stay complete; report it at the end.
         if let Err(e) = reporter.entry(entry) {
             write_error.get_or_insert(e);
         }
     })?;
+    if let Some(d) = display {
+        d.stop();
+    }
     let finished = reporter.finish(&report);
     drop(reporter);
     if let Some(e) = write_error {
@@ -99,7 +110,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     io::stdout().flush()?;
     Ok(if report.interrupted {
         EXIT_INTERRUPTED
-    } else if report.errors() > 0 {
+    } else if report.errors() > 0 || (args.fail_on_warnings && report.warnings() > 0) {
         EXIT_BROKEN
     } else {
         EXIT_OK

@@ -27,6 +27,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .insecure(args.insecure)
         .max_urls(args.max_urls)
         .max_body_size(args.max_body_size);
+    for tag in &args.ignore_warning {
+        config = config.ignore_warning(tag);
+    }
     for (name, value) in &args.headers {
         config = config.header(name, value);
     }
