@@ -21,8 +21,9 @@ use url::Url;
 use crate::cache::{Claim, Emission, Occurrence, ResultCache};
 use crate::cancel::CancelHandle;
 use crate::charset::html_to_utf8;
-use crate::extract::{RawLink, extract_html};
+use crate::extract::{HtmlDocument, RawLink, extract_html, extract_sitemap, is_sitemap};
 use crate::fetch::http::host_key;
+use crate::fetch::is_html;
 use crate::fetch::{self, Fetched, http::HttpFetcher};
 use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
@@ -112,6 +113,8 @@ pub(crate) struct Run {
     pub(crate) max_body: u64,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
+    /// Queue the sitemaps listed in a start site's robots.txt.
+    pub(crate) seed_sitemaps: bool,
     /// Warning tags dropped from every result (`--ignore-warning`).
     pub(crate) ignore_warnings: Vec<String>,
     /// robots.txt rules per origin; `None` when robots.txt is ignored.
@@ -372,8 +375,42 @@ impl Run {
                 if let Some(delay) = rules.crawl_delay() {
                     self.gate.crawl_delay(&host, delay);
                 }
+                if self.seed_sitemaps && self.filter.is_internal(url) {
+                    self.seed_from_sitemaps(url, rules.sitemaps());
+                }
             },
         )
+    }
+
+    /// Queues the `Sitemap:` URLs of a start site's robots.txt, as links found in robots.txt.
+    fn seed_from_sitemaps(&self, url: &Url, sitemaps: &[String]) {
+        let Ok(robots_url) = url.join("/robots.txt") else {
+            return;
+        };
+        for raw in sitemaps {
+            let referrer = Referrer {
+                parent: redact(robots_url.as_str()).into_owned(),
+                raw: redact(raw).into_owned(),
+                line: None,
+                column: None,
+                name: "Sitemap".into(),
+                base: None,
+                warnings: Vec::new(),
+            };
+            let parsed = robots_url
+                .join(raw.trim())
+                .map_err(|e| format!("cannot resolve `{raw}': {e}"));
+            self.consider(
+                parsed,
+                Some(referrer),
+                raw.clone(),
+                1,
+                false,
+                true,
+                true,
+                None,
+            );
+        }
     }
 
     /// Checks one task and queues its children. Never holds a lock across I/O. Also returns
@@ -456,8 +493,14 @@ impl Run {
             && still_internal
             && !self.cancel.is_cancelled()
         {
-            let body = html_to_utf8(&body, fetched.charset.as_deref());
-            result.links_found = self.queue_children(&body, &fetched.final_url, task.level + 1);
+            let content_type = result.content_type.as_deref();
+            let body = if is_html(content_type) {
+                html_to_utf8(&body, fetched.charset.as_deref())
+            } else {
+                body.into()
+            };
+            result.links_found =
+                self.queue_children(&body, &fetched.final_url, task.level + 1, content_type);
         }
         result.check_time = start.elapsed();
         self.add_url_warnings(&mut result, &task.url);
@@ -469,13 +512,29 @@ impl Run {
     }
 
     /// Extracts the links of a page and considers each. Returns how many links it had.
-    fn queue_children(&self, body: &[u8], page: &Url, level: usize) -> usize {
-        let doc = extract_html(body);
+    fn queue_children(
+        &self,
+        body: &[u8],
+        page: &Url,
+        level: usize,
+        content_type: Option<&str>,
+    ) -> usize {
+        let doc = if is_html(content_type) {
+            extract_html(body)
+        } else if is_sitemap(body) {
+            HtmlDocument {
+                links: extract_sitemap(body),
+                ..HtmlDocument::default()
+            }
+        } else {
+            return 0;
+        };
         let base = doc
             .base
             .as_deref()
             .and_then(|b| page.join(b.trim()).ok())
             .unwrap_or_else(|| page.clone());
+
         let from_web = matches!(page.scheme(), "http" | "https");
         let parent = redact(page.as_str()).into_owned();
         let n = doc.links.len();

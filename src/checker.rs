@@ -210,6 +210,8 @@ impl Checker {
             max_body: cfg.max_body_size,
             max_urls: cfg.max_urls,
             ignore_warnings: cfg.ignore_warnings.clone(),
+            seed_sitemaps: cfg.seed_sitemaps,
+
             robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
             gate: gate.clone(),
             tx: tx.clone(),

@@ -93,6 +93,7 @@ pub struct Config {
     pub(crate) insecure: bool,
     pub(crate) max_urls: Option<usize>,
     pub(crate) ignore_warnings: Vec<String>,
+    pub(crate) seed_sitemaps: bool,
 }
 
 impl Default for Config {
@@ -121,6 +122,7 @@ impl Default for Config {
             insecure: false,
             max_urls: None,
             ignore_warnings: Vec::new(),
+            seed_sitemaps: false,
         }
     }
 }
@@ -291,6 +293,13 @@ impl Config {
     /// `None`: no limit.
     pub fn max_urls(mut self, n: Option<usize>) -> Self {
         self.max_urls = n;
+        self
+    }
+
+    /// Also crawl the sitemaps that a start site's robots.txt lists (`Sitemap:` lines), so
+    /// pages no link reaches are checked too. Defaults to `false`.
+    pub fn seed_sitemaps(mut self, yes: bool) -> Self {
+        self.seed_sitemaps = yes;
         self
     }
 

@@ -27,6 +27,11 @@ impl OriginRules {
         let d = self.robot.as_ref()?.delay?;
         (d.is_finite() && d > 0.0).then(|| Duration::from_secs_f32(d))
     }
+
+    /// `Sitemap:` URLs listed.
+    pub(crate) fn sitemaps(&self) -> &[String] {
+        self.robot.as_ref().map_or(&[], |r| r.sitemaps.as_slice())
+    }
 }
 
 /// Per-origin robots.txt rules.
@@ -107,6 +112,12 @@ mod tests {
         )));
         assert_eq!(fetches.load(Ordering::SeqCst), 1);
         assert_eq!(delay, Some(Duration::from_secs(2)));
+        let cell = cache.rules(&u("http://h.test/"), fetch, |_| {});
+        assert_eq!(
+            cell.get().unwrap().sitemaps(),
+            ["http://h.test/sitemap.xml"]
+        );
+
         // another origin (port) has its own rules; no robots.txt allows everything
         assert!(cache.allowed(&u("http://h.test:8080/private/x"), |_| None, |_| {}));
     }

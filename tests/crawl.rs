@@ -199,3 +199,43 @@ fn recursion_level_limits_depth() {
     );
     assert_eq!(server.count("/2"), 0);
 }
+
+#[test]
+fn sitemaps_listed_in_robots_txt_seed_the_crawl_when_asked() {
+    for threads in [1, 8] {
+        let server = TestServer::start(
+            Routes::new()
+                .reply(
+                    "/robots.txt",
+                    Reply::status(200).body("Sitemap: /sitemap.xml\n").content_type("text/plain"),
+                )
+                .page("/", "<a href='/linked'>linked</a>")
+                .page("/linked", "x")
+                .reply(
+                    "/sitemap.xml",
+                    Reply::status(200).content_type("application/xml").body(
+                        "<?xml version='1.0'?>\n<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>\n\
+                         <url><loc>/orphan</loc></url>\n<url><loc>/orphan-gone</loc></url>\n</urlset>",
+                    ),
+                )
+                .page("/orphan", "<a href='/from-orphan'>deeper</a>")
+                .page("/from-orphan", "y"),
+        );
+        let report = run(config(&server.url("/"), threads).seed_sitemaps(true));
+        for path in ["/sitemap.xml", "/orphan", "/from-orphan"] {
+            assert_eq!(server.count(path), 1, "{path}");
+        }
+        let gone = report.broken().next().expect("the sitemap's broken URL");
+        assert_eq!(gone.result.url, server.url("/orphan-gone"));
+        let r = gone.referrer.as_ref().unwrap();
+        assert_eq!(
+            (r.parent.as_str(), r.line),
+            (server.url("/sitemap.xml").as_str(), Some(4))
+        );
+
+        server.clear_requests();
+        run(config(&server.url("/"), threads));
+        assert_eq!(server.count("/sitemap.xml"), 0, "not without seed_sitemaps");
+        assert_eq!(server.count("/orphan"), 0);
+    }
+}

@@ -6,8 +6,10 @@
 //! [`HtmlDocument::base`] once the whole document has been read.
 
 mod html;
+mod sitemap;
 
 pub use html::extract_html;
+pub use sitemap::{extract_sitemap, is_sitemap};
 
 /// One link as written in a document, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use url::Url;
 
-use super::{Fetched, is_html};
+use super::{Fetched, is_parsed};
 use crate::outcome::{FailKind, Outcome, Warning};
 
 /// Checks a `file:` URL; reads the file (up to `max_body` bytes) when `want_body` and it is HTML.
@@ -44,7 +44,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
     f.content_type = Some(content_type.to_owned());
-    if want_body && is_html(Some(content_type)) {
+    if want_body && is_parsed(Some(content_type)) {
         let t = Instant::now();
         let mut buf = Vec::new();
         let read =

@@ -27,7 +27,7 @@ use ureq::tls::TlsConfig;
 use ureq::{Agent, Body};
 use url::Url;
 
-use super::{Fetched, is_html};
+use super::{Fetched, is_parsed};
 use crate::cancel::CancelHandle;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostPermit};
@@ -380,7 +380,7 @@ impl HttpFetcher {
             if use_head {
                 return f;
             }
-            if want_body && status < 300 && is_html(f.content_type.as_deref()) {
+            if want_body && status < 300 && is_parsed(f.content_type.as_deref()) {
                 let t = Instant::now();
                 match read_capped(res.body_mut(), self.settings.max_body) {
                     Ok((body, truncated)) => {

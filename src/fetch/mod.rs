@@ -77,7 +77,12 @@ impl Fetched {
     }
 }
 
-/// `true` for media types we extract links from.
+/// `true` for HTML media types.
 pub(crate) fn is_html(content_type: Option<&str>) -> bool {
     matches!(content_type, Some("text/html" | "application/xhtml+xml"))
+}
+
+/// `true` for media types we extract links from: HTML, and XML (read when it is a sitemap).
+pub(crate) fn is_parsed(content_type: Option<&str>) -> bool {
+    is_html(content_type) || matches!(content_type, Some("application/xml" | "text/xml"))
 }

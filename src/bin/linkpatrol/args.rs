@@ -84,6 +84,10 @@ pub struct Args {
     #[arg(long)]
     pub no_robots: bool,
 
+    /// Also crawl the sitemaps listed in a start site's robots.txt (`Sitemap:` lines).
+    #[arg(long)]
+    pub sitemaps: bool,
+
     /// Retries after a timeout, a broken connection, a 429 or a 502/503/504 (never a 404).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,

@@ -22,6 +22,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .abort_timeout(Duration::from_secs_f64(args.abort_timeout));
     config = config
         .robots(!args.no_robots)
+        .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
         .max_retry_wait(Duration::from_secs_f64(args.max_retry_wait))
         .insecure(args.insecure)
