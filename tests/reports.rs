@@ -464,10 +464,17 @@ fn slow_site() -> TestServer {
 
 #[test]
 fn ctrl_c_leaves_every_file_complete_and_well_formed() {
+    for threads in ["1", "16"] {
+        interrupt_and_check(threads);
+    }
+}
+
+/// Interrupts a run on the endless slow site with SIGINT, then reads back every `-F` file.
+fn interrupt_and_check(threads: &str) {
     let server = slow_site();
-    let dir = temp_dir("reports-interrupted");
+    let dir = temp_dir(&format!("reports-interrupted-{threads}"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
-    cmd.args(["--max-requests-per-second", "0", "-t", "4", "-q", "-v"])
+    cmd.args(["--max-requests-per-second", "0", "-t", threads, "-q", "-v"])
         .args(["--abort-timeout", "2"]);
     let paths: Vec<PathBuf> = FORMATS.iter().map(|(_, f)| dir.join(f)).collect();
     for ((format, _), path) in FORMATS.iter().zip(&paths) {
