@@ -41,7 +41,8 @@
 //! `filter` (scope and patterns), [`url_norm`] (cache keys). I/O: `fetch` (ureq agent, files),
 //! `hosts` (per-host politeness), `cache` (placeholder on enqueue). Orchestration: `queue`
 //! (joinable queue), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join).
-//! [`report`] turns entries into text and CSV. The `linkpatrol` binary uses only this API.
+//! [`report`] turns entries into text, CSV, JSON, NDJSON, JUnit, SARIF, sitemap, failures, DOT
+//! and GML reports. The `linkpatrol` binary uses only this API.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]

@@ -6,6 +6,9 @@ pub mod server;
 /// Helpers shared by the test modules.
 pub mod util;
 
+/// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
+pub mod report_check;
+
 /// Cancel: prompt return, interrupted report with every finished result.
 mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
@@ -20,3 +23,5 @@ mod fetching;
 mod library;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
+mod reports;

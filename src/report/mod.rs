@@ -1,20 +1,46 @@
-//! Reporters: they turn the stream of [`Entry`]s into text, CSV and other formats.
+//! Reporters: they turn the stream of [`Entry`]s into text, CSV and the machine-readable
+//! formats (JSON, NDJSON, JUnit XML, SARIF, sitemap, failures list, DOT and GML graphs).
 //!
-//! A reporter is fed on one thread (the caller of [`Checker::run_with`](crate::Checker::run_with))
-//! and writes as entries arrive, so an interrupted run still leaves a complete file; `finish`
-//! writes the summary. Reporters never decide a verdict.
+//! A reporter is fed on one thread (the caller of [`Checker::run_with`](crate::Checker::run_with)).
+//! Line-oriented formats (CSV, NDJSON, failures) and the JSON entries array are written and
+//! flushed as entries arrive; formats that are one grouped or sorted document (text, JUnit,
+//! SARIF, sitemap, DOT, GML) are written by `finish`. `finish` also runs after a cancelled run,
+//! so every file is a complete, well-formed document once it returns. Reporters never decide a
+//! verdict.
+//!
+//! [`ReportOptions::verbosity`] selects the entries of the text, CSV, JSON and NDJSON reports.
+//! The other formats have a fixed scope: JUnit lists every link (CI tools count passes),
+//! SARIF and failures list only problems, the sitemap only good pages, the graphs every link.
 
 mod csv;
+mod dot;
+mod failures;
+mod gml;
+mod graph;
+mod json;
+mod junit;
+mod ndjson;
+mod sarif;
+mod sitemap;
 mod stats;
 mod text;
+mod xml;
 
 use std::io::{self, Write};
 
 pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
+pub use self::dot::DotReporter;
+pub use self::failures::FailuresReporter;
+pub use self::gml::GmlReporter;
+pub use self::json::{JsonReporter, entry_json, summary_json};
+pub use self::junit::JunitReporter;
+pub use self::ndjson::NdjsonReporter;
+pub use self::sarif::SarifReporter;
+pub use self::sitemap::SitemapReporter;
 pub use self::stats::{Statistics, human_bytes, statistics};
 pub use self::text::TextReporter;
 use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::outcome::{Entry, Outcome};
 
 /// A sink for report rows.
 pub trait Reporter {
@@ -39,17 +65,52 @@ pub enum Format {
     Text,
     /// LinkChecker's 17 CSV columns.
     Csv,
+    /// One JSON document: the entries and a summary.
+    Json,
+    /// One JSON object per line: the entries, then a summary line.
+    Ndjson,
+    /// JUnit XML: a test suite per page, a test case per link.
+    Junit,
+    /// SARIF 2.1.0: one result per broken link (and per warning) where it occurs.
+    Sarif,
+    /// An XML sitemap (sitemaps.org 0.9) of the good internal HTML pages.
+    Sitemap,
+    /// One broken URL per line.
+    Failures,
+    /// The link graph in Graphviz DOT.
+    Dot,
+    /// The link graph in GML.
+    Gml,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: &'static [Format] = &[Format::Text, Format::Csv];
+    pub const ALL: &'static [Format] = &[
+        Format::Text,
+        Format::Csv,
+        Format::Json,
+        Format::Ndjson,
+        Format::Junit,
+        Format::Sarif,
+        Format::Sitemap,
+        Format::Failures,
+        Format::Dot,
+        Format::Gml,
+    ];
 
     /// The name used on the command line (`csv`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Text => "text",
             Format::Csv => "csv",
+            Format::Json => "json",
+            Format::Ndjson => "ndjson",
+            Format::Junit => "junit",
+            Format::Sarif => "sarif",
+            Format::Sitemap => "sitemap",
+            Format::Failures => "failures",
+            Format::Dot => "dot",
+            Format::Gml => "gml",
         }
     }
 
@@ -66,6 +127,14 @@ impl Format {
         match self {
             Format::Text => "linkpatrol-out.txt",
             Format::Csv => "linkpatrol-out.csv",
+            Format::Json => "linkpatrol-out.json",
+            Format::Ndjson => "linkpatrol-out.ndjson",
+            Format::Junit => "linkpatrol-out.junit.xml",
+            Format::Sarif => "linkpatrol-out.sarif",
+            Format::Sitemap => "linkpatrol-out.sitemap.xml",
+            Format::Failures => "linkpatrol-failures.txt",
+            Format::Dot => "linkpatrol-out.dot",
+            Format::Gml => "linkpatrol-out.gml",
         }
     }
 }
@@ -101,6 +170,14 @@ pub fn reporter_for<'a>(
             options.csv_delimiter,
             options.verbosity,
         )),
+        Format::Json => Box::new(JsonReporter::new(out, options.verbosity)),
+        Format::Ndjson => Box::new(NdjsonReporter::new(out, options.verbosity)),
+        Format::Junit => Box::new(JunitReporter::new(out)),
+        Format::Sarif => Box::new(SarifReporter::new(out)),
+        Format::Sitemap => Box::new(SitemapReporter::new(out)),
+        Format::Failures => Box::new(FailuresReporter::new(out)),
+        Format::Dot => Box::new(DotReporter::new(out)),
+        Format::Gml => Box::new(GmlReporter::new(out)),
     }
 }
 
@@ -177,6 +254,38 @@ impl Verbosity {
             || entry.warnings().next().is_some()
     }
 }
+
+/// The state name of an outcome: `ok`, `broken` (error status), `failed`, `ignored`.
+pub(crate) fn state_name(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Ok { .. } => "ok",
+        Outcome::Broken { .. } => "broken",
+        Outcome::Failed { .. } => "failed",
+        Outcome::Ignored { .. } => "ignored",
+    }
+}
+
+/// The HTTP status of an outcome, when one is known.
+pub(crate) fn status_of(outcome: &Outcome) -> Option<u16> {
+    match outcome {
+        Outcome::Ok { status } => *status,
+        Outcome::Broken { status } => Some(*status),
+        Outcome::Failed { .. } | Outcome::Ignored { .. } => None,
+    }
+}
+
+/// The failure class of a broken outcome: `http-error` for an error status, else the
+/// [`FailKind`] name; `None` when the link is not broken.
+pub(crate) fn failure_class(outcome: &Outcome) -> Option<&'static str> {
+    match outcome {
+        Outcome::Broken { .. } => Some(HTTP_ERROR),
+        Outcome::Failed { kind, .. } => Some(kind.as_str()),
+        Outcome::Ok { .. } | Outcome::Ignored { .. } => None,
+    }
+}
+
+/// The failure class of an HTTP error status (4xx, 5xx).
+pub(crate) const HTTP_ERROR: &str = "http-error";
 
 /// `1.234 seconds`, `2 minutes, 3 seconds`: durations as LinkChecker prints them.
 pub(crate) fn human_duration(d: std::time::Duration) -> String {

@@ -129,11 +129,13 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
 
-    /// Report format on stdout: text, csv (see also -F).
+    /// Report format on stdout: text, csv, json, ndjson, junit, sarif, sitemap, failures, dot,
+    /// gml (see also -F).
     #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
     pub output: Format,
 
-    /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT).
+    /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT, or
+    /// linkpatrol-failures.txt for failures).
     #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
 

@@ -1,0 +1,173 @@
+//! JSON: one document, `{"tool": {…}, "entries": [ … ], "summary": {…}}`.
+//!
+//! The entries array is streamed: each entry the verbosity shows is written (one per line) and
+//! flushed as it arrives, and `finish` closes the array and writes the summary, so even a
+//! cancelled run leaves a complete document. [`entry_json`] and [`summary_json`] build the two
+//! objects; NDJSON uses them too.
+//!
+//! An entry: `url` (as checked, no fragment), `urlname` (as written in the page), `real_url`
+//! (after redirects), `result` (text such as `404 Not Found`), `valid`, `state` (`ok`,
+//! `broken`, `failed`, `ignored`), `status` (HTTP status or null), `failure` (failure class or
+//! null: `http-error`, `timeout`, …), `warnings` (`[{tag, message}]`), `infos`, `parent`,
+//! `line`, `column`, `name`, `base`, `fragment`, `content_type`, `size`, `download_time` and
+//! `check_time` (seconds), `level`, `internal`, `cached`, `modified` and `redirects`
+//! (`[{url, status}]`). Absent values are `null`.
+//!
+//! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
+//! `unchecked`, `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
+//! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
+//! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
+//! seconds).
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+use super::{Reporter, Verbosity, failure_class, state_name, status_of};
+use crate::checker::Report;
+use crate::outcome::Entry;
+
+/// Writes the JSON document.
+#[derive(Debug)]
+pub struct JsonReporter<W: Write> {
+    out: W,
+    verbosity: Verbosity,
+    /// `true` once the document head and `"entries":[` are written.
+    opened: bool,
+    /// Entries written so far (a comma goes before every one after the first).
+    written: usize,
+}
+
+impl<W: Write> JsonReporter<W> {
+    /// A reporter writing to `out`, showing the entries `verbosity` selects.
+    pub fn new(out: W, verbosity: Verbosity) -> Self {
+        JsonReporter {
+            out,
+            verbosity,
+            opened: false,
+            written: 0,
+        }
+    }
+
+    fn open(&mut self) -> io::Result<()> {
+        if !self.opened {
+            self.opened = true;
+            write!(self.out, "{{\"tool\":")?;
+            serde_json::to_writer(&mut self.out, &tool_json())?;
+            write!(self.out, ",\"entries\":[")?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Reporter for JsonReporter<W> {
+    fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        if !self.verbosity.shows(entry) {
+            return Ok(());
+        }
+        self.open()?;
+        let sep = if self.written == 0 { "\n" } else { ",\n" };
+        self.out.write_all(sep.as_bytes())?;
+        serde_json::to_writer(&mut self.out, &entry_json(entry))?;
+        self.written += 1;
+        // Streamed: a killed process still leaves every finished entry on disk.
+        self.out.flush()
+    }
+
+    fn finish(&mut self, report: &Report) -> io::Result<()> {
+        self.open()?;
+        write!(self.out, "\n],\n\"summary\":")?;
+        serde_json::to_writer(&mut self.out, &summary_json(report))?;
+        writeln!(self.out, "}}")?;
+        self.out.flush()
+    }
+}
+
+/// `{"name": "linkpatrol", "version": …}`.
+pub(crate) fn tool_json() -> Value {
+    json!({"name": "linkpatrol", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// One entry as a JSON object (fields in the module docs).
+pub fn entry_json(e: &Entry) -> Value {
+    let r = &e.result;
+    let rf = e.referrer.as_ref();
+    json!({
+        "url": r.url,
+        "urlname": rf.map_or(r.url.as_str(), |x| x.raw.as_str()),
+        "real_url": r.real_url.as_ref().map_or(r.url.as_str(), |u| u.as_str()),
+        "result": r.outcome.to_string(),
+        "valid": !r.outcome.is_broken(),
+        "state": state_name(&r.outcome),
+        "status": status_of(&r.outcome),
+        "failure": failure_class(&r.outcome),
+        "warnings": e.warnings()
+            .map(|w| json!({"tag": w.tag, "message": w.message}))
+            .collect::<Vec<_>>(),
+        "infos": r.infos,
+        "parent": rf.map(|x| x.parent.as_str()),
+        "line": rf.and_then(|x| x.line),
+        "column": rf.and_then(|x| x.column),
+        "name": rf.map(|x| x.name.as_str()),
+        "base": rf.and_then(|x| x.base.as_deref()),
+        "fragment": e.fragment,
+        "content_type": r.content_type,
+        "size": r.size,
+        "download_time": r.download_time.map(|d| d.as_secs_f64()),
+        "check_time": r.check_time.as_secs_f64(),
+        "level": r.level,
+        "internal": r.internal,
+        "cached": e.cached,
+        "modified": r.modified,
+        "redirects": r.redirects.iter()
+            .map(|h| json!({"url": h.url.as_str(), "status": h.status}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// The summary of a run as a JSON object (fields in the module docs).
+pub fn summary_json(report: &Report) -> Value {
+    let stats = super::statistics(report);
+    json!({
+        "links": report.entries.len(),
+        "urls": report.urls,
+        "errors": report.errors(),
+        "warnings": report.warnings(),
+        "unchecked": report.unchecked,
+        "interrupted": report.interrupted,
+        "duration": report.duration.as_secs_f64(),
+        "broken_urls": stats.broken_urls,
+        "bytes": stats.bytes,
+        "content_types": stats.content_types,
+        "url_lengths": stats.url_lengths.map(|(min, max, avg)| json!({"min": min, "max": max, "avg": avg})),
+        "insecure": report.insecure,
+        "hosts": stats.hosts.iter()
+            .map(|(h, broken)| json!({
+                "host": h.host,
+                "requests": h.requests,
+                "waited": h.waited.as_secs_f64(),
+                "retries": h.retries,
+                "overloaded": h.overloaded,
+                "broken": broken,
+                "interval": h.interval.as_secs_f64(),
+                "effective_rate": h.effective_rate,
+            }))
+            .collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_without_entries_is_still_one_document() {
+        let mut out = Vec::new();
+        let mut r = JsonReporter::new(&mut out, Verbosity::All);
+        r.finish(&Report::default()).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["entries"], json!([]));
+        assert_eq!(v["summary"]["links"], 0);
+        assert_eq!(v["tool"]["name"], "linkpatrol");
+    }
+}

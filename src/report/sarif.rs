@@ -1,0 +1,235 @@
+//! SARIF 2.1.0 (Static Analysis Results Interchange Format), the format code-scanning services
+//! (GitHub code scanning, Azure DevOps, SonarQube imports) load.
+//!
+//! One run. `tool.driver` is linkpatrol with its version and a rule per failure class
+//! (`broken/http-error`, `broken/timeout`, … — every class, so rule indexes stay stable from
+//! run to run) and per warning tag (`warning/http-redirected`, …, plus any other tag met).
+//! There is one result per broken link occurrence (level `error`) and one per warning on each
+//! occurrence (level `warning`), located at the page that contains the link
+//! (`physicalLocation.artifactLocation.uri`) and its line and column (`region.startLine`,
+//! `startColumn`, in Unicode code points); a start URL is located at itself. Results are
+//! sorted by page, line and column. `invocations[0].executionSuccessful` is false for an
+//! interrupted run, and `properties.summary` holds the summary of the JSON report. Written by
+//! `finish`, so the file is one valid document even after a cancelled run.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value, json};
+
+use super::json::{summary_json, tool_json};
+use super::{HTTP_ERROR, Reporter, failure_class};
+use crate::checker::Report;
+use crate::outcome::{Entry, FailKind};
+
+/// The schema URI written in `$schema`.
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Every failure kind, in the order their rules are listed (after `http-error`).
+const FAIL_KINDS: [FailKind; 14] = [
+    FailKind::InvalidUrl,
+    FailKind::Dns,
+    FailKind::Connect,
+    FailKind::Timeout,
+    FailKind::Tls,
+    FailKind::Protocol,
+    FailKind::Io,
+    FailKind::RedirectLoop,
+    FailKind::TooManyRedirects,
+    FailKind::BadRedirect,
+    FailKind::FileNotFound,
+    FailKind::BadMailAddress,
+    FailKind::Interrupted,
+    FailKind::Internal,
+];
+
+/// What a failure kind's rule says. The match has no wildcard, so a new kind must be described.
+fn kind_description(kind: FailKind) -> &'static str {
+    match kind {
+        FailKind::InvalidUrl => "The link is not a valid URL.",
+        FailKind::Dns => "The link's host name could not be resolved.",
+        FailKind::Connect => "No connection could be made to the link's server.",
+        FailKind::Timeout => "The link's server did not answer in time.",
+        FailKind::Tls => "The TLS handshake or certificate of the link's server failed.",
+        FailKind::Protocol => "The link's server broke the HTTP protocol.",
+        FailKind::Io => "The connection broke while reading the link's response.",
+        FailKind::RedirectLoop => "The link's redirects lead back to a URL already visited.",
+        FailKind::TooManyRedirects => "The link redirects more times than allowed.",
+        FailKind::BadRedirect => "The link redirects without a usable Location.",
+        FailKind::FileNotFound => "The linked local file or folder does not exist.",
+        FailKind::BadMailAddress => "The mailto: link's address is not valid.",
+        FailKind::Interrupted => "The run was interrupted while the link was being checked.",
+        FailKind::Internal => "Checking the link hit an internal error in linkpatrol.",
+    }
+}
+
+/// Warning tags known in advance, with what their rules say.
+const WARNING_TAGS: [(&str, &str); 2] = [
+    (
+        "http-redirected",
+        "The link redirects; linking to the final URL saves a request.",
+    ),
+    (
+        "content-too-large",
+        "The page is larger than the body limit; only its start was searched for links.",
+    ),
+];
+
+/// A rule: its id, level and description.
+#[derive(Debug)]
+struct Rule {
+    id: String,
+    level: &'static str,
+    text: String,
+}
+
+/// One result before sorting: where, which rule, what.
+#[derive(Debug)]
+struct Finding {
+    uri: String,
+    line: Option<usize>,
+    column: Option<usize>,
+    rule: usize,
+    url: String,
+    message: String,
+    urlname: String,
+}
+
+/// Collects broken links and warnings and writes the SARIF log at the end.
+#[derive(Debug)]
+pub struct SarifReporter<W: Write> {
+    out: W,
+    /// Entries with a broken URL or warnings.
+    findings: Vec<Entry>,
+}
+
+impl<W: Write> SarifReporter<W> {
+    /// A reporter writing to `out`.
+    pub fn new(out: W) -> Self {
+        SarifReporter {
+            out,
+            findings: Vec::new(),
+        }
+    }
+}
+
+/// The fixed rules, then a rule for each other warning tag in `entries`, sorted.
+fn rules(entries: &[Entry]) -> Vec<Rule> {
+    let mut rules = vec![Rule {
+        id: format!("broken/{HTTP_ERROR}"),
+        level: "error",
+        text: "The link's server answers with an HTTP error status (4xx or 5xx).".into(),
+    }];
+    rules.extend(FAIL_KINDS.iter().map(|k| Rule {
+        id: format!("broken/{}", k.as_str()),
+        level: "error",
+        text: kind_description(*k).into(),
+    }));
+    rules.extend(WARNING_TAGS.iter().map(|(tag, text)| Rule {
+        id: format!("warning/{tag}"),
+        level: "warning",
+        text: (*text).into(),
+    }));
+    let mut others: Vec<&str> = entries
+        .iter()
+        .flat_map(|e| e.warnings().map(|w| w.tag))
+        .filter(|t| !WARNING_TAGS.iter().any(|(known, _)| known == t))
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    rules.extend(others.into_iter().map(|tag| Rule {
+        id: format!("warning/{tag}"),
+        level: "warning",
+        text: format!("Warning `{tag}'."),
+    }));
+    rules
+}
+
+fn rule_json(r: &Rule) -> Value {
+    json!({
+        "id": r.id,
+        "shortDescription": {"text": r.text},
+        "defaultConfiguration": {"level": r.level},
+    })
+}
+
+fn result_json(f: &Finding, rules: &[Rule]) -> Value {
+    let mut physical = Map::new();
+    physical.insert("artifactLocation".into(), json!({"uri": f.uri}));
+    if let Some(line) = f.line {
+        let mut region = Map::new();
+        region.insert("startLine".into(), line.into());
+        if let Some(column) = f.column {
+            region.insert("startColumn".into(), column.into());
+        }
+        physical.insert("region".into(), region.into());
+    }
+    let rule = &rules[f.rule];
+    json!({
+        "ruleId": rule.id,
+        "ruleIndex": f.rule,
+        "level": rule.level,
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": physical}],
+        "properties": {"url": f.url, "urlname": f.urlname},
+    })
+}
+
+impl<W: Write> Reporter for SarifReporter<W> {
+    fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        let r = &entry.result;
+        if r.outcome.is_broken() || entry.warnings().next().is_some() {
+            self.findings.push(entry.clone());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, report: &Report) -> io::Result<()> {
+        let rules = rules(&self.findings);
+        let index = |id: &str| rules.iter().position(|r| r.id == id);
+        let mut findings = Vec::new();
+        for e in &self.findings {
+            let r = &e.result;
+            let rf = e.referrer.as_ref();
+            let at = |rule: usize, message: String| Finding {
+                uri: rf.map_or_else(|| r.url.clone(), |x| x.parent.clone()),
+                line: rf.and_then(|x| x.line),
+                column: rf.and_then(|x| x.column),
+                rule,
+                url: r.url.clone(),
+                message,
+                urlname: rf.map_or_else(|| r.url.clone(), |x| x.raw.clone()),
+            };
+            if let Some(class) = failure_class(&r.outcome)
+                && let Some(rule) = index(&format!("broken/{class}"))
+            {
+                findings.push(at(rule, format!("Broken link {}: {}", r.url, r.outcome)));
+            }
+            for w in e.warnings() {
+                if let Some(rule) = index(&format!("warning/{}", w.tag)) {
+                    findings.push(at(rule, format!("{}: {}", r.url, w.message)));
+                }
+            }
+        }
+        findings.sort_by(|a, b| {
+            (&a.uri, a.line, a.column, a.rule, &a.url)
+                .cmp(&(&b.uri, b.line, b.column, b.rule, &b.url))
+        });
+        let mut driver = tool_json();
+        driver["semanticVersion"] = driver["version"].clone();
+        driver["rules"] = rules.iter().map(rule_json).collect();
+        let log = json!({
+            "$schema": SCHEMA,
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": driver},
+                "invocations": [{"executionSuccessful": !report.interrupted}],
+                "columnKind": "unicodeCodePoints",
+                "results": findings.iter().map(|f| result_json(f, &rules)).collect::<Vec<_>>(),
+                "properties": {"summary": summary_json(report)},
+            }],
+        });
+        serde_json::to_writer_pretty(&mut self.out, &log)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}
