@@ -85,6 +85,16 @@ fn hop_view(result: &CheckResult, from: usize) -> CheckResult {
     hop
 }
 
+/// Calls `task_done` for one task when dropped. Every child of the task was put inside
+/// `check`, before this drops: the queue's count cannot reach 0 early.
+struct TaskDone<'a>(&'a UrlQueue<Task>);
+
+impl Drop for TaskDone<'_> {
+    fn drop(&mut self) {
+        self.0.task_done();
+    }
+}
+
 /// Replaces a URL's user name and password with `***` (reports never show credentials).
 fn mask_credentials(url: &mut Url) {
     if !url.username().is_empty() || url.password().is_some() {
@@ -133,6 +143,9 @@ impl Run {
     /// The worker loop: take a task, check it, finish it, until the queue closes.
     pub(crate) fn work(&self) {
         while let Some(task) = self.queue.get() {
+            // Marks the task done when this iteration ends, also if `record` itself panics
+            // (the thread then dies, but the queue's count stays right and the run ends).
+            let _done = TaskDone(&self.queue);
             let t = Instant::now();
             let checked =
                 catch_unwind(AssertUnwindSafe(|| self.check(&task))).unwrap_or_else(|panic| {
@@ -158,8 +171,6 @@ impl Run {
                 });
             self.record(&task, checked);
             self.checked.fetch_add(1, Ordering::Relaxed);
-            // Every child of this task was put inside `check`: the count cannot reach 0 early.
-            self.queue.task_done();
         }
     }
 
