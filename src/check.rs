@@ -114,12 +114,22 @@ pub(crate) enum Message {
 
 /// Everything the workers of one run share.
 #[derive(Debug)]
+///
+/// Every field is set once when the run starts and only read afterwards, except the ones with
+/// their own synchronisation: `queue` and `cache` (a mutex each, see their modules), the
+/// atomics, and `tx` (a channel). Workers hold no lock of their own across I/O.
 pub(crate) struct Run {
+    /// URLs waiting for a worker and the count of unfinished tasks (termination).
     pub(crate) queue: UrlQueue<Task>,
+    /// Placeholder-on-enqueue results and every referrer of each URL.
     pub(crate) cache: ResultCache,
+    /// Scope, patterns and recursion depth.
     pub(crate) filter: Filter,
+    /// The shared ureq agent and the per-request logic (retries, redirects, headers).
     pub(crate) http: HttpFetcher,
+    /// Tripped on Ctrl-C or by an embedder; checked before parsing a page.
     pub(crate) cancel: CancelHandle,
+    /// Bytes of a local page read for parsing.
     pub(crate) max_body: u64,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
@@ -131,6 +141,8 @@ pub(crate) struct Run {
     pub(crate) robots: Option<RobotsCache>,
     /// The politeness gate (robots.txt `Crawl-delay` is applied to it).
     pub(crate) gate: Arc<HostGate>,
+    /// Report rows to the thread that runs `Checker::run_with` (unbounded: workers never
+    /// block on the consumer).
     pub(crate) tx: Sender<Message>,
     /// URLs whose check was cut short by a cancel (not reported as results).
     pub(crate) interrupted: AtomicUsize,
