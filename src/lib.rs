@@ -37,12 +37,14 @@
 //! ```
 //!
 //! # Layout
-//! Value types: [`outcome`], [`config`], [`error`]. Pure layers: [`extract`] (HTML → links),
-//! `filter` (scope and patterns), [`url_norm`] (cache keys). I/O: `fetch` (ureq agent, files),
-//! `hosts` (per-host politeness), `cache` (placeholder on enqueue). Orchestration: `queue`
-//! (joinable queue), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join).
-//! [`report`] turns entries into text, CSV, JSON, NDJSON, JUnit, SARIF, sitemap, failures, DOT
-//! and GML reports. The `linkpatrol` binary uses only this API.
+//! Value types: [`outcome`], [`config`], [`error`], [`host_rules`]. Pure layers: [`extract`]
+//! (HTML and sitemaps → links), `filter` (scope and patterns), [`url_norm`] (cache keys,
+//! credential masking), `charset` (decoding), `mail` (address syntax). I/O: `fetch` (ureq
+//! agent with retries, files), `hosts` (per-host politeness and backoff), `robots` (robots.txt
+//! per origin), `cache` (placeholder on enqueue, redirect waits). Orchestration: `queue`
+//! (joinable queue), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join),
+//! [`progress`] (live numbers). [`report`] turns entries into text, CSV, JSON, NDJSON, JUnit,
+//! SARIF, sitemap, failures, DOT and GML reports. The `linkpatrol` binary uses only this API.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]
