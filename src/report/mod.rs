@@ -75,6 +75,8 @@ pub struct ReportOptions {
     pub verbosity: Verbosity,
     /// CSV field delimiter. Defaults to `;`.
     pub csv_delimiter: u8,
+    /// Start the CSV with a UTF-8 byte-order mark, so Excel reads it as UTF-8. Defaults to off.
+    pub csv_bom: bool,
 }
 
 impl Default for ReportOptions {
@@ -82,6 +84,7 @@ impl Default for ReportOptions {
         ReportOptions {
             verbosity: Verbosity::Problems,
             csv_delimiter: b';',
+            csv_bom: false,
         }
     }
 }
@@ -94,11 +97,10 @@ pub fn reporter_for<'a>(
 ) -> Box<dyn Reporter + 'a> {
     match format {
         Format::Text => Box::new(TextReporter::new(out, options.verbosity)),
-        Format::Csv => Box::new(CsvReporter::new(
-            out,
-            options.csv_delimiter,
-            options.verbosity,
-        )),
+        Format::Csv => Box::new(
+            CsvReporter::new(out, options.csv_delimiter, options.verbosity)
+                .with_bom(options.csv_bom),
+        ),
     }
 }
 

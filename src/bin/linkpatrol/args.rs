@@ -99,6 +99,10 @@ pub struct Args {
     #[arg(long, value_name = "CHAR", default_value_t = ';')]
     pub csv_delimiter: char,
 
+    /// Start CSV output with a UTF-8 byte-order mark (for Excel).
+    #[arg(long)]
+    pub csv_bom: bool,
+
     /// Report every checked link, not only broken ones and warnings.
     #[arg(short = 'v', long)]
     pub verbose: bool,
