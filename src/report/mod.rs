@@ -1,15 +1,17 @@
-//! Reporters: they turn the stream of [`Entry`]s into text, CSV and other formats.
+//! Reporters: they turn the stream of [`Entry`]s into text, CSV, HTML and other formats.
 //!
 //! A reporter is fed on one thread (the caller of [`Checker::run_with`](crate::Checker::run_with))
 //! and writes as entries arrive, so an interrupted run still leaves a complete file; `finish`
 //! writes the summary. Reporters never decide a verdict.
 
 mod csv;
+mod html;
 mod text;
 
 use std::io::{self, Write};
 
 pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
+pub use self::html::HtmlReporter;
 pub use self::text::TextReporter;
 use crate::checker::Report;
 use crate::outcome::Entry;
@@ -37,17 +39,20 @@ pub enum Format {
     Text,
     /// LinkChecker's 17 CSV columns.
     Csv,
+    /// One self-contained HTML page for people: summary, broken links by page, sortable table.
+    Html,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: &'static [Format] = &[Format::Text, Format::Csv];
+    pub const ALL: &'static [Format] = &[Format::Text, Format::Csv, Format::Html];
 
     /// The name used on the command line (`csv`).
     pub fn name(self) -> &'static str {
         match self {
             Format::Text => "text",
             Format::Csv => "csv",
+            Format::Html => "html",
         }
     }
 
@@ -64,6 +69,7 @@ impl Format {
         match self {
             Format::Text => "linkpatrol-out.txt",
             Format::Csv => "linkpatrol-out.csv",
+            Format::Html => "linkpatrol-out.html",
         }
     }
 }
@@ -101,6 +107,7 @@ pub fn reporter_for<'a>(
             CsvReporter::new(out, options.csv_delimiter, options.verbosity)
                 .with_bom(options.csv_bom),
         ),
+        Format::Html => Box::new(HtmlReporter::new(out, options.verbosity)),
     }
 }
 

@@ -83,7 +83,7 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
 
-    /// Report format on stdout: text, csv (see also -F).
+    /// Report format on stdout: text, csv, html (see also -F).
     #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
     pub output: Format,
 
