@@ -6,6 +6,9 @@ pub mod server;
 /// Helpers shared by the test modules.
 pub mod util;
 
+/// Chromium and LibreOffice for the report tests: found on PATH, run with a deadline, or skipped loudly.
+pub mod external;
+
 /// Cancel: prompt return, interrupted report with every finished result.
 mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
@@ -14,7 +17,11 @@ mod cli;
 mod crawl;
 /// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies.
 mod fetching;
+/// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
+mod html_report;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
+mod spreadsheet;
