@@ -6,6 +6,8 @@ pub mod server;
 /// Helpers shared by the test modules.
 pub mod util;
 
+/// Chromium and LibreOffice for the report tests: found on PATH, run with a deadline, or skipped loudly.
+pub mod external;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
 pub mod report_check;
 
@@ -19,9 +21,13 @@ mod crawl;
 mod faults;
 /// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies.
 mod fetching;
+/// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
+mod html_report;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
+/// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
+mod spreadsheet;

@@ -3,7 +3,8 @@
 //!
 //! Unlike LinkChecker, every row has all 17 fields (empty line and column stay empty fields
 //! instead of shifting the columns), and no `#` comment lines surround the table, so a
-//! spreadsheet opens it as-is.
+//! spreadsheet opens it as-is. With [`CsvReporter::with_bom`] the file starts with a UTF-8
+//! byte-order mark, which Excel needs to read non-ASCII text as UTF-8.
 
 use std::io::{self, Write};
 
@@ -32,12 +33,16 @@ pub const CSV_COLUMNS: [&str; 17] = [
     "modified",
 ];
 
+/// The byte-order mark (U+FEFF, `EF BB BF` in UTF-8).
+const BOM: char = '\u{FEFF}';
+
 /// Writes CSV rows.
 #[derive(Debug)]
 pub struct CsvReporter<W: Write> {
     out: csv::Writer<W>,
     verbosity: Verbosity,
     header_written: bool,
+    bom: bool,
 }
 
 impl<W: Write> CsvReporter<W> {
@@ -50,7 +55,15 @@ impl<W: Write> CsvReporter<W> {
                 .from_writer(out),
             verbosity,
             header_written: false,
+            bom: false,
         }
+    }
+
+    /// Writes a UTF-8 byte-order mark before the header when `bom` is true (Excel then reads
+    /// the file as UTF-8; LibreOffice accepts either). Defaults to off.
+    pub fn with_bom(mut self, bom: bool) -> Self {
+        self.bom = bom;
+        self
     }
 
     /// Flushes and returns the underlying writer.
@@ -64,7 +77,17 @@ impl<W: Write> CsvReporter<W> {
     fn header(&mut self) -> io::Result<()> {
         if !self.header_written {
             self.header_written = true;
-            self.out.write_record(CSV_COLUMNS)?;
+            if self.bom {
+                // `csv::Writer` has no raw write, so the mark goes out as the start of the first
+                // field: a BOM needs no quoting under `QuoteStyle::Necessary`, and nothing was
+                // written before the header.
+                let first = format!("{BOM}{}", CSV_COLUMNS[0]);
+                let mut header = CSV_COLUMNS.map(str::to_owned);
+                header[0] = first;
+                self.out.write_record(&header)?;
+            } else {
+                self.out.write_record(CSV_COLUMNS)?;
+            }
         }
         Ok(())
     }
@@ -132,5 +155,25 @@ impl<W: Write> Reporter for CsvReporter<W> {
     fn finish(&mut self, _report: &Report) -> io::Result<()> {
         self.header()?;
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header_bytes(bom: bool) -> Vec<u8> {
+        let mut r = CsvReporter::new(Vec::new(), b';', Verbosity::All).with_bom(bom);
+        r.finish(&Report::default()).unwrap();
+        r.into_inner().unwrap()
+    }
+
+    #[test]
+    fn bom_only_when_asked() {
+        let plain = header_bytes(false);
+        assert!(plain.starts_with(b"urlname;parentname;"));
+        let with = header_bytes(true);
+        assert_eq!(&with[..3], b"\xEF\xBB\xBF");
+        assert_eq!(&with[3..], &plain[..]);
     }
 }

@@ -1,4 +1,4 @@
-//! Reporters: they turn the stream of [`Entry`]s into text, CSV and the machine-readable
+//! Reporters: they turn the stream of [`Entry`]s into text, CSV, HTML and the machine-readable
 //! formats (JSON, NDJSON, JUnit XML, SARIF, sitemap, failures list, DOT and GML graphs).
 //!
 //! A reporter is fed on one thread (the caller of [`Checker::run_with`](crate::Checker::run_with)).
@@ -17,6 +17,7 @@ mod dot;
 mod failures;
 mod gml;
 mod graph;
+mod html;
 mod json;
 mod junit;
 mod ndjson;
@@ -32,6 +33,7 @@ pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
 pub use self::dot::DotReporter;
 pub use self::failures::FailuresReporter;
 pub use self::gml::GmlReporter;
+pub use self::html::HtmlReporter;
 pub use self::json::{JsonReporter, entry_json, summary_json};
 pub use self::junit::JunitReporter;
 pub use self::ndjson::NdjsonReporter;
@@ -81,6 +83,8 @@ pub enum Format {
     Dot,
     /// The link graph in GML.
     Gml,
+    /// One self-contained HTML page for people: summary, broken links by page, sortable table.
+    Html,
 }
 
 impl Format {
@@ -88,6 +92,7 @@ impl Format {
     pub const ALL: &'static [Format] = &[
         Format::Text,
         Format::Csv,
+        Format::Html,
         Format::Json,
         Format::Ndjson,
         Format::Junit,
@@ -111,6 +116,7 @@ impl Format {
             Format::Failures => "failures",
             Format::Dot => "dot",
             Format::Gml => "gml",
+            Format::Html => "html",
         }
     }
 
@@ -135,6 +141,7 @@ impl Format {
             Format::Failures => "linkpatrol-failures.txt",
             Format::Dot => "linkpatrol-out.dot",
             Format::Gml => "linkpatrol-out.gml",
+            Format::Html => "linkpatrol-out.html",
         }
     }
 }
@@ -146,6 +153,8 @@ pub struct ReportOptions {
     pub verbosity: Verbosity,
     /// CSV field delimiter. Defaults to `;`.
     pub csv_delimiter: u8,
+    /// Start the CSV with a UTF-8 byte-order mark, so Excel reads it as UTF-8. Defaults to off.
+    pub csv_bom: bool,
 }
 
 impl Default for ReportOptions {
@@ -153,6 +162,7 @@ impl Default for ReportOptions {
         ReportOptions {
             verbosity: Verbosity::Problems,
             csv_delimiter: b';',
+            csv_bom: false,
         }
     }
 }
@@ -165,11 +175,6 @@ pub fn reporter_for<'a>(
 ) -> Box<dyn Reporter + 'a> {
     match format {
         Format::Text => Box::new(TextReporter::new(out, options.verbosity)),
-        Format::Csv => Box::new(CsvReporter::new(
-            out,
-            options.csv_delimiter,
-            options.verbosity,
-        )),
         Format::Json => Box::new(JsonReporter::new(out, options.verbosity)),
         Format::Ndjson => Box::new(NdjsonReporter::new(out, options.verbosity)),
         Format::Junit => Box::new(JunitReporter::new(out)),
@@ -178,6 +183,11 @@ pub fn reporter_for<'a>(
         Format::Failures => Box::new(FailuresReporter::new(out)),
         Format::Dot => Box::new(DotReporter::new(out)),
         Format::Gml => Box::new(GmlReporter::new(out)),
+        Format::Csv => Box::new(
+            CsvReporter::new(out, options.csv_delimiter, options.verbosity)
+                .with_bom(options.csv_bom),
+        ),
+        Format::Html => Box::new(HtmlReporter::new(out, options.verbosity)),
     }
 }
 

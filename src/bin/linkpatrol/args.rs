@@ -129,8 +129,8 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
 
-    /// Report format on stdout: text, csv, json, ndjson, junit, sarif, sitemap, failures, dot,
-    /// gml (see also -F).
+    /// Report format on stdout: text, csv, html, json, ndjson, junit, sarif, sitemap, failures,
+    /// dot, gml (see also -F).
     #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
     pub output: Format,
 
@@ -158,6 +158,9 @@ pub struct Args {
     /// Exit with status 1 when there are warnings, even without broken links.
     #[arg(long)]
     pub fail_on_warnings: bool,
+    /// Start CSV output with a UTF-8 byte-order mark (for Excel).
+    #[arg(long)]
+    pub csv_bom: bool,
 
     /// Report every checked link, not only broken ones and warnings.
     #[arg(short = 'v', long)]

@@ -68,6 +68,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             Verbosity::Problems
         },
         csv_delimiter: args.csv_delimiter as u8,
+        csv_bom: args.csv_bom,
     };
     let mut reporter = Fanout::new();
     if !args.quiet {

@@ -1,0 +1,461 @@
+//! The HTML report: one self-contained page for people, with inline CSS and a small inline
+//! script, no external assets and no network fetches (a Content-Security-Policy forbids them).
+//!
+//! The page has a summary (numbers, an interrupted banner, per-host statistics), the broken
+//! links grouped by the page that contains them, and a table of every shown entry with filters
+//! (errors, warnings, all) and sortable columns. Every string that comes from a crawl goes
+//! through [`escape::Escaped`]; only `http`, `https` and `file` URLs become clickable links.
+//!
+//! Entries are buffered and the page is written by `finish`, which also runs after an
+//! interrupted run, so the file is always a complete page. Rows are sorted (problems first,
+//! then by URL and page), so two runs over the same site give the same page. The style and the
+//! script live beside this file in `html/report.css` and `html/report.js`.
+
+mod escape;
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use self::escape::Escaped;
+use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
+use crate::checker::Report;
+use crate::outcome::Entry;
+
+/// The page's style sheet, inlined into `<style>`.
+const STYLE: &str = include_str!("html/report.css");
+/// The page's filter and sort script, inlined into `<script>`. It never sees report data.
+const SCRIPT: &str = include_str!("html/report.js");
+/// No fetches of any kind; only the inline style and script may run.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+
+/// Writes the HTML report.
+#[derive(Debug)]
+pub struct HtmlReporter<W: Write> {
+    out: W,
+    verbosity: Verbosity,
+    /// The entries the table shows (every broken one among them), in arrival order.
+    shown: Vec<Entry>,
+}
+
+impl<W: Write> HtmlReporter<W> {
+    /// A reporter writing to `out`; `verbosity` chooses the rows of the full table (broken
+    /// links are always shown).
+    pub fn new(out: W, verbosity: Verbosity) -> Self {
+        HtmlReporter {
+            out,
+            verbosity,
+            shown: Vec::new(),
+        }
+    }
+
+    /// Returns the underlying writer (the page is complete after `finish`).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> Reporter for HtmlReporter<W> {
+    fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        if self.verbosity.shows(entry) {
+            self.shown.push(entry.clone());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, report: &Report) -> io::Result<()> {
+        let mut shown = std::mem::take(&mut self.shown);
+        shown.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+        let o = &mut self.out;
+        head(o, report)?;
+        summary(o, report)?;
+        broken(o, &shown)?;
+        table(o, &shown, self.verbosity, report.entries.len())?;
+        write!(
+            o,
+            "</main>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
+        )?;
+        o.flush()
+    }
+}
+
+/// Problems first, then by URL, page and place: a stable order whatever the threads did.
+fn sort_key(e: &Entry) -> (u8, &str, &str, Option<usize>, Option<usize>) {
+    let r = e.referrer.as_ref();
+    (
+        rank(e),
+        &e.result.url,
+        r.map_or("", |r| r.parent.as_str()),
+        r.and_then(|r| r.line),
+        r.and_then(|r| r.column),
+    )
+}
+
+/// 0 broken, 1 with warnings, 2 fine, 3 ignored.
+fn rank(e: &Entry) -> u8 {
+    let o = &e.result.outcome;
+    if o.is_broken() {
+        0
+    } else if !e.result.warnings.is_empty() {
+        1
+    } else if o.is_ignored() {
+        3
+    } else {
+        2
+    }
+}
+
+/// The doctype, `<head>` and the page title.
+fn head(o: &mut impl Write, report: &Report) -> io::Result<()> {
+    let errors = report.errors();
+    let title = match errors {
+        0 => "no broken links".to_owned(),
+        1 => "1 broken link".to_owned(),
+        n => format!("{n} broken links"),
+    };
+    write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n\
+         <meta name=\"generator\" content=\"linkpatrol {version}\">\n\
+         <title>linkpatrol: {title}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>\n\
+         <header>\n<h1>Link check report</h1>\n",
+        version = env!("CARGO_PKG_VERSION"),
+    )?;
+    let starts: Vec<&str> = report
+        .entries
+        .iter()
+        .filter(|e| e.referrer.is_none())
+        .map(|e| e.result.url.as_str())
+        .collect();
+    if !starts.is_empty() {
+        write!(o, "<p class=\"sub\">Started from ")?;
+        for (i, url) in starts.iter().enumerate() {
+            if i > 0 {
+                write!(o, ", ")?;
+            }
+            url_link(o, url)?;
+        }
+        writeln!(o, "</p>")?;
+    }
+    writeln!(o, "</header>")
+}
+
+/// The numbers, the interrupted banner and the per-host statistics.
+fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
+    let errors = report.errors();
+    let warnings = report.warnings();
+    writeln!(
+        o,
+        "<section id=\"summary\" aria-label=\"Summary\">\n<dl class=\"stats\">"
+    )?;
+    let stats = [
+        ("links", "Links", report.entries.len().to_string(), ""),
+        ("urls", "URLs", report.urls.to_string(), ""),
+        (
+            "errors",
+            "Broken",
+            errors.to_string(),
+            if errors > 0 { " bad" } else { " good" },
+        ),
+        (
+            "warnings",
+            "Warnings",
+            warnings.to_string(),
+            if warnings > 0 { " warn" } else { "" },
+        ),
+        ("duration", "Duration", human_duration(report.duration), ""),
+    ];
+    for (key, label, value, class) in stats {
+        writeln!(
+            o,
+            "<div class=\"stat{class}\"><dt>{label}</dt><dd data-stat=\"{key}\">{}</dd></div>",
+            Escaped(&value)
+        )?;
+    }
+    writeln!(o, "</dl>")?;
+    if report.interrupted {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"interrupted\" role=\"alert\"><strong>Interrupted.</strong> \
+             The check was stopped before it finished; results are not complete \
+             (<span data-stat=\"unchecked\">{}</span> URLs not checked).</p>",
+            report.unchecked
+        )?;
+    }
+    let st = statistics(report);
+    let types: Vec<String> = st
+        .content_types
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    write!(
+        o,
+        "<p class=\"more\" id=\"statistics\">Downloaded <span data-stat=\"bytes\">{}</span>",
+        Escaped(&human_bytes(st.bytes))
+    )?;
+    if !types.is_empty() {
+        write!(o, " · content types: {}", Escaped(&types.join(", ")))?;
+    }
+    if let Some((min, max, avg)) = st.url_lengths {
+        write!(o, " · URL lengths: min {min}, max {max}, avg {avg:.0}")?;
+    }
+    if report.insecure {
+        write!(
+            o,
+            " · <strong>TLS certificates were not verified (--insecure)</strong>"
+        )?;
+    }
+    writeln!(o, "</p>")?;
+    let mut hosts: Vec<_> = st.hosts.iter().filter(|(h, _)| h.requests > 0).collect();
+    hosts.sort_by(|a, b| a.0.host.cmp(&b.0.host));
+    if !hosts.is_empty() {
+        writeln!(
+            o,
+            "<table class=\"hosts\" id=\"hosts\">\n<caption>Requests per host</caption>\n\
+             <thead><tr><th>Host</th><th class=\"num\">Requests</th><th class=\"num\">Rate</th>\
+             <th class=\"num\">Retries</th><th class=\"num\">429/503</th>\
+             <th class=\"num\">Broken</th><th class=\"num\">Waiting for politeness</th></tr></thead>\n<tbody>"
+        )?;
+        for (h, broken) in hosts {
+            writeln!(
+                o,
+                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}/s</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td></tr>",
+                Escaped(&h.host),
+                h.requests,
+                h.effective_rate,
+                h.retries,
+                h.overloaded,
+                broken,
+                Escaped(&human_duration(h.waited))
+            )?;
+        }
+        writeln!(o, "</tbody>\n</table>")?;
+    }
+    writeln!(o, "</section>")
+}
+
+/// The broken links, one block per page that contains them (start URLs in their own block).
+fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
+    let mut pages: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
+    for e in shown.iter().filter(|e| e.result.outcome.is_broken()) {
+        let page = e.referrer.as_ref().map_or("", |r| r.parent.as_str());
+        pages.entry(page).or_default().push(e);
+    }
+    let total: usize = pages.values().map(Vec::len).sum();
+    writeln!(
+        o,
+        "<section id=\"broken\">\n<h2>Broken links <span class=\"count\">{total}</span></h2>"
+    )?;
+    if pages.is_empty() {
+        writeln!(o, "<p class=\"none\">No broken links.</p>")?;
+    }
+    for (page, mut entries) in pages {
+        entries.sort_by_key(|e| {
+            let r = e.referrer.as_ref();
+            (r.and_then(|r| r.line), r.and_then(|r| r.column))
+        });
+        write!(
+            o,
+            "<article class=\"page\" data-page=\"{}\">\n<h3>",
+            Escaped(page)
+        )?;
+        if page.is_empty() {
+            write!(o, "Start URLs")?;
+        } else {
+            write!(o, "On ")?;
+            url_link(o, page)?;
+        }
+        writeln!(
+            o,
+            " <span class=\"n\">{} broken</span></h3>\n<table class=\"links\">\n\
+             <thead><tr><th class=\"num\">Line</th><th class=\"num\">Col</th><th>Link</th>\
+             <th>Text</th><th>Result</th><th>Real URL</th></tr></thead>\n<tbody>",
+            entries.len()
+        )?;
+        for e in entries {
+            let r = e.referrer.as_ref();
+            write!(
+                o,
+                "<tr class=\"broken-link\"><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"raw\"><code>{}</code></td><td class=\"name\">{}</td>\
+                 <td class=\"result\">{}</td><td class=\"real\">",
+                number(r.and_then(|r| r.line)),
+                number(r.and_then(|r| r.column)),
+                Escaped(r.map_or(e.result.url.as_str(), |r| r.raw.as_str())),
+                Escaped(r.map_or("", |r| r.name.as_str())),
+                Escaped(&e.result.outcome.to_string()),
+            )?;
+            real_url(o, e)?;
+            writeln!(o, "</td></tr>")?;
+        }
+        writeln!(o, "</tbody>\n</table>\n</article>")?;
+    }
+    writeln!(o, "</section>")
+}
+
+/// The table of every shown entry, with its filter buttons.
+fn table(
+    o: &mut impl Write,
+    shown: &[Entry],
+    verbosity: Verbosity,
+    total: usize,
+) -> io::Result<()> {
+    let errors = shown
+        .iter()
+        .filter(|e| e.result.outcome.is_broken())
+        .count();
+    let warnings = shown
+        .iter()
+        .filter(|e| !e.result.warnings.is_empty())
+        .count();
+    let heading = match verbosity {
+        Verbosity::All => "All links",
+        Verbosity::Problems => "Links with problems",
+    };
+    writeln!(o, "<section id=\"all\">\n<h2>{heading}</h2>")?;
+    if verbosity == Verbosity::Problems && total > shown.len() {
+        writeln!(
+            o,
+            "<p class=\"note\">Only broken links and links with warnings are listed; \
+             {} other links were checked.</p>",
+            total - shown.len()
+        )?;
+    }
+    if shown.is_empty() {
+        return writeln!(o, "<p class=\"none\">Nothing to list.</p>\n</section>");
+    }
+    writeln!(
+        o,
+        "<div class=\"filters\" role=\"group\" aria-label=\"Show\">\
+         <button type=\"button\" data-filter=\"error\" aria-pressed=\"false\">Errors ({errors})</button>\
+         <button type=\"button\" data-filter=\"warning\" aria-pressed=\"false\">Warnings ({warnings})</button>\
+         <button type=\"button\" data-filter=\"all\" aria-pressed=\"true\">All ({})</button>\
+         <span class=\"shown\" id=\"shown-count\"></span></div>",
+        shown.len()
+    )?;
+    writeln!(
+        o,
+        "<table id=\"entries\" class=\"sortable\">\n<colgroup><col class=\"c-status\">\
+         <col class=\"c-url\"><col class=\"c-page\"><col class=\"c-line\"><col class=\"c-col\">\
+         <col class=\"c-text\"><col class=\"c-result\"><col class=\"c-time\"></colgroup>\n<thead><tr>\
+         <th data-type=\"num\">Status</th><th>URL</th><th>Page</th><th class=\"num\" data-type=\"num\">Line</th>\
+         <th class=\"num\" data-type=\"num\">Col</th><th>Text</th><th>Result</th>\
+         <th class=\"num\" data-type=\"num\">Time (s)</th></tr></thead>\n<tbody>"
+    )?;
+    for e in shown {
+        entry_row(o, e)?;
+    }
+    writeln!(o, "</tbody>\n</table>\n</section>")
+}
+
+/// One row of the full table.
+fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+    let r = &e.result;
+    let rf = e.referrer.as_ref();
+    let (label, class) = match rank(e) {
+        0 if r.warnings.is_empty() => ("Error", "error"),
+        0 => ("Error", "error warning"),
+        1 => ("Warning", "warning"),
+        2 => ("OK", "ok"),
+        _ => ("Ignored", "ignored"),
+    };
+    write!(
+        o,
+        "<tr class=\"{class}\"><td data-sort=\"{}\"><span class=\"badge\">{label}</span></td>\
+         <td class=\"url\">",
+        rank(e)
+    )?;
+    let url = match &e.fragment {
+        Some(f) => format!("{}#{f}", r.url),
+        None => r.url.clone(),
+    };
+    url_link(o, &url)?;
+    write!(o, "</td><td class=\"parent\">")?;
+    match rf {
+        Some(rf) => url_link(o, &rf.parent)?,
+        None => write!(o, "<span class=\"muted\">(start)</span>")?,
+    }
+    write!(
+        o,
+        "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"name\">{}</td>\
+         <td class=\"result\">{}",
+        number(rf.and_then(|x| x.line)),
+        number(rf.and_then(|x| x.column)),
+        Escaped(rf.map_or("", |x| x.name.as_str())),
+        Escaped(&r.outcome.to_string()),
+    )?;
+    for w in &r.warnings {
+        write!(
+            o,
+            "<div class=\"warn-text\">[{}] {}</div>",
+            Escaped(w.tag),
+            Escaped(&w.message)
+        )?;
+    }
+    if r.real_url.is_some() {
+        write!(o, "<div class=\"muted\">→ ")?;
+        real_url(o, e)?;
+        write!(o, "</div>")?;
+    }
+    writeln!(
+        o,
+        "</td><td class=\"num\">{:.3}</td></tr>",
+        r.check_time.as_secs_f64()
+    )
+}
+
+/// Where the URL ended (after redirects), with the redirect hops.
+fn real_url(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+    let r = &e.result;
+    url_link(
+        o,
+        r.real_url.as_ref().map_or(r.url.as_str(), |u| u.as_str()),
+    )?;
+    for hop in &r.redirects {
+        write!(o, "<div class=\"hop\">{} from ", hop.status)?;
+        url_link(o, hop.url.as_str())?;
+        write!(o, "</div>")?;
+    }
+    Ok(())
+}
+
+/// A clickable link for `http`, `https` and `file` URLs; any other URL (`javascript:`) is text.
+fn url_link(o: &mut impl Write, url: &str) -> io::Result<()> {
+    let followable = ["http://", "https://", "file:"].iter().any(|p| {
+        url.get(..p.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(p))
+    });
+    if followable {
+        write!(
+            o,
+            "<a href=\"{}\" rel=\"noopener noreferrer\">",
+            Escaped(url)
+        )?;
+        url_text(o, url)?;
+        write!(o, "</a>")
+    } else {
+        url_text(o, url)
+    }
+}
+
+/// `url` escaped, with a line-break opportunity (`<wbr>`) after each `/`, `?` and `&`, so
+/// long URLs wrap at their parts rather than anywhere.
+fn url_text(o: &mut impl Write, url: &str) -> io::Result<()> {
+    let mut rest = url;
+    while let Some(i) = rest.find(['/', '?', '&']) {
+        let (part, tail) = rest.split_at(i + 1);
+        // No break inside `//`: the scheme's slashes stay together.
+        let wbr = if tail.starts_with('/') { "" } else { "<wbr>" };
+        write!(o, "{}{wbr}", Escaped(part))?;
+        rest = tail;
+    }
+    write!(o, "{}", Escaped(rest))
+}
+
+/// A line or column number, empty when unknown.
+fn number(n: Option<usize>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_default()
+}
