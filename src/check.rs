@@ -85,6 +85,11 @@ fn hop_view(result: &CheckResult, from: usize) -> CheckResult {
     hop
 }
 
+/// `/x` but not `//host/x`.
+fn is_root_relative(value: &str) -> bool {
+    value.starts_with('/') && !value.starts_with("//")
+}
+
 /// Calls `task_done` for one task when dropped. Every child of the task was put inside
 /// `check`, before this drops: the queue's count cannot reach 0 early.
 struct TaskDone<'a>(&'a UrlQueue<Task>);
@@ -133,6 +138,8 @@ pub(crate) struct Run {
     pub(crate) max_body: u64,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
+    /// The folder that `/` means in links of local pages (a `file:` URL ending in `/`).
+    pub(crate) file_root: Option<Url>,
     /// Queue the sitemaps listed in a start site's robots.txt.
     pub(crate) seed_sitemaps: bool,
     /// Warning tags dropped from every result (`--ignore-warning`).
@@ -350,6 +357,15 @@ impl Run {
                 }
             }
         }
+    }
+
+    /// The site root for a root-relative link (`/about.html`) on a local page, when one is set.
+    fn site_root(&self, page: &Url, value: &str) -> Option<&Url> {
+        let root = self.file_root.as_ref()?;
+        (page.scheme() == "file"
+            && is_root_relative(value)
+            && page.as_str().starts_with(root.as_str()))
+        .then_some(root)
     }
 
     /// `false` for a warning the user asked to ignore.
@@ -571,9 +587,11 @@ impl Run {
                 padded,
                 ..
             } = link;
-            let url = base
-                .join(&value)
-                .map_err(|e| format!("cannot resolve `{value}': {e}"));
+            let url = match self.site_root(page, &value) {
+                Some(root) => root.join(value.trim_start_matches('/')),
+                None => base.join(&value),
+            }
+            .map_err(|e| format!("cannot resolve `{value}': {e}"));
             let mut warnings = Vec::new();
             if padded {
                 warnings.push(Warning {

@@ -211,6 +211,7 @@ impl Checker {
             max_urls: cfg.max_urls,
             ignore_warnings: cfg.ignore_warnings.clone(),
             seed_sitemaps: cfg.seed_sitemaps,
+            file_root: self.file_root()?,
 
             robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
             gate: gate.clone(),
@@ -301,6 +302,30 @@ impl Checker {
         report.insecure = cfg.insecure;
         self.progress.detach();
         Ok(report)
+    }
+}
+
+impl Checker {
+    /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
+    /// given as input.
+    fn file_root(&self) -> Result<Option<Url>, Error> {
+        if let Some(dir) = &self.config.root_dir {
+            let url = path_url(dir)?;
+            if !url.as_str().ends_with('/') {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("`{}' is not a folder", dir.display()),
+                ));
+            }
+            return Ok(Some(url));
+        }
+        Ok(self
+            .starts
+            .iter()
+            .find(|s| {
+                s.inline.is_none() && s.url.scheme() == "file" && s.url.as_str().ends_with('/')
+            })
+            .map(|s| s.url.clone()))
     }
 }
 

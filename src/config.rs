@@ -94,6 +94,7 @@ pub struct Config {
     pub(crate) max_urls: Option<usize>,
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
+    pub(crate) root_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -123,6 +124,7 @@ impl Default for Config {
             max_urls: None,
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
+            root_dir: None,
         }
     }
 }
@@ -300,6 +302,14 @@ impl Config {
     /// pages no link reaches are checked too. Defaults to `false`.
     pub fn seed_sitemaps(mut self, yes: bool) -> Self {
         self.seed_sitemaps = yes;
+        self
+    }
+
+    /// The folder that a root-relative link (`/about.html`) on a local page points into.
+    /// Defaults to the first folder given as input (a single file input has no root: its
+    /// root-relative links point to the file system's root).
+    pub fn root_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.root_dir = Some(dir.into());
         self
     }
 

@@ -254,3 +254,44 @@ fn warnings_have_tags_can_be_ignored_and_can_fail_the_run() {
         "{csv}"
     );
 }
+
+#[test]
+fn root_relative_links_in_a_folder_resolve_inside_it() {
+    let dir = crate::util::temp_dir("root-dir");
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        "<a href='/docs/'>docs</a><a href='/nope.html'>gone</a>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("docs/index.html"),
+        "<a href='/index.html'>home</a><a href='../index.html'>up</a>",
+    )
+    .unwrap();
+    let out = cli(&["-o", "csv", "--no-status", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let broken: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(broken.len(), 1, "{csv}");
+    assert!(broken[0].starts_with("/nope.html;"), "{csv}");
+    // a single file input has no root: `/docs/` points to the file system's root
+    let out = cli(&[
+        "-o",
+        "csv",
+        "--no-status",
+        dir.join("index.html").to_str().unwrap(),
+    ]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("/docs/;")), "{csv}");
+    // unless --root-dir says where the site is
+    let out = cli(&[
+        "-o",
+        "csv",
+        "--no-status",
+        "--root-dir",
+        dir.to_str().unwrap(),
+        dir.join("index.html").to_str().unwrap(),
+    ]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+}

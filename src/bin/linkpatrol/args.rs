@@ -80,6 +80,10 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative)]
     pub abort_timeout: f64,
 
+    /// The folder `/` means in links of local pages (defaults to the folder given as input).
+    #[arg(long, value_name = "DIR")]
+    pub root_dir: Option<std::path::PathBuf>,
+
     /// Do not fetch or obey robots.txt.
     #[arg(long)]
     pub no_robots: bool,

@@ -46,6 +46,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
         config =
             config.host_rule(HostRule::new(regex(pattern, "--host-header")?).header(name, value));
     }
+    if let Some(dir) = &args.root_dir {
+        config = config.root_dir(dir);
+    }
     if let Some(ua) = &args.user_agent {
         config = config.user_agent(ua);
     }
