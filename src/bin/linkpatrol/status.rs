@@ -60,7 +60,10 @@ impl StatusDisplay {
                     if cv.wait_for(&mut stopped, interval).timed_out() {
                         let line = status_line(&progress, &counters);
                         match &bar {
-                            Some(b) => b.set_message(line),
+                            Some(b) => {
+                                b.set_message(line);
+                                b.tick();
+                            }
                             None => eprintln!("{line}"),
                         }
                     }
