@@ -64,9 +64,9 @@ fn percent_decode(s: &str) -> String {
     while i < b.len() {
         if b[i] == b'%'
             && i + 2 < b.len()
-            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+            && let (Some(h), Some(l)) = ((b[i + 1] as char).to_digit(16), (b[i + 2] as char).to_digit(16))
         {
-            out.push(v);
+            out.push((h * 16 + l) as u8);
             i += 3;
             continue;
         }
@@ -94,5 +94,7 @@ mod tests {
         assert!(!ok("mailto:a@-bad-.test"));
         assert!(!ok("mailto:a..b@c.test"));
         assert!(ok("mailto:user+tag@sub.example.test"));
+        // an escape cut by a multi-byte character is kept as written, without a panic
+        assert_eq!(percent_decode("%aé%41"), "%aéA");
     }
 }
