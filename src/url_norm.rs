@@ -28,12 +28,17 @@ pub fn cache_key(url: &Url) -> String {
 }
 
 /// Decodes escapes of unreserved characters and upper-cases the hex of all others.
+///
+/// A `%` that starts no escape (`100%`, `%4`) is kept, and so is any escape whose decoded hex
+/// digit would complete it into a new one: `%4%41` stays `%4%41`, since `%4A` would mean `J`.
 fn normalize_escapes(s: &str) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
+    // Where in `out` the last `%` that starts no escape was written.
+    let mut lone_percent = None;
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%'
@@ -41,7 +46,14 @@ fn normalize_escapes(s: &str) -> String {
             && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
         {
             let c = h * 16 + l;
-            if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
+            let completes_escape = c.is_ascii_hexdigit()
+                && lone_percent.is_some_and(|at: usize| {
+                    at + 1 == out.len()
+                        || (at + 2 == out.len() && out.as_bytes()[at + 1].is_ascii_hexdigit())
+                });
+            if !completes_escape
+                && (c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~'))
+            {
                 out.push(c as char);
             } else {
                 out.push('%');
@@ -50,6 +62,9 @@ fn normalize_escapes(s: &str) -> String {
             }
             i += 3;
             continue;
+        }
+        if b[i] == b'%' {
+            lone_percent = Some(out.len());
         }
         // Safe to push byte-wise: a serialised Url is ASCII.
         out.push(b[i] as char);
@@ -108,6 +123,25 @@ mod tests {
         assert_eq!(key("http://ex.com/100%"), "http://ex.com/100%");
         assert_ne!(key("http://ex.com/dir"), key("http://ex.com/dir/"));
         assert_ne!(key("http://ex.com/P"), key("http://ex.com/p"));
+    }
+
+    #[test]
+    fn decoding_never_completes_a_lone_percent_into_an_escape() {
+        // Found by fuzz/fuzz_targets/url_norm.rs: `%4%41` became `%4A`, whose key is `J`.
+        assert_eq!(key("http://ex.com/%4%41"), "http://ex.com/%4%41");
+        assert_eq!(key("http://ex.com/%%41A"), "http://ex.com/%%41A");
+        assert_eq!(key("http://ex.com/%%34%41"), "http://ex.com/%%34A");
+        // A non-hex letter completes nothing and is still decoded.
+        assert_eq!(key("http://ex.com/%4%47"), "http://ex.com/%4G");
+        assert_eq!(key("http://ex.com/%41%4"), "http://ex.com/A%4");
+        for s in [
+            "http://ex.com/%4%41",
+            "http://ex.com/%%41A",
+            "http://ex.com/%%34%41",
+        ] {
+            let k = key(s);
+            assert_eq!(key(&k), k, "{s}");
+        }
     }
 
     #[test]
