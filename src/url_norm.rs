@@ -16,13 +16,16 @@ pub fn cache_key(url: &Url) -> String {
     if u.query() == Some("") {
         u.set_query(None);
     }
-    if let Some(host) = u.host_str()
-        && host.len() > 1
-        && host.ends_with('.')
-    {
-        let trimmed = host.trim_end_matches('.').to_owned();
-        // Cannot fail for a host that parsed once; keep the original otherwise.
-        let _ = u.set_host(Some(&trimmed));
+    if let Some(host) = u.host_str() {
+        // The dots of an opaque host (`foo://h%2E/`) may still be escaped: decode first, as the
+        // whole key is decoded below, so that a dot it reveals is trimmed too.
+        let host = normalize_escapes(host);
+        let trimmed = host.trim_end_matches('.');
+        if !trimmed.is_empty() && trimmed.len() < host.len() {
+            let trimmed = trimmed.to_owned();
+            // Cannot fail for a host that parsed once; keep the original otherwise.
+            let _ = u.set_host(Some(&trimmed));
+        }
     }
     normalize_escapes(u.as_str())
 }
@@ -142,6 +145,18 @@ mod tests {
             let k = key(s);
             assert_eq!(key(&k), k, "{s}");
         }
+    }
+
+    #[test]
+    fn escaped_trailing_dot_of_an_opaque_host() {
+        // Found by fuzz/fuzz_targets/url_norm.rs: `o://e%2e` got the key `o://e.`, whose key is
+        // `o://e`.
+        assert_eq!(key("o://e%2e"), "o://e");
+        assert_eq!(key("foo://h%2E.%2e/x"), "foo://h/x");
+        assert_eq!(key("foo://h.%7E/x"), "foo://h.~/x");
+        // A host of dots alone is kept as it is.
+        assert_eq!(key("foo://%2e%2e/x"), "foo://../x");
+        assert_eq!(key("foo://../x"), "foo://../x");
     }
 
     #[test]
