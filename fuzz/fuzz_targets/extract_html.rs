@@ -22,8 +22,16 @@ fuzz_target!(|data: &[u8]| {
     for link in &doc.links {
         assert!(link.line >= 1 && link.column >= 1, "{link:?}");
         // The brief's bound is `lines + 1`; with lines counted as above the tight bound holds.
-        assert!(link.line <= lines, "line {} of {lines}: {link:?}", link.line);
-        assert_eq!(link.value, link.value.trim_ascii(), "untrimmed value: {link:?}");
+        assert!(
+            link.line <= lines,
+            "line {} of {lines}: {link:?}",
+            link.line
+        );
+        assert_eq!(
+            link.value,
+            link.value.trim_ascii(),
+            "untrimmed value: {link:?}"
+        );
         assert!(link.name.chars().count() <= MAX_NAME_CHARS, "{link:?}");
         assert!(!link.tag.is_empty(), "{link:?}");
         if let Some(text) = text {

@@ -25,7 +25,10 @@ fuzz_target!(|data: &[u8]| {
         };
         let key = cache_key(&url);
         assert!(!key.contains('#'), "key {key:?} of {url} has a fragment");
-        if let Ok(reparsed) = Url::parse(&key) {
+        // Only where the url crate itself is a fixed point (see url_norm.rs).
+        if let Ok(reparsed) = Url::parse(&key)
+            && Url::parse(url.as_str()).is_ok_and(|again| again.as_str() == url.as_str())
+        {
             assert_eq!(cache_key(&reparsed), key, "key of {url} is not idempotent");
         }
         let mut bare = url.clone();

@@ -29,7 +29,11 @@ fn check(url: &Url) {
     assert!(!key.contains('#'), "key {key:?} of {url} has a fragment");
     if let Ok(reparsed) = Url::parse(&key) {
         assert_eq!(reparsed.fragment(), None, "key {key:?} of {url}");
-        assert_eq!(cache_key(&reparsed), key, "key of {url} is not idempotent");
+        // Only where the url crate itself is a fixed point: url 2.5.8 does not re-parse some
+        // file URLs it serialised to the same URL (README.md, "Known upstream").
+        if round_trips(url) {
+            assert_eq!(cache_key(&reparsed), key, "key of {url} is not idempotent");
+        }
     }
     // The fragment never matters: none, empty, or another one.
     for fragment in [None, Some(""), Some("other"), Some("a#b c")] {
@@ -41,4 +45,9 @@ fn check(url: &Url) {
             "{url} and {other} differ only in fragment"
         );
     }
+}
+
+/// `url` serialises to a string that parses back to the same serialisation.
+fn round_trips(url: &Url) -> bool {
+    Url::parse(url.as_str()).is_ok_and(|again| again.as_str() == url.as_str())
 }
