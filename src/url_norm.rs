@@ -16,24 +16,32 @@ pub fn cache_key(url: &Url) -> String {
     if u.query() == Some("") {
         u.set_query(None);
     }
-    if let Some(host) = u.host_str()
-        && host.len() > 1
-        && host.ends_with('.')
-    {
-        let trimmed = host.trim_end_matches('.').to_owned();
-        // Cannot fail for a host that parsed once; keep the original otherwise.
-        let _ = u.set_host(Some(&trimmed));
+    if let Some(host) = u.host_str() {
+        // The dots of an opaque host (`foo://h%2E/`) may still be escaped: decode first, as the
+        // whole key is decoded below, so that a dot it reveals is trimmed too.
+        let host = normalize_escapes(host);
+        let trimmed = host.trim_end_matches('.');
+        if !trimmed.is_empty() && trimmed.len() < host.len() {
+            let trimmed = trimmed.to_owned();
+            // Cannot fail for a host that parsed once; keep the original otherwise.
+            let _ = u.set_host(Some(&trimmed));
+        }
     }
     normalize_escapes(u.as_str())
 }
 
 /// Decodes escapes of unreserved characters and upper-cases the hex of all others.
+///
+/// A `%` that starts no escape (`100%`, `%4`) is kept, and so is any escape whose decoded hex
+/// digit would complete it into a new one: `%4%41` stays `%4%41`, since `%4A` would mean `J`.
 fn normalize_escapes(s: &str) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
+    // Where in `out` the last `%` that starts no escape was written.
+    let mut lone_percent = None;
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%'
@@ -41,7 +49,14 @@ fn normalize_escapes(s: &str) -> String {
             && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
         {
             let c = h * 16 + l;
-            if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
+            let completes_escape = c.is_ascii_hexdigit()
+                && lone_percent.is_some_and(|at: usize| {
+                    at + 1 == out.len()
+                        || (at + 2 == out.len() && out.as_bytes()[at + 1].is_ascii_hexdigit())
+                });
+            if !completes_escape
+                && (c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~'))
+            {
                 out.push(c as char);
             } else {
                 out.push('%');
@@ -50,6 +65,9 @@ fn normalize_escapes(s: &str) -> String {
             }
             i += 3;
             continue;
+        }
+        if b[i] == b'%' {
+            lone_percent = Some(out.len());
         }
         // Safe to push byte-wise: a serialised Url is ASCII.
         out.push(b[i] as char);
@@ -108,6 +126,37 @@ mod tests {
         assert_eq!(key("http://ex.com/100%"), "http://ex.com/100%");
         assert_ne!(key("http://ex.com/dir"), key("http://ex.com/dir/"));
         assert_ne!(key("http://ex.com/P"), key("http://ex.com/p"));
+    }
+
+    #[test]
+    fn decoding_never_completes_a_lone_percent_into_an_escape() {
+        // Found by fuzz/fuzz_targets/url_norm.rs: `%4%41` became `%4A`, whose key is `J`.
+        assert_eq!(key("http://ex.com/%4%41"), "http://ex.com/%4%41");
+        assert_eq!(key("http://ex.com/%%41A"), "http://ex.com/%%41A");
+        assert_eq!(key("http://ex.com/%%34%41"), "http://ex.com/%%34A");
+        // A non-hex letter completes nothing and is still decoded.
+        assert_eq!(key("http://ex.com/%4%47"), "http://ex.com/%4G");
+        assert_eq!(key("http://ex.com/%41%4"), "http://ex.com/A%4");
+        for s in [
+            "http://ex.com/%4%41",
+            "http://ex.com/%%41A",
+            "http://ex.com/%%34%41",
+        ] {
+            let k = key(s);
+            assert_eq!(key(&k), k, "{s}");
+        }
+    }
+
+    #[test]
+    fn escaped_trailing_dot_of_an_opaque_host() {
+        // Found by fuzz/fuzz_targets/url_norm.rs: `o://e%2e` got the key `o://e.`, whose key is
+        // `o://e`.
+        assert_eq!(key("o://e%2e"), "o://e");
+        assert_eq!(key("foo://h%2E.%2e/x"), "foo://h/x");
+        assert_eq!(key("foo://h.%7E/x"), "foo://h.~/x");
+        // A host of dots alone is kept as it is.
+        assert_eq!(key("foo://%2e%2e/x"), "foo://../x");
+        assert_eq!(key("foo://../x"), "foo://../x");
     }
 
     #[test]
