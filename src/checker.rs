@@ -32,6 +32,8 @@ use crate::hosts::{HostGate, HostStats};
 use crate::outcome::Entry;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
+use crate::report::Statistics;
+use crate::report::stats::Tally;
 use crate::robots::RobotsCache;
 
 /// How long a cancelled run waits, after interrupting connections, for workers to notice.
@@ -57,8 +59,12 @@ pub struct Checker {
 /// The outcome of a run: every entry, and the numbers of the summary.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
-    /// Every report row, in the order they finished.
+    /// Every report row, in the order they finished. Empty when the run was configured not
+    /// to keep them ([`Config::keep_entries`](crate::Config::keep_entries)); the numbers below
+    /// are complete either way.
     pub entries: Vec<Entry>,
+    /// Counts and statistics over every entry (kept or not).
+    pub stats: Statistics,
     /// Distinct URLs seen (checked, ignored, or still queued when a run was cancelled).
     pub urls: usize,
     /// URLs that were queued or in flight when a cancelled run stopped: not checked.
@@ -74,19 +80,24 @@ pub struct Report {
 }
 
 impl Report {
-    /// Entries whose URL is broken.
+    /// Kept entries whose URL is broken.
     pub fn broken(&self) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(|e| e.result.outcome.is_broken())
     }
 
+    /// Number of entries (link occurrences plus start URLs).
+    pub fn links(&self) -> usize {
+        self.stats.links
+    }
+
     /// Number of broken entries (one per page and link).
     pub fn errors(&self) -> usize {
-        self.broken().count()
+        self.stats.errors
     }
 
     /// Number of warnings over all entries.
     pub fn warnings(&self) -> usize {
-        self.entries.iter().map(|e| e.warnings().count()).sum()
+        self.stats.warnings
     }
 }
 
@@ -274,11 +285,15 @@ impl Checker {
         drop(tx);
 
         let mut report = Report::default();
+        let mut tally = Tally::default();
         for msg in &rx {
             match msg {
                 Message::Entry(e) => {
                     on_entry(&e);
-                    report.entries.push(e);
+                    tally.add(&e);
+                    if cfg.keep_entries {
+                        report.entries.push(e);
+                    }
                 }
                 Message::Finished => break,
             }
@@ -299,6 +314,7 @@ impl Checker {
         report.interrupted = cancel.is_cancelled();
         report.duration = started.elapsed();
         report.hosts = gate.stats();
+        report.stats = tally.finish(&report.hosts);
         report.insecure = cfg.insecure;
         self.progress.detach();
         Ok(report)

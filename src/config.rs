@@ -95,6 +95,7 @@ pub struct Config {
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
+    pub(crate) keep_entries: bool,
 }
 
 impl Default for Config {
@@ -125,6 +126,7 @@ impl Default for Config {
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
             root_dir: None,
+            keep_entries: true,
         }
     }
 }
@@ -310,6 +312,15 @@ impl Config {
     /// root-relative links point to the file system's root).
     pub fn root_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.root_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether [`Report::entries`](crate::Report::entries) keeps every entry. Defaults to
+    /// `true`. A caller that consumes the stream itself (`run_with`) can turn it off, so a huge
+    /// crawl's memory does not grow with every link occurrence; the report's counts and
+    /// statistics are complete either way.
+    pub fn keep_entries(mut self, yes: bool) -> Self {
+        self.keep_entries = yes;
         self
     }
 

@@ -99,3 +99,25 @@ fn two_checkers_at_once_do_not_interfere() {
             .all(|e| !matches!(e.result.outcome, Outcome::Failed { .. }))
     );
 }
+
+#[test]
+fn a_run_that_keeps_no_entries_still_has_its_numbers() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/a'>a</a><a href='/gone'>x</a>")
+            .page("/a", "<a href='/gone'>again</a>"),
+    );
+    let kept = run(config(&server.url("/"), 2));
+    let mut streamed = 0;
+    let lean = Checker::new(config(&server.url("/"), 2).keep_entries(false))
+        .unwrap()
+        .run_with(|_| streamed += 1)
+        .unwrap();
+    assert!(lean.entries.is_empty());
+    assert_eq!(streamed, kept.entries.len());
+    assert_eq!(
+        (lean.links(), lean.errors(), lean.urls),
+        (kept.links(), kept.errors(), kept.urls)
+    );
+    assert_eq!((lean.errors(), lean.stats.broken_urls), (2, 1));
+}

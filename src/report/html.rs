@@ -69,7 +69,7 @@ impl<W: Write> Reporter for HtmlReporter<W> {
         head(o, report)?;
         summary(o, report)?;
         broken(o, &shown)?;
-        table(o, &shown, self.verbosity, report.entries.len())?;
+        table(o, &shown, self.verbosity, report.links())?;
         write!(
             o,
             "</main>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
@@ -150,7 +150,7 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
         "<section id=\"summary\" aria-label=\"Summary\">\n<dl class=\"stats\">"
     )?;
     let stats = [
-        ("links", "Links", report.entries.len().to_string(), ""),
+        ("links", "Links", report.links().to_string(), ""),
         ("urls", "URLs", report.urls.to_string(), ""),
         (
             "errors",

@@ -23,7 +23,7 @@ mod junit;
 mod ndjson;
 mod sarif;
 mod sitemap;
-mod stats;
+pub(crate) mod stats;
 mod text;
 mod xml;
 
@@ -305,5 +305,37 @@ pub(crate) fn human_duration(d: std::time::Duration) -> String {
     } else {
         let secs = d.as_secs();
         format!("{} minutes, {} seconds", secs / 60, secs % 60)
+    }
+}
+
+/// Paces the flushes of a streaming reporter: at most one every [`FLUSH_INTERVAL`], so a
+/// reader (or an interrupted run) sees rows within a fraction of a second without a system
+/// call per row. `finish` always flushes.
+#[derive(Debug)]
+pub(crate) struct FlushPacer {
+    last: std::time::Instant,
+}
+
+/// Longest time a written row may wait in a buffer before it is flushed.
+pub(crate) const FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl Default for FlushPacer {
+    fn default() -> Self {
+        FlushPacer {
+            last: std::time::Instant::now(),
+        }
+    }
+}
+
+impl FlushPacer {
+    /// `true` when it is time to flush again (and notes that it happens now).
+    pub(crate) fn due(&mut self) -> bool {
+        let now = std::time::Instant::now();
+        if now - self.last >= FLUSH_INTERVAL {
+            self.last = now;
+            true
+        } else {
+            false
+        }
     }
 }

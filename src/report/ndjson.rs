@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use serde_json::Value;
 
 use super::json::{entry_json, summary_json};
-use super::{Reporter, Verbosity};
+use super::{FlushPacer, Reporter, Verbosity};
 use crate::checker::Report;
 use crate::outcome::Entry;
 
@@ -21,12 +21,17 @@ use crate::outcome::Entry;
 pub struct NdjsonReporter<W: Write> {
     out: W,
     verbosity: Verbosity,
+    pacer: FlushPacer,
 }
 
 impl<W: Write> NdjsonReporter<W> {
     /// A reporter writing to `out`, showing the entries `verbosity` selects.
     pub fn new(out: W, verbosity: Verbosity) -> Self {
-        NdjsonReporter { out, verbosity }
+        NdjsonReporter {
+            out,
+            verbosity,
+            pacer: FlushPacer::default(),
+        }
     }
 
     fn line(&mut self, mut value: Value, kind: &str) -> io::Result<()> {
@@ -34,8 +39,7 @@ impl<W: Write> NdjsonReporter<W> {
             map.insert("type".into(), Value::from(kind));
         }
         serde_json::to_writer(&mut self.out, &value)?;
-        self.out.write_all(b"\n")?;
-        self.out.flush()
+        self.out.write_all(b"\n")
     }
 }
 
@@ -43,11 +47,15 @@ impl<W: Write> Reporter for NdjsonReporter<W> {
     fn entry(&mut self, entry: &Entry) -> io::Result<()> {
         if self.verbosity.shows(entry) {
             self.line(entry_json(entry), "entry")?;
+            if self.pacer.due() {
+                self.out.flush()?;
+            }
         }
         Ok(())
     }
 
     fn finish(&mut self, report: &Report) -> io::Result<()> {
-        self.line(summary_json(report), "summary")
+        self.line(summary_json(report), "summary")?;
+        self.out.flush()
     }
 }

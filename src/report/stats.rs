@@ -1,15 +1,23 @@
-//! Run statistics derived from a [`Report`]: content types, bytes downloaded, URL lengths, and
-//! per-host numbers (errors joined to the gate's request counts). Shared by every format that
-//! prints a summary.
+//! Run statistics: counts, content types, bytes downloaded, URL lengths, and per-host numbers
+//! (broken URLs joined to the gate's request counts). A [`Tally`] gathers them while entries
+//! stream by, so a run that does not keep its entries still has its summary; every format
+//! that prints a summary reads [`statistics`].
 
 use std::collections::{BTreeMap, HashSet};
 
 use crate::checker::Report;
 use crate::hosts::HostStats;
+use crate::outcome::Entry;
 
 /// Summary numbers of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Statistics {
+    /// Entries (one per link occurrence, plus the start URLs).
+    pub links: usize,
+    /// Broken entries (one per page and link).
+    pub errors: usize,
+    /// Warnings over all entries.
+    pub warnings: usize,
     /// Distinct URLs per content-type class (`text`, `image`, `application`, …, `mail`,
     /// `other` for unknown), counted once per URL.
     pub content_types: BTreeMap<String, usize>,
@@ -23,54 +31,89 @@ pub struct Statistics {
     pub broken_urls: usize,
 }
 
-/// Computes the statistics of `report`.
-pub fn statistics(report: &Report) -> Statistics {
-    let mut s = Statistics::default();
-    let mut seen = HashSet::new();
-    let mut lengths = Vec::new();
-    let mut errors_by_host: BTreeMap<String, usize> = BTreeMap::new();
-    for e in &report.entries {
+/// Accumulates [`Statistics`] one entry at a time.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    stats: Statistics,
+    /// URLs counted already (statistics per URL count each once).
+    seen: HashSet<String>,
+    /// Sum, minimum and maximum of the URL lengths.
+    length_sum: usize,
+    length_min: usize,
+    length_max: usize,
+    /// Broken URLs per `host:port`.
+    broken_by_host: BTreeMap<String, usize>,
+}
+
+impl Tally {
+    /// Counts one entry.
+    pub(crate) fn add(&mut self, e: &Entry) {
+        let s = &mut self.stats;
         let r = &e.result;
-        if !seen.insert(r.url.as_str()) {
-            continue;
+        s.links += 1;
+        s.warnings += e.warnings().count();
+        if r.outcome.is_broken() {
+            s.errors += 1;
         }
-        lengths.push(r.url.chars().count());
+        if !self.seen.insert(r.url.clone()) {
+            return;
+        }
+        let len = r.url.chars().count();
+        self.length_sum += len;
+        self.length_min = if self.seen.len() == 1 {
+            len
+        } else {
+            self.length_min.min(len)
+        };
+        self.length_max = self.length_max.max(len);
         s.bytes += r.size.unwrap_or(0);
         let class = if r.url.starts_with("mailto:") {
-            "mail".to_owned()
+            "mail"
         } else {
             r.content_type
                 .as_deref()
                 .and_then(|ct| ct.split('/').next())
                 .filter(|c| !c.is_empty())
                 .unwrap_or("other")
-                .to_owned()
         };
-        *s.content_types.entry(class).or_default() += 1;
+        *s.content_types.entry(class.to_owned()).or_default() += 1;
         if r.outcome.is_broken() {
             s.broken_urls += 1;
             if let Ok(u) = url::Url::parse(&r.url)
                 && let Some(h) = u.host_str()
             {
                 let key = format!("{h}:{}", u.port_or_known_default().unwrap_or(0));
-                *errors_by_host.entry(key).or_default() += 1;
+                *self.broken_by_host.entry(key).or_default() += 1;
             }
         }
     }
-    if !lengths.is_empty() {
-        let (min, max) = (
-            lengths.iter().min().copied().unwrap_or(0),
-            lengths.iter().max().copied().unwrap_or(0),
-        );
-        let avg = lengths.iter().sum::<usize>() as f64 / lengths.len() as f64;
-        s.url_lengths = Some((min, max, avg));
+
+    /// The statistics, joined with the gate's per-host numbers.
+    pub(crate) fn finish(mut self, hosts: &[HostStats]) -> Statistics {
+        let n = self.seen.len();
+        if n > 0 {
+            self.stats.url_lengths = Some((
+                self.length_min,
+                self.length_max,
+                self.length_sum as f64 / n as f64,
+            ));
+        }
+        self.stats.hosts = hosts
+            .iter()
+            .map(|h| {
+                (
+                    h.clone(),
+                    self.broken_by_host.get(&h.host).copied().unwrap_or(0),
+                )
+            })
+            .collect();
+        self.stats
     }
-    s.hosts = report
-        .hosts
-        .iter()
-        .map(|h| (h.clone(), errors_by_host.get(&h.host).copied().unwrap_or(0)))
-        .collect();
-    s
+}
+
+/// The statistics of `report` (gathered while its entries streamed by).
+pub fn statistics(report: &Report) -> Statistics {
+    report.stats.clone()
 }
 
 /// `1.2MB`, `3KB`, `17B`.

@@ -157,7 +157,7 @@ impl<W: Write> Reporter for TextReporter<W> {
             )?;
         }
         let (links, urls, w, e) = (
-            report.entries.len(),
+            report.links(),
             report.urls,
             report.warnings(),
             report.errors(),

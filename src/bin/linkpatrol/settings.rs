@@ -21,6 +21,8 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .max_redirects(args.max_redirects)
         .abort_timeout(Duration::from_secs_f64(args.abort_timeout));
     config = config
+        // The reporters consume the stream; the report needs only its counts.
+        .keep_entries(false)
         .robots(!args.no_robots)
         .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
