@@ -239,3 +239,27 @@ fn sitemaps_listed_in_robots_txt_seed_the_crawl_when_asked() {
         assert_eq!(server.count("/orphan"), 0);
     }
 }
+
+#[test]
+fn nofollow_links_and_pages_are_checked_but_not_recursed() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/follow'>f</a><a rel='external NoFollow' href='/nf'>nf</a><a href='/meta'>m</a>")
+            .page("/follow", "<a href='/from-follow'>x</a>")
+            .page("/nf", "<a href='/from-nf'>x</a>")
+            .page("/meta", "<meta name=robots content='noindex, nofollow'><a href='/from-meta'>x</a>")
+            .page("/from-follow", "ok")
+            .page("/from-meta", "<a href='/deeper'>x</a>"),
+    );
+    run(config(&server.url("/"), 4));
+    assert_eq!(server.count("/from-follow"), 1);
+    assert_eq!(
+        server.count_method("HEAD", "/nf"),
+        1,
+        "rel=nofollow: checked with HEAD, not parsed"
+    );
+    assert_eq!(server.count("/from-nf"), 0);
+    // a nofollow page's links are checked, not recursed into
+    assert_eq!(server.count_method("HEAD", "/from-meta"), 1);
+    assert_eq!(server.count("/deeper"), 0);
+}
