@@ -24,13 +24,14 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::outcome::{CheckResult, FailKind, Outcome, Referrer};
+use crate::link_site::LinkSite;
+use crate::outcome::{CheckResult, FailKind, Outcome};
 
 /// One place a URL was linked from, waiting for the URL's result.
 #[derive(Debug, Clone)]
 pub(crate) struct Occurrence {
     /// The linking page, or `None` for a start URL.
-    pub(crate) referrer: Option<Referrer>,
+    pub(crate) site: Option<LinkSite>,
     /// The fragment the link carried.
     pub(crate) fragment: Option<String>,
 }
@@ -64,8 +65,9 @@ pub(crate) enum Claim {
     New,
     /// Already queued or in progress; the occurrence was stored for `finish` to return.
     Pending,
-    /// Already checked; the caller reports the occurrence with this result.
-    Done(Arc<CheckResult>),
+    /// Already checked; the caller reports the occurrence (handed back, not stored) with this
+    /// result.
+    Done(Arc<CheckResult>, Occurrence),
 }
 
 /// Map from cache key to placeholder or result.
@@ -94,7 +96,7 @@ impl ResultCache {
             Some(Slot {
                 state: State::Done(r),
                 ..
-            }) => Claim::Done(r.clone()),
+            }) => Claim::Done(r.clone(), occurrence),
             Some(slot) => {
                 slot.occurrences.push(occurrence);
                 Claim::Pending
@@ -249,7 +251,7 @@ mod tests {
 
     fn occ(parent: &str) -> Occurrence {
         Occurrence {
-            referrer: Some(Referrer {
+            site: Some(LinkSite {
                 parent: parent.into(),
                 raw: "x".into(),
                 line: Some(1),
@@ -268,7 +270,7 @@ mod tests {
 
     fn parents(e: &Emission) -> Vec<&str> {
         e.1.iter()
-            .map(|o| o.referrer.as_ref().unwrap().parent.as_str())
+            .map(|o| &*o.site.as_ref().unwrap().parent)
             .collect()
     }
 
@@ -280,7 +282,7 @@ mod tests {
         let done = c.finish("k", ok("k"));
         assert_eq!(done.len(), 1);
         assert_eq!(parents(&done[0]), ["a", "b"]);
-        assert!(matches!(c.claim("k", occ("c")), Claim::Done(_)));
+        assert!(matches!(c.claim("k", occ("c")), Claim::Done(..)));
         assert!(
             c.finish("k", ok("again")).is_empty(),
             "the first result stays"

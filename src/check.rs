@@ -10,6 +10,7 @@
 //! entries, and only then `queue.task_done` (see `queue` for why that order ends the crawl
 //! correctly).
 
+use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,8 +28,9 @@ use crate::fetch::is_html;
 use crate::fetch::{self, Fetched, http::HttpFetcher};
 use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
+use crate::link_site::LinkSite;
 use crate::mail::check_mailto;
-use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
+use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Warning};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
 use crate::url_norm::{cache_key, redact};
@@ -85,6 +87,14 @@ fn hop_view(result: &CheckResult, from: usize) -> CheckResult {
     hop
 }
 
+/// `true` for an entry that `Verbosity::Problems` shows: a broken URL, or a warning on the
+/// URL or on this occurrence.
+fn is_problem(result: &CheckResult, o: &Occurrence) -> bool {
+    result.outcome.is_broken()
+        || !result.warnings.is_empty()
+        || o.site.as_ref().is_some_and(|s| !s.warnings.is_empty())
+}
+
 /// `/x` but not `//host/x`.
 fn is_root_relative(value: &str) -> bool {
     value.starts_with('/') && !value.starts_with("//")
@@ -113,6 +123,9 @@ fn mask_credentials(url: &mut Url) {
 pub(crate) enum Message {
     /// A report row.
     Entry(Entry),
+    /// A result whose first entry was not built (`only_problems`): counted once for the
+    /// per-URL statistics.
+    Counted(Arc<CheckResult>),
     /// The run is over; nothing after this is read.
     Finished,
 }
@@ -148,9 +161,17 @@ pub(crate) struct Run {
     pub(crate) robots: Option<RobotsCache>,
     /// The politeness gate (robots.txt `Crawl-delay` is applied to it).
     pub(crate) gate: Arc<HostGate>,
-    /// Report rows to the thread that runs `Checker::run_with` (unbounded: workers never
-    /// block on the consumer).
+    /// Report rows to the thread that runs `Checker::run_with`. Bounded: a worker waits while
+    /// the consumer is behind, so rows never pile up in memory. That cannot deadlock: the
+    /// consumer reads until `Finished` and only then joins anything, and a row sent after it
+    /// stopped reading fails at once, as the receiver is gone.
     pub(crate) tx: Sender<Message>,
+    /// Build and send only entries that are problems (`Config::only_problems`); the others
+    /// are counted in `unreported`.
+    pub(crate) only_problems: bool,
+    /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when
+    /// every worker that counted has finished its tasks (the queue's lock orders that).
+    pub(crate) unreported: AtomicUsize,
     /// URLs whose check was cut short by a cancel (not reported as results).
     pub(crate) interrupted: AtomicUsize,
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
@@ -248,15 +269,23 @@ impl Run {
 
     fn send(&self, result: &Arc<CheckResult>, o: Occurrence, cached: bool) {
         // The receiver only goes away after the run is over; a late row is then dropped.
+        if self.only_problems && !is_problem(result, &o) {
+            self.unreported.fetch_add(1, Ordering::Relaxed);
+            if !cached {
+                let _ = self.tx.send(Message::Counted(result.clone()));
+            }
+            return;
+        }
         let _ = self.tx.send(Message::Entry(Entry {
             result: result.clone(),
-            referrer: o.referrer,
+            referrer: o.site.map(LinkSite::into_referrer),
             fragment: o.fragment,
             cached,
         }));
     }
 
-    /// Feeds one start input into the run (on the caller's thread, before the workers start).
+    /// Feeds one start input into the run (on the supervisor thread, before it waits for the
+    /// queue to go idle).
     pub(crate) fn seed(&self, url: Url, inline: Option<Arc<str>>) {
         self.consider(Ok(url), None, String::new(), 0, true, false, true, inline);
     }
@@ -266,7 +295,7 @@ impl Run {
     fn consider(
         &self,
         url: Result<Url, String>,
-        referrer: Option<Referrer>,
+        site: Option<LinkSite>,
         raw: String,
         level: usize,
         seed: bool,
@@ -279,10 +308,10 @@ impl Run {
             Err(message) => {
                 let key = format!("invalid:{raw}");
                 let occ = Occurrence {
-                    referrer,
+                    site,
                     fragment: None,
                 };
-                match self.cache.claim(&key, occ.clone()) {
+                match self.cache.claim(&key, occ) {
                     Claim::New => {
                         let outcome = Outcome::Failed {
                             kind: FailKind::InvalidUrl,
@@ -291,17 +320,17 @@ impl Run {
                         self.complete(&key, CheckResult::immediate(raw, outcome, level));
                     }
                     Claim::Pending => {}
-                    Claim::Done(r) => self.send(&r, occ, true),
+                    Claim::Done(r, occ) => self.send(&r, occ, true),
                 }
                 return;
             }
         };
         let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
         let key = cache_key(&url);
-        let occ = Occurrence { referrer, fragment };
-        match self.cache.claim(&key, occ.clone()) {
+        let occ = Occurrence { site, fragment };
+        match self.cache.claim(&key, occ) {
             Claim::Pending => {}
-            Claim::Done(r) => self.send(&r, occ, true),
+            Claim::Done(r, occ) => self.send(&r, occ, true),
             Claim::New => {
                 let mut clean = url;
                 clean.set_fragment(None);
@@ -427,8 +456,8 @@ impl Run {
             return;
         };
         for raw in sitemaps {
-            let referrer = Referrer {
-                parent: redact(robots_url.as_str()).into_owned(),
+            let site = LinkSite {
+                parent: Arc::from(redact(robots_url.as_str())),
                 raw: redact(raw).into_owned(),
                 line: None,
                 column: None,
@@ -439,16 +468,7 @@ impl Run {
             let parsed = robots_url
                 .join(raw.trim())
                 .map_err(|e| format!("cannot resolve `{raw}': {e}"));
-            self.consider(
-                parsed,
-                Some(referrer),
-                raw.clone(),
-                1,
-                false,
-                true,
-                true,
-                None,
-            );
+            self.consider(parsed, Some(site), raw.clone(), 1, false, true, true, None);
         }
     }
 
@@ -575,7 +595,9 @@ impl Run {
             .unwrap_or_else(|| page.clone());
 
         let from_web = matches!(page.scheme(), "http" | "https");
-        let parent = redact(page.as_str()).into_owned();
+        // One copy of the page's URL and base for all its links.
+        let parent: Arc<str> = Arc::from(redact(page.as_str()));
+        let doc_base: Option<Arc<str>> = doc.base.as_deref().map(Arc::from);
         let n = doc.links.len();
         for link in doc.links {
             let RawLink {
@@ -600,26 +622,24 @@ impl Run {
                 });
             }
             warnings.retain(|w| self.keeps(w));
-            let referrer = Referrer {
+            // The link as written goes to the site (masked) and, for an unparsable link only,
+            // to `consider` as its key: one copy in the common case.
+            let (shown, value) = match redact(&value) {
+                Cow::Owned(masked) => (masked, value),
+                Cow::Borrowed(_) if url.is_ok() => (value, String::new()),
+                Cow::Borrowed(_) => (value.clone(), value),
+            };
+            let site = LinkSite {
                 parent: parent.clone(),
-                raw: redact(&value).into_owned(),
+                raw: shown,
                 line: Some(line),
                 column: Some(column),
                 name,
-                base: doc.base.clone(),
+                base: doc_base.clone(),
                 warnings,
             };
             let follow = !doc.nofollow && !nofollow;
-            self.consider(
-                url,
-                Some(referrer),
-                value,
-                level,
-                false,
-                from_web,
-                follow,
-                None,
-            );
+            self.consider(url, Some(site), value, level, false, from_web, follow, None);
         }
         n
     }

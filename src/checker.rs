@@ -39,6 +39,11 @@ use crate::robots::RobotsCache;
 /// How long a cancelled run waits, after interrupting connections, for workers to notice.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
 
+/// Messages the result channel holds before a worker waits for the consumer. Enough to ride
+/// out a slow write of the consumer; small enough that a backlog costs a few MB, not the 226 MB
+/// an unbounded channel piled up on a 2.9M-link folder (issue 12).
+const RESULT_CHANNEL_CAPACITY: usize = 4096;
+
 /// A start input, validated.
 #[derive(Debug, Clone)]
 struct Start {
@@ -211,7 +216,7 @@ impl Checker {
         for s in &self.starts {
             filter.add_start(&s.url);
         }
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (tx, rx) = crossbeam_channel::bounded(RESULT_CHANNEL_CAPACITY);
         let run = Arc::new(Run {
             queue: UrlQueue::new(),
             cache: ResultCache::default(),
@@ -227,6 +232,8 @@ impl Checker {
             robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
             gate: gate.clone(),
             tx: tx.clone(),
+            only_problems: cfg.only_problems,
+            unreported: AtomicUsize::new(0),
             interrupted: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),
         });
@@ -239,12 +246,9 @@ impl Checker {
                 dropped.fetch_add(n, Ordering::SeqCst);
             })
         };
-        for s in &self.starts {
-            run.seed(s.url.clone(), s.inline.clone());
-        }
-
-        let mut workers = Vec::with_capacity(cfg.threads);
-        for i in 0..cfg.threads {
+        let threads = self.worker_count();
+        let mut workers = Vec::with_capacity(threads);
+        for i in 0..threads {
             let worker_run = run.clone();
             let spawned = thread::Builder::new()
                 .name(format!("linkpatrol-worker-{i}"))
@@ -264,9 +268,17 @@ impl Checker {
         let abort_timeout = cfg.abort_timeout;
         let supervisor = {
             let (run, cancel) = (run.clone(), cancel.clone());
+            let starts = self.starts.clone();
             thread::Builder::new()
                 .name("linkpatrol-supervisor".into())
                 .spawn(move || {
+                    // Seeding can send rows (a start URL that is ignored, or given twice); the
+                    // channel is bounded, so that must not happen on the consumer's thread
+                    // before it reads. The queue cannot look idle before the last seed: only
+                    // this thread waits for idleness, after seeding.
+                    for s in starts {
+                        run.seed(s.url, s.inline);
+                    }
                     run.queue.wait_idle_or_shutdown();
                     let mut idle = run.queue.unfinished() == 0;
                     if !idle && cancel.is_cancelled() {
@@ -295,6 +307,7 @@ impl Checker {
                         report.entries.push(e);
                     }
                 }
+                Message::Counted(r) => tally.add_url(&r),
                 Message::Finished => break,
             }
         }
@@ -307,6 +320,7 @@ impl Checker {
                 let _ = w.join();
             }
         }
+        tally.add_unreported(run.unreported.load(Ordering::Relaxed));
         report.urls = run.cache.len();
         report.unchecked = dropped.load(Ordering::SeqCst)
             + run.interrupted.load(Ordering::Relaxed)
@@ -322,6 +336,24 @@ impl Checker {
 }
 
 impl Checker {
+    /// Worker threads for this run: `Config::threads`, but no more than the cores when every
+    /// start is local and external links are not checked. Such a run never waits on the
+    /// network, so threads beyond the cores add only memory (a page in flight each).
+    fn worker_count(&self) -> usize {
+        let cfg = &self.config;
+        let offline = !cfg.check_external
+            && self
+                .starts
+                .iter()
+                .all(|s| s.inline.is_some() || s.url.scheme() == "file");
+        if offline {
+            let cores = thread::available_parallelism().map_or(1, usize::from);
+            cfg.threads.min(cores)
+        } else {
+            cfg.threads
+        }
+    }
+
     /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
     /// given as input.
     fn file_root(&self) -> Result<Option<Url>, Error> {
@@ -393,4 +425,28 @@ pub(crate) fn path_url(p: &Path) -> Result<Url, Error> {
             format!("`{}' is not a usable path", p.display()),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_offline_folder_check_uses_no_more_threads_than_cores() {
+        let site = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/site");
+        let cores = thread::available_parallelism().map_or(1, usize::from);
+        let offline = Config::new()
+            .input_path(site)
+            .threads(cores + 30)
+            .check_external(false);
+        assert_eq!(Checker::new(offline).unwrap().worker_count(), cores);
+        // External links go over the network: there the threads wait, not compute.
+        let online = Config::new().input_path(site).threads(cores + 30);
+        assert_eq!(Checker::new(online).unwrap().worker_count(), cores + 30);
+        let web = Config::new()
+            .input_url("http://127.0.0.1:9/")
+            .threads(cores + 30)
+            .check_external(false);
+        assert_eq!(Checker::new(web).unwrap().worker_count(), cores + 30);
+    }
 }

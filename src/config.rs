@@ -96,6 +96,7 @@ pub struct Config {
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) keep_entries: bool,
+    pub(crate) only_problems: bool,
 }
 
 impl Default for Config {
@@ -127,6 +128,7 @@ impl Default for Config {
             seed_sitemaps: false,
             root_dir: None,
             keep_entries: true,
+            only_problems: false,
         }
     }
 }
@@ -321,6 +323,17 @@ impl Config {
     /// statistics are complete either way.
     pub fn keep_entries(mut self, yes: bool) -> Self {
         self.keep_entries = yes;
+        self
+    }
+
+    /// Delivers only the entries that are problems — broken, or carrying a warning, what
+    /// [`Verbosity::Problems`](crate::report::Verbosity::Problems) shows — to
+    /// [`run_with`](crate::Checker::run_with) and [`Report::entries`](crate::Report::entries).
+    /// Defaults to `false` (every entry). The other entries are counted in the report's
+    /// statistics but never built, which saves most of the time and memory of a large crawl
+    /// whose report lists problems only.
+    pub fn only_problems(mut self, yes: bool) -> Self {
+        self.only_problems = yes;
         self
     }
 

@@ -66,6 +66,7 @@ mod fetch;
 mod filter;
 pub mod host_rules;
 mod hosts;
+mod link_site;
 mod mail;
 mod queue;
 mod robots;

@@ -29,5 +29,7 @@ mod library;
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
+/// Large-crawl settings: problem-only entries, the bounded result channel.
+mod scale;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;

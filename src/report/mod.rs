@@ -103,6 +103,17 @@ impl Format {
         Format::Gml,
     ];
 
+    /// `true` for a format that lists entries that are not problems whatever the verbosity:
+    /// JUnit (passing links), the sitemap (good pages) and the link graphs (every link). The
+    /// others need only problem entries unless the verbosity is `All`
+    /// ([`Config::only_problems`](crate::Config::only_problems)).
+    pub fn lists_every_entry(self) -> bool {
+        matches!(
+            self,
+            Format::Junit | Format::Sitemap | Format::Dot | Format::Gml
+        )
+    }
+
     /// The name used on the command line (`csv`).
     pub fn name(self) -> &'static str {
         match self {

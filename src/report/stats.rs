@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::checker::Report;
 use crate::hosts::HostStats;
-use crate::outcome::Entry;
+use crate::outcome::{CheckResult, Entry};
 
 /// Summary numbers of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,6 +55,18 @@ impl Tally {
         if r.outcome.is_broken() {
             s.errors += 1;
         }
+        self.add_url(r);
+    }
+
+    /// Counts `n` entries that were not built (`Config::only_problems`): never broken and
+    /// without warnings, so they add to the links only.
+    pub(crate) fn add_unreported(&mut self, n: usize) {
+        self.stats.links += n;
+    }
+
+    /// Counts the per-URL statistics of `r`, once per URL.
+    pub(crate) fn add_url(&mut self, r: &CheckResult) {
+        let s = &mut self.stats;
         if !self.seen.insert(r.url.clone()) {
             return;
         }

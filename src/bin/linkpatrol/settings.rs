@@ -23,6 +23,14 @@ pub fn config_from(args: &Args) -> Result<Config> {
     config = config
         // The reporters consume the stream; the report needs only its counts.
         .keep_entries(false)
+        // Without -v, every report but JUnit, sitemap and the graphs shows problems only: the
+        // other entries are then counted, never built (most of the cost of a big crawl).
+        .only_problems(
+            !args.verbose
+                && !std::iter::once(args.output)
+                    .chain(args.file_outputs.iter().map(|f| f.format))
+                    .any(|f| f.lists_every_entry()),
+        )
         .robots(!args.no_robots)
         .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
