@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
-use url::Url;
+use url::{Position, Url};
 
 use crate::cache::{Claim, Emission, Occurrence, ResultCache};
 use crate::cancel::CancelHandle;
@@ -89,10 +89,10 @@ fn hop_view(result: &CheckResult, from: usize) -> CheckResult {
 
 /// `true` for an entry that `Verbosity::Problems` shows: a broken URL, or a warning on the
 /// URL or on this occurrence.
-fn is_problem(result: &CheckResult, o: &Occurrence) -> bool {
+fn is_problem(result: &CheckResult, site: Option<&LinkSite>) -> bool {
     result.outcome.is_broken()
         || !result.warnings.is_empty()
-        || o.site.as_ref().is_some_and(|s| !s.warnings.is_empty())
+        || site.is_some_and(|s| !s.warnings.is_empty())
 }
 
 /// `/x` but not `//host/x`.
@@ -269,7 +269,7 @@ impl Run {
 
     fn send(&self, result: &Arc<CheckResult>, o: Occurrence, cached: bool) {
         // The receiver only goes away after the run is over; a late row is then dropped.
-        if self.only_problems && !is_problem(result, &o) {
+        if self.only_problems && !is_problem(result, o.site.as_ref()) {
             self.unreported.fetch_add(1, Ordering::Relaxed);
             if !cached {
                 let _ = self.tx.send(Message::Counted(result.clone()));
@@ -547,6 +547,9 @@ impl Run {
                 }
             }
         }
+        // Before the links are queued, so the verdict on this page is complete when its own
+        // links (`#section`) are counted.
+        self.add_url_warnings(&mut result, &task.url);
         if let Some(body) = fetched.body
             && parse
             && still_internal
@@ -558,11 +561,13 @@ impl Run {
             } else {
                 body.into()
             };
+            // Links to the page itself can be counted at once when only problems are reported
+            // and this page is none (see `queue_children`).
+            let own = (self.only_problems && fetched.final_url == task.url).then_some(&result);
             result.links_found =
-                self.queue_children(&body, &fetched.final_url, task.level + 1, content_type);
+                self.queue_children(&body, &fetched.final_url, task.level + 1, content_type, own);
         }
         result.check_time = start.elapsed();
-        self.add_url_warnings(&mut result, &task.url);
         Checked {
             result,
             owned,
@@ -571,12 +576,19 @@ impl Run {
     }
 
     /// Extracts the links of a page and considers each. Returns how many links it had.
+    ///
+    /// `own` is the page's verdict (all but its timing), given when only problems are reported
+    /// and the page is checked under its own key. A link back to the page (`#line-123`; a
+    /// source listing has one per line) would wait in the cache until the page is recorded,
+    /// 200,000 of them for one large page; when neither the verdict nor the link is a problem
+    /// it is counted at once instead, exactly as `send` would count it later.
     fn queue_children(
         &self,
         body: &[u8],
         page: &Url,
         level: usize,
         content_type: Option<&str>,
+        own: Option<&CheckResult>,
     ) -> usize {
         let doc = if is_html(content_type) {
             extract_html(body)
@@ -638,6 +650,13 @@ impl Run {
                 base: doc_base.clone(),
                 warnings,
             };
+            if let (Some(own), Ok(u)) = (own, &url)
+                && u[..Position::AfterQuery] == page[..Position::AfterQuery]
+                && !is_problem(own, Some(&site))
+            {
+                self.unreported.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
             let follow = !doc.nofollow && !nofollow;
             self.consider(url, Some(site), value, level, false, from_web, follow, None);
         }

@@ -10,7 +10,8 @@ use linkpatrol::{Checker, Config, Report};
 use crate::server::{Reply, Routes, TestServer};
 use crate::util::{config, result_set, run};
 
-/// A site with good links, broken links, a link with a warning and pages linked many times.
+/// A site with good links, broken links, links with a warning, links of a page to itself (counted
+/// while the page is still being checked) and pages linked many times.
 fn site() -> TestServer {
     TestServer::start(
         Routes::new()
@@ -21,7 +22,8 @@ fn site() -> TestServer {
             )
             .page(
                 "/a",
-                "<a href='/b'>b</a><a href='/gone'>gone</a><a href='/'>home</a>",
+                "<a href='/b'>b</a><a href='/gone'>gone</a><a href='/'>home</a>\
+                 <a href='#top'>top</a><a href='/a#x'>x</a><a href=' #pad '>padded self</a>",
             )
             .page(
                 "/b",

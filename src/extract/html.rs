@@ -496,7 +496,7 @@ impl<'a> Collector<'a> {
             let mut push = |value: &str| {
                 self.doc.links.push(RawLink {
                     value: value.to_owned(),
-                    tag: tag.as_str().to_owned(),
+                    tag: tag.as_str(),
                     attr: attr_name,
                     line,
                     column,
@@ -1091,7 +1091,7 @@ mod tests {
         assert_eq!(
             d.links
                 .iter()
-                .map(|l| (l.tag.as_str(), l.attr, l.value.as_str(), l.nofollow))
+                .map(|l| (l.tag, l.attr, l.value.as_str(), l.nofollow))
                 .collect::<Vec<_>>(),
             [("a", "href", "/UP", true), ("img", "src", "/I.PNG", false)]
         );

@@ -75,7 +75,7 @@ pub fn extract_sitemap(body: &[u8]) -> Vec<RawLink> {
                     if !value.is_empty() {
                         links.push(RawLink {
                             value,
-                            tag: "loc".into(),
+                            tag: "loc",
                             attr: "text",
                             line,
                             column,
