@@ -1,0 +1,192 @@
+#!/bin/bash
+# benches/compare.sh [PAGES] — the whole-crawl comparison of issue 12, in one run.
+#
+# Generates a PAGES-page site (default 20000) with the shared bench kit (../shared/bench:
+# gen_site.py, serve.sh, score.py), serves it with nginx on 127.0.0.1:18080 (127.0.0.2 plays
+# an external host), then runs one after the other, each under /usr/bin/time -v:
+#   linkpatrol         our recursive crawl from the start page, politeness off, 32 threads
+#   lychee             given the list of every page URL (it cannot recurse), politeness off
+#   linkchecker        LinkChecker's crawl, 32 threads, its throttle lifted (linkcheckerrc)
+#   linkpatrol-folder  our offline check of the site folder (file: links only)
+#   hyperlink          hyperlink's offline check of the same folder
+#   wrk                nginx's own request rate over the page URLs at 32 connections
+# and prints one table (wall time, peak RSS, URLs checked, broken found) with each target of
+# the issue as a ratio measured in this run. Timings on a shared machine drift; ratios from
+# one run hold. A peer that is not installed is listed as "not installed" and its ratio
+# skipped. Only loopback is contacted.
+#
+# env: LP (our binary; default target/release/linkpatrol, built if missing), LY (lychee),
+#      LC (LinkChecker, default /tmp/lc-venv/bin/linkchecker), HL (hyperlink), BENCH (the
+#      bench kit, default ../shared/bench beside the repository), TIMEOUT (seconds per tool,
+#      default 600; a tool killed at it is shown with ">"), REPEATS (default 1; medians),
+#      OUT (results folder, default /tmp/compare-results), WRK_SECONDS (default 10).
+set -uo pipefail
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+PAGES=${1:-20000}
+BENCH=${BENCH:-$REPO/../shared/bench}
+[[ -f $BENCH/gen_site.py ]] || BENCH=/work/shared/bench
+TIMEOUT=${TIMEOUT:-600}
+REPEATS=${REPEATS:-1}
+OUT=${OUT:-/tmp/compare-results}/n$PAGES
+WRK_SECONDS=${WRK_SECONDS:-10}
+LP=${LP:-$REPO/target/release/linkpatrol}
+LY=${LY:-$(command -v lychee || echo "$HOME/.cargo/bin/lychee")}
+LC=${LC:-/tmp/lc-venv/bin/linkchecker}
+HL=${HL:-$(command -v hyperlink || echo "$HOME/.cargo/bin/hyperlink")}
+HOSTPORT=127.0.0.1:18080
+START=http://$HOSTPORT/index.html
+SITE=/tmp/bench-site/n$PAGES
+TRUTH=$SITE.truth.json
+
+[[ -f $BENCH/gen_site.py ]] || { echo "compare.sh: bench kit not found at $BENCH" >&2; exit 2; }
+command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] \
+    || { echo "compare.sh: nginx is not installed (apt-get install -y nginx)" >&2; exit 2; }
+if [[ ! -x $LP ]]; then
+    (cd "$REPO" && cargo build --release --bin linkpatrol) || exit 2
+fi
+mkdir -p "$OUT"
+rm -f "$OUT/runs.jsonl"
+if [[ ! -f $TRUTH || ! -f $SITE/index.html ]]; then
+    python3 "$BENCH/gen_site.py" "$SITE" --pages "$PAGES" --force || exit 2
+fi
+"$BENCH/serve.sh" start "$SITE" || exit 2
+trap '"$BENCH/serve.sh" stop > /dev/null' EXIT
+find "$SITE" -name '*.html' | sort | sed "s#^$SITE#http://$HOSTPORT#" > "$OUT/pages.txt"
+
+# tool name, binary that must exist, scorer (score.py's parser name), command
+TOOLS=(
+    "linkpatrol|$LP|linkpatrol|$LP --no-status --max-requests-per-second 0 --host-concurrency 0 -t 32 -o text $START"
+    "lychee|$LY|lychee|$LY --files-from $OUT/pages.txt --max-concurrency 32 --host-concurrency 32 --host-request-interval 0s --no-progress --format json"
+    "linkchecker|$LC|linkchecker|$LC -f $BENCH/linkcheckerrc --threads 32 --no-status --check-extern --ignore-url=^mailto: -o text $START"
+    "linkpatrol-folder|$LP|linkpatrol|$LP --no-status --internal-only -o text $SITE"
+    "hyperlink|$HL|hyperlink|$HL $SITE"
+)
+
+for spec in "${TOOLS[@]}"; do
+    IFS='|' read -r name bin scorer cmd <<< "$spec"
+    if [[ ! -x $bin ]]; then
+        echo "{\"tool\": \"$name\", \"missing\": true}" >> "$OUT/runs.jsonl"
+        echo "$name: not installed ($bin)"
+        continue
+    fi
+    for i in $(seq 1 "$REPEATS"); do
+        sync
+        # shellcheck disable=SC2086
+        /usr/bin/time -v -o "$OUT/$name-time-$i.txt" timeout -s KILL "$TIMEOUT" $cmd \
+            > "$OUT/$name-out-$i.txt" 2> "$OUT/$name-err-$i.txt"
+        rc=$?
+        score=$(python3 "$BENCH/score.py" "$scorer" "$OUT/$name-out-$i.txt" "$TRUTH" 2>/dev/null || echo '{}')
+        python3 - "$name" "$rc" "$OUT/$name-time-$i.txt" "$OUT/$name-out-$i.txt" "$score" \
+            >> "$OUT/runs.jsonl" <<'EOF'
+import json, re, sys
+name, rc, time_file, out_file, score = sys.argv[1:6]
+t = open(time_file).read()
+wall = re.search(r"Elapsed \(wall clock\).*: (.*)", t).group(1).split(":")
+wall = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall)))
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
+out = open(out_file, errors="replace").read()
+requests = sum(int(n) for n in re.findall(r"^Host \S+: (\d+) requests", out, re.M))
+d = {"tool": name, "rc": int(rc), "wall_s": wall, "rss_kb": rss, "requests": requests}
+try:
+    d.update(json.loads(score))
+except ValueError:
+    pass
+print(json.dumps(d))
+EOF
+        tail -1 "$OUT/runs.jsonl" | cut -c1-200
+        [[ $rc == 137 ]] && break
+    done
+done
+
+# nginx's own rate: the same page URLs, the same 32 connections, no link checking at all.
+if command -v wrk > /dev/null; then
+    cat > "$OUT/urls.lua" <<EOF
+local paths, i = {}, 0
+for line in io.lines("$OUT/pages.txt") do
+    paths[#paths + 1] = line:gsub("^http://[^/]+", "")
+end
+request = function()
+    i = i % #paths + 1
+    return wrk.format("GET", paths[i])
+end
+EOF
+    wrk -t 2 -c 32 -d "${WRK_SECONDS}s" -s "$OUT/urls.lua" "http://$HOSTPORT" > "$OUT/wrk.txt" 2>&1
+    rps=$(awk '/^Requests\/sec/{print $2}' "$OUT/wrk.txt")
+    echo "{\"tool\": \"wrk\", \"rps\": ${rps:-0}}" >> "$OUT/runs.jsonl"
+else
+    echo '{"tool": "wrk", "missing": true}' >> "$OUT/runs.jsonl"
+fi
+
+python3 - "$OUT/runs.jsonl" "$PAGES" "$TIMEOUT" <<'EOF'
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+pages, timeout = int(sys.argv[2]), float(sys.argv[3])
+by = {}
+for r in runs:
+    by.setdefault(r["tool"], []).append(r)
+
+def med(tool, key):
+    rs = [r for r in by.get(tool, []) if not r.get("missing")]
+    vals = [r[key] for r in rs if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+def killed(tool):
+    return any(r.get("rc") == 137 for r in by.get(tool, []))
+
+print(f"\n{pages}-page site; medians of the runs above; '>' = killed at {timeout:.0f} s\n")
+print("| tool | wall s | peak RSS MB | URLs checked | broken found (internal) | false pos | rc |")
+print("|---|---:|---:|---|---|---:|---:|")
+for tool in ["linkpatrol", "lychee", "linkchecker", "linkpatrol-folder", "hyperlink"]:
+    rs = by.get(tool, [])
+    if not rs or rs[0].get("missing"):
+        print(f"| {tool} | not installed | | | | | |")
+        continue
+    r = sorted(rs, key=lambda r: r["wall_s"])[len(rs) // 2]
+    urls = r.get("urls_checked")
+    print("| %s | %s%.2f | %.0f | %s | %s / %s | %s | %s |" % (
+        tool, ">" if killed(tool) else "", r["wall_s"], r["rss_kb"] / 1024,
+        "n/a" if urls is None else urls, r.get("tp_internal", "?"), r.get("truth_internal", "?"),
+        r.get("false_pos", "?"), r["rc"]))
+w = by.get("wrk", [{}])[0]
+print("| wrk (nginx alone) | | | %s | | | |" % (
+    "not installed" if w.get("missing") else "%.0f requests/s" % w.get("rps", 0)))
+
+lp, lpf = med("linkpatrol", "wall_s"), med("linkpatrol-folder", "wall_s")
+print("\n| target (issue 12) | measured | met |")
+print("|---|---|---|")
+def row(what, value, ok, note=""):
+    print(f"| {what} | {value}{note} | {ok} |")
+def ratio(peer, ours, need, higher_is_better=True, label=""):
+    p = med(peer, "wall_s")
+    if p is None or ours is None:
+        row(label, "n/a", "peer not installed" if p is None else "n/a")
+        return
+    x = p / ours
+    lower_bound = killed(peer)
+    ok = x >= need if higher_is_better else x <= need
+    row(label, "%s%.2fx" % (">" if lower_bound else "", x), "yes" if ok else "NO",
+        " (peer killed: a lower bound)" if lower_bound else "")
+ratio("linkchecker", lp, 20, label="crawl throughput >= 20x LinkChecker's (their wall / ours)")
+ratio("lychee", lp, 1.5, label="crawl >= 1.5x lychee given every URL (their wall / ours)")
+rps = w.get("rps")
+reqs, lpw = med("linkpatrol", "requests"), lp
+if rps and reqs and lpw:
+    x = reqs / lpw / rps
+    row("request rate >= 50% of nginx's (wrk, 32 connections)",
+        "%.0f%% (%.0f of %.0f requests/s)" % (100 * x, reqs / lpw, rps), "yes" if x >= 0.5 else "NO")
+else:
+    row("request rate >= 50% of nginx's", "n/a", "n/a")
+ly_rss, lp_rss = med("lychee", "rss_kb"), med("linkpatrol", "rss_kb")
+if ly_rss and lp_rss:
+    row("peak RSS <= lychee's", "%.0f MB vs %.0f MB" % (lp_rss / 1024, ly_rss / 1024),
+        "yes" if lp_rss <= ly_rss else "NO")
+else:
+    row("peak RSS <= lychee's", "n/a", "peer not installed")
+hl = med("hyperlink", "wall_s")
+if hl and lpf:
+    x = lpf / hl
+    row("folder check within 1.0x hyperlink's time (ours / theirs)", "%.2fx" % x,
+        "yes" if x <= 1.0 else "NO")
+else:
+    row("folder check within 1.0x hyperlink's time", "n/a", "peer not installed")
+EOF
