@@ -39,3 +39,56 @@ impl<T> Queue<T> {
         self.0.close()
     }
 }
+
+/// The result cache, for `benches/cache.rs` and `benches/frontier_memory.rs`.
+#[derive(Debug, Default)]
+pub struct Cache(crate::cache::ResultCache);
+
+impl Cache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Cache::default()
+    }
+
+    /// Claims `key` with one occurrence found on `parent`, written as `raw`, as a crawl does.
+    /// `true` when the key was new (the caller would queue it).
+    pub fn claim(&self, key: &str, parent: &std::sync::Arc<str>, raw: &str) -> bool {
+        let occurrence = crate::cache::Occurrence {
+            site: Some(crate::link_site::LinkSite {
+                parent: parent.clone(),
+                raw: raw.to_owned(),
+                line: Some(1),
+                column: Some(1),
+                name: String::new(),
+                base: None,
+                warnings: Vec::new(),
+            }),
+            fragment: None,
+        };
+        matches!(self.0.claim(key, occurrence), crate::cache::Claim::New)
+    }
+
+    /// Finishes `key` as a good link; returns how many occurrences it handed back.
+    pub fn finish_ok(&self, key: &str) -> usize {
+        let result = crate::outcome::CheckResult::immediate(
+            key.to_owned(),
+            crate::outcome::Outcome::Ok { status: Some(200) },
+            0,
+        );
+        self.0
+            .finish(key, result)
+            .iter()
+            .map(|(_, o)| o.len())
+            .sum()
+    }
+
+    /// Keys claimed so far.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// `true` when nothing was claimed.
+    pub fn is_empty(&self) -> bool {
+        self.0.len() == 0
+    }
+}
