@@ -46,7 +46,9 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
     f.content_type = Some(content_type.to_owned());
     if want_body && is_parsed(Some(content_type)) {
         let t = Instant::now();
-        let mut buf = Vec::new();
+        // Sized once from the file's length (+1 to see the end without growing): growing from
+        // empty copied and page-faulted a large page several times over.
+        let mut buf = Vec::with_capacity(meta.len().min(max_body) as usize + 1);
         let read =
             std::fs::File::open(&path).and_then(|file| file.take(max_body).read_to_end(&mut buf));
         if let Err(e) = read {
