@@ -54,6 +54,15 @@ pub(crate) struct Task {
     pub(crate) inline: Option<Arc<str>>,
 }
 
+impl Task {
+    /// The politeness key of the host its first request goes to; `None` when it makes no
+    /// request (a local file or an in-memory document). The queue schedules tasks by it.
+    fn host(&self) -> Option<String> {
+        (self.inline.is_none() && matches!(self.url.scheme(), "http" | "https"))
+            .then(|| host_key(&self.url))
+    }
+}
+
 /// What checking one task produced.
 #[derive(Debug)]
 pub(crate) struct Checked {
@@ -124,8 +133,9 @@ pub(crate) enum Message {
 /// their own synchronisation: `queue` and `cache` (a mutex each, see their modules), the
 /// atomics, and `tx` (a channel). Workers hold no lock of their own across I/O.
 pub(crate) struct Run {
-    /// URLs waiting for a worker and the count of unfinished tasks (termination).
-    pub(crate) queue: UrlQueue<Task>,
+    /// URLs waiting for a worker, scheduled by host, and the count of unfinished tasks
+    /// (termination). Shared with the politeness gate, whose table it holds.
+    pub(crate) queue: Arc<UrlQueue<Task>>,
     /// Placeholder-on-enqueue results and every referrer of each URL.
     pub(crate) cache: ResultCache,
     /// Scope, patterns and recursion depth.
@@ -328,7 +338,7 @@ impl Run {
                             recurse: recurse && follow,
                             inline,
                         };
-                        if !self.queue.put(task) {
+                        if !self.queue.put_for(task.host(), task) {
                             // Refused after shutdown: the URL stays unchecked and unreported.
                             self.interrupted.fetch_add(1, Ordering::Relaxed);
                         }

@@ -28,7 +28,7 @@ use crate::error::{Error, ErrorKind};
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::host_rules::HostRules;
-use crate::hosts::{HostGate, HostStats};
+use crate::hosts::{HostGate, HostStats, HostTable};
 use crate::outcome::Entry;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
@@ -168,12 +168,18 @@ impl Checker {
         let cfg = &self.config;
         let cancel = self.cancel.clone();
         let rules = HostRules::new(cfg.host_rules.clone());
-        let gate = Arc::new(HostGate::new(
-            cfg.max_requests_per_second,
-            cfg.host_concurrency,
-            rules.clone(),
+        // The queue schedules tasks by host and holds the politeness table; the gate is the
+        // fetchers' view of that table (see `hosts`).
+        let queue = Arc::new(UrlQueue::with_hosts(
+            HostTable::new(
+                cfg.max_requests_per_second,
+                cfg.host_concurrency,
+                rules.clone(),
+                cfg.robots,
+            ),
             cancel.clone(),
         ));
+        let gate = Arc::new(HostGate::over(queue.clone()));
         let idle_per_host = if cfg.host_concurrency == 0 {
             cfg.threads
         } else {
@@ -213,7 +219,7 @@ impl Checker {
         }
         let (tx, rx) = crossbeam_channel::unbounded();
         let run = Arc::new(Run {
-            queue: UrlQueue::new(),
+            queue,
             cache: ResultCache::default(),
             filter,
             http,

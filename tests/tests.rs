@@ -29,5 +29,7 @@ mod library;
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
+/// Host-aware scheduling across 22 loopback hosts: wall time against the busiest host's schedule.
+mod scheduling;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
