@@ -75,6 +75,9 @@ struct HostState {
     max_in_flight: usize,
     /// Slots held now. Raised by `reserve`, lowered by `release` and `give_back`.
     in_flight: usize,
+    /// Requests of running tasks (redirect hops, retries) waiting for room under the cap;
+    /// while there are any, no new task of the host is handed out. Changed by `waiting`.
+    waiting: usize,
     /// Tasks of this host handed out and not finished (`task_started` / `task_finished`).
     tasks_running: usize,
     /// Tasks of this host finished.
@@ -175,6 +178,7 @@ impl HostTable {
                 last_start: None,
                 max_in_flight: rules.concurrency(host, max_in_flight),
                 in_flight: 0,
+                waiting: 0,
                 tasks_running: 0,
                 tasks_done: 0,
                 requests: 0,
@@ -193,13 +197,25 @@ impl HostTable {
     }
 
     /// When a new task of `host` may start its first request; `None` while the host is at its
-    /// cap, or while its first task (robots.txt) runs.
+    /// cap, a request of a running task waits for room, or its first task (robots.txt) runs.
     pub(crate) fn task_start(&mut self, host: &str, now: Instant) -> Option<Instant> {
         let probe_first = self.probe_first;
         let h = self.state(host, now);
         let probing = probe_first && h.tasks_done == 0 && h.tasks_running > 0;
         let room = h.max_in_flight == 0 || h.in_flight < h.max_in_flight;
-        (room && !probing).then(|| h.next_slot.max(h.paused_until.unwrap_or(h.next_slot)))
+        (room && h.waiting == 0 && !probing)
+            .then(|| h.next_slot.max(h.paused_until.unwrap_or(h.next_slot)))
+    }
+
+    /// A request of a running task starts (`true`) or stops (`false`) waiting for room under
+    /// the host's cap: requests under way go before new tasks.
+    pub(crate) fn waiting(&mut self, host: &str, now: Instant, waiting: bool) {
+        let h = self.state(host, now);
+        if waiting {
+            h.waiting += 1;
+        } else {
+            h.waiting -= 1;
+        }
     }
 
     /// Reserves the next slot of `host` (not before `now`) and counts it in flight. `wanted`
@@ -518,6 +534,17 @@ mod tests {
         t.release("a:80", t0);
         assert_eq!(t.task_start("a:80", t0), Some(t0));
         t.give_back("a:80", b, t0);
+        // a redirect hop of a running task waits for room: it goes before new tasks
+        let _c = t.reserve("a:80", t0, t0);
+        t.waiting("a:80", t0, true);
+        t.release("a:80", t0);
+        assert_eq!(
+            t.task_start("a:80", t0),
+            None,
+            "room is kept for the waiting hop"
+        );
+        t.waiting("a:80", t0, false);
+        assert_eq!(t.task_start("a:80", t0), Some(t0));
         let _ = a;
         // with probe_first, a host's first task runs alone until it finished
         let mut t = HostTable::new(0.0, 0, HostRules::default(), true);

@@ -42,7 +42,7 @@
 //! credential masking), `charset` (decoding), `mail` (address syntax). I/O: `fetch` (ureq
 //! agent with retries, files), `hosts` (per-host politeness and backoff), `robots` (robots.txt
 //! per origin), `cache` (placeholder on enqueue, redirect waits). Orchestration: `queue`
-//! (joinable queue), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join),
+//! (joinable queue, scheduled by host), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join),
 //! [`progress`] (live numbers). [`report`] turns entries into text, CSV, JSON, NDJSON, JUnit,
 //! SARIF, sitemap, failures, DOT and GML reports. The `linkpatrol` binary uses only this API.
 #![forbid(unsafe_code)]

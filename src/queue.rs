@@ -194,6 +194,16 @@ impl<T> State<T> {
     }
 }
 
+/// Removes the calling thread's assignment. The empty check keeps host-less queues (and the
+/// queue bench) off the thread-id lookup.
+fn take_assignment(assigned: &mut HashMap<ThreadId, Assignment>) -> Option<Assignment> {
+    if assigned.is_empty() {
+        None
+    } else {
+        assigned.remove(&thread::current().id())
+    }
+}
+
 /// An unbounded, joinable, host-aware queue shared by the worker threads.
 #[derive(Debug)]
 pub(crate) struct UrlQueue<T> {
@@ -268,9 +278,8 @@ impl<T> UrlQueue<T> {
     /// Returns `None` once the queue is closed (or shut down) and empty: the worker should then
     /// exit. The calling thread must call `task_done` for it before its next `get`.
     pub(crate) fn get(&self) -> Option<T> {
-        let me = thread::current().id();
         let mut st = self.state.lock();
-        if let Some(a) = st.assigned.remove(&me) {
+        if let Some(a) = take_assignment(&mut st.assigned) {
             // The previous task of this thread was not marked done here: end its assignment.
             st.finish(a, Instant::now());
         }
@@ -279,7 +288,7 @@ impl<T> UrlQueue<T> {
             match st.take(now) {
                 Ok((item, assignment)) => {
                     if let Some(a) = assignment {
-                        st.assigned.insert(me, a);
+                        st.assigned.insert(thread::current().id(), a);
                     }
                     let more = st.ready(now);
                     drop(st);
@@ -306,7 +315,7 @@ impl<T> UrlQueue<T> {
             .unfinished_tasks
             .checked_sub(1)
             .expect("task_done called more often than put");
-        let assignment = st.assigned.remove(&thread::current().id());
+        let assignment = take_assignment(&mut st.assigned);
         let host_freed = assignment.is_some();
         if let Some(a) = assignment {
             st.finish(a, Instant::now());
@@ -422,9 +431,15 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
                 Some(s) => s,
                 None => {
                     if !st.hosts.has_room(host, now) {
-                        // Releases the lock while waiting; woken by a freed slot. The timeout
-                        // only bounds how late a cancel is noticed here.
+                        // New tasks of the host wait until this request got its room. The
+                        // condvar releases the lock while waiting; woken by a freed slot. The
+                        // timeout only bounds how late a cancel is noticed here.
+                        st.hosts.waiting(host, now, true);
+                        st.schedule(host, now);
                         self.room.wait_for(&mut st, CANCEL_POLL);
+                        let now = Instant::now();
+                        st.hosts.waiting(host, now, false);
+                        st.schedule(host, now);
                         continue;
                     }
                     let s = st.hosts.reserve(host, now, now);
