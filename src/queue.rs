@@ -123,10 +123,11 @@ impl<T> State<T> {
     }
 
     /// Adds an item (with `host`, or to `local`).
-    fn push(&mut self, host: Option<String>, item: T, now: Instant) {
+    fn push(&mut self, host: Option<String>, item: T, now: impl FnOnce() -> Instant) {
         match host {
             None => self.local.push_back(item),
             Some(host) => {
+                let now = now();
                 let lane = self.lanes.entry(host.clone()).or_insert_with(|| Lane {
                     items: VecDeque::new(),
                     entry: None,
@@ -268,7 +269,7 @@ impl<T> UrlQueue<T> {
         if st.shut {
             return false;
         }
-        st.push(host, item, Instant::now());
+        st.push(host, item, Instant::now);
         drop(st);
         self.ready.notify_one();
         true
@@ -284,6 +285,11 @@ impl<T> UrlQueue<T> {
             st.finish(a, Instant::now());
         }
         loop {
+            if let Some(item) = st.local.pop_front() {
+                // Host-less items go first, without reading the clock.
+                st.queued -= 1;
+                return Some(item);
+            }
             let now = Instant::now();
             match st.take(now) {
                 Ok((item, assignment)) => {
@@ -490,7 +496,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
 #[cfg(test)]
 impl<T> UrlQueue<T> {
     fn put_at(&self, host: &str, item: T, now: Instant) {
-        self.state.lock().push(Some(host.to_owned()), item, now);
+        self.state.lock().push(Some(host.to_owned()), item, || now);
     }
 
     fn take_at(&self, now: Instant) -> Result<(T, Option<Assignment>), Option<Instant>> {
