@@ -29,9 +29,13 @@
 //! and no new slot in `wait_for_host` until a permit returns.
 //!
 //! # robots.txt
-//! With `probe_first`, a host's first task runs alone: it fetches the host's robots.txt, and
-//! the host's other tasks are handed out only after it finished. So no worker ever blocks
-//! waiting for another worker's robots.txt fetch while other hosts' work is ready.
+//! With `probe_first`, a host's first task runs alone until the host answered its first
+//! request — that task's robots.txt fetch — or the task finished: only then are the host's
+//! other tasks handed out. So a worker does not block waiting for another worker's robots.txt
+//! fetch while other hosts' work is ready (and a slow first page does not hold the host's
+//! other pages). The exception: a host whose first answer came to a redirect hop from another
+//! host, or whose robots.txt is retried after a 429 with no politeness interval, may have a
+//! few tasks wait for its robots.txt.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -82,6 +86,8 @@ struct HostState {
     tasks_running: usize,
     /// Tasks of this host finished.
     tasks_done: u64,
+    /// Set when a request to this host got its answer (a permit was released).
+    answered: bool,
     /// Requests started (confirmed slots).
     requests: u64,
     /// Total time requests waited for their slots (in the queue or asleep in the gate).
@@ -181,6 +187,7 @@ impl HostTable {
                 waiting: 0,
                 tasks_running: 0,
                 tasks_done: 0,
+                answered: false,
                 requests: 0,
                 waited: Duration::ZERO,
                 retries: 0,
@@ -201,7 +208,7 @@ impl HostTable {
     pub(crate) fn task_start(&mut self, host: &str, now: Instant) -> Option<Instant> {
         let probe_first = self.probe_first;
         let h = self.state(host, now);
-        let probing = probe_first && h.tasks_done == 0 && h.tasks_running > 0;
+        let probing = probe_first && h.tasks_done == 0 && !h.answered && h.tasks_running > 0;
         let room = h.max_in_flight == 0 || h.in_flight < h.max_in_flight;
         (room && h.waiting == 0 && !probing)
             .then(|| h.next_slot.max(h.paused_until.unwrap_or(h.next_slot)))
@@ -242,8 +249,14 @@ impl HostTable {
         Ok(())
     }
 
-    /// A request's slot is free again (its permit dropped).
+    /// A request's slot is free again: its permit dropped, the host answered.
     pub(crate) fn release(&mut self, host: &str, now: Instant) {
+        self.state(host, now).answered = true;
+        self.free(host, now);
+    }
+
+    /// Lowers the slots held.
+    fn free(&mut self, host: &str, now: Instant) {
         let h = self.state(host, now);
         h.in_flight = h
             .in_flight
@@ -254,7 +267,7 @@ impl HostTable {
     /// A reserved slot that was never used (the task needed no request): frees it, and hands
     /// its start time back when no later slot was reserved since.
     pub(crate) fn give_back(&mut self, host: &str, slot: Slot, now: Instant) {
-        self.release(host, now);
+        self.free(host, now);
         let h = self.state(host, now);
         if slot.generation == h.generation && h.next_slot == slot.due + h.interval {
             h.next_slot = slot.due;
@@ -546,7 +559,7 @@ mod tests {
         t.waiting("a:80", t0, false);
         assert_eq!(t.task_start("a:80", t0), Some(t0));
         let _ = a;
-        // with probe_first, a host's first task runs alone until it finished
+        // with probe_first, a host's first task runs alone until it finished…
         let mut t = HostTable::new(0.0, 0, HostRules::default(), true);
         assert_eq!(t.task_start("a:80", t0), Some(t0));
         t.task_started("a:80", t0);
@@ -555,6 +568,18 @@ mod tests {
         t.task_finished("a:80", t0);
         t.task_started("a:80", t0);
         assert_eq!(t.task_start("a:80", t0), Some(t0));
+        // …or the host answered its first request (robots.txt)
+        t.task_started("b:80", t0);
+        let robots = t.reserve("b:80", t0, t0);
+        t.confirm("b:80", robots, t0).unwrap();
+        assert_eq!(t.task_start("b:80", t0), None);
+        t.release("b:80", t0);
+        assert_eq!(t.task_start("b:80", t0), Some(t0));
+        // an unused slot given back is no answer
+        t.task_started("c:80", t0);
+        let unused = t.reserve("c:80", t0, t0);
+        t.give_back("c:80", unused, t0);
+        assert_eq!(t.task_start("c:80", t0), None);
     }
 
     fn gate(per_second: f64, in_flight: usize) -> HostGate {

@@ -257,3 +257,42 @@ fn multi_host_bench() {
         print("full", s, &m);
     }
 }
+
+/// A host whose robots.txt is slow holds only its own tasks: with two workers, the second one
+/// checks another host's links while the first waits for that robots.txt.
+#[test]
+fn a_slow_robots_txt_does_not_park_workers_of_other_hosts() {
+    let slow = TestServer::start_on(
+        "127.0.0.2",
+        Routes::new()
+            .reply(
+                "/robots.txt",
+                Reply::status(200)
+                    .content_type("text/plain")
+                    .body("User-agent: *\nAllow: /\n")
+                    .delayed(Duration::from_secs(1)),
+            )
+            .dynamic(|_| Some(Reply::html("slow"))),
+    );
+    let fast = TestServer::start_on(
+        "127.0.0.3",
+        Routes::new().dynamic(|_| Some(Reply::html("fast"))),
+    );
+    let links: String = (0..5)
+        .map(|i| format!("<a href='{}'>s</a>", slow.url(&format!("/s{i}"))))
+        .chain((0..5).map(|i| format!("<a href='{}'>f</a>", fast.url(&format!("/f{i}")))))
+        .collect();
+    let site = TestServer::start(Routes::new().page("/", &links));
+    let report = crate::util::run(crate::util::config(&site.url("/"), 2));
+    assert_eq!(report.entries.len(), 11);
+    let robots_asked = slow.requests()[0].at;
+    assert_eq!(slow.requests()[0].path, "/robots.txt");
+    let fast_done = fast.requests().iter().map(|r| r.at).max().unwrap();
+    assert_eq!(fast.requests().len(), 6, "robots.txt and 5 links");
+    // The slow robots.txt answers 1 s after it was asked: the other host was done long before.
+    assert!(
+        fast_done < robots_asked + Duration::from_millis(900),
+        "the fast host's last request came {:?} after the slow robots.txt was asked",
+        fast_done - robots_asked
+    );
+}
