@@ -21,6 +21,8 @@
 //! - `assigned`: set by `get` for the calling thread, emptied of its slot by that thread's
 //!   first request to the host, removed by that thread's `task_done` (or its next `get`).
 //! - `unfinished_tasks`: raised by `put`, lowered by `task_done` and `shutdown`.
+//! - `wake`: set by `schedule` when a lane became the earliest; whoever changed the host
+//!   then wakes one getter, since getters wait only until the earliest due time they saw.
 //!
 //! # Termination invariant
 //!
@@ -99,6 +101,9 @@ struct State<T> {
     hosts: HostTable,
     /// Worker thread → the task it is working on, when that task has a host.
     assigned: HashMap<ThreadId, Assignment>,
+    /// Set by `schedule` when a lane became the timeline's first: a getter waiting for a later
+    /// instant (or for nothing) must look again. Cleared by whoever wakes it.
+    wake: bool,
 }
 
 impl<T> State<T> {
@@ -118,7 +123,9 @@ impl<T> State<T> {
         if let Some(at) = self.hosts.task_start(host, now) {
             self.seq += 1;
             lane.entry = Some((at, self.seq));
-            self.timeline.insert((at, self.seq, host.to_owned()));
+            let key = (at, self.seq, host.to_owned());
+            self.wake |= self.timeline.first().is_none_or(|first| key < *first);
+            self.timeline.insert(key);
         }
     }
 
@@ -248,6 +255,7 @@ impl<T> UrlQueue<T> {
                 closed: false,
                 hosts,
                 assigned: HashMap::new(),
+                wake: false,
             }),
             ready: Condvar::new(),
             all_done: Condvar::new(),
@@ -270,6 +278,7 @@ impl<T> UrlQueue<T> {
             return false;
         }
         st.push(host, item, Instant::now);
+        st.wake = false;
         drop(st);
         self.ready.notify_one();
         true
@@ -296,7 +305,7 @@ impl<T> UrlQueue<T> {
                     if let Some(a) = assignment {
                         st.assigned.insert(thread::current().id(), a);
                     }
-                    let more = st.ready(now);
+                    let more = std::mem::take(&mut st.wake) | st.ready(now);
                     drop(st);
                     if more {
                         self.ready.notify_one();
@@ -327,13 +336,13 @@ impl<T> UrlQueue<T> {
             st.finish(a, Instant::now());
         }
         let idle = st.unfinished_tasks == 0;
+        st.wake = false;
         drop(st);
         if idle {
             self.all_done.notify_all();
         }
         if host_freed {
-            self.ready.notify_one();
-            self.room.notify_all();
+            self.freed();
         }
     }
 
@@ -403,6 +412,13 @@ impl<T> UrlQueue<T> {
         self.state.lock().unfinished_tasks
     }
 
+    /// Wakes a getter when `schedule` made a lane the timeline's first (see `State::wake`).
+    fn wake_getter(&self, st: &mut MutexGuard<'_, State<T>>) {
+        if std::mem::take(&mut st.wake) {
+            self.ready.notify_one();
+        }
+    }
+
     /// Wakes whoever may use a freed slot.
     fn freed(&self) {
         self.room.notify_all();
@@ -428,6 +444,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
                 if slot.is_some() {
                     st.hosts.release(host, now);
                     st.schedule(host, now);
+                    st.wake = false;
                     drop(st);
                     self.freed();
                 }
@@ -446,6 +463,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
                         let now = Instant::now();
                         st.hosts.waiting(host, now, false);
                         st.schedule(host, now);
+                        self.wake_getter(&mut st);
                         continue;
                     }
                     let s = st.hosts.reserve(host, now, now);
@@ -456,7 +474,10 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
             };
             if s.due <= now {
                 match st.hosts.confirm(host, s, now) {
-                    Ok(()) => return true,
+                    Ok(()) => {
+                        self.wake_getter(&mut st);
+                        return true;
+                    }
                     Err(later) => {
                         // A pause or a longer Crawl-delay came after the reservation.
                         slot = Some(later);
@@ -466,6 +487,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
                 }
             }
             // The sleep happens with no lock held; a cancel ends it early.
+            self.wake_getter(&mut st);
             MutexGuard::unlocked(&mut st, || self.cancel.sleep_until(s.due));
         }
     }
@@ -475,6 +497,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
         let now = Instant::now();
         st.hosts.release(host, now);
         st.schedule(host, now);
+        st.wake = false;
         drop(st);
         self.freed();
     }
@@ -484,6 +507,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
         let now = Instant::now();
         change(&mut st.hosts, now);
         st.schedule(host, now);
+        self.wake_getter(&mut st);
     }
 
     fn stats(&self) -> Vec<HostStats> {
