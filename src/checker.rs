@@ -113,8 +113,11 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidInput`] when there is no input, an input is neither a URL nor an
-    /// existing path, or its scheme cannot be crawled.
+    /// existing path, or its scheme cannot be crawled. [`ErrorKind::InvalidConfig`] when a
+    /// duration exceeds [`MAX_DURATION`](crate::config::MAX_DURATION), the timeout is 0, or a
+    /// request rate implies more than that between two requests.
     pub fn new(config: Config) -> Result<Self, Error> {
+        config.validate()?;
         if config.inputs.is_empty() {
             return Err(Error::new(
                 ErrorKind::InvalidInput,

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use crate::error::{Error, ErrorKind};
 use crate::host_rules::HostRule;
 
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
@@ -34,6 +35,10 @@ pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_secs(1);
 /// Longest wait a `Retry-After` (or a backoff) may impose before a retry. A server asking for
 /// more gets no retry: its 429/503 is the result. Defaults to 60 s.
 pub const DEFAULT_MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
+/// Longest duration any setting accepts: a timeout, a wait, or the interval between two
+/// requests that a rate implies (one year). [`Checker::new`](crate::Checker::new) rejects longer
+/// ones: they would overflow the clock arithmetic, and no check needs them.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 /// The User-Agent header sent with every request.
 pub const DEFAULT_USER_AGENT: &str = concat!(
     "Mozilla/5.0 (compatible; linkpatrol/",
@@ -294,9 +299,10 @@ impl Config {
     }
 
     /// Check at most this many distinct URLs; later ones are listed as ignored. Defaults to
-    /// `None`: no limit.
+    /// `None`: no limit. `Some(0)` also means no limit, as 0 does for the other limits (a run
+    /// that may check nothing would be of no use).
     pub fn max_urls(mut self, n: Option<usize>) -> Self {
-        self.max_urls = n;
+        self.max_urls = n.filter(|&n| n > 0);
         self
     }
 
@@ -328,5 +334,45 @@ impl Config {
     pub fn ignore_warning(mut self, tag: impl Into<String>) -> Self {
         self.ignore_warnings.push(tag.into());
         self
+    }
+}
+
+impl Config {
+    /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
+    /// request rates so low that the interval between two requests would exceed it.
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
+        let max = MAX_DURATION.as_secs();
+        for (name, d) in [
+            ("timeout", self.timeout),
+            ("abort timeout", self.abort_timeout),
+            ("retry backoff", self.retry_backoff),
+            ("max retry wait", self.max_retry_wait),
+        ] {
+            if d > MAX_DURATION {
+                return bad(format!(
+                    "{name} of {} s is too long: at most {max} s (one year)",
+                    d.as_secs()
+                ));
+            }
+        }
+        if self.timeout.is_zero() {
+            return bad("timeout must be more than 0 s".into());
+        }
+        let rates = std::iter::once((None, self.max_requests_per_second)).chain(
+            self.host_rules
+                .iter()
+                .filter_map(|r| Some((Some(r.pattern.as_str()), r.max_requests_per_second?))),
+        );
+        for (pattern, rate) in rates {
+            if rate > 0.0 && 1.0 / rate > MAX_DURATION.as_secs_f64() {
+                let whose = pattern.map_or_else(String::new, |p| format!(" for hosts `{p}'"));
+                return bad(format!(
+                    "request rate{whose} of {rate} per second is too low: one request in more than \
+                     a year (use 0 for no limit)"
+                ));
+            }
+        }
+        Ok(())
     }
 }

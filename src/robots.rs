@@ -15,6 +15,8 @@ use parking_lot::Mutex;
 use texting_robots::Robot;
 use url::Url;
 
+use crate::hosts::MAX_HOST_INTERVAL;
+
 /// The robots.txt rules of one origin, once fetched.
 #[derive(Debug)]
 pub(crate) struct OriginRules {
@@ -22,10 +24,15 @@ pub(crate) struct OriginRules {
 }
 
 impl OriginRules {
-    /// `Crawl-delay` for our agent, if any.
+    /// `Crawl-delay` for our agent, if any, at most [`MAX_HOST_INTERVAL`] (a huge value such as
+    /// `1e20` is clamped, not an overflow).
     pub(crate) fn crawl_delay(&self) -> Option<Duration> {
         let d = self.robot.as_ref()?.delay?;
-        (d.is_finite() && d > 0.0).then(|| Duration::from_secs_f32(d))
+        (d.is_finite() && d > 0.0).then(|| {
+            Duration::try_from_secs_f32(d)
+                .unwrap_or(MAX_HOST_INTERVAL)
+                .min(MAX_HOST_INTERVAL)
+        })
     }
 
     /// `Sitemap:` URLs listed.

@@ -508,7 +508,9 @@ fn media_type(ct: &str) -> String {
 /// Reads up to `cap` bytes. Returns the bytes and whether the body was longer.
 fn read_capped(body: &mut Body, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
     let mut buf = Vec::new();
-    body.as_reader().take(cap + 1).read_to_end(&mut buf)?;
+    body.as_reader()
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut buf)?;
     let truncated = buf.len() as u64 > cap;
     buf.truncate(cap as usize);
     Ok((buf, truncated))

@@ -121,7 +121,7 @@ pub struct Args {
     #[arg(long)]
     pub insecure: bool,
 
-    /// Check at most N distinct URLs; later ones are listed as ignored.
+    /// Check at most N distinct URLs; later ones are listed as ignored (0: no limit).
     #[arg(long, value_name = "N")]
     pub max_urls: Option<usize>,
 

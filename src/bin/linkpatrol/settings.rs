@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use linkpatrol::config::MAX_DURATION;
 use linkpatrol::{Config, HostRule};
 use regex::Regex;
 
@@ -13,22 +14,26 @@ use crate::args::Args;
 pub fn config_from(args: &Args) -> Result<Config> {
     let mut config = Config::new()
         .threads(args.threads)
-        .timeout(Duration::from_secs_f64(args.timeout))
-        .max_requests_per_second(args.max_requests_per_second)
+        .timeout(secs("--timeout", args.timeout)?)
+        .max_requests_per_second(rate(
+            "--max-requests-per-second",
+            args.max_requests_per_second,
+        )?)
         .host_concurrency(args.host_concurrency)
         .recursion_level(args.recursion_level)
         .check_external(!args.internal_only)
         .max_redirects(args.max_redirects)
-        .abort_timeout(Duration::from_secs_f64(args.abort_timeout));
+        .abort_timeout(secs("--abort-timeout", args.abort_timeout)?);
     config = config
         // The reporters consume the stream; the report needs only its counts.
         .keep_entries(false)
         .robots(!args.no_robots)
         .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
-        .max_retry_wait(Duration::from_secs_f64(args.max_retry_wait))
+        .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)
         .insecure(args.insecure)
-        .max_urls(args.max_urls)
+        // 0 means no limit, like the other limits.
+        .max_urls(args.max_urls.filter(|&n| n > 0))
         .max_body_size(args.max_body_size);
     for tag in &args.ignore_warning {
         config = config.ignore_warning(tag);
@@ -37,8 +42,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
         config = config.header(name, value);
     }
     for (pattern, n) in &args.host_rate {
+        let n = rate("--host-rate", *n)?;
         config = config
-            .host_rule(HostRule::new(regex(pattern, "--host-rate")?).max_requests_per_second(*n));
+            .host_rule(HostRule::new(regex(pattern, "--host-rate")?).max_requests_per_second(n));
     }
     for (pattern, n) in &args.host_max_concurrency {
         config = config
@@ -74,6 +80,38 @@ pub fn config_from(args: &Args) -> Result<Config> {
         bail!("--csv-delimiter must be a single ASCII character");
     }
     Ok(config)
+}
+
+/// Seconds as a `Duration`, refused (naming the flag) beyond what the library accepts.
+fn secs(flag: &str, value: f64) -> Result<Duration> {
+    if !(value.is_finite() && value >= 0.0 && value <= MAX_DURATION.as_secs_f64()) {
+        bail!(
+            "{flag} {}: at most {} seconds (one year)",
+            shown(value),
+            MAX_DURATION.as_secs()
+        );
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+/// A request rate, refused (naming the flag) when it implies more than a year between requests.
+fn rate(flag: &str, per_second: f64) -> Result<f64> {
+    if per_second > 0.0 && 1.0 / per_second > MAX_DURATION.as_secs_f64() {
+        bail!(
+            "{flag} {}: too low, one request in more than a year (0 means no limit)",
+            shown(per_second)
+        );
+    }
+    Ok(per_second)
+}
+
+/// A number as the user would write it: `1e20`, not twenty digits.
+fn shown(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
 }
 
 fn regex(p: &str, flag: &str) -> Result<Regex> {
