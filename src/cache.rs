@@ -202,7 +202,8 @@ fn finish_locked(
 ) {
     let mut work = vec![(key, result)];
     while let Some((key, result)) = work.pop() {
-        let result = Arc::new(result);
+        // Every reported result passes here once: the one place credentials are masked.
+        let result = Arc::new(result.without_credentials());
         let slot = slots.entry(key).or_insert_with(|| Slot {
             state: State::Pending,
             occurrences: Vec::new(),

@@ -246,11 +246,13 @@ impl Run {
         }
     }
 
+    /// Builds and sends one entry: the only place an `Entry` is made, so its referrer's
+    /// credentials are masked here (the result's were masked when it was stored).
     fn send(&self, result: &Arc<CheckResult>, o: Occurrence, cached: bool) {
         // The receiver only goes away after the run is over; a late row is then dropped.
         let _ = self.tx.send(Message::Entry(Entry {
             result: result.clone(),
-            referrer: o.referrer,
+            referrer: o.referrer.map(Referrer::without_credentials),
             fragment: o.fragment,
             cached,
         }));

@@ -17,6 +17,8 @@ mod cancel;
 mod cli;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
+/// Credentials in URLs are masked in every report format.
+mod credentials;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
 mod faults;
 /// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies.
