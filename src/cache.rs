@@ -176,6 +176,55 @@ impl ResultCache {
     pub(crate) fn len(&self) -> usize {
         self.slots.lock().len()
     }
+
+    /// For a run that was cancelled: finishes every redirect still waiting on a URL that was
+    /// never checked (dropped from the queue, or interrupted), as not checked, so it is reported
+    /// instead of vanishing. Returns what to report.
+    pub(crate) fn abandon_waiting(&self) -> Vec<Emission> {
+        let mut slots = self.slots.lock();
+        let orphans: Vec<(String, String, CheckResult)> = slots
+            .iter_mut()
+            .filter(|(_, s)| matches!(s.state, State::Pending))
+            .flat_map(|(target, s)| {
+                std::mem::take(&mut s.dependents)
+                    .into_iter()
+                    .map(move |(key, partial)| (target.clone(), key, partial))
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (target, key, mut partial) in orphans {
+            partial.outcome = Outcome::Ignored {
+                reason: format!(
+                    "not checked: the run was interrupted before its redirect target {target} \
+                     was checked"
+                ),
+            };
+            // Redirects waiting on this one get the same verdict (see `finish_locked`).
+            finish_locked(&mut slots, key, partial, &mut out);
+        }
+        out
+    }
+
+    /// Keys claimed, and of those the ones never checked: still pending (queued when the run
+    /// was cancelled, refused by the shut queue, or in flight) or finished as interrupted.
+    /// Read under one lock, so `claimed - unchecked` is exactly the URLs with a verdict.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let slots = self.slots.lock();
+        let unchecked = slots
+            .values()
+            .filter(|s| match &s.state {
+                State::Done(r) => matches!(
+                    r.outcome,
+                    Outcome::Failed {
+                        kind: FailKind::Interrupted,
+                        ..
+                    }
+                ),
+                State::Pending | State::Waiting(_) => true,
+            })
+            .count();
+        (slots.len(), unchecked)
+    }
 }
 
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.

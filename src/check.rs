@@ -151,8 +151,6 @@ pub(crate) struct Run {
     /// Report rows to the thread that runs `Checker::run_with` (unbounded: workers never
     /// block on the consumer).
     pub(crate) tx: Sender<Message>,
-    /// URLs whose check was cut short by a cancel (not reported as results).
-    pub(crate) interrupted: AtomicUsize,
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
     /// statistic read for progress displays only.
     pub(crate) checked: AtomicUsize,
@@ -227,6 +225,12 @@ impl Run {
         self.emit(done);
     }
 
+    /// After a cancel: reports the redirects still waiting on targets that were never checked.
+    pub(crate) fn abandon_waiting(&self) {
+        let done = self.cache.abandon_waiting();
+        self.emit(done);
+    }
+
     /// Sends one entry per occurrence of each finished result.
     fn emit(&self, done: Vec<Emission>) {
         for (result, occurrences) in done {
@@ -237,7 +241,7 @@ impl Run {
                     ..
                 }
             ) {
-                self.interrupted.fetch_add(1, Ordering::Relaxed);
+                // Not a result: counted as unchecked (`ResultCache::counts`).
                 continue;
             }
             for (i, o) in occurrences.into_iter().enumerate() {
@@ -330,10 +334,8 @@ impl Run {
                             recurse: recurse && follow,
                             inline,
                         };
-                        if !self.queue.put(task) {
-                            // Refused after shutdown: the URL stays unchecked and unreported.
-                            self.interrupted.fetch_add(1, Ordering::Relaxed);
-                        }
+                        // Refused after shutdown: the URL stays pending, counted as unchecked.
+                        let _ = self.queue.put(task);
                     }
                     Decision::Mail => {
                         let outcome = match check_mailto(&clean) {
@@ -393,6 +395,31 @@ impl Run {
             });
         }
         result.warnings.retain(|w| self.keeps(w));
+    }
+
+    /// No silent pass for content we do not read: a start URL whose type we cannot parse
+    /// (Markdown, plain text, PDF) is warned about, as LinkChecker does at level 0
+    /// (`url-content-type-unparseable`); a folder without `index.html` says it was listed (a
+    /// link to one from a page is warned about where it is found: `file-no-index`).
+    fn note_unparsed(&self, result: &mut CheckResult, task: &Task, final_url: &Url) {
+        if !matches!(result.outcome, Outcome::Ok { .. }) || task.inline.is_some() {
+            return;
+        }
+        if fetch::file::is_listing(final_url) {
+            result
+                .infos
+                .push("A folder without index.html: its entries are listed and checked.".into());
+            return;
+        }
+        if let Some(ct) = result.content_type.as_deref()
+            && task.level == 0
+            && !fetch::is_parsed(Some(ct))
+        {
+            result.warnings.push(Warning {
+                tag: "url-content-type-unparseable",
+                message: format!("The URL with content type '{ct}' is not parseable."),
+            });
+        }
     }
 
     /// `true` once more distinct URLs were claimed than `max_urls` allows.
@@ -510,6 +537,7 @@ impl Run {
         result.download_time = fetched.download_time;
         result.modified = fetched.modified;
         result.warnings = fetched.warnings;
+        self.note_unparsed(&mut result, task, &fetched.final_url);
         if task.inline.is_some() {
             result.infos.push("in-memory document".into());
         }
@@ -595,6 +623,18 @@ impl Run {
             }
             .map_err(|e| format!("cannot resolve `{value}': {e}"));
             let mut warnings = Vec::new();
+            if let Ok(u) = &url
+                && !fetch::file::is_listing(page)
+                && fetch::file::is_folder_without_index(u)
+            {
+                warnings.push(Warning {
+                    tag: "file-no-index",
+                    message: format!(
+                        "`{value}' is a folder without index.html: a web server would not serve \
+                         a page here (its entries are listed and checked)."
+                    ),
+                });
+            }
             if padded {
                 warnings.push(Warning {
                     tag: "url-whitespace",

@@ -11,13 +11,17 @@
 //! 3. It closes the queue (idle workers exit) and sends `Finished`. The caller's thread stops
 //!    reading there, so a worker stuck beyond all of that (a DNS lookup cannot be interrupted)
 //!    can never hold the report back; such a worker is left to end on its own.
+//! 4. After a cancel, the caller's thread reports the redirects still waiting on a URL that was
+//!    never checked (as not checked), then reads the URL counts from one snapshot of the cache:
+//!    every claimed URL either has a reported verdict or is unchecked.
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::RecvTimeoutError;
 use url::Url;
 
 use crate::cache::ResultCache;
@@ -34,7 +38,10 @@ use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
 use crate::report::Statistics;
 use crate::report::stats::Tally;
-use crate::robots::RobotsCache;
+use crate::robots::{RobotsCache, robots_agent};
+
+/// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
+pub const IDLE_INTERVAL: Duration = Duration::from_millis(50);
 
 /// How long a cancelled run waits, after interrupting connections, for workers to notice.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
@@ -166,7 +173,22 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
-    pub fn run_with(&self, mut on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
+    pub fn run_with(&self, on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
+        self.run_with_idle(on_entry, || {})
+    }
+
+    /// Like [`run_with`](Self::run_with), also calling `on_idle` on the caller's thread each
+    /// time no entry has arrived for [`IDLE_INTERVAL`] (so again and again while a run waits on
+    /// slow servers). A consumer that buffers its output flushes it there: a finished row then
+    /// reaches its file even when the run hangs afterwards, or is killed.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    pub fn run_with_idle(
+        &self,
+        mut on_entry: impl FnMut(&Entry),
+        mut on_idle: impl FnMut(),
+    ) -> Result<Report, Error> {
         let started = Instant::now();
         let cfg = &self.config;
         let cancel = self.cancel.clone();
@@ -227,19 +249,19 @@ impl Checker {
             seed_sitemaps: cfg.seed_sitemaps,
             file_root: self.file_root()?,
 
-            robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
+            robots: cfg
+                .robots
+                .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
             gate: gate.clone(),
             tx: tx.clone(),
-            interrupted: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),
         });
         self.progress.attach(&run, started);
-        let dropped = Arc::new(AtomicUsize::new(0));
         let _hook = {
-            let (run, dropped) = (run.clone(), dropped.clone());
+            // The URLs it discards stay pending in the cache: counted as unchecked at the end.
+            let run = run.clone();
             cancel.on_cancel(move || {
-                let n = run.queue.shutdown().len();
-                dropped.fetch_add(n, Ordering::SeqCst);
+                run.queue.shutdown();
             })
         };
         for s in &self.starts {
@@ -289,20 +311,31 @@ impl Checker {
 
         let mut report = Report::default();
         let mut tally = Tally::default();
-        for msg in &rx {
-            match msg {
-                Message::Entry(e) => {
-                    on_entry(&e);
-                    tally.add(&e);
-                    if cfg.keep_entries {
-                        report.entries.push(e);
-                    }
-                }
-                Message::Finished => break,
+        let mut take = |e: Entry| {
+            on_entry(&e);
+            tally.add(&e);
+            if cfg.keep_entries {
+                report.entries.push(e);
+            }
+        };
+        loop {
+            match rx.recv_timeout(IDLE_INTERVAL) {
+                Ok(Message::Entry(e)) => take(e),
+                Ok(Message::Finished) | Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => on_idle(),
             }
         }
         let all_idle = supervisor.join().unwrap_or(false);
-        let still_running = run.queue.unfinished();
+        if cancel.is_cancelled() {
+            // Redirects deferred on URLs the cancel left unchecked are reported now, with any
+            // row a worker sent after `Finished`.
+            run.abandon_waiting();
+            for msg in rx.try_iter() {
+                if let Message::Entry(e) = msg {
+                    take(e);
+                }
+            }
+        }
         if all_idle {
             for w in workers {
                 // A worker panic is caught per URL; a panic here is outside that and is ignored
@@ -310,11 +343,13 @@ impl Checker {
                 let _ = w.join();
             }
         }
-        report.urls = run.cache.len();
-        report.unchecked = dropped.load(Ordering::SeqCst)
-            + run.interrupted.load(Ordering::Relaxed)
-            + still_running;
+        // One snapshot of the cache: every URL has a verdict or is unchecked, never both.
+        (report.urls, report.unchecked) = run.cache.counts();
         report.interrupted = cancel.is_cancelled();
+        if report.interrupted {
+            // This run is over: a later run of the same checker starts uncancelled.
+            cancel.reset();
+        }
         report.duration = started.elapsed();
         report.hosts = gate.stats();
         report.stats = tally.finish(&report.hosts);

@@ -74,7 +74,7 @@ mod robots;
 pub mod bench_support;
 
 pub use cancel::CancelHandle;
-pub use checker::{Checker, Report};
+pub use checker::{Checker, IDLE_INTERVAL, Report};
 pub use config::{Config, Input};
 pub use error::{Error, ErrorKind};
 pub use host_rules::HostRule;

@@ -41,6 +41,30 @@ impl OriginRules {
     }
 }
 
+/// The robots.txt name of a User-Agent header: the product token of the crawler, which is the
+/// token after `compatible;` when there is one (`Mozilla/5.0 (compatible; linkpatrol/0.1)` is
+/// `linkpatrol`), else the first product (`MyBot/2.0 (+https://x)` is `MyBot`). Groups are
+/// matched against it case-insensitively, as robots.txt (RFC 9309) asks.
+pub(crate) fn robots_agent(user_agent: &str) -> String {
+    let product = |s: &str| {
+        s.trim_start()
+            .split(|c: char| c == '/' || c == ';' || c == ')' || c.is_whitespace())
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let lower = user_agent.to_ascii_lowercase();
+    let token = match lower.find("compatible;") {
+        Some(i) => product(&user_agent[i + "compatible;".len()..]),
+        None => product(user_agent),
+    };
+    if token.is_empty() {
+        "linkpatrol".to_owned()
+    } else {
+        token
+    }
+}
+
 /// Per-origin robots.txt rules.
 #[derive(Debug)]
 pub(crate) struct RobotsCache {
@@ -98,6 +122,21 @@ impl RobotsCache {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn the_agent_is_the_product_token_of_the_user_agent() {
+        assert_eq!(
+            robots_agent(crate::config::DEFAULT_USER_AGENT),
+            "linkpatrol"
+        );
+        assert_eq!(robots_agent("MyBot/2.0 (+https://x.test/bot)"), "MyBot");
+        assert_eq!(
+            robots_agent("Mozilla/5.0 (compatible; Googlebot/2.1; +http://g.test/bot.html)"),
+            "Googlebot"
+        );
+        assert_eq!(robots_agent("plainbot"), "plainbot");
+        assert_eq!(robots_agent(""), "linkpatrol");
+    }
 
     #[test]
     fn fetched_once_per_origin_and_applied() {

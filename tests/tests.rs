@@ -29,9 +29,15 @@ mod html_report;
 mod library;
 /// Out-of-range settings: refused with one line or clamped, never a panic.
 mod limits;
+/// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
+mod outputs;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
+/// Signals to the binary and cancel bookkeeping: whole rows, no lost rows, exact counts.
+mod signals;
+/// No silent passes: folders without index.html, Markdown, robots.txt agent, --max-urls 0.
+mod silent_passes;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
