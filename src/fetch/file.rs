@@ -119,9 +119,13 @@ pub(crate) fn is_listing(final_url: &Url) -> bool {
     final_url.scheme() == "file" && final_url.path().ends_with('/')
 }
 
-/// `true` for a `file:` URL naming a folder that has no `index.html`.
+/// `true` for a `file:` URL naming a folder that has no `index.html`. Asked for every `file:`
+/// link of a page, so a link whose last segment has an extension (`page.html`) is taken for a
+/// file without asking the file system.
 pub(crate) fn is_folder_without_index(url: &Url) -> bool {
+    let last = url.path().rsplit('/').next().unwrap_or("");
     url.scheme() == "file"
+        && !last.contains('.')
         && url
             .to_file_path()
             .is_ok_and(|p| p.is_dir() && !p.join("index.html").is_file())
