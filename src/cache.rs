@@ -418,6 +418,33 @@ mod tests {
     }
 
     #[test]
+    fn after_a_cancel_redirects_waiting_on_unchecked_targets_are_reported() {
+        let c = ResultCache::default();
+        c.claim("http://t/target", occ("p1"));
+        c.claim("http://t/old", occ("p2"));
+        c.claim("http://t/older", occ("p3"));
+        c.defer(
+            "http://t/old",
+            redirecting("http://t/old", "target"),
+            "http://t/target",
+        );
+        c.defer(
+            "http://t/older",
+            redirecting("http://t/older", "old"),
+            "http://t/old",
+        );
+        assert_eq!(c.counts(), (3, 3), "nothing has a verdict yet");
+        let out = c.abandon_waiting();
+        assert_eq!(out.len(), 2, "old, and older through it");
+        for (r, occurrences) in &out {
+            assert!(r.outcome.is_ignored(), "{:?}", r.outcome);
+            assert_eq!(occurrences.len(), 1);
+        }
+        assert_eq!(c.counts(), (3, 1), "only the target is unchecked");
+        assert!(c.abandon_waiting().is_empty(), "once");
+    }
+
+    #[test]
     fn waiting_in_a_cycle_is_a_redirect_loop() {
         let c = ResultCache::default();
         c.claim("a", occ("p"));
