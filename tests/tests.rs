@@ -15,6 +15,8 @@ pub mod report_check;
 mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
 mod cli;
+/// The config file through the binary: discovery, precedence, round trip, errors.
+mod config_file;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.

@@ -4,10 +4,45 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use clap::{CommandFactory, FromArgMatches};
 use linkpatrol::{Config, HostRule};
 use regex::Regex;
 
 use crate::args::Args;
+use crate::config_file::{self, HostSection};
+use crate::help;
+
+/// Parses the command line with its environment variables, then fills what neither gave from
+/// the config file. A usage error comes back as one line; `--help` and `--version` print and
+/// exit here.
+pub fn args_from_command_line() -> Result<Args> {
+    let matches = match help::decorate(Args::command()).try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return Err(usage_error(e)),
+    };
+    let mut args = Args::from_arg_matches(&matches).map_err(usage_error)?;
+    if let Some(path) = config_file::locate(&args) {
+        let file = config_file::load(&path)?;
+        config_file::apply(&mut args, &matches, &file, &path)?;
+    }
+    Ok(args)
+}
+
+/// A clap error as one line (its first), or the help or version text printed at once.
+fn usage_error(e: clap::Error) -> anyhow::Error {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.to_string();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    anyhow::anyhow!("{}", first.trim().trim_start_matches("error: "))
+}
 
 /// Builds the library configuration from the parsed flags.
 pub fn config_from(args: &Args) -> Result<Config> {
@@ -48,6 +83,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
         config =
             config.host_rule(HostRule::new(regex(pattern, "--host-header")?).header(name, value));
     }
+    for section in &args.hosts {
+        config = config.host_rule(host_section(section)?);
+    }
     if let Some(dir) = &args.root_dir {
         config = config.root_dir(dir);
     }
@@ -74,6 +112,27 @@ pub fn config_from(args: &Args) -> Result<Config> {
         bail!("--csv-delimiter must be a single ASCII character");
     }
     Ok(config)
+}
+
+/// A `[[hosts]]` section of the config file as a host rule.
+fn host_section(section: &HostSection) -> Result<HostRule> {
+    let pattern = Regex::new(&section.pattern).with_context(|| {
+        format!(
+            "config file: [[hosts]] pattern `{}' is not a valid regex",
+            section.pattern
+        )
+    })?;
+    let mut rule = HostRule::new(pattern);
+    if let Some(n) = section.rate {
+        rule = rule.max_requests_per_second(n);
+    }
+    if let Some(n) = section.max_concurrency {
+        rule = rule.concurrency(n);
+    }
+    for (name, value) in &section.headers {
+        rule = rule.header(name, value);
+    }
+    Ok(rule)
 }
 
 fn regex(p: &str, flag: &str) -> Result<Regex> {
