@@ -25,6 +25,7 @@ use crate::cancel::CancelHandle;
 use crate::check::{Message, Run};
 use crate::config::{Config, Input};
 use crate::error::{Error, ErrorKind};
+use crate::fetch::extras::RequestExtras;
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::host_rules::HostRules;
@@ -197,6 +198,12 @@ impl Checker {
                     .collect(),
                 rules,
                 insecure: cfg.insecure,
+                extras: RequestExtras {
+                    always_get: cfg.always_get,
+                    cookies: cfg.cookies.clone(),
+                    auth: cfg.basic_auth.clone(),
+                    accept: cfg.accept.clone(),
+                },
             },
             gate.clone(),
             cancel.clone(),
@@ -223,6 +230,7 @@ impl Checker {
             ignore_warnings: cfg.ignore_warnings.clone(),
             seed_sitemaps: cfg.seed_sitemaps,
             file_root: self.file_root()?,
+            site_url: self.site_url()?,
 
             robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
             gate: gate.clone(),
@@ -322,6 +330,25 @@ impl Checker {
 }
 
 impl Checker {
+    /// The public URL of the local site (`Config::base_url`), ending in `/`.
+    fn site_url(&self) -> Result<Option<Url>, Error> {
+        let Some(base) = &self.config.base_url else {
+            return Ok(None);
+        };
+        let mut url = Url::parse(base.trim()).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("base URL `{base}' is not a valid URL: {e}"),
+            )
+        })?;
+        if !url.path().ends_with('/') {
+            url.set_path(&format!("{}/", url.path()));
+        }
+        url.set_query(None);
+        url.set_fragment(None);
+        Ok(Some(url))
+    }
+
     /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
     /// given as input.
     fn file_root(&self) -> Result<Option<Url>, Error> {

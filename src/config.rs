@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use crate::accept::AcceptStatus;
+use crate::basic_auth::BasicAuth;
+use crate::cookies::CookieJar;
 use crate::host_rules::HostRule;
 
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
@@ -96,6 +99,12 @@ pub struct Config {
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) keep_entries: bool,
+    // Inputs and requests (issue 9).
+    pub(crate) base_url: Option<String>,
+    pub(crate) always_get: bool,
+    pub(crate) cookies: CookieJar,
+    pub(crate) basic_auth: Vec<BasicAuth>,
+    pub(crate) accept: AcceptStatus,
 }
 
 impl Default for Config {
@@ -127,6 +136,11 @@ impl Default for Config {
             seed_sitemaps: false,
             root_dir: None,
             keep_entries: true,
+            base_url: None,
+            always_get: false,
+            cookies: CookieJar::default(),
+            basic_auth: Vec::new(),
+            accept: AcceptStatus::default(),
         }
     }
 }
@@ -321,6 +335,40 @@ impl Config {
     /// statistics are complete either way.
     pub fn keep_entries(mut self, yes: bool) -> Self {
         self.keep_entries = yes;
+        self
+    }
+
+    /// The public URL of the local site folder ([`root_dir`](Self::root_dir), or the first
+    /// folder given as input): a link on a local page to a URL under it is checked in the
+    /// folder instead (`https://example.org/about/` → `<folder>/about/`). Defaults to `None`.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// Use GET for every request, also for links that are only checked (some servers answer
+    /// HEAD wrongly). Defaults to `false`: HEAD, with a GET fallback when HEAD is refused.
+    pub fn always_get(mut self, yes: bool) -> Self {
+        self.always_get = yes;
+        self
+    }
+
+    /// Cookies sent with the requests they match (domain, path, secure, expiry). Defaults to
+    /// none.
+    pub fn cookies(mut self, jar: CookieJar) -> Self {
+        self.cookies = jar;
+        self
+    }
+
+    /// Basic-auth credentials for the URLs matching a pattern; the first match wins.
+    pub fn basic_auth(mut self, auth: BasicAuth) -> Self {
+        self.basic_auth.push(auth);
+        self
+    }
+
+    /// The HTTP statuses that count as valid. Defaults to `200..=299`.
+    pub fn accept(mut self, accept: AcceptStatus) -> Self {
+        self.accept = accept;
         self
     }
 

@@ -49,8 +49,11 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]
 
+pub mod accept;
+pub mod basic_auth;
 pub mod cancel;
 pub mod config;
+pub mod cookies;
 pub mod error;
 pub mod extract;
 pub mod outcome;
@@ -73,9 +76,12 @@ mod robots;
 #[doc(hidden)]
 pub mod bench_support;
 
+pub use accept::AcceptStatus;
+pub use basic_auth::BasicAuth;
 pub use cancel::CancelHandle;
 pub use checker::{Checker, Report};
 pub use config::{Config, Input};
+pub use cookies::CookieJar;
 pub use error::{Error, ErrorKind};
 pub use host_rules::HostRule;
 pub use hosts::HostStats;

@@ -29,6 +29,7 @@ use url::Url;
 
 use super::{Fetched, is_parsed};
 use crate::cancel::CancelHandle;
+use crate::fetch::extras::RequestExtras;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostPermit};
 use crate::outcome::{FailKind, Hop, Outcome, Warning};
@@ -59,6 +60,8 @@ pub(crate) struct HttpSettings {
     pub(crate) start_origins: Vec<String>,
     pub(crate) rules: HostRules,
     pub(crate) insecure: bool,
+    /// Cookies, basic auth, method and accepted statuses (`extras`).
+    pub(crate) extras: RequestExtras,
 }
 
 /// The HTTP side of a run: the agent plus the politeness gate every request passes.
@@ -139,6 +142,7 @@ impl HttpFetcher {
         );
         f.owned = owned;
         f.retries = retries;
+        f.outcome = self.settings.extras.accept.judge(f.outcome);
         for w in warnings {
             if !f.warnings.iter().any(|x| x.tag == w.tag) {
                 f.warnings.push(w);
@@ -219,6 +223,9 @@ impl HttpFetcher {
             };
             for (k, v) in self.headers_for(url, &host) {
                 req = req.header(k.as_str(), v.as_str());
+            }
+            for (k, v) in self.settings.extras.headers_for(url) {
+                req = req.header(k, v);
             }
             let wait = match req.call() {
                 Err(e) => {
@@ -310,7 +317,7 @@ impl HttpFetcher {
         let mut current = url.clone();
         let mut hops: Vec<Hop> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
-        let mut use_head = !want_body;
+        let mut use_head = !want_body && !self.settings.extras.always_get;
         loop {
             let (mut res, permit) = match self.exchange(&current, use_head, retries, warnings) {
                 Exchange::Response(res, permit) => (res, permit),

@@ -3,6 +3,7 @@
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
 //! when the caller asked for it and the content is HTML, the body bytes (capped).
 
+pub(crate) mod extras;
 pub(crate) mod file;
 pub(crate) mod http;
 
@@ -82,7 +83,21 @@ pub(crate) fn is_html(content_type: Option<&str>) -> bool {
     matches!(content_type, Some("text/html" | "application/xhtml+xml"))
 }
 
-/// `true` for media types we extract links from: HTML, and XML (read when it is a sitemap).
+/// `true` for media types we extract links from: HTML, CSS, Markdown, plain text (when it is a
+/// start input), and XML and gzip (read when they are a sitemap).
 pub(crate) fn is_parsed(content_type: Option<&str>) -> bool {
-    is_html(content_type) || matches!(content_type, Some("application/xml" | "text/xml"))
+    is_html(content_type)
+        || matches!(
+            content_type,
+            Some(
+                "application/xml"
+                    | "text/xml"
+                    | "text/css"
+                    | "text/markdown"
+                    | "text/x-markdown"
+                    | "text/plain"
+                    | "application/gzip"
+                    | "application/x-gzip"
+            )
+        )
 }

@@ -4,6 +4,7 @@
 mod args;
 mod config_file;
 mod help;
+mod inputs;
 mod settings;
 mod status;
 

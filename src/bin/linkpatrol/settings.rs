@@ -3,14 +3,15 @@
 
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
-use linkpatrol::{Config, HostRule};
+use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule};
 use regex::Regex;
+use url::Url;
 
 use crate::args::Args;
 use crate::config_file::{self, HostSection};
-use crate::help;
+use crate::{help, inputs};
 
 /// Parses the command line with its environment variables, then fills what neither gave from
 /// the config file. A usage error comes back as one line; `--help` and `--version` print and
@@ -101,13 +102,8 @@ pub fn config_from(args: &Args) -> Result<Config> {
     for p in &args.no_follow {
         config = config.no_follow(regex(p, "--no-follow")?);
     }
-    for input in &args.inputs {
-        config = if looks_like_url(input) {
-            config.input_url(input)
-        } else {
-            config.input_path(input)
-        };
-    }
+    config = add_requests(config, args)?;
+    config = inputs::add_inputs(config, args)?;
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");
     }
@@ -139,10 +135,29 @@ fn regex(p: &str, flag: &str) -> Result<Regex> {
     Regex::new(p).with_context(|| format!("{flag} `{p}' is not a valid regex"))
 }
 
-/// `http://…`, `https://…`, `file:…` are URLs; anything else is a path.
-fn looks_like_url(s: &str) -> bool {
-    let lower = s.trim_start().to_ascii_lowercase();
-    ["http://", "https://", "file:"]
-        .iter()
-        .any(|p| lower.starts_with(p))
+/// Cookies, basic auth, the method, accepted statuses and the site's public URL.
+fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
+    if let Some(path) = &args.cookie_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read cookie file `{}'", path.display()))?;
+        let jar = CookieJar::parse_netscape(&text)
+            .map_err(|e| anyhow!("cookie file `{}', {e}", path.display()))?;
+        config = config.cookies(jar);
+    }
+    for a in &args.auth {
+        let pattern = Regex::new(&a.pattern).with_context(|| {
+            format!(
+                "config file: [[auth]] pattern `{}' is not a valid regex",
+                a.pattern
+            )
+        })?;
+        config = config.basic_auth(BasicAuth::new(pattern, &a.username, &a.password));
+    }
+    let accept = AcceptStatus::parse(&args.accept).map_err(|e| anyhow!("--accept: {e}"))?;
+    config = config.accept(accept).always_get(args.method == "get");
+    if let Some(base) = &args.base_url {
+        Url::parse(base).map_err(|e| anyhow!("--base-url `{base}' is not a valid URL: {e}"))?;
+        config = config.base_url(base);
+    }
+    Ok(config)
 }
