@@ -37,8 +37,9 @@
 //! ```
 //!
 //! # Layout
-//! Value types: [`outcome`], [`config`], [`error`], [`host_rules`]. Pure layers: [`extract`]
-//! (HTML and sitemaps → links), `filter` (scope and patterns), [`url_norm`] (cache keys,
+//! Value types: [`outcome`], [`config`], [`error`], [`host_rules`], [`accept`] (valid
+//! statuses), [`cookies`] (cookies.txt), [`basic_auth`]. Pure layers: [`extract`] (HTML,
+//! sitemaps, Markdown, CSS, plain text → links), `filter` (scope and patterns), [`url_norm`] (cache keys,
 //! credential masking), `charset` (decoding), `mail` (address syntax). I/O: `fetch` (ureq
 //! agent with retries, files), `hosts` (per-host politeness and backoff), `robots` (robots.txt
 //! per origin), `cache` (placeholder on enqueue, redirect waits). Orchestration: `queue`

@@ -84,7 +84,7 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative)]
     pub abort_timeout: f64,
 
-    /// The folder `/` means in links of local pages (defaults to the folder given as input).
+    /// The folder `/` means in links of local pages.
     #[arg(long, value_name = "DIR")]
     pub root_dir: Option<std::path::PathBuf>,
 

@@ -4,6 +4,7 @@
 
 use clap::builder::FalseyValueParser;
 use clap::{Arg, ArgAction, Command};
+use linkpatrol::config::DEFAULT_USER_AGENT;
 
 /// `--help` topics (clap shows them in the order their first flag is declared), with the flags (by argument id) under each. A flag not
 /// listed shows under "Options".
@@ -77,6 +78,20 @@ const HEADINGS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
+const DEFAULT_NOTES: &[(&str, &str)] = &[
+    ("recursion_level", "unlimited"),
+    ("max_urls", "unlimited"),
+    ("user_agent", DEFAULT_USER_AGENT),
+    ("include", "every URL"),
+    ("exclude", "none"),
+    ("no_follow", "none"),
+    ("headers", "none"),
+    ("input_file", "none"),
+    ("cookie_file", "none"),
+    ("root_dir", "the folder given as input"),
+];
+
 /// The topic of the argument `id` and its place in the help (topics in table order).
 fn place_of(id: &str) -> Option<(&'static str, usize)> {
     HEADINGS.iter().enumerate().find_map(|(t, (h, ids))| {
@@ -101,6 +116,17 @@ pub fn env_name(arg: &Arg) -> Option<String> {
 /// Adds the environment variables and the help topics to the command.
 pub fn decorate(cmd: Command) -> Command {
     cmd.mut_args(|arg| {
+        let note = DEFAULT_NOTES
+            .iter()
+            .find(|(id, _)| arg.get_id() == *id)
+            .map(|(_, d)| *d);
+        let arg = match (note, arg.get_help()) {
+            (Some(d), Some(h)) => {
+                let text = format!("{h} [default: {d}]");
+                arg.help(text)
+            }
+            _ => arg,
+        };
         let arg = match place_of(arg.get_id().as_str()) {
             Some((h, order)) => arg.help_heading(h).display_order(order),
             None => arg,
