@@ -387,7 +387,7 @@ impl HttpFetcher {
             if use_head {
                 return f;
             }
-            if want_body && status < 300 && is_parsed(f.content_type.as_deref()) {
+            if want_body && status < 300 && is_parsed(&current, f.content_type.as_deref()) {
                 let t = Instant::now();
                 match read_capped(res.body_mut(), self.settings.max_body) {
                     Ok((body, truncated)) => {
