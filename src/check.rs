@@ -31,6 +31,7 @@ use crate::fetch::{self, Fetched, http::HttpFetcher};
 use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
 use crate::mail::check_mailto;
+use crate::mail_mx::MxCheck;
 use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
@@ -146,6 +147,8 @@ pub(crate) struct Run {
     /// The public URL of `file_root` (ends in `/`): links under it on local pages are checked
     /// in the folder instead.
     pub(crate) site_url: Option<Url>,
+    /// MX lookups of `mailto:` domains, when asked for.
+    pub(crate) mx: Option<MxCheck>,
     /// Queue the sitemaps listed in a start site's robots.txt.
     pub(crate) seed_sitemaps: bool,
     /// Warning tags dropped from every result (`--ignore-warning`).
@@ -340,7 +343,11 @@ impl Run {
                         }
                     }
                     Decision::Mail => {
-                        let outcome = match check_mailto(&clean) {
+                        let verdict = check_mailto(&clean).and_then(|domains| {
+                            let Some(mx) = &self.mx else { return Ok(()) };
+                            domains.iter().try_for_each(|d| mx.check_domain(d))
+                        });
+                        let outcome = match verdict {
                             Ok(()) => Outcome::Ok { status: None },
                             Err(message) => Outcome::Failed {
                                 kind: FailKind::BadMailAddress,

@@ -30,6 +30,7 @@ use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats};
+use crate::mail_mx::MxCheck;
 use crate::outcome::Entry;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
@@ -231,6 +232,9 @@ impl Checker {
             seed_sitemaps: cfg.seed_sitemaps,
             file_root: self.file_root()?,
             site_url: self.site_url()?,
+            mx: cfg
+                .mx_resolver
+                .map(|server| MxCheck::new(server, cfg.timeout)),
 
             robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
             gate: gate.clone(),

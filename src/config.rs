@@ -2,6 +2,7 @@
 //! the library cannot drift apart. The library never parses command-line flags; the binary
 //! turns them into a `Config` in one place.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -43,6 +44,12 @@ pub const DEFAULT_USER_AGENT: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     ")"
 );
+
+/// The first `nameserver` of a `resolv.conf` text (port 53), for
+/// [`Config::mx_resolver`]. The caller reads the file (usually `/etc/resolv.conf`).
+pub fn resolver_from_resolv_conf(text: &str) -> Option<SocketAddr> {
+    crate::dns::nameserver_of(text)
+}
 
 /// Something to check: the start of a crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +112,7 @@ pub struct Config {
     pub(crate) cookies: CookieJar,
     pub(crate) basic_auth: Vec<BasicAuth>,
     pub(crate) accept: AcceptStatus,
+    pub(crate) mx_resolver: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -141,6 +149,7 @@ impl Default for Config {
             cookies: CookieJar::default(),
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
+            mx_resolver: None,
         }
     }
 }
@@ -369,6 +378,14 @@ impl Config {
     /// The HTTP statuses that count as valid. Defaults to `200..=299`.
     pub fn accept(mut self, accept: AcceptStatus) -> Self {
         self.accept = accept;
+        self
+    }
+
+    /// Also look up the MX records of `mailto:` domains with this DNS resolver (each domain
+    /// once per run; no MX but an A/AAAA record passes; a null MX fails). Defaults to `None`:
+    /// addresses are checked for syntax only, with no network.
+    pub fn mx_resolver(mut self, server: Option<SocketAddr>) -> Self {
+        self.mx_resolver = server;
         self
     }
 

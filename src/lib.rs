@@ -66,11 +66,13 @@ mod cache;
 mod charset;
 mod check;
 mod checker;
+mod dns;
 mod fetch;
 mod filter;
 pub mod host_rules;
 mod hosts;
 mod mail;
+mod mail_mx;
 mod queue;
 mod robots;
 

@@ -1,10 +1,12 @@
 //! `mailto:` links: a syntax check of every address — the comma-separated addresses of the
-//! path and those of the `to`, `cc` and `bcc` query fields — with no network (no MX lookup).
+//! path and those of the `to`, `cc` and `bcc` query fields — with no network. The optional MX
+//! lookup of the domains is `mail_mx`.
 
 use url::Url;
 
-/// Checks the addresses of a `mailto:` URL. `Err` says what is wrong.
-pub(crate) fn check_mailto(url: &Url) -> Result<(), String> {
+/// Checks the addresses of a `mailto:` URL and returns their domains (each once, address
+/// literals such as `[192.0.2.1]` left out). `Err` says what is wrong.
+pub(crate) fn check_mailto(url: &Url) -> Result<Vec<String>, String> {
     let mut fields = vec![percent_decode(url.path())];
     // `query_pairs` decodes `%xx` and `+`; `+` is literal in mailto, so decode by hand.
     for pair in url.query().unwrap_or("").split('&') {
@@ -17,12 +19,20 @@ pub(crate) fn check_mailto(url: &Url) -> Result<(), String> {
         }
     }
     // An empty mailto is legal (the mail client asks), as are `subject` and `body` alone.
+    let mut domains: Vec<String> = Vec::new();
     for field in &fields {
         for a in field.split(',').map(str::trim).filter(|a| !a.is_empty()) {
             check_address(a)?;
+            let domain = a
+                .rsplit_once('@')
+                .map_or("", |(_, d)| d)
+                .to_ascii_lowercase();
+            if !domain.starts_with('[') && !domains.contains(&domain) {
+                domains.push(domain);
+            }
         }
     }
-    Ok(())
+    Ok(domains)
 }
 
 fn check_address(a: &str) -> Result<(), String> {
@@ -109,6 +119,11 @@ mod tests {
         assert!(!ok("mailto:a@b.test?cc=broken"));
         assert!(!ok("mailto:?to=x@y.test&BCC=nobody"));
         assert!(ok("mailto:"));
+        let domains = |s: &str| check_mailto(&Url::parse(s).unwrap()).unwrap();
+        assert_eq!(
+            domains("mailto:a@X.test,b@x.test?cc=c@y.test&bcc=d@[192.0.2.1]"),
+            ["x.test", "y.test"]
+        );
         // an escape cut by a multi-byte character is kept as written, without a panic
         assert_eq!(percent_decode("%aé%41"), "%aéA");
     }

@@ -163,6 +163,8 @@ cookie-file = "cookies.txt"
 accept = "200..=299,429"
 method = "get"
 insecure = true
+check-mx = true
+dns-server = "127.0.0.1:5353"
 threads = 3
 max-requests-per-second = 2
 host-concurrency = 2

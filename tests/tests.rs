@@ -29,6 +29,8 @@ mod html_report;
 pub mod inputs;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
+/// --check-mx against a fake DNS resolver on loopback UDP.
+mod mail_dns;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.

@@ -215,6 +215,15 @@ pub struct Args {
     #[arg(long, value_name = "METHOD", default_value = "head", value_parser = ["head", "get"])]
     pub method: String,
 
+    /// Also look up the MX (else A/AAAA) records of mailto: domains, each domain once.
+    #[arg(long)]
+    pub check_mx: bool,
+
+    /// The DNS resolver for --check-mx, `IP` or `IP:PORT` [default: the first nameserver of
+    /// /etc/resolv.conf]
+    #[arg(long, value_name = "ADDR")]
+    pub dns_server: Option<String>,
+
     /// The per-host sections (`[[hosts]]`) of the config file; no flag.
     #[arg(skip)]
     pub hosts: Vec<HostSection>,

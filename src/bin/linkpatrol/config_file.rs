@@ -52,6 +52,8 @@ pub struct FileConfig {
     pub accept: Option<String>,
     pub method: Option<String>,
     pub insecure: Option<bool>,
+    pub check_mx: Option<bool>,
+    pub dns_server: Option<String>,
     // Politeness and threads
     pub threads: Option<usize>,
     pub max_requests_per_second: Option<f64>,
@@ -226,6 +228,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         accept,
         method,
         insecure,
+        check_mx,
         host_concurrency,
         quiet,
         verbose,
@@ -241,7 +244,8 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         recursion_level,
         max_urls,
         user_agent,
-        cookie_file
+        cookie_file,
+        dns_server
     );
     take_parsed!(threads, threads, args::thread_count);
     take_parsed!(timeout, timeout, args::positive_secs);
@@ -313,6 +317,8 @@ pub fn effective(args: &Args) -> FileConfig {
         accept: Some(args.accept.clone()),
         method: Some(args.method.clone()),
         insecure: Some(args.insecure),
+        check_mx: Some(args.check_mx),
+        dns_server: args.dns_server.clone(),
         threads: Some(args.threads),
         max_requests_per_second: Some(args.max_requests_per_second),
         host_concurrency: Some(args.host_concurrency),
@@ -385,6 +391,8 @@ mod tests {
             accept: Some("200..=299,429".into()),
             method: Some("get".into()),
             insecure: Some(true),
+            check_mx: Some(true),
+            dns_server: Some("127.0.0.1:5353".into()),
             threads: Some(3),
             max_requests_per_second: Some(2.0),
             host_concurrency: Some(2),

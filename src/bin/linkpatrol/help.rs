@@ -49,6 +49,8 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "accept",
             "method",
             "insecure",
+            "check_mx",
+            "dns_server",
         ],
     ),
     (

@@ -7,6 +7,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
 use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule};
 use regex::Regex;
+use std::net::{IpAddr, SocketAddr};
+
+use linkpatrol::config::resolver_from_resolv_conf;
 use url::Url;
 
 use crate::args::Args;
@@ -110,6 +113,21 @@ pub fn config_from(args: &Args) -> Result<Config> {
     Ok(config)
 }
 
+/// The resolver for `--check-mx`: `--dns-server` (`IP` or `IP:PORT`), else the first
+/// nameserver of /etc/resolv.conf.
+fn mx_resolver(given: Option<&str>) -> Result<SocketAddr> {
+    if let Some(s) = given {
+        return s
+            .parse::<SocketAddr>()
+            .or_else(|_| s.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
+            .map_err(|_| anyhow!("--dns-server `{s}' is not an IP address or IP:PORT"));
+    }
+    let conf = std::fs::read_to_string("/etc/resolv.conf")
+        .context("--check-mx: cannot read /etc/resolv.conf (use --dns-server)")?;
+    resolver_from_resolv_conf(&conf)
+        .ok_or_else(|| anyhow!("--check-mx: no nameserver in /etc/resolv.conf (use --dns-server)"))
+}
+
 /// A `[[hosts]]` section of the config file as a host rule.
 fn host_section(section: &HostSection) -> Result<HostRule> {
     let pattern = Regex::new(&section.pattern).with_context(|| {
@@ -155,6 +173,9 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
     }
     let accept = AcceptStatus::parse(&args.accept).map_err(|e| anyhow!("--accept: {e}"))?;
     config = config.accept(accept).always_get(args.method == "get");
+    if args.check_mx {
+        config = config.mx_resolver(Some(mx_resolver(args.dns_server.as_deref())?));
+    }
     if let Some(base) = &args.base_url {
         Url::parse(base).map_err(|e| anyhow!("--base-url `{base}' is not a valid URL: {e}"))?;
         config = config.base_url(base);
