@@ -98,7 +98,12 @@ pub(crate) fn query(
     } else {
         ([0u16; 8], 0).into()
     };
-    let io = |e: std::io::Error| format!("DNS lookup of {name} via {server}: {e}");
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            format!("DNS lookup of {name} via {server} timed out after {timeout:?}")
+        }
+        _ => format!("DNS lookup of {name} via {server}: {e}"),
+    };
     let socket = UdpSocket::bind(local).map_err(io)?;
     socket.set_read_timeout(Some(timeout)).map_err(io)?;
     socket.connect(server).map_err(io)?;

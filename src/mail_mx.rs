@@ -38,6 +38,11 @@ impl MxCheck {
     /// Whether `domain` can receive mail (looked up once, then remembered).
     pub(crate) fn check_domain(&self, domain: &str) -> Verdict {
         let domain = domain.trim_end_matches('.').to_ascii_lowercase();
+        // An internationalised domain is asked for in its ASCII (punycode) form.
+        let domain = url::Url::parse(&format!("http://{domain}/"))
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or(domain);
         let cell = self
             .verdicts
             .lock()

@@ -269,7 +269,14 @@ fn input_errors_are_one_line_exit_2_and_write_nothing() {
         ),
         (&["--accept", "2xx", url], &["--accept", "`2xx'"]),
         (&["--method", "post", url], &["post", "--method"]),
-        (&["-c", "bad.toml", url], &["[[auth]] pattern `('"]),
+        (
+            &["-c", "bad.toml", url],
+            &["bad.toml", "[[auth]] pattern: `('"],
+        ),
+        (
+            &["--base-url", "http://127.0.0.1:1/", "bad-urls.txt"],
+            &["--base-url", "--root-dir"],
+        ),
     ];
     for (args, needles) in cases {
         let mut all = vec!["--no-config", "-F", "csv/report.csv"];

@@ -272,6 +272,14 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
             format!("`{}' is not head or get", args.method)
         ));
     }
+    for h in &file.hosts {
+        regex::Regex::new(&h.pattern)
+            .map_err(|e| bad("[[hosts]] pattern", format!("`{}': {e}", h.pattern)))?;
+    }
+    for a in &file.auth {
+        regex::Regex::new(&a.pattern)
+            .map_err(|e| bad("[[auth]] pattern", format!("`{}': {e}", a.pattern)))?;
+    }
     args.hosts = file.hosts.clone();
     args.auth = file.auth.clone();
     Ok(())

@@ -6,7 +6,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use linkpatrol::Config;
 use url::Url;
 
@@ -15,6 +15,8 @@ use crate::args::Args;
 /// Adds every start input of `args` to `config`.
 pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
     let mut root_dir = args.root_dir.clone();
+    // A folder input is the local site's root when --root-dir is not given.
+    let folder_input = args.inputs.iter().any(|i| Path::new(i).is_dir());
     let mut from_stdin = args.stdin;
     for input in &args.inputs {
         if input == "-" {
@@ -36,6 +38,9 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
             text.push('\n');
         }
         config = add_list(config, &text, "stdin", &mut root_dir)?;
+    }
+    if let (Some(base), None, false) = (&args.base_url, &root_dir, folder_input) {
+        bail!("--base-url `{base}' needs the local site's folder: give --root-dir or a folder");
     }
     if let Some(dir) = root_dir {
         config = config.root_dir(dir);
