@@ -438,6 +438,31 @@ mod tests {
     }
 
     #[test]
+    fn every_flag_has_a_config_key() {
+        use clap::CommandFactory;
+        let text = to_toml(&every_key()).unwrap();
+        let keys: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_once(" = ").map(|(k, _)| k))
+            .collect();
+        // Flags about the config file itself, and accepted-but-ignored LinkChecker flags.
+        let exempt = [
+            "help",
+            "version",
+            "config",
+            "no-config",
+            "print-config",
+            "check-extern",
+        ];
+        for arg in crate::args::Args::command().get_arguments() {
+            let key = arg.get_long().unwrap_or("inputs");
+            if !exempt.contains(&key) {
+                assert!(keys.contains(&key), "flag --{key} has no config file key");
+            }
+        }
+    }
+
+    #[test]
     fn unknown_key_is_named_with_its_line() {
         let e = parse("threads = 4\n\nthredas = 5\n").unwrap_err();
         assert!(e.starts_with(", line 3, column 1: "), "{e}");
