@@ -7,10 +7,19 @@
 //! end so the connection goes back to the pool, a larger one is dropped (closing is cheaper
 //! than downloading it).
 //!
-//! Retries: a timeout or broken connection, and a 502/503/504/429, are retried up to
-//! `max_retries` times. 429 and 503 honour `Retry-After` (seconds or an HTTP date) and slow the
-//! whole host down through the gate; otherwise the wait is an exponential backoff with jitter.
-//! A 404 is never retried.
+//! Retries: a timeout or broken connection (before the response or in the middle of a body we
+//! read), and a 502/503/504/429, are retried. The budget, `max_retries`, belongs to the URL (one
+//! redirect hop), whatever the method: a HEAD answered 502/503/504 is retried as GET (the
+//! server may mishandle HEAD), inside the same budget. 429 and 503 honour `Retry-After`
+//! (seconds or an HTTP date) and slow the whole host down through the gate; otherwise the wait
+//! is an exponential backoff with jitter. A 404 is never retried, nor a URL too long to send.
+//!
+//! Stale connections: a request that rode a pooled keep-alive connection and lost it before
+//! any response came (the server closed it just as we reused it) is resent at once on a new
+//! connection — not a retry, no backoff; at most once per URL. Which connection a call used is
+//! told by `connection`; the resend sets ureq's per-request `max_idle_age` to zero, which makes
+//! the pool skip (and close) that host's idle connections and dial a new one, which then goes
+//! back to the pool as usual.
 //!
 //! Headers: the user's global headers go to every host, except credentials (`Authorization`,
 //! `Cookie`, `Proxy-Authorization`), which only go to the start sites' origins — so a redirect
@@ -24,9 +33,12 @@ use std::time::{Duration, Instant, SystemTime};
 use ureq::http::Response;
 use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED, LOCATION, RETRY_AFTER};
 use ureq::tls::TlsConfig;
+use ureq::unversioned::resolver::DefaultResolver;
+use ureq::unversioned::transport::{Connector, DefaultConnector};
 use ureq::{Agent, Body};
 use url::Url;
 
+use super::connection::{self, NoteNewConnection};
 use super::{Fetched, is_parsed};
 use crate::cancel::CancelHandle;
 use crate::host_rules::HostRules;
@@ -38,6 +50,9 @@ use crate::url_norm::cache_key;
 const DRAIN_LIMIT: u64 = 64 * 1024;
 /// Largest robots.txt read.
 const ROBOTS_LIMIT: u64 = 512 * 1024;
+/// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
+/// (its output buffer is 128 KiB), and no server would take it.
+const MAX_REQUEST_URL: usize = 64 * 1024;
 /// Headers that carry credentials: sent to the start sites only.
 const CREDENTIAL_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
 
@@ -70,6 +85,15 @@ pub(crate) struct HttpFetcher {
     cancel: CancelHandle,
 }
 
+/// The retry state of one URL (one redirect hop), shared by its HEAD, GET and body reads.
+#[derive(Debug, Default)]
+struct Budget {
+    /// Retries spent (each counted and backed off).
+    used: u32,
+    /// A pooled connection went stale: this URL's requests now use new connections only.
+    fresh: bool,
+}
+
 /// How one request (with its retries) ended.
 enum Exchange<'a> {
     /// A response; the permit is held until the body is dealt with.
@@ -83,7 +107,7 @@ enum Exchange<'a> {
 impl HttpFetcher {
     pub(crate) fn new(settings: HttpSettings, gate: Arc<HostGate>, cancel: CancelHandle) -> Self {
         let t = Some(settings.timeout);
-        let agent: Agent = Agent::config_builder()
+        let config = Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
             .user_agent(settings.user_agent.as_str())
@@ -101,8 +125,10 @@ impl HttpFetcher {
                     .disable_verification(settings.insecure)
                     .build(),
             )
-            .build()
-            .into();
+            .build();
+        // The default chain plus a last link that tells whether a call opened a connection.
+        let connector = DefaultConnector::new().chain(NoteNewConnection);
+        let agent = Agent::with_parts(config, connector, DefaultResolver::default());
         HttpFetcher {
             agent,
             gate,
@@ -152,9 +178,14 @@ impl HttpFetcher {
         let mut current = url.clone();
         let (mut retries, mut warnings) = (0, Vec::new());
         for _ in 0..5 {
-            let Exchange::Response(mut res, _permit) =
-                self.exchange(&current, false, &mut retries, &mut warnings)
-            else {
+            let mut budget = Budget::default();
+            let Exchange::Response(mut res, _permit) = self.exchange(
+                &current,
+                &mut false,
+                &mut budget,
+                &mut retries,
+                &mut warnings,
+            ) else {
                 return None;
             };
             let status = res.status().as_u16();
@@ -196,21 +227,30 @@ impl HttpFetcher {
             .chain(self.settings.rules.headers(host))
     }
 
-    /// One request to `url`, retried after transient failures and overload answers.
+    /// One request to `url`, retried after transient failures and overload answers, within
+    /// the URL's `budget`. `head`: ask with HEAD; set to `false` when a 502/503/504 answer to a
+    /// HEAD made the retries use GET.
     fn exchange(
         &self,
         url: &Url,
-        head: bool,
+        head: &mut bool,
+        budget: &mut Budget,
         retries: &mut u32,
         warnings: &mut Vec<Warning>,
     ) -> Exchange<'_> {
         let host = host_key(url);
-        let mut attempt = 0;
+        if url.as_str().len() > MAX_REQUEST_URL {
+            let message = format!(
+                "the URL is {} bytes long; at most {MAX_REQUEST_URL} are sent",
+                url.as_str().len()
+            );
+            return Exchange::Failed(FailKind::InvalidUrl, message);
+        }
         loop {
             let Some(permit) = self.gate.wait_for_host(&host) else {
                 return Exchange::Interrupted;
             };
-            let mut req = if head {
+            let mut req = if *head {
                 self.agent.head(url.as_str())
             } else {
                 self.agent
@@ -220,23 +260,29 @@ impl HttpFetcher {
             for (k, v) in self.headers_for(url, &host) {
                 req = req.header(k.as_str(), v.as_str());
             }
+            if budget.fresh {
+                // No pooled connection is older than zero: ureq dials a new one.
+                req = req.config().max_idle_age(Duration::ZERO).build();
+            }
+            connection::begin();
             let wait = match req.call() {
                 Err(e) => {
                     drop(permit);
                     if self.cancel.is_cancelled() {
                         return Exchange::Interrupted;
                     }
+                    if !budget.fresh && lost_before_response(&e) && !connection::opened_new() {
+                        // A pooled connection the server had closed: resend now, on a new one.
+                        budget.fresh = true;
+                        continue;
+                    }
                     let (kind, message) = classify(&e);
                     if !matches!(kind, FailKind::Timeout | FailKind::Io)
-                        || attempt >= self.settings.max_retries
+                        || budget.used >= self.settings.max_retries
                     {
                         return Exchange::Failed(kind, message);
                     }
-                    let wait = self.backoff(attempt);
-                    if self.cancel.sleep_until(Instant::now() + wait) {
-                        return Exchange::Interrupted;
-                    }
-                    None
+                    Some(self.backoff(budget.used))
                 }
                 Ok(mut res) => {
                     let status = res.status().as_u16();
@@ -247,12 +293,12 @@ impl HttpFetcher {
                         });
                     }
                     if !matches!(status, 429 | 502 | 503 | 504)
-                        || attempt >= self.settings.max_retries
+                        || budget.used >= self.settings.max_retries
                     {
                         return Exchange::Response(res, permit);
                     }
                     let asked = retry_after(&res);
-                    let wait = asked.unwrap_or_else(|| self.backoff(attempt));
+                    let wait = asked.unwrap_or_else(|| self.backoff(budget.used));
                     if wait > self.settings.max_retry_wait {
                         warnings.push(Warning {
                             tag: "http-retry-after-too-long",
@@ -267,6 +313,10 @@ impl HttpFetcher {
                     drain(res.body_mut());
                     drop(res);
                     drop(permit);
+                    if status != 429 {
+                        // A gateway or server in trouble may also mishandle HEAD: retry as GET.
+                        *head = false;
+                    }
                     if matches!(status, 429 | 503) {
                         // The whole host waits: the next slot of every thread bound there moves.
                         self.gate
@@ -282,10 +332,15 @@ impl HttpFetcher {
             {
                 return Exchange::Interrupted;
             }
-            attempt += 1;
-            *retries += 1;
-            self.gate.note_retry(&host);
+            self.count_retry(&host, budget, retries);
         }
+    }
+
+    /// Spends one retry of `budget`.
+    fn count_retry(&self, host: &str, budget: &mut Budget, retries: &mut u32) {
+        budget.used += 1;
+        *retries += 1;
+        self.gate.note_retry(host);
     }
 
     /// The wait before retry `attempt + 1`: base × 2^attempt, plus up to 25 % jitter, capped.
@@ -311,8 +366,10 @@ impl HttpFetcher {
         let mut hops: Vec<Hop> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
         let mut use_head = !want_body;
+        let mut budget = Budget::default();
         loop {
-            let (mut res, permit) = match self.exchange(&current, use_head, retries, warnings) {
+            let exchange = self.exchange(&current, &mut use_head, &mut budget, retries, warnings);
+            let (mut res, permit) = match exchange {
                 Exchange::Response(res, permit) => (res, permit),
                 Exchange::Interrupted => return self.interrupted(url, hops),
                 Exchange::Failed(kind, message) => return self.fail(&current, hops, kind, message),
@@ -365,6 +422,7 @@ impl HttpFetcher {
                 }
                 owned.push((key, hops.len()));
                 current = next;
+                budget = Budget::default();
                 continue;
             }
             let mut f = Fetched::bare(&current, status_outcome(status));
@@ -402,6 +460,19 @@ impl HttpFetcher {
                             return self.interrupted(url, f.redirects);
                         }
                         let (kind, message) = classify_io(&e);
+                        if matches!(kind, FailKind::Timeout | FailKind::Io)
+                            && budget.used < self.settings.max_retries
+                        {
+                            // Cut off mid-body: a retry like one cut off before the headers.
+                            drop(res);
+                            let wait = self.backoff(budget.used);
+                            if self.cancel.sleep_until(Instant::now() + wait) {
+                                return self.interrupted(url, f.redirects);
+                            }
+                            self.count_retry(&host_key(&current), &mut budget, retries);
+                            hops = f.redirects;
+                            continue;
+                        }
                         f.outcome = Outcome::Failed {
                             kind,
                             message: format!("reading the body: {message}"),
@@ -473,10 +544,11 @@ pub(crate) fn host_key(url: &Url) -> String {
     )
 }
 
-/// Statuses after which a HEAD is retried as GET: the server may not implement HEAD properly.
-/// Not for 404/410 (gone either way) or 429 (slow down, do not double the load).
+/// Statuses after which a HEAD is asked again as GET: the server may not implement HEAD
+/// properly. Not for 404/410 (gone either way), nor for 429 and 502/503/504 (overload: those
+/// are retried, as GET, inside the URL's retry budget — never once more on top of it).
 fn head_refused(status: u16) -> bool {
-    status >= 400 && !matches!(status, 404 | 410 | 429)
+    status >= 400 && !matches!(status, 404 | 410 | 429 | 502 | 503 | 504)
 }
 
 fn status_outcome(status: u16) -> Outcome {
@@ -521,6 +593,16 @@ fn drain(body: &mut Body) {
         &mut body.as_reader().take(DRAIN_LIMIT),
         &mut std::io::sink(),
     );
+}
+
+/// `true` when the connection was lost before a response arrived: the server closed or reset
+/// it (what a kept-alive connection closed at the moment of its reuse looks like).
+fn lost_before_response(e: &ureq::Error) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(e, ureq::Error::Io(io) if matches!(
+        io.kind(),
+        K::UnexpectedEof | K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe
+    ))
 }
 
 /// Maps a ureq error to a failure class and message.
