@@ -255,3 +255,66 @@ fn a_redirect_into_a_known_url_does_not_request_it_again() {
         );
     }
 }
+
+/// A raw UTF-8 (or Latin-1) `Location` is read as bytes and followed, so a redirect to a page
+/// that is gone is broken, not "Valid"; a redirect without a usable `Location` is a
+/// `bad-redirect` error.
+#[test]
+fn raw_non_ascii_locations_are_followed_and_a_missing_one_is_an_error() {
+    for threads in [1, 8] {
+        let latin1 = b"HTTP/1.1 301 Moved Permanently\r\nLocation: /latin\xe9-gone\r\nContent-Length: 0\r\n\r\n";
+        let external = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new()
+                .reply("/ext-utf8", Reply::redirect(302, "/ext-café"))
+                .page("/ext-caf%C3%A9", "here"),
+        );
+        let server = TestServer::start(
+            Routes::new()
+                .page(
+                    "/",
+                    &format!(
+                        "<a href='/utf8'>u</a> <a href='/latin1'>l</a> <a href='/no-location'>n</a> \
+                         <a href='/blank-location'>b</a> <a href='/multiple'>m</a> <a href='{}'>e</a>",
+                        external.url("/ext-utf8")
+                    ),
+                )
+                .reply("/utf8", Reply::redirect(301, "/café-gone"))
+                .reply("/latin1", Reply::raw(latin1.to_vec()))
+                .reply("/no-location", Reply::status(301))
+                .reply("/blank-location", Reply::redirect(308, " "))
+                .reply("/multiple", Reply::status(300).content_type("text/html")),
+        );
+        let report = run(config(&server.url("/"), threads));
+        let utf8 = outcome_of(&report, &server.url("/utf8"));
+        assert_eq!(utf8.result.outcome, Outcome::Broken { status: 404 });
+        assert_eq!(
+            utf8.result.real_url.as_ref().map(|u| u.to_string()),
+            Some(server.url("/caf%C3%A9-gone"))
+        );
+        assert_eq!(server.count("/caf%C3%A9-gone"), 1);
+        let latin1 = outcome_of(&report, &server.url("/latin1"));
+        assert_eq!(latin1.result.outcome, Outcome::Broken { status: 404 });
+        assert_eq!(server.count("/latin%E9-gone"), 1);
+        for path in ["/no-location", "/blank-location"] {
+            let e = outcome_of(&report, &server.url(path));
+            assert_eq!(
+                failed_kind(&e.result.outcome),
+                Some(FailKind::BadRedirect),
+                "{path}: {:?}",
+                e.result.outcome
+            );
+            assert!(e.result.outcome.is_broken());
+            eprintln!("{path}: {}", e.result.outcome);
+        }
+        // 300 Multiple Choices needs no Location: its status is the verdict
+        assert_eq!(
+            outcome_of(&report, &server.url("/multiple")).result.outcome,
+            Outcome::Ok { status: Some(300) }
+        );
+        // checked with HEAD (external): the same reading
+        let ext = outcome_of(&report, &external.url("/ext-utf8"));
+        assert_eq!(ext.result.outcome, Outcome::Ok { status: Some(200) });
+        assert_eq!(external.count("/ext-caf%C3%A9"), 1);
+    }
+}

@@ -190,8 +190,7 @@ impl HttpFetcher {
             };
             let status = res.status().as_u16();
             if (300..400).contains(&status) {
-                let next =
-                    header(&res, LOCATION.as_str()).and_then(|l| current.join(l.trim()).ok())?;
+                let next = location(&res).and_then(|l| current.join(&l).ok())?;
                 drain(res.body_mut());
                 current = next;
                 continue;
@@ -382,17 +381,19 @@ impl HttpFetcher {
                 use_head = false;
                 continue;
             }
-            let location = header(&res, LOCATION.as_str());
-            if (300..400).contains(&status)
-                && let Some(location) = location
-            {
+            let location = location(&res);
+            if (300..400).contains(&status) && (location.is_some() || must_locate(status)) {
                 drain(res.body_mut());
                 drop(permit);
                 hops.push(Hop {
                     url: current.clone(),
                     status,
                 });
-                let next = match current.join(location.trim()) {
+                let Some(location) = location else {
+                    let message = format!("{} without a Location header", status_text(status));
+                    return self.fail(&current, hops, FailKind::BadRedirect, message);
+                };
+                let next = match current.join(&location) {
                     Ok(n) => n,
                     Err(e) => {
                         let message = format!("bad Location `{location}': {e}");
@@ -561,6 +562,49 @@ fn status_outcome(status: u16) -> Outcome {
     }
 }
 
+/// Statuses that only make sense with a `Location` to go to (300 Multiple Choices and
+/// 304 Not Modified need none).
+fn must_locate(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// `301 Moved Permanently`.
+fn status_text(status: u16) -> String {
+    let reason = ureq::http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason());
+    format!("{status} {}", reason.unwrap_or(""))
+        .trim_end()
+        .to_owned()
+}
+
+/// The `Location` header, read as bytes: servers send raw UTF-8 (and sometimes Latin-1)
+/// although the field should be ASCII. Valid UTF-8 is kept (joining it to the URL
+/// percent-encodes it, and a non-ASCII host goes through IDNA); any other byte above 0x7F is
+/// percent-encoded as is. `None` when the header is missing or blank.
+fn location(res: &Response<Body>) -> Option<String> {
+    location_text(res.headers().get(LOCATION)?.as_bytes())
+}
+
+/// See [`location`].
+fn location_text(raw: &[u8]) -> Option<String> {
+    let text = match std::str::from_utf8(raw) {
+        Ok(s) => s.to_owned(),
+        Err(_) => raw
+            .iter()
+            .map(|&b| {
+                if b.is_ascii() {
+                    char::from(b).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect(),
+    };
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
 fn header(res: &Response<Body>, name: &str) -> Option<String> {
     res.headers()
         .get(name)
@@ -638,4 +682,31 @@ fn classify_io(e: &std::io::Error) -> (FailKind, String) {
         _ => FailKind::Io,
     };
     (kind, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_bytes_become_a_joinable_string() {
+        let base = Url::parse("http://h.test/a/").unwrap();
+        let join = |raw: &[u8]| base.join(&location_text(raw).unwrap()).unwrap().to_string();
+        assert_eq!(join("/café".as_bytes()), "http://h.test/caf%C3%A9");
+        assert_eq!(join(b"/caf\xe9?q=\xe9"), "http://h.test/caf%E9?q=%E9");
+        assert_eq!(join(" next ".as_bytes()), "http://h.test/a/next");
+        assert_eq!(
+            join("http://bücher.test/x".as_bytes()),
+            "http://xn--bcher-kva.test/x"
+        );
+        assert_eq!(location_text(b""), None);
+        assert_eq!(location_text(b"  "), None);
+    }
+
+    #[test]
+    fn only_real_redirects_need_a_location() {
+        assert!(must_locate(301) && must_locate(308));
+        assert!(!must_locate(300) && !must_locate(304));
+        assert_eq!(status_text(301), "301 Moved Permanently");
+    }
 }
