@@ -1,6 +1,7 @@
 //! One URL's fetch against real misbehaving servers: redirect chains and loops, hangs, dropped
 //! connections, HEAD refused, huge bodies.
 
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use linkpatrol::{FailKind, Outcome};
@@ -316,5 +317,140 @@ fn raw_non_ascii_locations_are_followed_and_a_missing_one_is_an_error() {
         let ext = outcome_of(&report, &external.url("/ext-utf8"));
         assert_eq!(ext.result.outcome, Outcome::Ok { status: Some(200) });
         assert_eq!(external.count("/ext-caf%C3%A9"), 1);
+    }
+}
+
+/// The (url, verdict, redirect count) of every entry: what must not depend on link order.
+fn verdicts(report: &linkpatrol::Report) -> std::collections::BTreeSet<(String, String, usize)> {
+    report
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                e.result.url.clone(),
+                e.result.outcome.to_string(),
+                e.result.redirects.len(),
+            )
+        })
+        .collect()
+}
+
+/// A page first reached through a redirect chain that is only checked (an external link, with
+/// HEAD; a `--no-follow` link) is still fetched with GET and parsed as a page of the site, once,
+/// whichever link gets there first.
+#[test]
+fn a_page_first_reached_by_a_head_only_redirect_is_still_parsed() {
+    let no_follow = regex::Regex::new("/old$").unwrap();
+    let mut seen = Vec::new();
+    for threads in [1, 8] {
+        for redirect_first in [true, false] {
+            // "/" links the external /go only once the external server's address is known
+            let external_go = Arc::new(OnceLock::<String>::new());
+            let go = external_go.clone();
+            let site = TestServer::start(
+                Routes::new()
+                    .dynamic(move |req| {
+                        (req.path_only() == "/").then(|| {
+                            let redirects = format!(
+                                "<a href='{}'>go</a><a href='/old'>old</a>",
+                                go.get().expect("set before the run")
+                            );
+                            let direct = "<a href='/a'>a</a>";
+                            Reply::html(if redirect_first {
+                                redirects + direct
+                            } else {
+                                direct.to_owned() + &redirects
+                            })
+                        })
+                    })
+                    .page("/a", "<a href='/landing'>landing</a><a href='/new'>new</a>")
+                    .reply("/old", Reply::redirect(301, "/new"))
+                    .page("/landing", "<a href='/deep'>deep</a>")
+                    .page("/new", "<a href='/child'>child</a>")
+                    .page("/deep", "deep")
+                    .page("/child", "child"),
+            );
+            let external = TestServer::start_on(
+                "127.0.0.2",
+                Routes::new().reply("/go", Reply::redirect(302, &site.url("/landing"))),
+            );
+            external_go.set(external.url("/go")).unwrap();
+            let report = run(config(&site.url("/"), threads).no_follow(no_follow.clone()));
+            for page in ["/landing", "/new"] {
+                assert_eq!(
+                    site.count_method("GET", page),
+                    1,
+                    "{page}: {threads} threads"
+                );
+                assert_eq!(
+                    site.count_method("HEAD", page),
+                    0,
+                    "{page}: {threads} threads"
+                );
+            }
+            assert_eq!(site.count("/deep"), 1, "/landing was parsed");
+            assert_eq!(site.count("/child"), 1, "/new was parsed");
+            let go = outcome_of(&report, &external.url("/go"));
+            assert_eq!(go.result.outcome, Outcome::Ok { status: Some(200) });
+            assert!(!go.result.internal);
+            let landing = outcome_of(&report, &site.url("/landing"));
+            assert!(
+                landing.result.internal,
+                "its own decision, not the redirect's"
+            );
+            let old = outcome_of(&report, &site.url("/old"));
+            assert_eq!(old.result.outcome, Outcome::Ok { status: Some(200) });
+            assert_eq!(old.result.redirects.len(), 1);
+            // the external host's address is in every URL: compare the site's paths
+            let paths: std::collections::BTreeSet<(String, String, usize)> = verdicts(&report)
+                .into_iter()
+                .map(|(u, o, n)| {
+                    (
+                        u.replace(&external.base(), "EXT").replace(&site.base(), ""),
+                        o,
+                        n,
+                    )
+                })
+                .collect();
+            seen.push(paths);
+        }
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:#?}");
+}
+
+/// Redirect hops pass the same filter and robots.txt as links: an excluded or disallowed
+/// target is never requested, and the redirecting link gets the target's verdict.
+#[test]
+fn redirect_targets_pass_the_filter_and_robots_txt() {
+    let exclude = regex::Regex::new("/private/").unwrap();
+    for threads in [1, 8] {
+        let server = TestServer::start(
+            Routes::new()
+                .reply(
+                    "/robots.txt",
+                    Reply::status(200)
+                        .body("User-agent: *\nDisallow: /secret/\n")
+                        .content_type("text/plain"),
+                )
+                .page(
+                    "/",
+                    "<a href='/to-private'>p</a> <a href='/to-secret'>s</a>",
+                )
+                .reply("/to-private", Reply::redirect(301, "/private/x"))
+                .reply("/to-secret", Reply::redirect(302, "/secret/y"))
+                .page("/private/x", "private")
+                .page("/secret/y", "secret"),
+        );
+        let report = run(config(&server.url("/"), threads).exclude(exclude.clone()));
+        assert_eq!(server.count("/private/x"), 0, "excluded: never requested");
+        assert_eq!(server.count("/secret/y"), 0, "disallowed: never requested");
+        for (path, why) in [("/to-private", "--exclude"), ("/to-secret", "robots.txt")] {
+            let e = outcome_of(&report, &server.url(path));
+            match &e.result.outcome {
+                Outcome::Ignored { reason } => assert!(reason.contains(why), "{path}: {reason}"),
+                other => panic!("{path}: {other:?}"),
+            }
+            assert_eq!(e.result.redirects.len(), 1, "{path}: the hop is shown");
+        }
     }
 }

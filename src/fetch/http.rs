@@ -143,13 +143,15 @@ impl HttpFetcher {
     }
 
     /// Checks `url`, following redirects by hand. With `want_body`, an HTML body is returned.
-    /// `claim` is asked before each redirect hop is requested: `false` means the hop's URL is
-    /// known already, and the chain stops there (see [`Fetched::stopped_at`]).
+    /// `claim` is asked before each redirect hop is requested: `true` means the caller claimed
+    /// the hop's URL as another name of this check, to be requested now; `false` means the URL
+    /// is checked on its own (known already, or just queued with its own decision), and the
+    /// chain stops there (see [`Fetched::stopped_at`]).
     pub(crate) fn fetch(
         &self,
         url: &Url,
         want_body: bool,
-        claim: &dyn Fn(&str) -> bool,
+        claim: &dyn Fn(&Url) -> bool,
     ) -> Fetched {
         // Every path out of the chain must hand back the hops it claimed, so they get finished.
         let mut owned = Vec::new();
@@ -356,7 +358,7 @@ impl HttpFetcher {
         &self,
         url: &Url,
         want_body: bool,
-        claim: &dyn Fn(&str) -> bool,
+        claim: &dyn Fn(&Url) -> bool,
         owned: &mut Vec<(String, usize)>,
         retries: &mut u32,
         warnings: &mut Vec<Warning>,
@@ -413,8 +415,8 @@ impl HttpFetcher {
                     let message = format!("more than {} redirects", self.settings.max_redirects);
                     return self.fail(&next, hops, FailKind::TooManyRedirects, message);
                 }
-                if !claim(&key) {
-                    // Known already (queued, in progress or done): its own check gives the verdict.
+                if !claim(&next) {
+                    // Checked on its own (queued, in progress or done): that gives the verdict.
                     let mut f = Fetched::bare(&next, Outcome::Ok { status: None });
                     f.warnings.push(redirected(&next));
                     f.redirects = hops;
