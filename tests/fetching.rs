@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::{FailKind, Outcome};
 
+use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, run};
+use crate::util::{cli_with_env, config, run};
 
 fn outcome_of(report: &linkpatrol::Report, url: &str) -> linkpatrol::Entry {
     report
@@ -453,4 +454,112 @@ fn redirect_targets_pass_the_filter_and_robots_txt() {
             assert_eq!(e.result.redirects.len(), 1, "{path}: the hop is shown");
         }
     }
+}
+
+/// A site on 127.0.0.1 whose start page links a page of its own and a page on 127.0.0.2.
+fn two_hosts() -> (TestServer, TestServer) {
+    let external = TestServer::start_on("127.0.0.2", Routes::new().page("/x", "x"));
+    let site = TestServer::start(Routes::new().page(
+        "/",
+        &format!("<a href='/a'>a</a><a href='{}'>x</a>", external.url("/x")),
+    ));
+    (site, external)
+}
+
+/// `Config::proxy`: every request, to every host, goes through the proxy (ureq tunnels even
+/// plain http with CONNECT), with the proxy's credentials; without it nothing does.
+#[test]
+fn config_proxy_carries_every_request() {
+    for threads in [1, 8] {
+        let (site, external) = two_hosts();
+        let proxy = TestProxy::start();
+        let with_user = proxy.url().replace("http://", "http://user:pw@");
+        let report = run(config(&site.url("/"), threads).proxy(with_user));
+        assert_eq!(
+            outcome_of(&report, &external.url("/x")).result.outcome,
+            Outcome::Ok { status: Some(200) }
+        );
+        assert_eq!(
+            outcome_of(&report, &site.url("/a")).result.outcome,
+            Outcome::Broken { status: 404 }
+        );
+        let targets = proxy.targets();
+        eprintln!("{threads} threads, through the proxy: {targets:?}");
+        assert!(targets.contains(&site.addr().to_string()), "{targets:?}");
+        assert!(
+            targets.contains(&external.addr().to_string()),
+            "{targets:?}"
+        );
+        for r in proxy.requests() {
+            assert_eq!(r.method, "CONNECT");
+            // base64("user:pw")
+            assert_eq!(r.header("proxy-authorization"), Some("Basic dXNlcjpwdw=="));
+        }
+        // the servers saw every request, none of them carrying the proxy's credentials
+        assert_eq!(site.count("/") + external.count("/x"), 2);
+        for r in site.requests().iter().chain(external.requests().iter()) {
+            assert_eq!(r.header("proxy-authorization"), None);
+        }
+        // no proxy set, none from the environment: direct
+        let idle = TestProxy::start();
+        run(config(&site.url("/"), threads));
+        assert!(idle.requests().is_empty());
+    }
+}
+
+/// `--proxy URL` on the command line, and a bad proxy URL: exit 2, one line, no password.
+#[test]
+fn the_proxy_flag_is_used_and_checked() {
+    let (site, external) = two_hosts();
+    let proxy = TestProxy::start();
+    let out = cli_with_env(
+        &["--no-status", "--proxy", &proxy.url(), &site.url("/")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "/a is a 404");
+    let targets = proxy.targets();
+    assert!(targets.contains(&site.addr().to_string()), "{targets:?}");
+    assert!(
+        targets.contains(&external.addr().to_string()),
+        "{targets:?}"
+    );
+    for bad in ["socks5://u:s3cret@127.0.0.1:1", "http://u:s3cret@[::1"] {
+        let out = cli_with_env(&["--proxy", bad, &site.url("/")], &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!err.contains("s3cret"), "{err}");
+        eprintln!("--proxy {bad}: {}", err.trim());
+    }
+}
+
+/// The environment's proxy is honoured (`HTTP_PROXY`), and `NO_PROXY` hosts bypass it. Run
+/// as a subprocess: the test binary's own environment is never changed.
+#[test]
+fn the_environment_proxy_and_no_proxy_are_honoured() {
+    let (site, external) = two_hosts();
+    let proxy = TestProxy::start();
+    let args = ["--no-status", &site.url("/")];
+    let out = cli_with_env(&args, &[("HTTP_PROXY", &proxy.url())]);
+    assert_eq!(out.status.code(), Some(1));
+    let targets = proxy.targets();
+    assert!(targets.contains(&site.addr().to_string()), "{targets:?}");
+    assert!(
+        targets.contains(&external.addr().to_string()),
+        "{targets:?}"
+    );
+
+    let before = proxy.requests().len();
+    let out = cli_with_env(
+        &args,
+        &[("http_proxy", &proxy.url()), ("NO_PROXY", "127.0.0.2")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let new: Vec<String> = proxy.targets()[before..].to_vec();
+    assert!(new.contains(&site.addr().to_string()), "{new:?}");
+    assert!(
+        !new.contains(&external.addr().to_string()),
+        "127.0.0.2 is in NO_PROXY: {new:?}"
+    );
+    assert_eq!(external.count("/x"), 2, "checked directly the second time");
 }

@@ -35,7 +35,7 @@ use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED, LOCATION, 
 use ureq::tls::TlsConfig;
 use ureq::unversioned::resolver::DefaultResolver;
 use ureq::unversioned::transport::{Connector, DefaultConnector};
-use ureq::{Agent, Body};
+use ureq::{Agent, Body, Proxy, ProxyProtocol};
 use url::Url;
 
 use super::connection::{self, NoteNewConnection};
@@ -44,7 +44,7 @@ use crate::cancel::CancelHandle;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostPermit};
 use crate::outcome::{FailKind, Hop, Outcome, Warning};
-use crate::url_norm::cache_key;
+use crate::url_norm::{cache_key, redact};
 
 /// Bytes of a body we are not going to parse that are still read to keep the connection.
 const DRAIN_LIMIT: u64 = 64 * 1024;
@@ -74,6 +74,8 @@ pub(crate) struct HttpSettings {
     pub(crate) start_origins: Vec<String>,
     pub(crate) rules: HostRules,
     pub(crate) insecure: bool,
+    /// The proxy every request goes through (see [`proxy_for`]).
+    pub(crate) proxy: Option<Proxy>,
 }
 
 /// The HTTP side of a run: the agent plus the politeness gate every request passes.
@@ -119,7 +121,7 @@ impl HttpFetcher {
             .max_idle_connections(settings.idle_per_host.max(16) * 4)
             .max_idle_connections_per_host(settings.idle_per_host)
             .max_idle_age(Duration::from_secs(30))
-            .proxy(None)
+            .proxy(settings.proxy.clone())
             .tls_config(
                 TlsConfig::builder()
                     .disable_verification(settings.insecure)
@@ -504,6 +506,36 @@ impl HttpFetcher {
             FailKind::Interrupted,
             "the run was cancelled".into(),
         )
+    }
+}
+
+/// Parses an explicit proxy URL: an http(s) `CONNECT` proxy (ureq is built without socks).
+pub(crate) fn parse_proxy(url: &str) -> Result<Proxy, String> {
+    // `user:password@host` may come without a scheme: mask it all the same.
+    let with_scheme = if url.contains("://") {
+        url.to_owned()
+    } else {
+        format!("http://{url}")
+    };
+    let shown = redact(&with_scheme);
+    let proxy = Proxy::new(url).map_err(|e| format!("--proxy `{shown}': {e}"))?;
+    match proxy.protocol() {
+        ProxyProtocol::Http | ProxyProtocol::Https => Ok(proxy),
+        _ => Err(format!(
+            "--proxy `{shown}': only http:// and https:// proxies are supported"
+        )),
+    }
+}
+
+/// The proxy of a run: the explicit one (already checked by `Checker::new`), else the
+/// environment's when allowed (ureq reads `ALL_PROXY`/`HTTPS_PROXY`/`HTTP_PROXY` and
+/// `NO_PROXY`); a socks proxy from the environment is ignored, as it cannot be used.
+pub(crate) fn proxy_for(explicit: Option<&str>, from_env: bool) -> Option<Proxy> {
+    match explicit {
+        Some(url) => parse_proxy(url).ok(),
+        None if from_env => Proxy::try_from_env()
+            .filter(|p| matches!(p.protocol(), ProxyProtocol::Http | ProxyProtocol::Https)),
+        None => None,
     }
 }
 

@@ -121,6 +121,11 @@ pub struct Args {
     #[arg(long)]
     pub insecure: bool,
 
+    /// Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
+    /// (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+
     /// Check at most N distinct URLs; later ones are listed as ignored.
     #[arg(long, value_name = "N")]
     pub max_urls: Option<usize>,
