@@ -252,7 +252,9 @@ impl Config {
         self
     }
 
-    /// Retries after a transient failure or a 429/503. Defaults to [`DEFAULT_MAX_RETRIES`].
+    /// Retries of one URL — its HEAD, GET and body reads together — after a transient failure
+    /// or a 429/502/503/504. A request lost on a stale kept-alive connection is resent at once
+    /// and does not count. Defaults to [`DEFAULT_MAX_RETRIES`].
     pub fn max_retries(mut self, n: u32) -> Self {
         self.max_retries = n;
         self

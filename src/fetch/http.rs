@@ -16,7 +16,8 @@
 //!
 //! Stale connections: a request that rode a pooled keep-alive connection and lost it before
 //! any response came (the server closed it just as we reused it) is resent at once on a new
-//! connection — not a retry, no backoff; at most once per URL. Which connection a call used is
+//! connection — not a retry, no backoff; at most once per URL (a connection reset while it was
+//! being opened looks the same and gets that one resend too). Which connection a call used is
 //! told by `connection`; the resend sets ureq's per-request `max_idle_age` to zero, which makes
 //! the pool skip (and close) that host's idle connections and dial a new one, which then goes
 //! back to the pool as usual.
@@ -518,11 +519,11 @@ pub(crate) fn parse_proxy(url: &str) -> Result<Proxy, String> {
         format!("http://{url}")
     };
     let shown = redact(&with_scheme);
-    let proxy = Proxy::new(url).map_err(|e| format!("--proxy `{shown}': {e}"))?;
+    let proxy = Proxy::new(url).map_err(|e| format!("proxy `{shown}': {e}"))?;
     match proxy.protocol() {
         ProxyProtocol::Http | ProxyProtocol::Https => Ok(proxy),
         _ => Err(format!(
-            "--proxy `{shown}': only http:// and https:// proxies are supported"
+            "proxy `{shown}': only http:// and https:// proxies are supported"
         )),
     }
 }
@@ -735,6 +736,27 @@ mod tests {
         );
         assert_eq!(location_text(b""), None);
         assert_eq!(location_text(b"  "), None);
+    }
+
+    #[test]
+    fn proxy_urls_are_checked_and_never_shown_with_their_password() {
+        for ok in [
+            "http://u:pw@127.0.0.1:3128",
+            "https://proxy.test",
+            "127.0.0.1:3128",
+        ] {
+            assert!(parse_proxy(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "socks5://u:s3cret@127.0.0.1:1",
+            "u:s3cret@[::1",
+            "http://u:s3cret@[::1",
+        ] {
+            let e = parse_proxy(bad).unwrap_err();
+            assert!(!e.contains("s3cret") && e.contains("***"), "{e}");
+        }
+        assert!(proxy_for(Some("http://127.0.0.1:3128"), false).is_some());
+        assert!(proxy_for(None, false).is_none());
     }
 
     #[test]

@@ -92,7 +92,8 @@ pub struct Args {
     #[arg(long)]
     pub sitemaps: bool,
 
-    /// Retries after a timeout, a broken connection, a 429 or a 502/503/504 (never a 404).
+    /// Retries of one URL (HEAD and GET together) after a timeout, a broken connection (also
+    /// mid-body), a 429 or a 502/503/504 (never a 404).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,
 
