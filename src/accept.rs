@@ -6,7 +6,8 @@ use std::ops::RangeInclusive;
 
 use crate::outcome::Outcome;
 
-/// A set of accepted HTTP statuses. Defaults to `200..=299`.
+/// A set of accepted HTTP statuses. Defaults to `100..=399`: every final status below 400, as
+/// LinkChecker judges it (redirects are followed, so a final 3xx is a 300 or 304).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AcceptStatus {
     ranges: Vec<RangeInclusive<u16>>,
@@ -15,7 +16,7 @@ pub struct AcceptStatus {
 impl Default for AcceptStatus {
     fn default() -> Self {
         AcceptStatus {
-            ranges: vec![200..=299],
+            ranges: vec![100..=399],
         }
     }
 }
@@ -112,7 +113,7 @@ mod tests {
         assert!(a.contains(200) && a.contains(299) && a.contains(429));
         assert!(a.contains(501) && !a.contains(502) && !a.contains(404));
         assert_eq!(a.to_string(), "200..=299,429,500..=501");
-        assert_eq!(AcceptStatus::default().to_string(), "200..=299");
+        assert_eq!(AcceptStatus::default().to_string(), "100..=399");
     }
 
     #[test]

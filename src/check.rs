@@ -56,6 +56,9 @@ pub(crate) struct Task {
     pub(crate) recurse: bool,
     /// An in-memory document standing in for the URL's content (not fetched).
     pub(crate) inline: Option<Arc<str>>,
+    /// The link may be followed (no `rel=nofollow`, no `<meta name=robots content=nofollow>`);
+    /// a redirect target of this task is decided with it too.
+    pub(crate) follow: bool,
 }
 
 /// What checking one task produced.
@@ -314,62 +317,104 @@ impl Run {
             Claim::New => {
                 let mut clean = url;
                 clean.set_fragment(None);
-                match self.filter.decide(&clean, level, seed, from_web) {
-                    Decision::Check { .. } if self.over_url_limit() => {
-                        let reason = format!(
-                            "not checked: the limit of {} URLs (--max-urls) was reached",
-                            self.max_urls.unwrap_or(0)
-                        );
-                        let r = CheckResult::immediate(
-                            redact(clean.as_str()).into_owned(),
-                            Outcome::Ignored { reason },
-                            level,
-                        );
-                        self.complete(&key, r);
-                    }
-                    Decision::Check { internal, recurse } => {
-                        let task = Task {
-                            url: clean,
-                            key: key.clone(),
-                            level,
-                            internal,
-                            // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
-                            recurse: recurse && follow,
-                            inline,
-                        };
-                        if !self.queue.put(task) {
-                            // Refused after shutdown: the URL stays unchecked and unreported.
-                            self.interrupted.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    Decision::Mail => {
-                        let verdict = check_mailto(&clean).and_then(|domains| {
-                            let Some(mx) = &self.mx else { return Ok(()) };
-                            domains.iter().try_for_each(|d| mx.check_domain(d))
-                        });
-                        let outcome = match verdict {
-                            Ok(()) => Outcome::Ok { status: None },
-                            Err(message) => Outcome::Failed {
-                                kind: FailKind::BadMailAddress,
-                                message,
-                            },
-                        };
-                        self.complete(
-                            &key,
-                            CheckResult::immediate(clean.to_string(), outcome, level),
-                        );
-                    }
-                    Decision::Ignore(reason) => {
-                        let r = CheckResult::immediate(
-                            clean.to_string(),
-                            Outcome::Ignored { reason },
-                            level,
-                        );
-                        self.complete(&key, r);
-                    }
-                }
+                self.start(key, clean, level, seed, from_web, follow, inline);
             }
         }
+    }
+
+    /// Decides about a URL whose key the caller just claimed: queues it, or finishes it at
+    /// once (ignored, mail, over the URL limit).
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &self,
+        key: String,
+        clean: Url,
+        level: usize,
+        seed: bool,
+        from_web: bool,
+        follow: bool,
+        inline: Option<Arc<str>>,
+    ) {
+        match self.filter.decide(&clean, level, seed, from_web) {
+            Decision::Check { .. } if self.over_url_limit() => {
+                let reason = format!(
+                    "not checked: the limit of {} URLs (--max-urls) was reached",
+                    self.max_urls.unwrap_or(0)
+                );
+                let r = CheckResult::immediate(
+                    redact(clean.as_str()).into_owned(),
+                    Outcome::Ignored { reason },
+                    level,
+                );
+                self.complete(&key, r);
+            }
+            Decision::Check { internal, recurse } => {
+                let task = Task {
+                    url: clean,
+                    key: key.clone(),
+                    level,
+                    internal,
+                    // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
+                    recurse: recurse && follow,
+                    inline,
+                    follow,
+                };
+                if !self.queue.put(task) {
+                    // Refused after shutdown: the URL stays unchecked and unreported.
+                    self.interrupted.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Decision::Mail => {
+                let verdict = check_mailto(&clean).and_then(|domains| {
+                    let Some(mx) = &self.mx else { return Ok(()) };
+                    domains.iter().try_for_each(|d| mx.check_domain(d))
+                });
+                let outcome = match verdict {
+                    Ok(()) => Outcome::Ok { status: None },
+                    Err(message) => Outcome::Failed {
+                        kind: FailKind::BadMailAddress,
+                        message,
+                    },
+                };
+                self.complete(
+                    &key,
+                    CheckResult::immediate(clean.to_string(), outcome, level),
+                );
+            }
+            Decision::Ignore(reason) => {
+                let r =
+                    CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
+                self.complete(&key, r);
+            }
+        }
+    }
+
+    /// Asked by the fetcher before it requests redirect target `next` of `task`. The target
+    /// is another name of this check — claimed as an alias and requested by this chain, `true`
+    /// — only when its own check would be this very check: the same decision (scope, recursion,
+    /// filter) and robots.txt allows it. Otherwise (`false`) it is checked as a URL of its own:
+    /// already known, or claimed now and queued (or finished) with its own decision, at this
+    /// task's level; the chain then waits for its verdict (`cache::ResultCache::defer`). So a
+    /// URL's result does not depend on whether a redirect or a link reached it first.
+    fn claim_hop(&self, task: &Task, next: &Url) -> bool {
+        let key = cache_key(next);
+        let same = match self.filter.decide(next, task.level, false, true) {
+            Decision::Check { internal, recurse } => {
+                internal == task.internal
+                    && (recurse && task.follow) == task.recurse
+                    && self.robots_allow(next)
+            }
+            _ => false,
+        };
+        if same {
+            return self.cache.claim_alias(&key);
+        }
+        if self.cache.claim_alias(&key) {
+            let mut clean = next.clone();
+            clean.set_fragment(None);
+            self.start(key, clean, task.level, false, true, task.follow, None);
+        }
+        false
     }
 
     /// The site root for a root-relative link (`/about.html`) on a local page, when one is set.
@@ -506,7 +551,7 @@ impl Run {
             fetch::file::fetch(&task.url, task.recurse, self.max_body)
         } else {
             self.http
-                .fetch(&task.url, task.recurse, &|key| self.cache.claim_alias(key))
+                .fetch(&task.url, task.recurse, &|next| self.claim_hop(task, next))
         };
         let mut result = CheckResult::immediate(
             redact(task.url.as_str()).into_owned(),

@@ -115,7 +115,8 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidInput`] when there is no input, an input is neither a URL nor an
-    /// existing path, or its scheme cannot be crawled.
+    /// existing path, or its scheme cannot be crawled. [`ErrorKind::InvalidConfig`] when
+    /// [`Config::proxy`] is not an http(s) proxy URL.
     pub fn new(config: Config) -> Result<Self, Error> {
         if config.inputs.is_empty() {
             return Err(Error::new(
@@ -128,6 +129,10 @@ impl Checker {
             .iter()
             .map(start_of)
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(proxy) = &config.proxy {
+            crate::fetch::http::parse_proxy(proxy)
+                .map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
+        }
         Ok(Checker {
             config,
             starts,
@@ -205,6 +210,7 @@ impl Checker {
                     auth: cfg.basic_auth.clone(),
                     accept: cfg.accept.clone(),
                 },
+                proxy: crate::fetch::http::proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env),
             },
             gate.clone(),
             cancel.clone(),

@@ -101,6 +101,8 @@ pub struct Config {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) host_rules: Vec<HostRule>,
     pub(crate) insecure: bool,
+    pub(crate) proxy: Option<String>,
+    pub(crate) proxy_from_env: bool,
     pub(crate) max_urls: Option<usize>,
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
@@ -139,6 +141,8 @@ impl Default for Config {
             headers: Vec::new(),
             host_rules: Vec::new(),
             insecure: false,
+            proxy: None,
+            proxy_from_env: true,
             max_urls: None,
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
@@ -271,7 +275,9 @@ impl Config {
         self
     }
 
-    /// Retries after a transient failure or a 429/503. Defaults to [`DEFAULT_MAX_RETRIES`].
+    /// Retries of one URL — its HEAD, GET and body reads together — after a transient failure
+    /// or a 429/502/503/504. A request lost on a stale kept-alive connection is resent at once
+    /// and does not count. Defaults to [`DEFAULT_MAX_RETRIES`].
     pub fn max_retries(mut self, n: u32) -> Self {
         self.max_retries = n;
         self
@@ -313,6 +319,24 @@ impl Config {
     /// Skip TLS certificate verification (the report says so). Defaults to `false`.
     pub fn insecure(mut self, yes: bool) -> Self {
         self.insecure = yes;
+        self
+    }
+
+    /// Sends every http(s) request through this proxy: `http://[user:password@]host[:port]`
+    /// (or `https://…`), which is asked to `CONNECT` to each host — also for plain `http`
+    /// links. Overrides the environment (and its `NO_PROXY`). Defaults to none. A URL that is
+    /// not an http(s) proxy makes [`Checker::new`](crate::Checker::new) fail.
+    pub fn proxy(mut self, url: impl Into<String>) -> Self {
+        self.proxy = Some(url.into());
+        self
+    }
+
+    /// Without [`proxy`](Self::proxy): use the proxy of the environment, as curl does — the
+    /// first of `ALL_PROXY`, `HTTPS_PROXY`, `HTTP_PROXY` that is set (upper or lower case) for
+    /// both schemes, except for the hosts listed in `NO_PROXY`. A socks proxy there is ignored
+    /// (not supported). Defaults to `true`; `false` connects directly.
+    pub fn proxy_from_env(mut self, yes: bool) -> Self {
+        self.proxy_from_env = yes;
         self
     }
 
@@ -375,7 +399,7 @@ impl Config {
         self
     }
 
-    /// The HTTP statuses that count as valid. Defaults to `200..=299`.
+    /// The HTTP statuses that count as valid. Defaults to `100..=399` (below 400).
     pub fn accept(mut self, accept: AcceptStatus) -> Self {
         self.accept = accept;
         self

@@ -6,6 +6,10 @@ pub mod server;
 /// Helpers shared by the test modules.
 pub mod util;
 
+/// A loopback forward proxy (CONNECT tunnels and absolute-URI requests) that records what
+/// passes through it.
+pub mod proxy;
+
 /// Chromium and LibreOffice for the report tests: found on PATH, run with a deadline, or skipped loudly.
 pub mod external;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
@@ -21,7 +25,8 @@ pub mod config_file;
 mod crawl;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
 mod faults;
-/// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies.
+/// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies,
+/// proxies.
 mod fetching;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;

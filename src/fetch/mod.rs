@@ -3,6 +3,7 @@
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
 //! when the caller asked for it and the content is HTML, the body bytes (capped).
 
+mod connection;
 pub(crate) mod extras;
 pub(crate) mod file;
 pub(crate) mod http;

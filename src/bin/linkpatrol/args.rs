@@ -96,7 +96,8 @@ pub struct Args {
     #[arg(long)]
     pub sitemaps: bool,
 
-    /// Retries after a timeout, a broken connection, a 429 or a 502/503/504 (never a 404).
+    /// Retries of one URL (HEAD and GET together) after a timeout, a broken connection (also
+    /// mid-body), a 429 or a 502/503/504 (never a 404).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,
 
@@ -124,6 +125,11 @@ pub struct Args {
     /// Do not verify TLS certificates (the report says so).
     #[arg(long)]
     pub insecure: bool,
+
+    /// Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
+    /// (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
 
     /// Check at most N distinct URLs; later ones are listed as ignored.
     #[arg(long, value_name = "N")]
@@ -207,7 +213,7 @@ pub struct Args {
     pub cookie_file: Option<PathBuf>,
 
     /// Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
-    #[arg(long, value_name = "RANGES", default_value = "200..=299")]
+    #[arg(long, value_name = "RANGES", default_value = "100..=399")]
     pub accept: String,
 
     /// Request method of links that are only checked: head (falls back to GET when the server

@@ -52,6 +52,7 @@ pub struct FileConfig {
     pub accept: Option<String>,
     pub method: Option<String>,
     pub insecure: Option<bool>,
+    pub proxy: Option<String>,
     pub check_mx: Option<bool>,
     pub dns_server: Option<String>,
     // Politeness and threads
@@ -245,7 +246,8 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         max_urls,
         user_agent,
         cookie_file,
-        dns_server
+        dns_server,
+        proxy
     );
     take_parsed!(threads, threads, args::thread_count);
     take_parsed!(timeout, timeout, args::positive_secs);
@@ -325,6 +327,7 @@ pub fn effective(args: &Args) -> FileConfig {
         accept: Some(args.accept.clone()),
         method: Some(args.method.clone()),
         insecure: Some(args.insecure),
+        proxy: args.proxy.clone(),
         check_mx: Some(args.check_mx),
         dns_server: args.dns_server.clone(),
         threads: Some(args.threads),
@@ -399,6 +402,7 @@ mod tests {
             accept: Some("200..=299,429".into()),
             method: Some("get".into()),
             insecure: Some(true),
+            proxy: Some("http://127.0.0.1:3128".into()),
             check_mx: Some(true),
             dns_server: Some("127.0.0.1:5353".into()),
             threads: Some(3),

@@ -49,6 +49,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "accept",
             "method",
             "insecure",
+            "proxy",
             "check_mx",
             "dns_server",
         ],

@@ -96,6 +96,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
     if let Some(ua) = &args.user_agent {
         config = config.user_agent(ua);
     }
+    if let Some(proxy) = &args.proxy {
+        config = config.proxy(proxy);
+    }
     for p in &args.include {
         config = config.include(regex(p, "--include")?);
     }
