@@ -1,121 +1,162 @@
-//! A minimal synchronous DNS client over UDP, for the optional MX check of `mailto:` domains:
-//! one question per query, the answer's response code and record types. No recursion of its
-//! own: it asks the resolver it is given (the system's from `/etc/resolv.conf`, or one named by
-//! the user). Packet building and parsing are pure and unit-tested; `query` does the I/O.
+//! A small synchronous DNS client for the optional MX check of `mailto:` domains: one question
+//! per query, asked over UDP of the resolver it is given (the system's from `/etc/resolv.conf`,
+//! or one named by the user), and asked again over TCP when the UDP answer comes back truncated.
+//! No recursion of its own. The `simple-dns` crate builds and reads the messages; this file only
+//! carries them: the timeout, the id and question check, the fallback to TCP.
 
-use std::net::{SocketAddr, UdpSocket};
-use std::time::Duration;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::time::{Duration, Instant};
 
-/// Record type MX.
-pub(crate) const TYPE_MX: u16 = 15;
-/// Record type A.
-pub(crate) const TYPE_A: u16 = 1;
-/// Record type AAAA.
-pub(crate) const TYPE_AAAA: u16 = 28;
-/// Response code "name does not exist".
-pub(crate) const RCODE_NXDOMAIN: u8 = 3;
+use simple_dns::{CLASS, Name, Packet, PacketFlag, Question, header_buffer};
+
+pub(crate) use simple_dns::rdata::RData;
+pub(crate) use simple_dns::{RCODE, TYPE};
 
 /// What an answer said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Answer {
-    /// The response code (0 no error, 3 no such name).
-    pub(crate) rcode: u8,
-    /// Each answer record: its type and its data.
-    pub(crate) records: Vec<(u16, Vec<u8>)>,
+    /// The response code.
+    pub(crate) rcode: RCODE,
+    /// The data of each record in the answer section.
+    pub(crate) records: Vec<RData<'static>>,
 }
 
-/// The query packet for `name` and `qtype`, with id `id` and recursion desired.
-pub(crate) fn build_query(id: u16, name: &str, qtype: u16) -> Result<Vec<u8>, String> {
-    let mut p = Vec::with_capacity(32 + name.len());
-    p.extend_from_slice(&id.to_be_bytes());
-    p.extend_from_slice(&[0x01, 0x00]); // RD
-    p.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0]); // QDCOUNT 1
-    for label in name.trim_end_matches('.').split('.') {
-        if label.is_empty() || label.len() > 63 {
-            return Err(format!("`{name}' is not a domain name"));
-        }
-        p.push(label.len() as u8);
-        p.extend_from_slice(label.as_bytes());
-    }
-    p.push(0);
-    p.extend_from_slice(&qtype.to_be_bytes());
-    p.extend_from_slice(&[0, 1]); // class IN
-    Ok(p)
+/// The query message for `name` and `qtype`, with id `id` and recursion desired.
+fn build_query(id: u16, name: &str, qtype: TYPE) -> Result<Vec<u8>, String> {
+    let qname = Name::new(name).map_err(|_| format!("`{name}' is not a domain name"))?;
+    let mut query = Packet::new_query(id);
+    query.set_flags(PacketFlag::RECURSION_DESIRED);
+    query
+        .questions
+        .push(Question::new(qname, qtype.into(), CLASS::IN.into(), false));
+    query
+        .build_bytes_vec()
+        .map_err(|e| format!("DNS query for {name}: {e}"))
 }
 
-/// Parses the answer to the query with id `id`.
-pub(crate) fn parse_answer(id: u16, p: &[u8]) -> Result<Answer, String> {
-    let bad = || "malformed DNS answer".to_owned();
-    if p.len() < 12 || u16::from_be_bytes([p[0], p[1]]) != id || p[2] & 0x80 == 0 {
-        return Err(bad());
-    }
-    if p[2] & 0x02 != 0 {
-        return Err("DNS answer truncated".into());
-    }
-    let rcode = p[3] & 0x0f;
-    let qd = u16::from_be_bytes([p[4], p[5]]);
-    let an = u16::from_be_bytes([p[6], p[7]]);
-    let mut at = 12;
-    for _ in 0..qd {
-        at = skip_name(p, at).ok_or_else(bad)? + 4;
-    }
-    let mut records = Vec::new();
-    for _ in 0..an {
-        at = skip_name(p, at).ok_or_else(bad)?;
-        let head = p.get(at..at + 10).ok_or_else(bad)?;
-        let rtype = u16::from_be_bytes([head[0], head[1]]);
-        let len = usize::from(u16::from_be_bytes([head[8], head[9]]));
-        let data = p.get(at + 10..at + 10 + len).ok_or_else(bad)?;
-        records.push((rtype, data.to_vec()));
-        at += 10 + len;
-    }
-    Ok(Answer { rcode, records })
+/// What came back for one query.
+#[derive(Debug, PartialEq, Eq)]
+enum Reply {
+    Answer(Answer),
+    /// The answer did not fit (the TC flag): ask again over TCP.
+    Truncated,
 }
 
-/// The index after the (possibly compressed) name starting at `at`.
-fn skip_name(p: &[u8], mut at: usize) -> Option<usize> {
-    loop {
-        let len = *p.get(at)?;
-        match len {
-            0 => return Some(at + 1),
-            l if l & 0xc0 == 0xc0 => return Some(at + 2).filter(|&e| e <= p.len()),
-            l => at += 1 + usize::from(l),
-        }
+/// Reads `bytes` as the reply to the query with id `id` for `name` and `qtype`; an error when it
+/// is not that reply (another id, not a response, another question) or cannot be read.
+fn read_reply(id: u16, name: &str, qtype: TYPE, bytes: &[u8]) -> Result<Reply, String> {
+    let malformed = |e: simple_dns::SimpleDnsError| format!("malformed DNS answer: {e}");
+    // The header first: a truncated reply may not parse as a whole.
+    if header_buffer::id(bytes).map_err(malformed)? != id
+        || !header_buffer::has_flags(bytes, PacketFlag::RESPONSE).map_err(malformed)?
+    {
+        return Err("not the answer to this DNS question".into());
     }
+    if header_buffer::has_flags(bytes, PacketFlag::TRUNCATION).map_err(malformed)? {
+        return Ok(Reply::Truncated);
+    }
+    let reply = Packet::parse(bytes).map_err(malformed)?;
+    let asked = Name::new(name).map_err(|_| format!("`{name}' is not a domain name"))?;
+    let same_question = |q: &Question| q.qname == asked && q.qtype == qtype.into();
+    if reply.questions.len() != 1 || !reply.questions.iter().all(same_question) {
+        return Err("not the answer to this DNS question".into());
+    }
+    Ok(Reply::Answer(Answer {
+        rcode: reply.rcode(),
+        records: reply
+            .answers
+            .into_iter()
+            .map(|r| r.rdata.into_owned())
+            .collect(),
+    }))
 }
 
-/// Asks `server` one question; waits at most `timeout` for the answer.
+/// Asks `server` one question; waits at most `timeout` in all for the answer (over UDP, and
+/// over TCP when the UDP answer is truncated).
 pub(crate) fn query(
     server: SocketAddr,
     name: &str,
-    qtype: u16,
+    qtype: TYPE,
     timeout: Duration,
 ) -> Result<Answer, String> {
+    let deadline = Instant::now() + timeout;
     let id = fastrand::u16(..);
-    let packet = build_query(id, name, qtype)?;
-    let local: SocketAddr = if server.is_ipv4() {
-        ([0, 0, 0, 0], 0).into()
-    } else {
-        ([0u16; 8], 0).into()
-    };
+    let message = build_query(id, name, qtype)?;
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
             format!("DNS lookup of {name} via {server} timed out after {timeout:?}")
         }
         _ => format!("DNS lookup of {name} via {server}: {e}"),
     };
-    let socket = UdpSocket::bind(local).map_err(io)?;
-    socket.set_read_timeout(Some(timeout)).map_err(io)?;
-    socket.connect(server).map_err(io)?;
-    socket.send(&packet).map_err(io)?;
+    // What is left of the time; a zero left is a timeout (std refuses zero timeouts).
+    let left = || {
+        deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| io(std::io::ErrorKind::TimedOut.into()))
+    };
+    let read = |bytes: &[u8]| read_reply(id, name, qtype, bytes);
+    let reply = match ask_udp(server, &message, read, left, io)? {
+        Reply::Truncated => read(&ask_tcp(server, &message, left, io)?)?,
+        udp => udp,
+    };
+    match reply {
+        Reply::Answer(answer) => Ok(answer),
+        Reply::Truncated => Err(format!(
+            "DNS lookup of {name} via {server}: the answer over TCP is truncated"
+        )),
+    }
+}
+
+/// Sends `message` over UDP and returns the first datagram `read` accepts; others (answers to
+/// older questions, noise) are skipped until the time `left` runs out.
+fn ask_udp(
+    server: SocketAddr,
+    message: &[u8],
+    read: impl Fn(&[u8]) -> Result<Reply, String>,
+    left: impl Fn() -> Result<Duration, String>,
+    io: impl Fn(std::io::Error) -> String,
+) -> Result<Reply, String> {
+    let local: SocketAddr = if server.is_ipv4() {
+        ([0, 0, 0, 0], 0).into()
+    } else {
+        ([0u16; 8], 0).into()
+    };
+    let socket = UdpSocket::bind(local).map_err(&io)?;
+    socket.connect(server).map_err(&io)?;
+    socket.send(message).map_err(&io)?;
     let mut buf = [0u8; 4096];
     loop {
-        let n = socket.recv(&mut buf).map_err(io)?;
-        // An answer to an older question (or noise) is skipped; the timeout still bounds us.
-        if let Ok(answer) = parse_answer(id, &buf[..n]) {
-            return Ok(answer);
+        socket.set_read_timeout(Some(left()?)).map_err(&io)?;
+        let n = socket.recv(&mut buf).map_err(&io)?;
+        if let Ok(reply) = read(&buf[..n]) {
+            return Ok(reply);
         }
     }
+}
+
+/// Sends `message` over TCP (each message preceded by its length in two bytes, RFC 1035
+/// 4.2.2) and returns the answer's bytes.
+fn ask_tcp(
+    server: SocketAddr,
+    message: &[u8],
+    left: impl Fn() -> Result<Duration, String>,
+    io: impl Fn(std::io::Error) -> String,
+) -> Result<Vec<u8>, String> {
+    let mut stream = TcpStream::connect_timeout(&server, left()?).map_err(&io)?;
+    stream.set_write_timeout(Some(left()?)).map_err(&io)?;
+    let len = u16::try_from(message.len()).map_err(|_| "DNS query too long".to_owned())?;
+    let mut framed = len.to_be_bytes().to_vec();
+    framed.extend_from_slice(message);
+    stream.write_all(&framed).map_err(&io)?;
+    stream.set_read_timeout(Some(left()?)).map_err(&io)?;
+    let mut len = [0u8; 2];
+    stream.read_exact(&mut len).map_err(&io)?;
+    let mut answer = vec![0u8; usize::from(u16::from_be_bytes(len))];
+    stream.set_read_timeout(Some(left()?)).map_err(&io)?;
+    stream.read_exact(&mut answer).map_err(&io)?;
+    Ok(answer)
 }
 
 /// The first `nameserver` of a resolv.conf text, on port 53.
@@ -133,28 +174,82 @@ pub(crate) fn nameserver_of(resolv_conf: &str) -> Option<SocketAddr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use simple_dns::ResourceRecord;
+    use simple_dns::rdata::MX;
 
-    #[test]
-    fn query_packet_layout() {
-        let q = build_query(0x1234, "mail.example.test.", TYPE_MX).unwrap();
-        assert_eq!(&q[..4], &[0x12, 0x34, 0x01, 0x00]);
-        assert_eq!(&q[12..], b"\x04mail\x07example\x04test\x00\x00\x0f\x00\x01");
-        assert!(build_query(1, "a..b", TYPE_MX).is_err());
+    /// The reply to `query` with `rcode`, the given answer records and flags.
+    fn reply(query: &[u8], rcode: RCODE, records: Vec<RData<'static>>, tc: bool) -> Vec<u8> {
+        let query = Packet::parse(query).unwrap();
+        let mut reply = Packet::new_reply(query.id());
+        if tc {
+            reply.set_flags(PacketFlag::TRUNCATION);
+        }
+        *reply.rcode_mut() = rcode;
+        let qname = query.questions[0].qname.clone();
+        for rdata in records {
+            reply
+                .answers
+                .push(ResourceRecord::new(qname.clone(), CLASS::IN, 60, rdata));
+        }
+        reply.questions = query.questions;
+        reply.build_bytes_vec_compressed().unwrap()
     }
 
     #[test]
-    fn answer_with_compressed_names() {
-        let mut p = build_query(7, "ex.test", TYPE_MX).unwrap();
-        p[2] |= 0x80;
-        p[7] = 1; // ANCOUNT
-        p.extend_from_slice(&[0xc0, 12, 0, 15, 0, 1, 0, 0, 0, 60, 0, 3, 0, 0, 0]);
-        let a = parse_answer(7, &p).unwrap();
-        assert_eq!(a.rcode, 0);
-        assert_eq!(a.records, [(TYPE_MX, vec![0, 0, 0])]);
-        assert!(parse_answer(8, &p).is_err(), "another id");
-        assert!(parse_answer(7, &p[..p.len() - 2]).is_err(), "cut short");
-        p[3] = RCODE_NXDOMAIN;
-        assert_eq!(parse_answer(7, &p).unwrap().rcode, RCODE_NXDOMAIN);
+    fn query_asks_one_question_with_recursion() {
+        let q = build_query(0x1234, "mail.example.test.", TYPE::MX).unwrap();
+        let parsed = Packet::parse(&q).unwrap();
+        assert_eq!(parsed.id(), 0x1234);
+        assert!(parsed.has_flags(PacketFlag::RECURSION_DESIRED));
+        assert!(!parsed.has_flags(PacketFlag::RESPONSE));
+        assert_eq!(parsed.questions.len(), 1);
+        assert_eq!(parsed.questions[0].qname.to_string(), "mail.example.test");
+        assert_eq!(parsed.questions[0].qtype, TYPE::MX.into());
+        let long = "a".repeat(64);
+        assert!(build_query(1, &long, TYPE::MX).is_err(), "label over 63");
+    }
+
+    #[test]
+    fn replies_are_matched_and_read() {
+        let q = build_query(7, "ex.test", TYPE::MX).unwrap();
+        let mx = RData::MX(MX {
+            preference: 10,
+            exchange: Name::new("mail.ex.test").unwrap().into_owned(),
+        });
+        let r = reply(&q, RCODE::NoError, vec![mx.clone()], false);
+        let read = |id, name, qtype, bytes: &[u8]| read_reply(id, name, qtype, bytes);
+        assert_eq!(
+            read(7, "ex.test", TYPE::MX, &r),
+            Ok(Reply::Answer(Answer {
+                rcode: RCODE::NoError,
+                records: vec![mx.clone()]
+            }))
+        );
+        assert_eq!(
+            read(7, "EX.test.", TYPE::MX, &r).map(|_| ()),
+            Ok(()),
+            "names compare without case"
+        );
+        assert!(read(8, "ex.test", TYPE::MX, &r).is_err(), "another id");
+        assert!(read(7, "other.test", TYPE::MX, &r).is_err(), "another name");
+        assert!(read(7, "ex.test", TYPE::A, &r).is_err(), "another type");
+        assert!(read(7, "ex.test", TYPE::MX, &q).is_err(), "not a response");
+        assert!(
+            read(7, "ex.test", TYPE::MX, &r[..r.len() - 2]).is_err(),
+            "cut short"
+        );
+        let nx = reply(&q, RCODE::NameError, vec![], false);
+        assert!(matches!(
+            read(7, "ex.test", TYPE::MX, &nx),
+            Ok(Reply::Answer(Answer {
+                rcode: RCODE::NameError,
+                ..
+            }))
+        ));
+        // A truncated reply is told apart from its header alone, even when cut mid-record.
+        let tc = reply(&q, RCODE::NoError, vec![mx], true);
+        let cut = &tc[..tc.len() - 3];
+        assert_eq!(read(7, "ex.test", TYPE::MX, cut), Ok(Reply::Truncated));
     }
 
     #[test]

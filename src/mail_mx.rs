@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::dns::{self, Answer, RCODE_NXDOMAIN, TYPE_A, TYPE_AAAA, TYPE_MX};
+use crate::dns::{self, Answer, RCODE, RData, TYPE};
 
 /// A domain's verdict: `Err` says why mail cannot be delivered there.
 type Verdict = Result<(), String>;
@@ -53,10 +53,10 @@ impl MxCheck {
     }
 
     fn lookup(&self, domain: &str) -> Verdict {
-        let mx = dns::query(self.server, domain, TYPE_MX, self.timeout)?;
+        let mx = dns::query(self.server, domain, TYPE::MX, self.timeout)?;
         verdict(domain, &mx, || {
             let mut records = Vec::new();
-            for qtype in [TYPE_A, TYPE_AAAA] {
+            for qtype in [TYPE::A, TYPE::AAAA] {
                 records.extend(dns::query(self.server, domain, qtype, self.timeout)?.records);
             }
             Ok(records)
@@ -69,33 +69,40 @@ impl MxCheck {
 fn verdict(
     domain: &str,
     mx: &Answer,
-    addresses: impl FnOnce() -> Result<Vec<(u16, Vec<u8>)>, String>,
+    addresses: impl FnOnce() -> Result<Vec<RData<'static>>, String>,
 ) -> Verdict {
     match mx.rcode {
-        0 => {}
-        RCODE_NXDOMAIN => return Err(format!("mail domain `{domain}' does not exist")),
+        RCODE::NoError => {}
+        RCODE::NameError => return Err(format!("mail domain `{domain}' does not exist")),
         n => {
             return Err(format!(
-                "DNS lookup of mail domain `{domain}' failed (rcode {n})"
+                "DNS lookup of mail domain `{domain}' failed (response code {n:?})"
             ));
         }
     }
-    let exchanges: Vec<&Vec<u8>> = mx
+    let exchanges: Vec<_> = mx
         .records
         .iter()
-        .filter(|(t, _)| *t == TYPE_MX)
-        .map(|(_, d)| d)
+        .filter_map(|r| match r {
+            RData::MX(mx) => Some(mx),
+            _ => None,
+        })
         .collect();
     if !exchanges.is_empty() {
         // A null MX is preference 0 and the root name: the domain accepts no mail.
-        return if exchanges.iter().all(|d| d.len() == 3 && d[2] == 0) {
+        let null =
+            |mx: &&simple_dns::rdata::MX| mx.preference == 0 && mx.exchange.get_labels().is_empty();
+        return if exchanges.iter().all(null) {
             Err(format!("mail domain `{domain}' accepts no mail (null MX)"))
         } else {
             Ok(())
         };
     }
     let found = addresses()?;
-    if found.iter().any(|(t, _)| *t == TYPE_A || *t == TYPE_AAAA) {
+    if found
+        .iter()
+        .any(|r| matches!(r, RData::A(_) | RData::AAAA(_)))
+    {
         Ok(())
     } else {
         Err(format!(
@@ -107,44 +114,56 @@ fn verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use simple_dns::Name;
+    use simple_dns::rdata::{A, MX};
 
-    fn answer(rcode: u8, records: &[(u16, &[u8])]) -> Answer {
-        Answer {
-            rcode,
-            records: records.iter().map(|(t, d)| (*t, d.to_vec())).collect(),
-        }
+    fn answer(rcode: RCODE, records: Vec<RData<'static>>) -> Answer {
+        Answer { rcode, records }
+    }
+
+    fn mx(preference: u16, exchange: &'static str) -> RData<'static> {
+        RData::MX(MX {
+            preference,
+            exchange: Name::new(exchange).unwrap(),
+        })
     }
 
     #[test]
     fn verdicts() {
         let none = || Ok(Vec::new());
-        let mx = answer(0, &[(TYPE_MX, b"\x00\x0a\x04mail\xc0\x0c")]);
-        assert_eq!(verdict("a.test", &mx, none), Ok(()));
-        let null = answer(0, &[(TYPE_MX, b"\x00\x00\x00")]);
+        let good = answer(RCODE::NoError, vec![mx(10, "mail.a.test")]);
+        assert_eq!(verdict("a.test", &good, none), Ok(()));
+        let null = answer(RCODE::NoError, vec![mx(0, ".")]);
         assert!(
             verdict("a.test", &null, none)
                 .unwrap_err()
                 .contains("null MX")
         );
-        let nx = answer(RCODE_NXDOMAIN, &[]);
+        let root_but_preferred = answer(RCODE::NoError, vec![mx(0, "."), mx(5, "mx.a.test")]);
+        assert_eq!(verdict("a.test", &root_but_preferred, none), Ok(()));
+        let nx = answer(RCODE::NameError, vec![]);
         assert!(
             verdict("a.test", &nx, none)
                 .unwrap_err()
                 .contains("does not exist")
         );
-        let empty = answer(0, &[]);
+        let empty = answer(RCODE::NoError, vec![]);
         assert!(
             verdict("a.test", &empty, none)
                 .unwrap_err()
                 .contains("no MX, A or AAAA")
         );
-        let with_a = || Ok(vec![(TYPE_A, vec![127, 0, 0, 1])]);
+        let with_a = || {
+            Ok(vec![RData::A(A {
+                address: u32::from(std::net::Ipv4Addr::LOCALHOST),
+            })])
+        };
         assert_eq!(verdict("a.test", &empty, with_a), Ok(()));
-        let servfail = answer(2, &[]);
+        let servfail = answer(RCODE::ServerFailure, vec![]);
         assert!(
             verdict("a.test", &servfail, none)
                 .unwrap_err()
-                .contains("rcode 2")
+                .contains("response code ServerFailure")
         );
     }
 }

@@ -1,47 +1,82 @@
-//! `--check-mx` against a fake DNS resolver on a loopback UDP port (never a public resolver):
-//! MX, implicit MX (A record), null MX, no such domain, no records; one lookup per domain; and
-//! no DNS traffic at all without the flag.
+//! `--check-mx` against a fake DNS resolver on a loopback UDP and TCP port (never a public
+//! resolver): MX, implicit MX (A record), null MX, no such domain, no records, a truncated UDP
+//! answer asked again over TCP, an IDN domain asked in punycode; one lookup per domain; and no
+//! DNS traffic at all without the flag. The fake resolver builds its answers with simple-dns.
 
 use std::collections::HashMap;
-use std::net::{SocketAddr, UdpSocket};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+use simple_dns::rdata::{A, MX, RData};
+use simple_dns::{CLASS, Name, Packet, PacketFlag, QTYPE, RCODE, ResourceRecord, TYPE};
 
 use crate::config_file::cli_in;
 use crate::inputs::rows;
 use crate::server::{Routes, TestServer};
 use crate::util::temp_dir;
 
-/// A UDP DNS responder with fixed answers, counting questions by (name, type).
+/// Which transport a question came over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Via {
+    Udp,
+    Tcp,
+}
+
+/// Questions asked, by (name, type, transport).
+type Asked = Arc<Mutex<HashMap<(String, TYPE, Via), usize>>>;
+
+/// A DNS responder with fixed answers on one loopback port, over UDP and TCP, counting the
+/// questions.
 struct FakeDns {
     addr: SocketAddr,
-    asked: Arc<Mutex<HashMap<(String, u16), usize>>>,
+    asked: Asked,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl FakeDns {
     fn start() -> FakeDns {
-        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-        socket
-            .set_read_timeout(Some(Duration::from_millis(50)))
+        // The TCP listener takes the UDP socket's port number; when that port is taken for
+        // TCP, try another.
+        let (udp, tcp) = (0..50)
+            .find_map(|_| {
+                let udp = UdpSocket::bind("127.0.0.1:0").ok()?;
+                let tcp = TcpListener::bind(udp.local_addr().ok()?).ok()?;
+                Some((udp, tcp))
+            })
+            .expect("a loopback port free for UDP and TCP");
+        udp.set_read_timeout(Some(Duration::from_millis(50)))
             .unwrap();
-        let addr = socket.local_addr().unwrap();
-        let asked = Arc::new(Mutex::new(HashMap::new()));
+        let addr = udp.local_addr().unwrap();
+        let asked: Asked = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
+        let udp_thread = {
             let (asked, stop) = (asked.clone(), stop.clone());
             std::thread::spawn(move || {
                 let mut buf = [0u8; 512];
                 while !stop.load(Ordering::SeqCst) {
-                    let Ok((n, peer)) = socket.recv_from(&mut buf) else {
+                    let Ok((n, peer)) = udp.recv_from(&mut buf) else {
                         continue;
                     };
-                    if let Some((name, qtype, reply)) = answer(&buf[..n]) {
-                        *asked.lock().unwrap().entry((name, qtype)).or_insert(0) += 1;
-                        let _ = socket.send_to(&reply, peer);
+                    if let Some(reply) = answer(&buf[..n], Via::Udp, &asked) {
+                        let _ = udp.send_to(&reply, peer);
+                    }
+                }
+            })
+        };
+        let tcp_thread = {
+            let (asked, stop) = (asked.clone(), stop.clone());
+            std::thread::spawn(move || {
+                for conn in tcp.incoming() {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    if let Ok(mut conn) = conn {
+                        let _ = serve_tcp(&mut conn, &asked);
                     }
                 }
             })
@@ -50,13 +85,16 @@ impl FakeDns {
             addr,
             asked,
             stop,
-            thread: Some(thread),
+            threads: vec![udp_thread, tcp_thread],
         }
     }
 
-    fn asked(&self, name: &str, qtype: u16) -> usize {
+    fn asked(&self, name: &str, qtype: TYPE, via: Via) -> usize {
         let asked = self.asked.lock().unwrap();
-        asked.get(&(name.to_owned(), qtype)).copied().unwrap_or(0)
+        asked
+            .get(&(name.to_owned(), qtype, via))
+            .copied()
+            .unwrap_or(0)
     }
 
     fn total(&self) -> usize {
@@ -67,42 +105,76 @@ impl FakeDns {
 impl Drop for FakeDns {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
+        // Wakes the TCP thread from `accept`; it sees the stop flag and ends.
+        let _ = TcpStream::connect(self.addr);
+        for t in self.threads.drain(..) {
             let _ = t.join();
         }
     }
 }
 
-/// The reply to a query: (name, type, packet).
-fn answer(q: &[u8]) -> Option<(String, u16, Vec<u8>)> {
-    let mut at = 12;
-    let mut labels = Vec::new();
-    while *q.get(at)? != 0 {
-        let len = usize::from(q[at]);
-        labels.push(String::from_utf8_lossy(q.get(at + 1..at + 1 + len)?).into_owned());
-        at += 1 + len;
+/// Answers one query over a TCP connection (two length bytes before each message).
+fn serve_tcp(conn: &mut TcpStream, asked: &Asked) -> std::io::Result<()> {
+    conn.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut len = [0u8; 2];
+    conn.read_exact(&mut len)?;
+    let mut query = vec![0u8; usize::from(u16::from_be_bytes(len))];
+    conn.read_exact(&mut query)?;
+    if let Some(reply) = answer(&query, Via::Tcp, asked) {
+        let mut framed = u16::try_from(reply.len()).unwrap().to_be_bytes().to_vec();
+        framed.extend_from_slice(&reply);
+        conn.write_all(&framed)?;
     }
-    let question_end = at + 5;
-    let qtype = u16::from_be_bytes([*q.get(at + 1)?, *q.get(at + 2)?]);
-    let name = labels.join(".");
-    let (rcode, records): (u8, Vec<(u16, Vec<u8>)>) = match (name.as_str(), qtype) {
-        ("good.test", 15) => (0, vec![(15, b"\x00\x0a\x04mail\xc0\x0c".to_vec())]),
-        ("implicit.test", 1) => (0, vec![(1, vec![127, 0, 0, 1])]),
-        ("nomail.test", 15) => (0, vec![(15, vec![0, 0, 0])]),
-        ("gone.test", _) => (3, vec![]),
-        _ => (0, vec![]),
+    Ok(())
+}
+
+/// The reply to a query, counted in `asked`.
+fn answer(q: &[u8], via: Via, asked: &Asked) -> Option<Vec<u8>> {
+    let query = Packet::parse(q).ok()?;
+    let question = query.questions.first()?.clone();
+    let QTYPE::TYPE(qtype) = question.qtype else {
+        return None;
     };
-    let mut p = q[..2].to_vec();
-    p.extend_from_slice(&[0x81, 0x80 | rcode, 0, 1, 0, records.len() as u8, 0, 0, 0, 0]);
-    p.extend_from_slice(q.get(12..question_end)?);
-    for (t, data) in records {
-        p.extend_from_slice(&[0xc0, 12]);
-        p.extend_from_slice(&t.to_be_bytes());
-        p.extend_from_slice(&[0, 1, 0, 0, 0, 60]);
-        p.extend_from_slice(&(data.len() as u16).to_be_bytes());
-        p.extend_from_slice(&data);
+    let name = question.qname.to_string();
+    *asked
+        .lock()
+        .unwrap()
+        .entry((name.clone(), qtype, via))
+        .or_insert(0) += 1;
+    let mx = |preference, exchange: &'static str| {
+        RData::MX(MX {
+            preference,
+            exchange: Name::new(exchange).unwrap(),
+        })
+    };
+    let mut reply = Packet::new_reply(query.id());
+    let records = match (name.as_str(), qtype) {
+        ("good.test", TYPE::MX) => vec![mx(10, "mail.good.test")],
+        ("xn--bcher-kva.test", TYPE::MX) => vec![mx(10, "mail.good.test")],
+        ("implicit.test", TYPE::A) => vec![RData::A(A {
+            address: u32::from(std::net::Ipv4Addr::LOCALHOST),
+        })],
+        ("nomail.test", TYPE::MX) => vec![mx(0, ".")],
+        ("gone.test", _) => {
+            *reply.rcode_mut() = RCODE::NameError;
+            vec![]
+        }
+        // Too big for UDP (says the fake): the whole answer only over TCP.
+        ("big.test", TYPE::MX) if via == Via::Udp => {
+            reply.set_flags(PacketFlag::TRUNCATION);
+            vec![]
+        }
+        ("big.test", TYPE::MX) => vec![mx(10, "mail.good.test")],
+        _ => vec![],
+    };
+    for rdata in records {
+        let owner = question.qname.clone();
+        reply
+            .answers
+            .push(ResourceRecord::new(owner, CLASS::IN, 60, rdata));
     }
-    Some((name, qtype, p))
+    reply.questions.push(question);
+    reply.build_bytes_vec_compressed().ok()
 }
 
 #[test]
@@ -112,7 +184,8 @@ fn check_mx_asks_the_given_resolver_once_per_domain() {
         "/",
         "<a href='mailto:a@good.test'>1</a><a href='mailto:b@GOOD.test'>2</a>\
          <a href='mailto:c@implicit.test'>3</a><a href='mailto:d@nomail.test'>4</a>\
-         <a href='mailto:e@gone.test'>5</a><a href='mailto:f@empty.test'>6</a>",
+         <a href='mailto:e@gone.test'>5</a><a href='mailto:f@empty.test'>6</a>\
+         <a href='mailto:g@big.test'>7</a><a href='mailto:h@b\u{fc}cher.test'>8</a>",
     ));
     let dir = temp_dir("mail-dns");
     let base = [
@@ -168,9 +241,30 @@ fn check_mx_asks_the_given_resolver_once_per_domain() {
             valid == "False" && result.contains("no MX, A or AAAA"),
             "{result}"
         );
-        assert_eq!(dns.asked("good.test", 15), 1, "one lookup per domain");
-        assert_eq!(dns.asked("implicit.test", 1), 1);
-        assert_eq!(dns.asked("gone.test", 1), 0, "no A lookup after NXDOMAIN");
+        let (valid, result) = verdict("mailto:g@big.test");
+        assert_eq!(
+            valid, "True",
+            "truncated over UDP, whole over TCP: {result}"
+        );
+        let idn = r
+            .iter()
+            .find(|r| r[0].starts_with("mailto:h@"))
+            .expect("the IDN row");
+        assert_eq!(&idn[6], "True", "{}", &idn[3]);
+        assert_eq!(
+            dns.asked("good.test", TYPE::MX, Via::Udp),
+            1,
+            "one lookup per domain"
+        );
+        assert_eq!(dns.asked("implicit.test", TYPE::A, Via::Udp), 1);
+        assert_eq!(
+            dns.asked("gone.test", TYPE::A, Via::Udp),
+            0,
+            "no A lookup after NXDOMAIN"
+        );
+        assert_eq!(dns.asked("big.test", TYPE::MX, Via::Udp), 1);
+        assert_eq!(dns.asked("big.test", TYPE::MX, Via::Tcp), 1);
+        assert_eq!(dns.asked("xn--bcher-kva.test", TYPE::MX, Via::Udp), 1);
     }
 
     let out = cli_in(
