@@ -10,8 +10,10 @@
 //! same lock, so no referrer can fall between the two.
 //!
 //! # Redirects into known URLs
-//! A redirect chain that reaches a URL already claimed stops there instead of requesting it
-//! again: the redirecting URL is [`defer`](ResultCache::defer)red on that target (its slot is
+//! A redirect chain that reaches a URL already claimed — or one whose own check would differ
+//! from the redirecting URL's (another scope or recursion decision, filtered out, disallowed
+//! by robots.txt), which is then claimed and queued on its own — stops there instead of
+//! requesting it: the redirecting URL is [`defer`](ResultCache::defer)red on that target (its slot is
 //! `Waiting`, and a partial result is parked in the target's slot). When the target finishes,
 //! every URL waiting on it is finished too, with the target's verdict behind its own redirect
 //! hops. A wait that would close a cycle (A waits on B, B redirects back to A) is finished at
@@ -104,7 +106,10 @@ impl ResultCache {
 
     /// Claims `key` as another name of a URL being checked (a redirect hop, a folder's
     /// `index.html`). Returns `true` when the caller now owns it and must finish it; `false`
-    /// when it is already claimed under its own name.
+    /// when it is already claimed under its own name. The caller makes a hop an alias only
+    /// when the hop's own check would be the same check (same scope, recursion, filter and
+    /// robots.txt verdict; see `check::Run::claim_hop`); otherwise it claims the key here and
+    /// queues it as a task of its own, and the redirecting URL [`defer`](Self::defer)s on it.
     pub(crate) fn claim_alias(&self, key: &str) -> bool {
         let mut slots = self.slots.lock();
         if slots.contains_key(key) {

@@ -21,13 +21,17 @@ use url::Url;
 use crate::cache::{Claim, Emission, Occurrence, ResultCache};
 use crate::cancel::CancelHandle;
 use crate::charset::html_to_utf8;
-use crate::extract::{HtmlDocument, RawLink, extract_html, extract_sitemap, is_sitemap};
+use crate::extract::{
+    HtmlDocument, RawLink, extract_css, extract_html, extract_markdown, extract_sitemap,
+    extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
+};
 use crate::fetch::http::host_key;
 use crate::fetch::is_html;
 use crate::fetch::{self, Fetched, http::HttpFetcher};
 use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
 use crate::mail::check_mailto;
+use crate::mail_mx::MxCheck;
 use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
@@ -52,6 +56,9 @@ pub(crate) struct Task {
     pub(crate) recurse: bool,
     /// An in-memory document standing in for the URL's content (not fetched).
     pub(crate) inline: Option<Arc<str>>,
+    /// The link may be followed (no `rel=nofollow`, no `<meta name=robots content=nofollow>`);
+    /// a redirect target of this task is decided with it too.
+    pub(crate) follow: bool,
 }
 
 /// What checking one task produced.
@@ -140,6 +147,11 @@ pub(crate) struct Run {
     pub(crate) max_urls: Option<usize>,
     /// The folder that `/` means in links of local pages (a `file:` URL ending in `/`).
     pub(crate) file_root: Option<Url>,
+    /// The public URL of `file_root` (ends in `/`): links under it on local pages are checked
+    /// in the folder instead.
+    pub(crate) site_url: Option<Url>,
+    /// MX lookups of `mailto:` domains, when asked for.
+    pub(crate) mx: Option<MxCheck>,
     /// Queue the sitemaps listed in a start site's robots.txt.
     pub(crate) seed_sitemaps: bool,
     /// Warning tags dropped from every result (`--ignore-warning`).
@@ -311,56 +323,102 @@ impl Run {
             Claim::New => {
                 let mut clean = url;
                 clean.set_fragment(None);
-                match self.filter.decide(&clean, level, seed, from_web) {
-                    Decision::Check { .. } if self.over_url_limit() => {
-                        let reason = format!(
-                            "not checked: the limit of {} URLs (--max-urls) was reached",
-                            self.max_urls.unwrap_or(0)
-                        );
-                        let r = CheckResult::immediate(
-                            redact(clean.as_str()).into_owned(),
-                            Outcome::Ignored { reason },
-                            level,
-                        );
-                        self.complete(&key, r);
-                    }
-                    Decision::Check { internal, recurse } => {
-                        let task = Task {
-                            url: clean,
-                            key: key.clone(),
-                            level,
-                            internal,
-                            // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
-                            recurse: recurse && follow,
-                            inline,
-                        };
-                        // Refused after shutdown: the URL stays pending, counted as unchecked.
-                        let _ = self.queue.put(task);
-                    }
-                    Decision::Mail => {
-                        let outcome = match check_mailto(&clean) {
-                            Ok(()) => Outcome::Ok { status: None },
-                            Err(message) => Outcome::Failed {
-                                kind: FailKind::BadMailAddress,
-                                message,
-                            },
-                        };
-                        self.complete(
-                            &key,
-                            CheckResult::immediate(clean.to_string(), outcome, level),
-                        );
-                    }
-                    Decision::Ignore(reason) => {
-                        let r = CheckResult::immediate(
-                            clean.to_string(),
-                            Outcome::Ignored { reason },
-                            level,
-                        );
-                        self.complete(&key, r);
-                    }
-                }
+                self.start(key, clean, level, seed, from_web, follow, inline);
             }
         }
+    }
+
+    /// Decides about a URL whose key the caller just claimed: queues it, or finishes it at
+    /// once (ignored, mail, over the URL limit).
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &self,
+        key: String,
+        clean: Url,
+        level: usize,
+        seed: bool,
+        from_web: bool,
+        follow: bool,
+        inline: Option<Arc<str>>,
+    ) {
+        match self.filter.decide(&clean, level, seed, from_web) {
+            Decision::Check { .. } if self.over_url_limit() => {
+                let reason = format!(
+                    "not checked: the limit of {} URLs (--max-urls) was reached",
+                    self.max_urls.unwrap_or(0)
+                );
+                let r = CheckResult::immediate(
+                    redact(clean.as_str()).into_owned(),
+                    Outcome::Ignored { reason },
+                    level,
+                );
+                self.complete(&key, r);
+            }
+            Decision::Check { internal, recurse } => {
+                let task = Task {
+                    url: clean,
+                    key: key.clone(),
+                    level,
+                    internal,
+                    // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
+                    recurse: recurse && follow,
+                    inline,
+                    follow,
+                };
+                // Refused after shutdown: the URL stays pending, counted as unchecked.
+                let _ = self.queue.put(task);
+            }
+            Decision::Mail => {
+                let verdict = check_mailto(&clean).and_then(|domains| {
+                    let Some(mx) = &self.mx else { return Ok(()) };
+                    domains.iter().try_for_each(|d| mx.check_domain(d))
+                });
+                let outcome = match verdict {
+                    Ok(()) => Outcome::Ok { status: None },
+                    Err(message) => Outcome::Failed {
+                        kind: FailKind::BadMailAddress,
+                        message,
+                    },
+                };
+                self.complete(
+                    &key,
+                    CheckResult::immediate(clean.to_string(), outcome, level),
+                );
+            }
+            Decision::Ignore(reason) => {
+                let r =
+                    CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
+                self.complete(&key, r);
+            }
+        }
+    }
+
+    /// Asked by the fetcher before it requests redirect target `next` of `task`. The target
+    /// is another name of this check — claimed as an alias and requested by this chain, `true`
+    /// — only when its own check would be this very check: the same decision (scope, recursion,
+    /// filter) and robots.txt allows it. Otherwise (`false`) it is checked as a URL of its own:
+    /// already known, or claimed now and queued (or finished) with its own decision, at this
+    /// task's level; the chain then waits for its verdict (`cache::ResultCache::defer`). So a
+    /// URL's result does not depend on whether a redirect or a link reached it first.
+    fn claim_hop(&self, task: &Task, next: &Url) -> bool {
+        let key = cache_key(next);
+        let same = match self.filter.decide(next, task.level, false, true) {
+            Decision::Check { internal, recurse } => {
+                internal == task.internal
+                    && (recurse && task.follow) == task.recurse
+                    && self.robots_allow(next)
+            }
+            _ => false,
+        };
+        if same {
+            return self.cache.claim_alias(&key);
+        }
+        if self.cache.claim_alias(&key) {
+            let mut clean = next.clone();
+            clean.set_fragment(None);
+            self.start(key, clean, task.level, false, true, task.follow, None);
+        }
+        false
     }
 
     /// The site root for a root-relative link (`/about.html`) on a local page, when one is set.
@@ -370,6 +428,19 @@ impl Run {
             && is_root_relative(value)
             && page.as_str().starts_with(root.as_str()))
         .then_some(root)
+    }
+
+    /// On a local page, a link under the site's public URL (`--base-url`) points into the local
+    /// folder instead; any other URL is returned as is.
+    fn local_copy(&self, page: &Url, url: Url) -> Url {
+        if page.scheme() == "file"
+            && let (Some(site), Some(root)) = (&self.site_url, &self.file_root)
+            && let Some(rest) = url.as_str().strip_prefix(site.as_str())
+            && let Ok(local) = root.join(rest)
+        {
+            return local;
+        }
+        url
     }
 
     /// `false` for a warning the user asked to ignore.
@@ -413,7 +484,7 @@ impl Run {
         }
         if let Some(ct) = result.content_type.as_deref()
             && task.level == 0
-            && !fetch::is_parsed(Some(ct))
+            && !fetch::is_parsed(final_url, Some(ct))
         {
             result.warnings.push(Warning {
                 tag: "url-content-type-unparseable",
@@ -509,7 +580,7 @@ impl Run {
             fetch::file::fetch(&task.url, task.recurse, self.max_body)
         } else {
             self.http
-                .fetch(&task.url, task.recurse, &|key| self.cache.claim_alias(key))
+                .fetch(&task.url, task.recurse, &|next| self.claim_hop(task, next))
         };
         let mut result = CheckResult::immediate(
             redact(task.url.as_str()).into_owned(),
@@ -590,13 +661,23 @@ impl Run {
     ) -> usize {
         let doc = if is_html(content_type) {
             extract_html(body)
-        } else if is_sitemap(body) {
+        } else {
+            let links = match content_type {
+                Some("text/css") => extract_css(body),
+                Some("text/markdown" | "text/x-markdown") => extract_markdown(body),
+                // A text file given as a start input is a list of URLs; other text is not read.
+                Some("text/plain") if level == 1 => extract_text_urls(body),
+                _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {
+                    Some(xml) if is_sitemap(&xml) => extract_sitemap(&xml),
+                    _ => return 0,
+                },
+                _ if is_sitemap(body) => extract_sitemap(body),
+                _ => return 0,
+            };
             HtmlDocument {
-                links: extract_sitemap(body),
+                links,
                 ..HtmlDocument::default()
             }
-        } else {
-            return 0;
         };
         let base = doc
             .base
@@ -621,6 +702,7 @@ impl Run {
                 Some(root) => root.join(value.trim_start_matches('/')),
                 None => base.join(&value),
             }
+            .map(|u| self.local_copy(page, u))
             .map_err(|e| format!("cannot resolve `{value}': {e}"));
             let mut warnings = Vec::new();
             if let Ok(u) = &url

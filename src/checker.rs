@@ -29,10 +29,12 @@ use crate::cancel::CancelHandle;
 use crate::check::{Message, Run};
 use crate::config::{Config, Input};
 use crate::error::{Error, ErrorKind};
+use crate::fetch::extras::RequestExtras;
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats};
+use crate::mail_mx::MxCheck;
 use crate::outcome::Entry;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
@@ -120,9 +122,10 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidInput`] when there is no input, an input is neither a URL nor an
-    /// existing path, or its scheme cannot be crawled. [`ErrorKind::InvalidConfig`] when a
-    /// duration exceeds [`MAX_DURATION`](crate::config::MAX_DURATION), the timeout is 0, or a
-    /// request rate implies more than that between two requests.
+    /// existing path, or its scheme cannot be crawled. [`ErrorKind::InvalidConfig`] when
+    /// [`Config::proxy`] is not an http(s) proxy URL, a duration exceeds
+    /// [`MAX_DURATION`](crate::config::MAX_DURATION), the timeout is 0, or a request rate
+    /// implies more than that between two requests.
     pub fn new(config: Config) -> Result<Self, Error> {
         config.validate()?;
         if config.inputs.is_empty() {
@@ -136,6 +139,10 @@ impl Checker {
             .iter()
             .map(start_of)
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(proxy) = &config.proxy {
+            crate::fetch::http::parse_proxy(proxy)
+                .map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
+        }
         Ok(Checker {
             config,
             starts,
@@ -222,6 +229,13 @@ impl Checker {
                     .collect(),
                 rules,
                 insecure: cfg.insecure,
+                extras: RequestExtras {
+                    always_get: cfg.always_get,
+                    cookies: cfg.cookies.clone(),
+                    auth: cfg.basic_auth.clone(),
+                    accept: cfg.accept.clone(),
+                },
+                proxy: crate::fetch::http::proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env),
             },
             gate.clone(),
             cancel.clone(),
@@ -248,6 +262,10 @@ impl Checker {
             ignore_warnings: cfg.ignore_warnings.clone(),
             seed_sitemaps: cfg.seed_sitemaps,
             file_root: self.file_root()?,
+            site_url: self.site_url()?,
+            mx: cfg
+                .mx_resolver
+                .map(|server| MxCheck::new(server, cfg.timeout)),
 
             robots: cfg
                 .robots
@@ -360,6 +378,25 @@ impl Checker {
 }
 
 impl Checker {
+    /// The public URL of the local site (`Config::base_url`), ending in `/`.
+    fn site_url(&self) -> Result<Option<Url>, Error> {
+        let Some(base) = &self.config.base_url else {
+            return Ok(None);
+        };
+        let mut url = Url::parse(base.trim()).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("base URL `{base}' is not a valid URL: {e}"),
+            )
+        })?;
+        if !url.path().ends_with('/') {
+            url.set_path(&format!("{}/", url.path()));
+        }
+        url.set_query(None);
+        url.set_fragment(None);
+        Ok(Some(url))
+    }
+
     /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
     /// given as input.
     fn file_root(&self) -> Result<Option<Url>, Error> {

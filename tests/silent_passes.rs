@@ -1,5 +1,5 @@
 //! No silent passes: a folder without `index.html` is listed (as LinkChecker does) and a link
-//! to one is warned about; a start file we cannot parse (Markdown) is warned about; robots.txt
+//! to one is warned about; a start file we cannot parse (a PDF) is warned about; robots.txt
 //! groups follow `--user-agent`; `--max-urls 0` means no limit.
 
 use linkpatrol::Outcome;
@@ -70,19 +70,26 @@ fn a_folder_without_index_html_is_listed_and_a_link_to_one_is_warned_about() {
 }
 
 #[test]
-fn a_markdown_start_file_is_warned_about_not_silently_valid() {
-    let dir = temp_dir("markdown");
-    let md = dir.join("README.md");
-    std::fs::write(&md, "# Title\n\n[a link](missing.md)\n").unwrap();
-    let (code, rows) = csv_rows(&[md.to_str().unwrap()]);
+fn a_start_file_we_cannot_parse_is_warned_about_not_silently_valid() {
+    let dir = temp_dir("unparseable");
+    let pdf = dir.join("manual.pdf");
+    std::fs::write(&pdf, "%PDF-1.4 http://127.0.0.1:9/never-read\n").unwrap();
+    let (code, rows) = csv_rows(&[pdf.to_str().unwrap()]);
     assert_eq!(code, Some(0), "a warning alone does not fail the run");
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(
         &rows[0][4],
-        "[url-content-type-unparseable] The URL with content type 'text/markdown' is not parseable."
+        "[url-content-type-unparseable] The URL with content type 'application/pdf' is not parseable."
     );
-    let (code, _) = csv_rows(&["--fail-on-warnings", md.to_str().unwrap()]);
+    let (code, _) = csv_rows(&["--fail-on-warnings", pdf.to_str().unwrap()]);
     assert_eq!(code, Some(1));
+    // Markdown is parsed (no warning), and so is a page reached by a link (level > 0)
+    let md = dir.join("README.md");
+    std::fs::write(&md, "[manual](manual.pdf)\n").unwrap();
+    let (code, rows) = csv_rows(&[md.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r[4].is_empty()), "{rows:?}");
 }
 
 #[test]

@@ -7,10 +7,25 @@ use std::time::Duration;
 
 use linkpatrol::{Checker, Config, Report};
 
-/// A config for tests: no politeness limit, short timeouts, `threads` workers.
+/// Proxy variables of the environment: removed for every run of the binary, so a proxy set
+/// on the machine running the tests cannot reroute their loopback traffic.
+pub const PROXY_VARS: [&str; 8] = [
+    "ALL_PROXY",
+    "all_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
+
+/// A config for tests: no politeness limit, short timeouts, `threads` workers, no proxy from
+/// the environment.
 pub fn config(url: &str, threads: usize) -> Config {
     Config::new()
         .input_url(url)
+        .proxy_from_env(false)
         .threads(threads)
         .max_requests_per_second(0.0)
         .timeout(Duration::from_secs(5))
@@ -50,8 +65,18 @@ pub fn broken(report: &Report) -> BTreeSet<String> {
 
 /// Runs the `linkpatrol` binary with `args`.
 pub fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linkpatrol"))
-        .args(args)
+    cli_with_env(args, &[])
+}
+
+/// Runs the `linkpatrol` binary with `args`, without the machine's proxy variables and with
+/// `env` set.
+pub fn cli_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
+    for var in PROXY_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("the binary runs")
 }

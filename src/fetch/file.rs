@@ -41,7 +41,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
     f.content_type = Some(content_type.to_owned());
-    if want_body && is_parsed(Some(content_type)) {
+    if want_body && is_parsed(&final_url, Some(content_type)) {
         let t = Instant::now();
         let mut buf = Vec::new();
         let read =
@@ -156,6 +156,7 @@ fn guess_type(path: &Path) -> &'static str {
         "xml" => "application/xml",
         "txt" => "text/plain",
         "md" | "markdown" | "mdown" | "mkd" | "mkdn" => "text/markdown",
+        "gz" => "application/gzip",
         "png" => "image/png",
         "jpg" | "jpeg" => "image/jpeg",
         "gif" => "image/gif",

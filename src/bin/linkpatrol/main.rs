@@ -2,7 +2,10 @@
 //! exit code. Ctrl-C handling lives here, not in the library.
 
 mod args;
+mod config_file;
 mod exit_guard;
+mod help;
+mod inputs;
 mod outputs;
 mod settings;
 mod status;
@@ -13,7 +16,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use clap::Parser;
 use linkpatrol::Checker;
 use linkpatrol::report::{Fanout, ReportOptions, Verbosity, reporter_for};
 
@@ -31,14 +33,36 @@ const EXIT_ERROR: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match settings::args_from_command_line() {
+        Ok(args) => args,
+        Err(e) => return fail(&e),
+    };
+    if args.print_config {
+        return match config_file::to_toml(&config_file::effective(&args)) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::from(EXIT_OK)
+            }
+            Err(e) => fail(&e),
+        };
+    }
     match run(&args) {
         Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            eprintln!("linkpatrol: error: {e:#}");
-            ExitCode::from(EXIT_ERROR)
-        }
+        Err(e) => fail(&e),
     }
+}
+
+/// Prints the error as one line on stderr (multi-line messages, such as a regex error's, are
+/// joined) and returns the error exit status.
+fn fail(e: &anyhow::Error) -> ExitCode {
+    let text = format!("{e:#}");
+    let line: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    eprintln!("linkpatrol: error: {}", line.join(" "));
+    ExitCode::from(EXIT_ERROR)
 }
 
 fn run(args: &Args) -> anyhow::Result<u8> {
