@@ -30,6 +30,7 @@ use crate::filter::Filter;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats};
 use crate::outcome::Entry;
+use crate::plugins::host::PluginHost;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
 use crate::report::Statistics;
@@ -197,6 +198,7 @@ impl Checker {
                     .collect(),
                 rules,
                 insecure: cfg.insecure,
+                keep_headers: !cfg.plugins.is_empty(),
             },
             gate.clone(),
             cancel.clone(),
@@ -229,6 +231,7 @@ impl Checker {
             tx: tx.clone(),
             interrupted: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),
+            plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
         });
         self.progress.attach(&run, started);
         let dropped = Arc::new(AtomicUsize::new(0));

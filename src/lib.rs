@@ -54,6 +54,7 @@ pub mod config;
 pub mod error;
 pub mod extract;
 pub mod outcome;
+pub mod plugins;
 pub mod progress;
 pub mod report;
 pub mod url_norm;

@@ -29,7 +29,7 @@ pub struct FileOutput {
 )]
 pub struct Args {
     /// URLs (http, https, file) or local files and folders to check.
-    #[arg(required = true, value_name = "URL_OR_PATH")]
+    #[arg(required_unless_present = "list_plugins", value_name = "URL_OR_PATH")]
     pub inputs: Vec<String>,
 
     /// Worker threads.
@@ -169,6 +169,42 @@ pub struct Args {
     /// Report every checked link, not only broken ones and warnings.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+
+    /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
+    /// same plugin add up). See --list-plugins.
+    #[arg(long = "plugin", value_name = "NAME:KEY=VALUE", value_parser = plugin_spec)]
+    pub plugins: Vec<(String, Vec<(String, String)>)>,
+
+    /// List the plugins of this build with their settings, then exit.
+    #[arg(long)]
+    pub list_plugins: bool,
+}
+
+/// `NAME` or `NAME:key=value,key=value`. A value may not contain `,`; repeat the flag for that.
+fn plugin_spec(s: &str) -> Result<(String, Vec<(String, String)>), String> {
+    let (name, rest) = s.split_once(':').unwrap_or((s, ""));
+    let name = name.trim();
+    if name.is_empty() {
+        return Err("expected NAME or NAME:key=value".into());
+    }
+    let mut pairs = Vec::new();
+    if !rest.is_empty() {
+        // One setting per flag when its value has a comma (`pattern=a,b`): split only when
+        // every piece is a key=value.
+        let pieces: Vec<&str> = rest.split(',').collect();
+        let split = pieces.iter().all(|p| p.contains('='));
+        let pieces = if split { pieces } else { vec![rest] };
+        for piece in pieces {
+            let (k, v) = piece
+                .split_once('=')
+                .ok_or_else(|| format!("`{piece}' is not key=value"))?;
+            if k.trim().is_empty() {
+                return Err(format!("`{piece}' has no key"));
+            }
+            pairs.push((k.trim().to_owned(), v.to_owned()));
+        }
+    }
+    Ok((name.to_owned(), pairs))
 }
 
 fn format_name(s: &str) -> Result<Format, String> {

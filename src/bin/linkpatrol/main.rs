@@ -43,7 +43,27 @@ fn main() -> ExitCode {
     }
 }
 
+/// `--list-plugins`: each built-in plugin of this build, one per line.
+fn list_plugins() -> anyhow::Result<u8> {
+    let mut out = io::stdout().lock();
+    let all = linkpatrol::plugins::builtins();
+    if all.is_empty() {
+        writeln!(
+            out,
+            "this build has no plugins (built without the plugin-* features)"
+        )?;
+    }
+    for p in all {
+        writeln!(out, "{:<14} {}", p.name, p.description)?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
 fn run(args: &Args) -> anyhow::Result<u8> {
+    if args.list_plugins {
+        return list_plugins();
+    }
     let config = settings::config_from(args)?;
     let abort_secs = args.abort_timeout;
     let checker = Checker::new(config)?;

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use linkpatrol::plugin::Options;
 use linkpatrol::{Config, HostRule};
 use regex::Regex;
 
@@ -70,8 +71,32 @@ pub fn config_from(args: &Args) -> Result<Config> {
             config.input_path(input)
         };
     }
+    config = add_plugins(config, &args.plugins)?;
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");
+    }
+    Ok(config)
+}
+
+/// Makes each named built-in plugin once, with the settings of every `--plugin` that names it.
+fn add_plugins(mut config: Config, specs: &[(String, Vec<(String, String)>)]) -> Result<Config> {
+    let mut order: Vec<Options> = Vec::new();
+    for (name, pairs) in specs {
+        let options = match order.iter_mut().find(|o| o.plugin() == name) {
+            Some(o) => o,
+            None => {
+                order.push(Options::new(name.clone()));
+                order.last_mut().expect("just pushed")
+            }
+        };
+        for (k, v) in pairs {
+            options.push(k.clone(), v.clone());
+        }
+    }
+    for options in &order {
+        let plugin = linkpatrol::plugins::builtin(options.plugin(), options)
+            .with_context(|| "--plugin".to_owned())?;
+        config = config.plugin(plugin);
     }
     Ok(config)
 }
