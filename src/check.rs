@@ -545,7 +545,7 @@ impl Run {
             } else {
                 body.into()
             };
-            let mut facts = self.plugins.active().then(PageFacts::default);
+            let mut facts = self.plugins.page_facts();
             result.links_found = self.queue_children(
                 &body,
                 &fetched.final_url,
@@ -613,7 +613,9 @@ impl Run {
                 None => base.join(&value),
             }
             .map_err(|e| format!("cannot resolve `{value}': {e}"));
-            if let (Some(f), Ok(u)) = (facts.as_deref_mut(), &url) {
+            if let (Some(f), Ok(u)) = (facts.as_deref_mut(), &url)
+                && f.want_links
+            {
                 f.links.push(u.clone());
             }
             let mut warnings = Vec::new();

@@ -25,6 +25,8 @@ mod fetching;
 mod html_report;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
+/// Plugins: anchors (each page fetched once), regex, command timeout, cert-expiry, formats.
+mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.

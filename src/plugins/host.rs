@@ -29,6 +29,8 @@ use crate::url_norm::cache_key;
 
 /// A cell filled once by the first caller.
 type Once<T> = Arc<OnceLock<T>>;
+/// A leaf certificate's DER bytes, or why there is none.
+type Certificate = Result<Arc<Vec<u8>>, String>;
 
 /// The configured plugins of one run and what they fetched through the engine.
 #[derive(Default)]
@@ -37,7 +39,7 @@ pub(crate) struct PluginHost {
     /// Pages fetched for plugins, by cache key.
     pages: Mutex<HashMap<String, Once<Arc<Page>>>>,
     /// Leaf certificates by `host:port`.
-    certs: Mutex<HashMap<String, Once<Result<Arc<Vec<u8>>, String>>>>,
+    certs: Mutex<HashMap<String, Once<Certificate>>>,
     /// Connect and handshake timeout of a certificate fetch (the run's `--timeout`).
     timeout: Duration,
 }
@@ -63,6 +65,14 @@ impl PluginHost {
     pub(crate) fn active(&self) -> bool {
         !self.plugins.is_empty()
     }
+
+    /// Facts to collect while a page is parsed, when plugins run: `None` when none do.
+    pub(crate) fn page_facts(&self) -> Option<PageFacts> {
+        self.active().then(|| PageFacts {
+            want_links: self.plugins.iter().any(|p| p.wants_links()),
+            ..PageFacts::default()
+        })
+    }
 }
 
 /// What the content hook needs from the parse of a page, collected only when plugins run.
@@ -70,8 +80,10 @@ impl PluginHost {
 pub(crate) struct PageFacts {
     /// The page's ids and `<a name>`s.
     pub(crate) anchors: Vec<String>,
-    /// Its links that resolved.
+    /// Its links that resolved (only with `want_links`).
     pub(crate) links: Vec<Url>,
+    /// Some plugin reads the links.
+    pub(crate) want_links: bool,
 }
 
 /// The [`Services`] of one run.

@@ -46,7 +46,8 @@ pub struct ContentView<'a> {
     pub content_type: Option<&'a str>,
     /// The content: decoded to UTF-8 for HTML, as read otherwise (capped at the body limit).
     pub body: &'a [u8],
-    /// The links found in it, resolved against the page (those that resolve).
+    /// The links found in it, resolved against the page (those that resolve). Collected only
+    /// when some configured plugin's [`Plugin::wants_links`] is `true`; empty otherwise.
     pub links: &'a [Url],
     /// Every non-empty `id` and `<a name>` of the page, as written (character references
     /// decoded).
@@ -140,6 +141,12 @@ impl Remark {
 pub trait Plugin: Send + Sync {
     /// A short, stable name (`anchors`), used by `--plugin NAME` and shown with each remark.
     fn name(&self) -> &'static str;
+
+    /// `true` when [`check_content`](Plugin::check_content) reads [`ContentView::links`]
+    /// (collecting them costs a copy of every link of every page). Defaults to `false`.
+    fn wants_links(&self) -> bool {
+        false
+    }
 
     /// Called once per checked URL (http, https, file) after its response or file is known.
     fn check_response(&self, response: &ResponseView<'_>, services: &dyn Services) -> Vec<Remark> {
