@@ -30,19 +30,24 @@ pub const TAG: &str = "anchor-not-found";
 /// How many available anchors a warning lists before "and N more".
 const LISTED: usize = 10;
 
-/// The anchors of one page: a set for lookups, and a sorted, de-duplicated list for messages.
+/// The anchors of one page, for lookups. (The sorted list a message shows is made only when a
+/// fragment is missing.)
 #[derive(Debug)]
 struct PageAnchors {
     set: HashSet<String>,
-    sorted: Vec<String>,
 }
 
 impl PageAnchors {
     fn new(anchors: &[String]) -> PageAnchors {
-        let set: HashSet<String> = anchors.iter().cloned().collect();
-        let mut sorted: Vec<String> = set.iter().cloned().collect();
-        sorted.sort();
-        PageAnchors { set, sorted }
+        PageAnchors {
+            set: anchors.iter().cloned().collect(),
+        }
+    }
+
+    fn sorted(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = self.set.iter().map(String::as_str).collect();
+        all.sort_unstable();
+        all
     }
 }
 
@@ -124,20 +129,20 @@ fn not_found_message(fragment: &str, decoded: &str, target: &Url, anchors: &Page
         m.push_str(&format!(" (decoded: `{decoded}')"));
     }
     m.push_str(&format!(" not found on {target}. "));
-    if anchors.sorted.is_empty() {
+    let sorted = anchors.sorted();
+    if sorted.is_empty() {
         m.push_str("The page has no anchors.");
         return m;
     }
     m.push_str("Available anchors: ");
-    let shown: Vec<String> = anchors
-        .sorted
+    let shown: Vec<String> = sorted
         .iter()
         .take(LISTED)
         .map(|a| format!("`{a}'"))
         .collect();
     m.push_str(&shown.join(", "));
-    if anchors.sorted.len() > LISTED {
-        m.push_str(&format!(" and {} more", anchors.sorted.len() - LISTED));
+    if sorted.len() > LISTED {
+        m.push_str(&format!(" and {} more", sorted.len() - LISTED));
     }
     m.push('.');
     m
