@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Scores the anchors plugin against gen_site.py's ground truth (folder mode, no server).
+"""Scores the anchors plugin against gen_site.py's ground truth.
 
-    python3 benches/anchors_truth.py SITE_DIR LINKPATROL_NDJSON
+    python3 benches/anchors_truth.py SITE_DIR LINKPATROL_NDJSON [SERVED_BASE]
 
 SITE_DIR is the folder gen_site.py wrote; LINKPATROL_NDJSON is `linkpatrol -o ndjson
---plugin anchors SITE_DIR` output. Prints found / missed / false positives over the unique
+--plugin anchors SITE_DIR` output (or of a crawl of the site served at SERVED_BASE, e.g.
+http://127.0.0.1:18180 when it is not served at the generator's base). Prints found / missed / false positives over the unique
 missing fragments (URL#fragment) and the occurrence counts, and exits 1 on any miss or false
 positive.
 """
@@ -30,7 +31,7 @@ def main():
     site, report = sys.argv[1].rstrip("/"), sys.argv[2]
     truth = json.load(open(site + ".truth.json"))
     base = truth["base"]
-    prefix = "file://" + site
+    prefix = sys.argv[3].rstrip("/") if len(sys.argv) > 3 else "file://" + site
     expected = {norm(u, prefix, base) for u in truth["missing_fragments"]}
     found, occurrences = set(), 0
     for line in open(report):
