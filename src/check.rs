@@ -21,13 +21,17 @@ use url::Url;
 use crate::cache::{Claim, Emission, Occurrence, ResultCache};
 use crate::cancel::CancelHandle;
 use crate::charset::html_to_utf8;
-use crate::extract::{HtmlDocument, RawLink, extract_html, extract_sitemap, is_sitemap};
+use crate::extract::{
+    HtmlDocument, RawLink, extract_css, extract_html, extract_markdown, extract_sitemap,
+    extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
+};
 use crate::fetch::http::host_key;
 use crate::fetch::is_html;
 use crate::fetch::{self, Fetched, http::HttpFetcher};
 use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
 use crate::mail::check_mailto;
+use crate::mail_mx::MxCheck;
 use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
 use crate::plugins::host::{PageFacts, PluginHost};
 use crate::queue::UrlQueue;
@@ -141,6 +145,11 @@ pub(crate) struct Run {
     pub(crate) max_urls: Option<usize>,
     /// The folder that `/` means in links of local pages (a `file:` URL ending in `/`).
     pub(crate) file_root: Option<Url>,
+    /// The public URL of `file_root` (ends in `/`): links under it on local pages are checked
+    /// in the folder instead.
+    pub(crate) site_url: Option<Url>,
+    /// MX lookups of `mailto:` domains, when asked for.
+    pub(crate) mx: Option<MxCheck>,
     /// Queue the sitemaps listed in a start site's robots.txt.
     pub(crate) seed_sitemaps: bool,
     /// Warning tags dropped from every result (`--ignore-warning`).
@@ -338,7 +347,11 @@ impl Run {
                         }
                     }
                     Decision::Mail => {
-                        let outcome = match check_mailto(&clean) {
+                        let verdict = check_mailto(&clean).and_then(|domains| {
+                            let Some(mx) = &self.mx else { return Ok(()) };
+                            domains.iter().try_for_each(|d| mx.check_domain(d))
+                        });
+                        let outcome = match verdict {
                             Ok(()) => Outcome::Ok { status: None },
                             Err(message) => Outcome::Failed {
                                 kind: FailKind::BadMailAddress,
@@ -370,6 +383,19 @@ impl Run {
             && is_root_relative(value)
             && page.as_str().starts_with(root.as_str()))
         .then_some(root)
+    }
+
+    /// On a local page, a link under the site's public URL (`--base-url`) points into the local
+    /// folder instead; any other URL is returned as is.
+    fn local_copy(&self, page: &Url, url: Url) -> Url {
+        if page.scheme() == "file"
+            && let (Some(site), Some(root)) = (&self.site_url, &self.file_root)
+            && let Some(rest) = url.as_str().strip_prefix(site.as_str())
+            && let Ok(local) = root.join(rest)
+        {
+            return local;
+        }
+        url
     }
 
     /// `false` for a warning the user asked to ignore.
@@ -578,13 +604,23 @@ impl Run {
     ) -> usize {
         let mut doc = if is_html(content_type) {
             extract_html(body)
-        } else if is_sitemap(body) {
+        } else {
+            let links = match content_type {
+                Some("text/css") => extract_css(body),
+                Some("text/markdown" | "text/x-markdown") => extract_markdown(body),
+                // A text file given as a start input is a list of URLs; other text is not read.
+                Some("text/plain") if level == 1 => extract_text_urls(body),
+                _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {
+                    Some(xml) if is_sitemap(&xml) => extract_sitemap(&xml),
+                    _ => return 0,
+                },
+                _ if is_sitemap(body) => extract_sitemap(body),
+                _ => return 0,
+            };
             HtmlDocument {
-                links: extract_sitemap(body),
+                links,
                 ..HtmlDocument::default()
             }
-        } else {
-            return 0;
         };
         let base = doc
             .base
@@ -612,6 +648,7 @@ impl Run {
                 Some(root) => root.join(value.trim_start_matches('/')),
                 None => base.join(&value),
             }
+            .map(|u| self.local_copy(page, u))
             .map_err(|e| format!("cannot resolve `{value}': {e}"));
             if let (Some(f), Ok(u)) = (facts.as_deref_mut(), &url)
                 && f.want_links

@@ -25,10 +25,12 @@ use crate::cancel::CancelHandle;
 use crate::check::{Message, Run};
 use crate::config::{Config, Input};
 use crate::error::{Error, ErrorKind};
+use crate::fetch::extras::RequestExtras;
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats};
+use crate::mail_mx::MxCheck;
 use crate::outcome::Entry;
 use crate::plugins::host::PluginHost;
 use crate::progress::ProgressHandle;
@@ -199,6 +201,12 @@ impl Checker {
                 rules,
                 insecure: cfg.insecure,
                 keep_headers: !cfg.plugins.is_empty(),
+                extras: RequestExtras {
+                    always_get: cfg.always_get,
+                    cookies: cfg.cookies.clone(),
+                    auth: cfg.basic_auth.clone(),
+                    accept: cfg.accept.clone(),
+                },
             },
             gate.clone(),
             cancel.clone(),
@@ -225,6 +233,10 @@ impl Checker {
             ignore_warnings: cfg.ignore_warnings.clone(),
             seed_sitemaps: cfg.seed_sitemaps,
             file_root: self.file_root()?,
+            site_url: self.site_url()?,
+            mx: cfg
+                .mx_resolver
+                .map(|server| MxCheck::new(server, cfg.timeout)),
 
             robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
             gate: gate.clone(),
@@ -325,6 +337,25 @@ impl Checker {
 }
 
 impl Checker {
+    /// The public URL of the local site (`Config::base_url`), ending in `/`.
+    fn site_url(&self) -> Result<Option<Url>, Error> {
+        let Some(base) = &self.config.base_url else {
+            return Ok(None);
+        };
+        let mut url = Url::parse(base.trim()).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("base URL `{base}' is not a valid URL: {e}"),
+            )
+        })?;
+        if !url.path().ends_with('/') {
+            url.set_path(&format!("{}/", url.path()));
+        }
+        url.set_query(None);
+        url.set_fragment(None);
+        Ok(Some(url))
+    }
+
     /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
     /// given as input.
     fn file_root(&self) -> Result<Option<Url>, Error> {

@@ -2,11 +2,15 @@
 //! the library cannot drift apart. The library never parses command-line flags; the binary
 //! turns them into a `Config` in one place.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use regex::Regex;
 
+use crate::accept::AcceptStatus;
+use crate::basic_auth::BasicAuth;
+use crate::cookies::CookieJar;
 use crate::host_rules::HostRule;
 use crate::plugins::PluginList;
 
@@ -41,6 +45,12 @@ pub const DEFAULT_USER_AGENT: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     ")"
 );
+
+/// The first `nameserver` of a `resolv.conf` text (port 53), for
+/// [`Config::mx_resolver`]. The caller reads the file (usually `/etc/resolv.conf`).
+pub fn resolver_from_resolv_conf(text: &str) -> Option<SocketAddr> {
+    crate::dns::nameserver_of(text)
+}
 
 /// Something to check: the start of a crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +108,13 @@ pub struct Config {
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) keep_entries: bool,
     pub(crate) plugins: PluginList,
+    // Inputs and requests (issue 9).
+    pub(crate) base_url: Option<String>,
+    pub(crate) always_get: bool,
+    pub(crate) cookies: CookieJar,
+    pub(crate) basic_auth: Vec<BasicAuth>,
+    pub(crate) accept: AcceptStatus,
+    pub(crate) mx_resolver: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -130,6 +147,12 @@ impl Default for Config {
             root_dir: None,
             keep_entries: true,
             plugins: PluginList::default(),
+            base_url: None,
+            always_get: false,
+            cookies: CookieJar::default(),
+            basic_auth: Vec::new(),
+            accept: AcceptStatus::default(),
+            mx_resolver: None,
         }
     }
 }
@@ -336,6 +359,48 @@ impl Config {
     /// statistics are complete either way.
     pub fn keep_entries(mut self, yes: bool) -> Self {
         self.keep_entries = yes;
+        self
+    }
+
+    /// The public URL of the local site folder ([`root_dir`](Self::root_dir), or the first
+    /// folder given as input): a link on a local page to a URL under it is checked in the
+    /// folder instead (`https://example.org/about/` → `<folder>/about/`). Defaults to `None`.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// Use GET for every request, also for links that are only checked (some servers answer
+    /// HEAD wrongly). Defaults to `false`: HEAD, with a GET fallback when HEAD is refused.
+    pub fn always_get(mut self, yes: bool) -> Self {
+        self.always_get = yes;
+        self
+    }
+
+    /// Cookies sent with the requests they match (domain, path, secure, expiry). Defaults to
+    /// none.
+    pub fn cookies(mut self, jar: CookieJar) -> Self {
+        self.cookies = jar;
+        self
+    }
+
+    /// Basic-auth credentials for the URLs matching a pattern; the first match wins.
+    pub fn basic_auth(mut self, auth: BasicAuth) -> Self {
+        self.basic_auth.push(auth);
+        self
+    }
+
+    /// The HTTP statuses that count as valid. Defaults to `200..=299`.
+    pub fn accept(mut self, accept: AcceptStatus) -> Self {
+        self.accept = accept;
+        self
+    }
+
+    /// Also look up the MX records of `mailto:` domains with this DNS resolver (each domain
+    /// once per run; no MX but an A/AAAA record passes; a null MX fails). Defaults to `None`:
+    /// addresses are checked for syntax only, with no network.
+    pub fn mx_resolver(mut self, server: Option<SocketAddr>) -> Self {
+        self.mx_resolver = server;
         self
     }
 

@@ -443,3 +443,48 @@ fn a_users_plugin_gives_verdicts_reads_links_and_fetches_through_the_engine_once
     // Three pages asked for the probe; the engine fetched it once.
     assert_eq!(site.count("/probe"), 1);
 }
+
+#[test]
+fn plugins_from_a_config_file_section_and_key() {
+    let site = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/doc#gone'>x</a>")
+            .page("/doc", "<p>TODO later</p>"),
+    );
+    let dir = temp_dir("plugin-config");
+    let file = dir.join("linkpatrol.toml");
+    std::fs::write(
+        &file,
+        "plugin = ['regex:pattern=TODO']\n\n[plugins.anchors]\n",
+    )
+    .unwrap();
+    let csv = dir.join("out.csv");
+    let out = cli(&[
+        "-c",
+        file.to_str().unwrap(),
+        "--no-status",
+        "-q",
+        "--max-requests-per-second",
+        "0",
+        "-F",
+        &format!("csv/{}", csv.display()),
+        &site.url("/"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        text.contains("[anchor-not-found] anchors: Anchor `gone'"),
+        "{text}"
+    );
+    assert!(text.contains("[regex-match] regex: Found `TODO'"), "{text}");
+
+    std::fs::write(&file, "[plugins.regex]\npatern = 'x'\n").unwrap();
+    let bad = cli(&["-c", file.to_str().unwrap(), &site.url("/")]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown setting `patern'"));
+}

@@ -15,6 +15,8 @@ pub mod report_check;
 mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
 mod cli;
+/// The config file through the binary: discovery, precedence, round trip, errors.
+pub mod config_file;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
@@ -23,13 +25,19 @@ mod faults;
 mod fetching;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
+/// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
+pub mod inputs;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
+/// --check-mx against a fake DNS resolver on loopback UDP.
+mod mail_dns;
 /// Plugins: anchors (each page fetched once), regex, command timeout, cert-expiry, formats.
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
+/// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).
+mod request_options;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;

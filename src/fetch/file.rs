@@ -44,7 +44,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
     f.content_type = Some(content_type.to_owned());
-    if want_body && is_parsed(Some(content_type)) {
+    if want_body && is_parsed(&final_url, Some(content_type)) {
         let t = Instant::now();
         let mut buf = Vec::new();
         let read =
@@ -90,7 +90,9 @@ fn guess_type(path: &Path) -> &'static str {
         "js" | "mjs" => "text/javascript",
         "json" => "application/json",
         "xml" => "application/xml",
-        "txt" | "md" => "text/plain",
+        "txt" => "text/plain",
+        "md" | "markdown" => "text/markdown",
+        "gz" => "application/gzip",
         "png" => "image/png",
         "jpg" | "jpeg" => "image/jpeg",
         "gif" => "image/gif",

@@ -29,6 +29,7 @@ use url::Url;
 
 use super::{Fetched, is_parsed};
 use crate::cancel::CancelHandle;
+use crate::fetch::extras::RequestExtras;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostPermit};
 use crate::outcome::{FailKind, Hop, Outcome, Warning};
@@ -61,6 +62,8 @@ pub(crate) struct HttpSettings {
     pub(crate) insecure: bool,
     /// Keep the final response's headers in `Fetched::headers` (plugins read them).
     pub(crate) keep_headers: bool,
+    /// Cookies, basic auth, method and accepted statuses (`extras`).
+    pub(crate) extras: RequestExtras,
 }
 
 /// The HTTP side of a run: the agent plus the politeness gate every request passes.
@@ -141,6 +144,7 @@ impl HttpFetcher {
         );
         f.owned = owned;
         f.retries = retries;
+        f.outcome = self.settings.extras.accept.judge(f.outcome);
         for w in warnings {
             if !f.warnings.iter().any(|x| x.tag == w.tag) {
                 f.warnings.push(w);
@@ -221,6 +225,9 @@ impl HttpFetcher {
             };
             for (k, v) in self.headers_for(url, &host) {
                 req = req.header(k.as_str(), v.as_str());
+            }
+            for (k, v) in self.settings.extras.headers_for(url) {
+                req = req.header(k, v);
             }
             let wait = match req.call() {
                 Err(e) => {
@@ -312,7 +319,7 @@ impl HttpFetcher {
         let mut current = url.clone();
         let mut hops: Vec<Hop> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
-        let mut use_head = !want_body;
+        let mut use_head = !want_body && !self.settings.extras.always_get;
         loop {
             let (mut res, permit) = match self.exchange(&current, use_head, retries, warnings) {
                 Exchange::Response(res, permit) => (res, permit),
@@ -385,7 +392,7 @@ impl HttpFetcher {
             if use_head {
                 return f;
             }
-            if want_body && status < 300 && is_parsed(f.content_type.as_deref()) {
+            if want_body && status < 300 && is_parsed(&current, f.content_type.as_deref()) {
                 let t = Instant::now();
                 match read_capped(res.body_mut(), self.settings.max_body) {
                     Ok((body, truncated)) => {

@@ -2,6 +2,10 @@
 //! exit code. Ctrl-C handling lives here, not in the library.
 
 mod args;
+mod config_file;
+mod help;
+mod inputs;
+mod plugin_flags;
 mod settings;
 mod status;
 
@@ -12,7 +16,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
-use clap::Parser;
 use linkpatrol::Checker;
 use linkpatrol::report::{Fanout, ReportOptions, Reporter, Verbosity, reporter_for};
 
@@ -28,7 +31,25 @@ const EXIT_ERROR: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match settings::args_from_command_line() {
+        Ok(args) => args,
+        Err(e) => return fail(&e),
+    };
+    if args.list_plugins {
+        return match plugin_flags::list(&mut io::stdout().lock()) {
+            Ok(()) => ExitCode::from(EXIT_OK),
+            Err(e) => fail(&e.into()),
+        };
+    }
+    if args.print_config {
+        return match config_file::to_toml(&config_file::effective(&args)) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::from(EXIT_OK)
+            }
+            Err(e) => fail(&e),
+        };
+    }
     match run(&args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -37,33 +58,25 @@ fn main() -> ExitCode {
             {
                 return ExitCode::from(EXIT_OK);
             }
-            eprintln!("linkpatrol: error: {e:#}");
-            ExitCode::from(EXIT_ERROR)
+            fail(&e)
         }
     }
 }
 
-/// `--list-plugins`: each built-in plugin of this build, one per line.
-fn list_plugins() -> anyhow::Result<u8> {
-    let mut out = io::stdout().lock();
-    let all = linkpatrol::plugins::builtins();
-    if all.is_empty() {
-        writeln!(
-            out,
-            "this build has no plugins (built without the plugin-* features)"
-        )?;
-    }
-    for p in all {
-        writeln!(out, "{:<14} {}", p.name, p.description)?;
-    }
-    out.flush()?;
-    Ok(EXIT_OK)
+/// Prints the error as one line on stderr (multi-line messages, such as a regex error's, are
+/// joined) and returns the error exit status.
+fn fail(e: &anyhow::Error) -> ExitCode {
+    let text = format!("{e:#}");
+    let line: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    eprintln!("linkpatrol: error: {}", line.join(" "));
+    ExitCode::from(EXIT_ERROR)
 }
 
 fn run(args: &Args) -> anyhow::Result<u8> {
-    if args.list_plugins {
-        return list_plugins();
-    }
     let config = settings::config_from(args)?;
     let abort_secs = args.abort_timeout;
     let checker = Checker::new(config)?;

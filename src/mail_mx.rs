@@ -1,0 +1,150 @@
+//! The optional MX check of `mailto:` domains (off by default): a domain passes when it has an
+//! MX record that is not a null MX (RFC 7505), or no MX but an A or AAAA record (the implicit MX
+//! of RFC 5321). Each domain is looked up once per run.
+//!
+//! Concurrency: the verdict map's mutex is held only to find or add a domain's cell, never
+//! across the lookup; the lookup runs inside the cell's `OnceLock`, so threads asking for the
+//! same domain wait for the one lookup, and other domains are not held up.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use crate::dns::{self, Answer, RCODE_NXDOMAIN, TYPE_A, TYPE_AAAA, TYPE_MX};
+
+/// A domain's verdict: `Err` says why mail cannot be delivered there.
+type Verdict = Result<(), String>;
+
+/// MX lookups through one resolver, with a verdict per domain.
+#[derive(Debug)]
+pub(crate) struct MxCheck {
+    server: SocketAddr,
+    timeout: Duration,
+    verdicts: Mutex<HashMap<String, Arc<OnceLock<Verdict>>>>,
+}
+
+impl MxCheck {
+    pub(crate) fn new(server: SocketAddr, timeout: Duration) -> Self {
+        MxCheck {
+            server,
+            timeout,
+            verdicts: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether `domain` can receive mail (looked up once, then remembered).
+    pub(crate) fn check_domain(&self, domain: &str) -> Verdict {
+        let domain = domain.trim_end_matches('.').to_ascii_lowercase();
+        // An internationalised domain is asked for in its ASCII (punycode) form.
+        let domain = url::Url::parse(&format!("http://{domain}/"))
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or(domain);
+        let cell = self
+            .verdicts
+            .lock()
+            .entry(domain.clone())
+            .or_default()
+            .clone();
+        cell.get_or_init(|| self.lookup(&domain)).clone()
+    }
+
+    fn lookup(&self, domain: &str) -> Verdict {
+        let mx = dns::query(self.server, domain, TYPE_MX, self.timeout)?;
+        verdict(domain, &mx, || {
+            let mut records = Vec::new();
+            for qtype in [TYPE_A, TYPE_AAAA] {
+                records.extend(dns::query(self.server, domain, qtype, self.timeout)?.records);
+            }
+            Ok(records)
+        })
+    }
+}
+
+/// The verdict from the MX answer; `addresses` asks for the A and AAAA records when there is
+/// no MX.
+fn verdict(
+    domain: &str,
+    mx: &Answer,
+    addresses: impl FnOnce() -> Result<Vec<(u16, Vec<u8>)>, String>,
+) -> Verdict {
+    match mx.rcode {
+        0 => {}
+        RCODE_NXDOMAIN => return Err(format!("mail domain `{domain}' does not exist")),
+        n => {
+            return Err(format!(
+                "DNS lookup of mail domain `{domain}' failed (rcode {n})"
+            ));
+        }
+    }
+    let exchanges: Vec<&Vec<u8>> = mx
+        .records
+        .iter()
+        .filter(|(t, _)| *t == TYPE_MX)
+        .map(|(_, d)| d)
+        .collect();
+    if !exchanges.is_empty() {
+        // A null MX is preference 0 and the root name: the domain accepts no mail.
+        return if exchanges.iter().all(|d| d.len() == 3 && d[2] == 0) {
+            Err(format!("mail domain `{domain}' accepts no mail (null MX)"))
+        } else {
+            Ok(())
+        };
+    }
+    let found = addresses()?;
+    if found.iter().any(|(t, _)| *t == TYPE_A || *t == TYPE_AAAA) {
+        Ok(())
+    } else {
+        Err(format!(
+            "mail domain `{domain}' has no MX, A or AAAA record"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(rcode: u8, records: &[(u16, &[u8])]) -> Answer {
+        Answer {
+            rcode,
+            records: records.iter().map(|(t, d)| (*t, d.to_vec())).collect(),
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let none = || Ok(Vec::new());
+        let mx = answer(0, &[(TYPE_MX, b"\x00\x0a\x04mail\xc0\x0c")]);
+        assert_eq!(verdict("a.test", &mx, none), Ok(()));
+        let null = answer(0, &[(TYPE_MX, b"\x00\x00\x00")]);
+        assert!(
+            verdict("a.test", &null, none)
+                .unwrap_err()
+                .contains("null MX")
+        );
+        let nx = answer(RCODE_NXDOMAIN, &[]);
+        assert!(
+            verdict("a.test", &nx, none)
+                .unwrap_err()
+                .contains("does not exist")
+        );
+        let empty = answer(0, &[]);
+        assert!(
+            verdict("a.test", &empty, none)
+                .unwrap_err()
+                .contains("no MX, A or AAAA")
+        );
+        let with_a = || Ok(vec![(TYPE_A, vec![127, 0, 0, 1])]);
+        assert_eq!(verdict("a.test", &empty, with_a), Ok(()));
+        let servfail = answer(2, &[]);
+        assert!(
+            verdict("a.test", &servfail, none)
+                .unwrap_err()
+                .contains("rcode 2")
+        );
+    }
+}
