@@ -48,7 +48,8 @@ fn stdout_lines_become_warnings_with_url_and_content() {
 
 #[test]
 fn a_hung_program_is_killed_at_the_timeout() {
-    let p = sh("echo started; exec sleep 30", "0.3");
+    // 2 s: long enough for `sh` to start and echo on a loaded machine, short for a test.
+    let p = sh("echo started; exec sleep 30", "2");
     let t = Instant::now();
     let r = page(&p, b"");
     assert!(
