@@ -160,12 +160,17 @@ fn anchors_in_local_files_and_folders() {
 }
 
 #[test]
-fn anchors_off_means_no_anchor_warnings() {
+fn anchors_off_or_its_tag_ignored_means_no_anchor_warnings() {
     let external = TestServer::start_on("127.0.0.2", Routes::new().page("/ext", "x"));
     let site = anchor_site(&external);
     let report = run(config(&site.url("/"), 4));
     assert!(warned(&report, "anchor-not-found").is_empty());
     assert_eq!(external.count_method("GET", "/ext"), 0);
+    // On, but its tag ignored: nothing shows.
+    let ignoring = config(&site.url("/"), 4)
+        .plugin(plugin("anchors", &[]))
+        .ignore_warning("anchor-not-found");
+    assert!(warned(&run(ignoring), "anchor-not-found").is_empty());
 }
 
 #[test]
