@@ -32,6 +32,7 @@ use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats};
 use crate::mail_mx::MxCheck;
 use crate::outcome::Entry;
+use crate::plugins::host::PluginHost;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
 use crate::report::Statistics;
@@ -204,6 +205,7 @@ impl Checker {
                     .collect(),
                 rules,
                 insecure: cfg.insecure,
+                keep_headers: !cfg.plugins.is_empty(),
                 extras: RequestExtras {
                     always_get: cfg.always_get,
                     cookies: cfg.cookies.clone(),
@@ -247,6 +249,7 @@ impl Checker {
             tx: tx.clone(),
             interrupted: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),
+            plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
         });
         self.progress.attach(&run, started);
         let dropped = Arc::new(AtomicUsize::new(0));

@@ -42,6 +42,8 @@ pub enum FailKind {
     Interrupted,
     /// A bug: the check of this URL panicked (the run went on).
     Internal,
+    /// A plugin found the URL broken (its message says which and why).
+    Plugin,
 }
 
 impl FailKind {
@@ -62,6 +64,7 @@ impl FailKind {
             FailKind::BadMailAddress => "bad-mail-address",
             FailKind::Interrupted => "interrupted",
             FailKind::Internal => "internal",
+            FailKind::Plugin => "plugin",
         }
     }
 }

@@ -36,6 +36,8 @@ pub mod inputs;
 mod library;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
+/// Plugins: anchors (each page fetched once), regex, command timeout, cert-expiry, formats.
+mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
