@@ -33,6 +33,7 @@ use crate::hosts::HostGate;
 use crate::mail::check_mailto;
 use crate::mail_mx::MxCheck;
 use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
+use crate::plugins::host::{PageFacts, PluginHost};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
 use crate::url_norm::{cache_key, redact};
@@ -166,6 +167,8 @@ pub(crate) struct Run {
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
     /// statistic read for progress displays only.
     pub(crate) checked: AtomicUsize,
+    /// The configured plugins and their fetches (see `plugins::host`).
+    pub(crate) plugins: PluginHost,
 }
 
 impl Run {
@@ -263,8 +266,10 @@ impl Run {
     }
 
     /// Builds and sends one entry: the only place an `Entry` is made, so its referrer's
-    /// credentials are masked here (the result's were masked when it was stored).
-    fn send(&self, result: &Arc<CheckResult>, o: Occurrence, cached: bool) {
+    /// credentials are masked here, after the plugins saw it (the result's were masked when it
+    /// was stored).
+    fn send(&self, result: &Arc<CheckResult>, mut o: Occurrence, cached: bool) {
+        self.plugins_on_link(result, &mut o);
         // The receiver only goes away after the run is over; a late row is then dropped.
         let _ = self.tx.send(Message::Entry(Entry {
             result: result.clone(),
@@ -444,7 +449,7 @@ impl Run {
     }
 
     /// `false` for a warning the user asked to ignore.
-    fn keeps(&self, w: &Warning) -> bool {
+    pub(crate) fn keeps(&self, w: &Warning) -> bool {
         !self.ignore_warnings.iter().any(|t| t == w.tag)
     }
 
@@ -499,7 +504,7 @@ impl Run {
     }
 
     /// Asks robots.txt (fetching it once per origin) whether `url` may be requested.
-    fn robots_allow(&self, url: &Url) -> bool {
+    pub(crate) fn robots_allow(&self, url: &Url) -> bool {
         let Some(robots) = &self.robots else {
             return true;
         };
@@ -609,6 +614,9 @@ impl Run {
         result.modified = fetched.modified;
         result.warnings = fetched.warnings;
         self.note_unparsed(&mut result, task, &fetched.final_url);
+        if task.inline.is_none() && fetched.stopped_at.is_none() {
+            self.plugins_on_response(task, &fetched.final_url, &fetched.headers, &mut result);
+        }
         if task.inline.is_some() {
             result.infos.push("in-memory document".into());
         }
@@ -639,8 +647,17 @@ impl Run {
             } else {
                 body.into()
             };
-            result.links_found =
-                self.queue_children(&body, &fetched.final_url, task.level + 1, content_type);
+            let mut facts = self.plugins.page_facts();
+            result.links_found = self.queue_children(
+                &body,
+                &fetched.final_url,
+                task.level + 1,
+                content_type,
+                facts.as_mut(),
+            );
+            if let Some(facts) = facts {
+                self.plugins_on_content(task, &fetched.final_url, &body, &facts, &mut result);
+            }
         }
         result.check_time = start.elapsed();
         self.add_url_warnings(&mut result, &task.url);
@@ -651,15 +668,17 @@ impl Run {
         }
     }
 
-    /// Extracts the links of a page and considers each. Returns how many links it had.
+    /// Extracts the links of a page and considers each. Returns how many links it had. With
+    /// `facts`, also hands over the page's anchors and resolved links (for plugins).
     fn queue_children(
         &self,
         body: &[u8],
         page: &Url,
         level: usize,
         content_type: Option<&str>,
+        mut facts: Option<&mut PageFacts>,
     ) -> usize {
-        let doc = if is_html(content_type) {
+        let mut doc = if is_html(content_type) {
             extract_html(body)
         } else {
             let links = match content_type {
@@ -685,6 +704,9 @@ impl Run {
             .and_then(|b| page.join(b.trim()).ok())
             .unwrap_or_else(|| page.clone());
 
+        if let Some(f) = facts.as_deref_mut() {
+            f.anchors = std::mem::take(&mut doc.anchors);
+        }
         let from_web = matches!(page.scheme(), "http" | "https");
         let parent = redact(page.as_str()).into_owned();
         let n = doc.links.len();
@@ -704,6 +726,11 @@ impl Run {
             }
             .map(|u| self.local_copy(page, u))
             .map_err(|e| format!("cannot resolve `{value}': {e}"));
+            if let (Some(f), Ok(u)) = (facts.as_deref_mut(), &url)
+                && f.want_links
+            {
+                f.links.push(u.clone());
+            }
             let mut warnings = Vec::new();
             if let Ok(u) = &url
                 && !fetch::file::is_listing(page)

@@ -36,6 +36,7 @@ use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats};
 use crate::mail_mx::MxCheck;
 use crate::outcome::Entry;
+use crate::plugins::host::PluginHost;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
 use crate::report::Statistics;
@@ -229,6 +230,7 @@ impl Checker {
                     .collect(),
                 rules,
                 insecure: cfg.insecure,
+                keep_headers: !cfg.plugins.is_empty(),
                 extras: RequestExtras {
                     always_get: cfg.always_get,
                     cookies: cfg.cookies.clone(),
@@ -273,6 +275,7 @@ impl Checker {
             gate: gate.clone(),
             tx: tx.clone(),
             checked: AtomicUsize::new(0),
+            plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
         });
         self.progress.attach(&run, started);
         let _hook = {

@@ -13,6 +13,7 @@ use crate::basic_auth::BasicAuth;
 use crate::cookies::CookieJar;
 use crate::error::{Error, ErrorKind};
 use crate::host_rules::HostRule;
+use crate::plugins::PluginList;
 
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
 /// politeness limits keep any one host from being flooded.
@@ -113,6 +114,7 @@ pub struct Config {
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) keep_entries: bool,
+    pub(crate) plugins: PluginList,
     // Inputs and requests (issue 9).
     pub(crate) base_url: Option<String>,
     pub(crate) always_get: bool,
@@ -153,6 +155,7 @@ impl Default for Config {
             seed_sitemaps: false,
             root_dir: None,
             keep_entries: true,
+            plugins: PluginList::default(),
             base_url: None,
             always_get: false,
             cookies: CookieJar::default(),
@@ -167,6 +170,18 @@ impl Config {
     /// A configuration with every default and no inputs.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Adds a plugin; its hooks run for every checked URL, in the order plugins were added.
+    /// Built-in plugins come from [`plugins::builtin`](crate::plugins::builtin).
+    pub fn plugin(mut self, plugin: std::sync::Arc<dyn crate::plugin::Plugin>) -> Self {
+        self.plugins.0.push(plugin);
+        self
+    }
+
+    /// The names of the configured plugins, in order.
+    pub fn plugin_names(&self) -> Vec<&'static str> {
+        self.plugins.0.iter().map(|p| p.name()).collect()
     }
 
     /// Adds a start input.

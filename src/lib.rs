@@ -45,7 +45,8 @@
 //! per origin), `cache` (placeholder on enqueue, redirect waits). Orchestration: `queue`
 //! (joinable queue), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join),
 //! [`progress`] (live numbers). [`report`] turns entries into text, CSV, JSON, NDJSON, JUnit,
-//! SARIF, sitemap, failures, DOT and GML reports. The `linkpatrol` binary uses only this API.
+//! SARIF, sitemap, failures, DOT and GML reports. [`plugins`]: the built-in plugins by name and
+//! the engine side of the [`plugin`] hooks. The `linkpatrol` binary uses only this API.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]
@@ -58,6 +59,7 @@ pub mod cookies;
 pub mod error;
 pub mod extract;
 pub mod outcome;
+pub mod plugins;
 pub mod progress;
 pub mod report;
 pub mod url_norm;

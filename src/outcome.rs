@@ -45,6 +45,8 @@ pub enum FailKind {
     Interrupted,
     /// A bug: the check of this URL panicked (the run went on).
     Internal,
+    /// A plugin found the URL broken (its message says which and why).
+    Plugin,
 }
 
 impl FailKind {
@@ -65,6 +67,7 @@ impl FailKind {
             FailKind::BadMailAddress => "bad-mail-address",
             FailKind::Interrupted => "interrupted",
             FailKind::Internal => "internal",
+            FailKind::Plugin => "plugin",
         }
     }
 }

@@ -42,6 +42,8 @@ mod limits;
 mod mail_dns;
 /// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
 mod outputs;
+/// Plugins: anchors (each page fetched once), regex, command timeout, cert-expiry, formats.
+mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.

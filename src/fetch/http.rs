@@ -76,6 +76,8 @@ pub(crate) struct HttpSettings {
     pub(crate) start_origins: Vec<String>,
     pub(crate) rules: HostRules,
     pub(crate) insecure: bool,
+    /// Keep the final response's headers in `Fetched::headers` (plugins read them).
+    pub(crate) keep_headers: bool,
     /// Cookies, basic auth, method and accepted statuses (`extras`).
     pub(crate) extras: RequestExtras,
     /// The proxy every request goes through (see [`proxy_for`]).
@@ -443,6 +445,9 @@ impl HttpFetcher {
             f.content_type = content_type.as_deref().map(media_type);
             f.charset = content_type.as_deref().and_then(charset_param);
             f.modified = header(&res, LAST_MODIFIED.as_str());
+            if self.settings.keep_headers {
+                f.headers = all_headers(&res);
+            }
             f.size = header(&res, CONTENT_LENGTH.as_str()).and_then(|n| n.trim().parse().ok());
             if !hops.is_empty() {
                 f.warnings.push(redirected(&current));
@@ -652,6 +657,14 @@ fn header(res: &Response<Body>, name: &str) -> Option<String> {
         .get(name)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
+}
+
+/// Every header of a response whose value is text, names lower-case, in the order sent.
+fn all_headers(res: &Response<Body>) -> Vec<(String, String)> {
+    res.headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect()
 }
 
 /// `text/HTML; charset=utf-8` → `text/html`.

@@ -39,6 +39,8 @@ pub(crate) struct Fetched {
     pub(crate) modified: Option<String>,
     /// Warnings found on the way.
     pub(crate) warnings: Vec<Warning>,
+    /// The final response's headers (lower-case names), kept only for plugins.
+    pub(crate) headers: Vec<(String, String)>,
     /// Redirect targets this fetch claimed in the cache and requested itself: each key with the
     /// index in `redirects` where its own chain starts (`redirects.len()` for the final URL).
     pub(crate) owned: Vec<(String, usize)>,
@@ -62,6 +64,7 @@ impl Fetched {
             download_time: None,
             modified: None,
             warnings: Vec::new(),
+            headers: Vec::new(),
             owned: Vec::new(),
             stopped_at: None,
         }

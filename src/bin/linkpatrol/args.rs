@@ -238,6 +238,16 @@ pub struct Args {
     /// is ever typed on a command line.
     #[arg(skip)]
     pub auth: Vec<AuthSection>,
+
+    // ---- Plugins (issue 8): parsing and building in `plugin_flags.rs`. ----
+    /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
+    /// same plugin add up). See --list-plugins.
+    #[arg(long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::plugin_flags::parse_spec)]
+    pub plugins: Vec<crate::plugin_flags::PluginSpec>,
+
+    /// List the plugins of this build with their settings, then exit.
+    #[arg(long)]
+    pub list_plugins: bool,
 }
 
 pub(crate) fn format_name(s: &str) -> Result<Format, String> {

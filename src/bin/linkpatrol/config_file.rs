@@ -72,11 +72,16 @@ pub struct FileConfig {
     pub csv_bom: Option<bool>,
     pub ignore_warning: Option<Vec<String>>,
     pub fail_on_warnings: Option<bool>,
+    // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
+    pub plugin: Option<Vec<String>>,
     // Sections (tables come after plain keys in TOML).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostSection>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub auth: Vec<AuthSection>,
+    /// `[plugins.NAME]`: a plugin's settings, `key = value` or `key = [values]`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub plugins: BTreeMap<String, BTreeMap<String, toml::Value>>,
 }
 
 /// `[[hosts]]`: settings for the hosts whose `host:port` matches `pattern` (a regex).
@@ -268,6 +273,12 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         args::pattern_number::<usize>
     );
     take_list!(file_outputs, file_output, args::file_output);
+    take_list!(plugins, plugin, crate::plugin_flags::parse_spec);
+    if !given(m, "plugins") {
+        let sections = crate::plugin_flags::from_sections(&file.plugins)
+            .map_err(|e| bad("plugins", e.to_string()))?;
+        args.plugins.extend(sections);
+    }
     if !["head", "get"].contains(&args.method.as_str()) {
         bail!(bad(
             "method",
@@ -360,8 +371,10 @@ pub fn effective(args: &Args) -> FileConfig {
         csv_bom: Some(args.csv_bom),
         ignore_warning: list(&args.ignore_warning),
         fail_on_warnings: Some(args.fail_on_warnings),
+        plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
         hosts: args.hosts.clone(),
         auth: args.auth.clone(),
+        plugins: BTreeMap::new(),
     }
 }
 
@@ -420,6 +433,7 @@ mod tests {
             csv_bom: Some(true),
             ignore_warning: Some(vec!["http-redirected".into()]),
             fail_on_warnings: Some(true),
+            plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),
             hosts: vec![HostSection {
                 pattern: "^docs\\.example\\.test:443$".into(),
                 rate: Some(1.5),
@@ -431,6 +445,13 @@ mod tests {
                 username: "me".into(),
                 password: "secret".into(),
             }],
+            plugins: BTreeMap::from([(
+                "command".into(),
+                BTreeMap::from([
+                    ("program".into(), toml::Value::String("sh".into())),
+                    ("timeout".into(), toml::Value::Float(2.5)),
+                ]),
+            )]),
         }
     }
 
@@ -457,6 +478,7 @@ mod tests {
             "no-config",
             "print-config",
             "check-extern",
+            "list-plugins",
         ];
         for arg in crate::args::Args::command().get_arguments() {
             let key = arg.get_long().unwrap_or("inputs");

@@ -79,6 +79,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "fail_on_warnings",
         ],
     ),
+    ("Plugins", &["plugins", "list_plugins"]),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
@@ -107,7 +108,7 @@ fn place_of(id: &str) -> Option<(&'static str, usize)> {
 /// (`--max-urls` → `LINKPATROL_MAX_URLS`). Positional inputs, help and version have none.
 pub fn env_name(arg: &Arg) -> Option<String> {
     let long = arg.get_long()?;
-    if matches!(long, "help" | "version" | "print-config") {
+    if matches!(long, "help" | "version" | "print-config" | "list-plugins") {
         return None;
     }
     Some(format!(

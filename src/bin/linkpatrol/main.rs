@@ -7,6 +7,7 @@ mod exit_guard;
 mod help;
 mod inputs;
 mod outputs;
+mod plugin_flags;
 mod settings;
 mod status;
 
@@ -37,6 +38,12 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => return fail(&e),
     };
+    if args.list_plugins {
+        return match plugin_flags::list(&mut io::stdout().lock()) {
+            Ok(()) => ExitCode::from(EXIT_OK),
+            Err(e) => fail(&e.into()),
+        };
+    }
     if args.print_config {
         return match config_file::to_toml(&config_file::effective(&args)) {
             Ok(text) => {

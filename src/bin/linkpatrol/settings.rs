@@ -116,6 +116,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
     }
     config = add_requests(config, args)?;
     config = inputs::add_inputs(config, args)?;
+    config = crate::plugin_flags::add_plugins(config, &args.plugins)?;
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");
     }
