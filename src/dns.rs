@@ -129,7 +129,12 @@ fn ask_udp(
     let mut buf = [0u8; 4096];
     loop {
         socket.set_read_timeout(Some(left()?)).map_err(&io)?;
-        let n = socket.recv(&mut buf).map_err(&io)?;
+        // Linux never restarts a socket read that has a timeout when a signal handler runs
+        // (the command plugin's wait-timeout handles SIGCHLD): ask again with what is left.
+        let n = match socket.recv(&mut buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            n => n.map_err(&io)?,
+        };
         if let Ok(reply) = read(&buf[..n]) {
             return Ok(reply);
         }

@@ -3,19 +3,17 @@
 //!
 //! Each `host:port` is looked at once per run, on the first https URL of that host: the
 //! engine hands over the certificate the server presents ([`Services::peer_certificate`]) and
-//! this crate reads its `notAfter` date.
+//! this crate reads its `notAfter` date with `x509-cert`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-
-mod der;
 
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use linkpatrol_plugin_api::{Options, Plugin, Remark, ResponseView, Services};
-
-pub use der::not_after;
+use x509_cert::Certificate;
+use x509_cert::der::{DateTime, Decode};
 
 /// The plugin's name.
 pub const NAME: &str = "cert-expiry";
@@ -49,19 +47,21 @@ fn system_now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// `2036-11-28` for a Unix time.
-fn date(unix: i64) -> String {
-    // Inverse of days_from_civil (Howard Hinnant's civil_from_days).
-    let z = unix.div_euclid(DAY) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+/// The `notAfter` of a DER-encoded X.509 certificate; `None` when it is not one.
+#[must_use]
+pub fn not_after(der: &[u8]) -> Option<DateTime> {
+    let cert = Certificate::from_der(der).ok()?;
+    Some(cert.tbs_certificate().validity().not_after.to_date_time())
+}
+
+/// Seconds since the Unix epoch (the `der` crate's dates start there).
+fn unix_seconds(t: &DateTime) -> i64 {
+    i64::try_from(t.unix_duration().as_secs()).unwrap_or(i64::MAX)
+}
+
+/// `2036-11-28` (the crate's `Display` gives the full RFC 3339 time; the day is enough).
+fn date(t: &DateTime) -> String {
+    format!("{:04}-{:02}-{:02}", t.year(), t.month(), t.day())
 }
 
 impl CertExpiry {
@@ -79,8 +79,8 @@ impl CertExpiry {
     }
 
     /// The remark for a certificate valid until `not_after`, seen at `now` on `host`.
-    fn judge(&self, host: &str, not_after: i64, now: i64) -> Remark {
-        let left = not_after - now;
+    fn judge(&self, host: &str, not_after: &DateTime, now: i64) -> Remark {
+        let left = unix_seconds(not_after) - now;
         let until = date(not_after);
         if left <= 0 {
             Remark::warning(
@@ -130,7 +130,7 @@ impl Plugin for CertExpiry {
         }
         let remark = match services.peer_certificate(url) {
             Ok(der) => match not_after(&der) {
-                Some(t) => self.judge(&host, t, (self.now)()),
+                Some(t) => self.judge(&host, &t, (self.now)()),
                 None => Remark::Info(format!("cannot read the certificate of {host}")),
             },
             Err(e) => Remark::Info(format!("cannot get the certificate of {host}: {e}")),

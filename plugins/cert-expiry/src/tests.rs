@@ -28,18 +28,41 @@ fn respond(p: &CertExpiry, url: &str, services: &FakeServices) -> Vec<Remark> {
     p.check_response(&view, services)
 }
 
+/// The `notAfter` of a certificate file, in Unix seconds.
+fn not_after_secs(der: &[u8]) -> Option<i64> {
+    not_after(der).map(|t| unix_seconds(&t))
+}
+
 #[test]
 fn reads_not_after_from_real_certificates() {
     assert_eq!(
-        not_after(include_bytes!("../tests/localhost.der")),
+        not_after_secs(include_bytes!("../tests/localhost.der")),
         Some(LOCALHOST_NOT_AFTER)
     );
     assert_eq!(
-        not_after(include_bytes!("../tests/far-future.der")),
+        not_after_secs(include_bytes!("../tests/far-future.der")),
         Some(FAR_NOT_AFTER)
     );
-    assert_eq!(date(LOCALHOST_NOT_AFTER), "2036-11-28");
-    assert_eq!(date(0), "1970-01-01");
+    let localhost = not_after(include_bytes!("../tests/localhost.der")).unwrap();
+    assert_eq!(date(&localhost), "2036-11-28");
+    let epoch = DateTime::from_unix_duration(std::time::Duration::ZERO).unwrap();
+    assert_eq!(date(&epoch), "1970-01-01");
+}
+
+#[test]
+fn garbage_and_truncated_certificates_are_refused_without_panicking() {
+    let real = include_bytes!("../tests/localhost.der");
+    for bad in [
+        &b""[..],
+        b"\x30",
+        b"\x30\x85\x01",
+        b"\x30\x02\x30\x00",
+        b"\x04\x00",
+        &real[..real.len() / 2],
+        &real[1..],
+    ] {
+        assert_eq!(not_after(bad), None, "{bad:02x?}");
+    }
 }
 
 #[test]

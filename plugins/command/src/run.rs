@@ -4,7 +4,9 @@ use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use wait_timeout::ChildExt;
 
 /// Output kept from each stream.
 const MAX_OUTPUT: u64 = 256 * 1024;
@@ -38,23 +40,19 @@ fn collect(stream: Option<impl Read + Send + 'static>) -> mpsc::Receiver<String>
     rx
 }
 
-/// Waits for `child` until `deadline`; kills it then. Returns its exit code and whether it was
-/// killed. Polls with a growing interval (std has no wait with a timeout).
-fn wait_until(child: &mut Child, deadline: Instant) -> std::io::Result<(Option<i32>, bool)> {
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok((status.code(), false));
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok((None, true));
-        }
-        thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(25));
+/// Waits for `child` up to `timeout`; kills it then. Returns its exit code and whether it was
+/// killed.
+///
+/// `wait_timeout` sleeps until the child exits or the time is up (on Unix it installs a
+/// process-wide `SIGCHLD` handler, with `SA_RESTART`, the first time it is called).
+fn wait_or_kill(child: &mut Child, timeout: Duration) -> std::io::Result<(Option<i32>, bool)> {
+    if let Some(status) = child.wait_timeout(timeout)? {
+        return Ok((status.code(), false));
     }
+    // Killing a child that exited just now fails harmlessly; `wait` then reaps it either way.
+    let _ = child.kill();
+    let _ = child.wait();
+    Ok((None, true))
 }
 
 /// Runs `program` with `args` and `env`, writes `input` to its stdin, and returns its output.
@@ -69,7 +67,6 @@ pub fn run_with_timeout(
     input: &[u8],
     timeout: Duration,
 ) -> std::io::Result<Finished> {
-    let deadline = Instant::now() + timeout;
     let mut child = Command::new(program)
         .args(args)
         .envs(env.iter().copied())
@@ -87,7 +84,7 @@ pub fn run_with_timeout(
     }
     let stdout = collect(child.stdout.take());
     let stderr = collect(child.stderr.take());
-    let (status, timed_out) = wait_until(&mut child, deadline)?;
+    let (status, timed_out) = wait_or_kill(&mut child, timeout)?;
     let take = |rx: mpsc::Receiver<String>| rx.recv_timeout(OUTPUT_GRACE).unwrap_or_default();
     Ok(Finished {
         stdout: take(stdout),
