@@ -32,7 +32,7 @@ use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
 use crate::mail::check_mailto;
 use crate::mail_mx::MxCheck;
-use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning};
+use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Referrer, Warning, mask_url};
 use crate::plugins::host::{PageFacts, PluginHost};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
@@ -105,14 +105,6 @@ struct TaskDone<'a>(&'a UrlQueue<Task>);
 impl Drop for TaskDone<'_> {
     fn drop(&mut self) {
         self.0.task_done();
-    }
-}
-
-/// Replaces a URL's user name and password with `***` (reports never show credentials).
-fn mask_credentials(url: &mut Url) {
-    if !url.username().is_empty() || url.password().is_some() {
-        let _ = url.set_password(None);
-        let _ = url.set_username("***");
     }
 }
 
@@ -595,11 +587,11 @@ impl Run {
         result.internal = task.internal;
         result.redirects = fetched.redirects;
         for hop in &mut result.redirects {
-            mask_credentials(&mut hop.url);
+            mask_url(&mut hop.url);
         }
         if fetched.final_url != task.url {
             let mut real = fetched.final_url.clone();
-            mask_credentials(&mut real);
+            mask_url(&mut real);
             result.real_url = Some(real);
         }
         result.retries = fetched.retries;
