@@ -7,24 +7,12 @@ use std::time::{Duration, Instant};
 use linkpatrol::Checker;
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::config;
-
-fn slow_site() -> TestServer {
-    TestServer::start(Routes::new().dynamic(|req| {
-        let i: usize = req.path_only().trim_start_matches('/').parse().unwrap_or(0);
-        let html = format!(
-            "<a href='/{}'>n</a><a href='/{}'>m</a>",
-            i * 2 + 1,
-            i * 2 + 2
-        );
-        Some(Reply::html(html).delayed(Duration::from_millis(30)))
-    }))
-}
+use crate::util::{config, endless_site};
 
 #[test]
 fn cancel_during_a_crawl_returns_promptly_with_the_finished_results() {
     for threads in [1, 8] {
-        let server = slow_site();
+        let server = endless_site(Duration::from_millis(30));
         let checker = Checker::new(config(&server.url("/"), threads)).unwrap();
         let cancel = checker.cancel_handle();
         let (tx, rx) = mpsc::channel();

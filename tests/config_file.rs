@@ -2,36 +2,13 @@
 //! `--print-config` round trip, unknown keys and bad values. The environment is only ever set
 //! on the child process, never in this multi-threaded test process.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::server::{Routes, TestServer};
-use crate::util::temp_dir;
-
-/// Runs the binary in `dir` with extra environment variables. `HOME` and `XDG_CONFIG_HOME`
-/// point into `dir`, so the user's own config file never leaks into a test.
-pub fn cli_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
-    cmd.current_dir(dir)
-        .env("HOME", dir.join("home"))
-        .env("XDG_CONFIG_HOME", dir.join("home/.config"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("LINKPATROL_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.envs(env.iter().copied())
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use crate::util::{assert_exit, assert_one_line_error, cli_in, temp_dir};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The value line of `key` in `--print-config` output.
@@ -39,16 +16,6 @@ fn key_line<'a>(toml: &'a str, key: &str) -> &'a str {
     toml.lines()
         .find(|l| l.starts_with(&format!("{key} = ")))
         .unwrap_or_else(|| panic!("no `{key}' in\n{toml}"))
-}
-
-/// One line on stderr, exit status 2, the line contains every `needle`.
-pub fn assert_one_line_error(out: &Output, needles: &[&str]) {
-    let err = stderr(out);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
-    for n in needles {
-        assert!(err.contains(n), "`{n}' missing from: {err}");
-    }
 }
 
 #[test]
@@ -113,7 +80,7 @@ fn the_file_settings_reach_the_requests() {
     )
     .unwrap();
     let out = cli_in(&dir, &[], &["-c", "custom.toml"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_exit(&out, 0);
     let reqs = server.requests();
     assert!(reqs.len() >= 2);
     for r in &reqs {
@@ -194,7 +161,7 @@ password = "secret"
 "#;
     std::fs::write(dir.join("all.toml"), all).unwrap();
     let first = cli_in(&dir, &[], &["-c", "all.toml", "--print-config"]);
-    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_exit(&first, 0);
     let printed = stdout(&first);
     // Every key of the file is in the printed config, with the file's value.
     let top_level = all.lines().take_while(|l| !l.starts_with('['));

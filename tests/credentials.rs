@@ -3,7 +3,7 @@
 //! credentials, failing redirects, link texts and warnings).
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, temp_dir};
+use crate::util::{assert_exit, cli, temp_dir};
 
 const USER: &str = "alice";
 const SECRET: &str = "s3cr3tpw";
@@ -60,12 +60,7 @@ fn no_report_format_shows_a_password() {
     args.push(server.url("/"));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = cli(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 1);
     let mut outputs = vec![
         ("stdout".to_owned(), String::from_utf8(out.stdout).unwrap()),
         ("stderr".to_owned(), String::from_utf8(out.stderr).unwrap()),

@@ -8,18 +8,13 @@ use linkpatrol::report::csv_fields;
 use linkpatrol::{Config, Entry, FailKind, Outcome, Report};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, run};
+use crate::util::{config, entry, run};
 
 const THREADS: [usize; 2] = [1, 16];
 
 /// The entry of `url`, printed as its CSV row (for the record of what each fault produced).
 fn row(report: &Report, url: &str) -> Entry {
-    let e = report
-        .entries
-        .iter()
-        .find(|e| e.result.url == url)
-        .unwrap_or_else(|| panic!("no entry for {url}"))
-        .clone();
+    let e = entry(report, url).clone();
     let fields = csv_fields(&e);
     eprintln!("fault row: {}", fields.join(";"));
     e

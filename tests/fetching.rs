@@ -8,25 +8,7 @@ use linkpatrol::{FailKind, Outcome};
 
 use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli_with_env, config, run};
-
-fn outcome_of(report: &linkpatrol::Report, url: &str) -> linkpatrol::Entry {
-    report
-        .entries
-        .iter()
-        .find(|e| e.result.url == url)
-        .unwrap_or_else(|| {
-            panic!(
-                "no entry for {url}: {:#?}",
-                report
-                    .entries
-                    .iter()
-                    .map(|e| &e.result.url)
-                    .collect::<Vec<_>>()
-            )
-        })
-        .clone()
-}
+use crate::util::{cli_with_env, config, entry, run};
 
 fn failed_kind(o: &Outcome) -> Option<FailKind> {
     match o {
@@ -47,7 +29,7 @@ fn redirect_chain_is_followed_and_recorded() {
             .page("/from-final", "ok"),
     );
     let report = run(config(&server.url("/"), 2));
-    let e = outcome_of(&report, &server.url("/r1"));
+    let e = entry(&report, &server.url("/r1"));
     assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
     let hops: Vec<(String, u16)> = e
         .result
@@ -89,12 +71,12 @@ fn redirect_loop_and_too_many_redirects_are_errors() {
             }),
     );
     let report = run(config(&server.url("/"), 2).max_redirects(5));
-    let lp = outcome_of(&report, &server.url("/loop-a"));
+    let lp = entry(&report, &server.url("/loop-a"));
     assert_eq!(
         failed_kind(&lp.result.outcome),
         Some(FailKind::RedirectLoop)
     );
-    let long = outcome_of(&report, &server.url("/chain/0"));
+    let long = entry(&report, &server.url("/chain/0"));
     assert_eq!(
         failed_kind(&long.result.outcome),
         Some(FailKind::TooManyRedirects)
@@ -115,7 +97,7 @@ fn a_hanging_server_gives_a_timeout_result_on_time() {
     let t = Instant::now();
     let report = run(config(&server.url("/"), 2).timeout(Duration::from_millis(500)));
     let elapsed = t.elapsed();
-    let e = outcome_of(&report, &server.url("/hang"));
+    let e = entry(&report, &server.url("/hang"));
     assert_eq!(
         failed_kind(&e.result.outcome),
         Some(FailKind::Timeout),
@@ -124,7 +106,7 @@ fn a_hanging_server_gives_a_timeout_result_on_time() {
     );
     assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
     assert_eq!(
-        outcome_of(&report, &server.url("/ok")).result.outcome,
+        entry(&report, &server.url("/ok")).result.outcome,
         Outcome::Ok { status: Some(200) }
     );
 }
@@ -142,13 +124,13 @@ fn dropped_connections_and_malformed_responses_are_reported() {
     );
     let report = run(config(&server.url("/"), 2));
     assert!(
-        outcome_of(&report, &server.url("/drop"))
+        entry(&report, &server.url("/drop"))
             .result
             .outcome
             .is_broken()
     );
     assert!(
-        outcome_of(&report, &server.url("/garbage"))
+        entry(&report, &server.url("/garbage"))
             .result
             .outcome
             .is_broken()
@@ -166,7 +148,7 @@ fn head_refused_falls_back_to_get() {
     );
     let report = run(config(&server.url("/"), 2));
     assert_eq!(
-        outcome_of(&report, &external.url("/x")).result.outcome,
+        entry(&report, &external.url("/x")).result.outcome,
         Outcome::Ok { status: Some(200) }
     );
     assert_eq!(external.count_method("HEAD", "/x"), 1);
@@ -180,7 +162,7 @@ fn a_huge_page_is_parsed_up_to_the_cap() {
         Reply::huge(8 * 1024 * 1024).content_type("text/html"),
     ));
     let report = run(config(&server.url("/"), 2).max_body_size(64 * 1024));
-    let e = outcome_of(&report, &server.url("/huge"));
+    let e = entry(&report, &server.url("/huge"));
     assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
     assert!(
         e.result
@@ -203,7 +185,7 @@ fn connection_refused_is_a_connect_error() {
         Routes::new().page("/", &format!("<a href='http://127.0.0.2:{port}/'>x</a>")),
     );
     let report = run(config(&server.url("/"), 2));
-    let e = outcome_of(&report, &format!("http://127.0.0.2:{port}/"));
+    let e = entry(&report, &format!("http://127.0.0.2:{port}/"));
     assert_eq!(
         failed_kind(&e.result.outcome),
         Some(FailKind::Connect),
@@ -229,16 +211,16 @@ fn a_redirect_into_a_known_url_does_not_request_it_again() {
         for path in ["/about", "/old-about", "/gone", "/old-gone", "/x", "/y"] {
             assert_eq!(server.count(path), 1, "{path} with {threads} threads");
         }
-        let old = outcome_of(&report, &server.url("/old-about"));
+        let old = entry(&report, &server.url("/old-about"));
         assert_eq!(old.result.outcome, Outcome::Ok { status: Some(200) });
         assert_eq!(
             old.result.real_url.as_ref().map(|u| u.to_string()),
             Some(server.url("/about"))
         );
-        let gone = outcome_of(&report, &server.url("/old-gone"));
+        let gone = entry(&report, &server.url("/old-gone"));
         assert_eq!(gone.result.outcome, Outcome::Broken { status: 404 });
         for p in ["/x", "/y"] {
-            let e = outcome_of(&report, &server.url(p));
+            let e = entry(&report, &server.url(p));
             assert_eq!(
                 failed_kind(&e.result.outcome),
                 Some(FailKind::RedirectLoop),
@@ -288,18 +270,18 @@ fn raw_non_ascii_locations_are_followed_and_a_missing_one_is_an_error() {
                 .reply("/multiple", Reply::status(300).content_type("text/html")),
         );
         let report = run(config(&server.url("/"), threads));
-        let utf8 = outcome_of(&report, &server.url("/utf8"));
+        let utf8 = entry(&report, &server.url("/utf8"));
         assert_eq!(utf8.result.outcome, Outcome::Broken { status: 404 });
         assert_eq!(
             utf8.result.real_url.as_ref().map(|u| u.to_string()),
             Some(server.url("/caf%C3%A9-gone"))
         );
         assert_eq!(server.count("/caf%C3%A9-gone"), 1);
-        let latin1 = outcome_of(&report, &server.url("/latin1"));
+        let latin1 = entry(&report, &server.url("/latin1"));
         assert_eq!(latin1.result.outcome, Outcome::Broken { status: 404 });
         assert_eq!(server.count("/latin%E9-gone"), 1);
         for path in ["/no-location", "/blank-location"] {
-            let e = outcome_of(&report, &server.url(path));
+            let e = entry(&report, &server.url(path));
             assert_eq!(
                 failed_kind(&e.result.outcome),
                 Some(FailKind::BadRedirect),
@@ -311,11 +293,11 @@ fn raw_non_ascii_locations_are_followed_and_a_missing_one_is_an_error() {
         }
         // 300 Multiple Choices needs no Location: its status is the verdict
         assert_eq!(
-            outcome_of(&report, &server.url("/multiple")).result.outcome,
+            entry(&report, &server.url("/multiple")).result.outcome,
             Outcome::Ok { status: Some(300) }
         );
         // checked with HEAD (external): the same reading
-        let ext = outcome_of(&report, &external.url("/ext-utf8"));
+        let ext = entry(&report, &external.url("/ext-utf8"));
         assert_eq!(ext.result.outcome, Outcome::Ok { status: Some(200) });
         assert_eq!(external.count("/ext-caf%C3%A9"), 1);
     }
@@ -391,15 +373,15 @@ fn a_page_first_reached_by_a_head_only_redirect_is_still_parsed() {
             }
             assert_eq!(site.count("/deep"), 1, "/landing was parsed");
             assert_eq!(site.count("/child"), 1, "/new was parsed");
-            let go = outcome_of(&report, &external.url("/go"));
+            let go = entry(&report, &external.url("/go"));
             assert_eq!(go.result.outcome, Outcome::Ok { status: Some(200) });
             assert!(!go.result.internal);
-            let landing = outcome_of(&report, &site.url("/landing"));
+            let landing = entry(&report, &site.url("/landing"));
             assert!(
                 landing.result.internal,
                 "its own decision, not the redirect's"
             );
-            let old = outcome_of(&report, &site.url("/old"));
+            let old = entry(&report, &site.url("/old"));
             assert_eq!(old.result.outcome, Outcome::Ok { status: Some(200) });
             assert_eq!(old.result.redirects.len(), 1);
             // the external host's address is in every URL: compare the site's paths
@@ -446,7 +428,7 @@ fn redirect_targets_pass_the_filter_and_robots_txt() {
         assert_eq!(server.count("/private/x"), 0, "excluded: never requested");
         assert_eq!(server.count("/secret/y"), 0, "disallowed: never requested");
         for (path, why) in [("/to-private", "--exclude"), ("/to-secret", "robots.txt")] {
-            let e = outcome_of(&report, &server.url(path));
+            let e = entry(&report, &server.url(path));
             match &e.result.outcome {
                 Outcome::Ignored { reason } => assert!(reason.contains(why), "{path}: {reason}"),
                 other => panic!("{path}: {other:?}"),
@@ -476,11 +458,11 @@ fn config_proxy_carries_every_request() {
         let with_user = proxy.url().replace("http://", "http://user:pw@");
         let report = run(config(&site.url("/"), threads).proxy(with_user));
         assert_eq!(
-            outcome_of(&report, &external.url("/x")).result.outcome,
+            entry(&report, &external.url("/x")).result.outcome,
             Outcome::Ok { status: Some(200) }
         );
         assert_eq!(
-            outcome_of(&report, &site.url("/a")).result.outcome,
+            entry(&report, &site.url("/a")).result.outcome,
             Outcome::Broken { status: 404 }
         );
         let targets = proxy.targets();

@@ -3,25 +3,13 @@
 //! and folders, CSS, plain text URL lists, and a local site with `--root-dir` / `--base-url`.
 
 use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-use crate::config_file::cli_in;
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::temp_dir;
+use crate::util::{CSV_FLAGS, assert_exit, csv_run_in, linkpatrol, rows, temp_dir};
 
 /// One CSV row, by column: 0 urlname, 1 parentname, 3 result, 6 valid, 7 url, 8 line, 9 column.
 type Row = csv::StringRecord;
-
-/// The CSV rows of a `-o csv` run.
-pub fn rows(out: &Output) -> Vec<Row> {
-    csv::ReaderBuilder::new()
-        .delimiter(b';')
-        .from_reader(&out.stdout[..])
-        .records()
-        .map(|r| r.expect("a CSV row"))
-        .collect()
-}
 
 /// The row for the link written `urlname` on the page whose URL ends with `parent_end`.
 fn row<'a>(rows: &'a [Row], urlname: &str, parent_end: &str) -> &'a Row {
@@ -30,33 +18,11 @@ fn row<'a>(rows: &'a [Row], urlname: &str, parent_end: &str) -> &'a Row {
         .unwrap_or_else(|| panic!("no row {urlname} on *{parent_end} in {rows:#?}"))
 }
 
-/// Runs `linkpatrol -o csv -v` with the loopback defaults, no config file, in `dir`.
-fn check(dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "--no-config",
-        "--no-status",
-        "--max-requests-per-second",
-        "0",
-        "-o",
-        "csv",
-        "-v",
-    ];
-    args.extend_from_slice(extra);
-    cli_in(dir, &[], &args)
-}
-
 /// Runs the binary with `stdin` fed in.
 fn check_with_stdin(extra: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linkpatrol"))
-        .args([
-            "--no-config",
-            "--no-status",
-            "--max-requests-per-second",
-            "0",
-            "-o",
-            "csv",
-            "-v",
-        ])
+    let mut child = linkpatrol()
+        .arg("--no-config")
+        .args(CSV_FLAGS)
         .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -98,13 +64,8 @@ fn several_start_urls_stdin_and_list_files() {
     let dir = temp_dir("inputs-lists");
     for threads in ["1", "8"] {
         // Several start URLs on the command line.
-        let out = check(&dir, &["-t", threads, &server.url("/a"), &server.url("/b")]);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = csv_run_in(&dir, &["-t", threads, &server.url("/a"), &server.url("/b")]);
+        assert_exit(&out, 1);
         let r = rows(&out);
         assert_eq!(starts(&r), [server.url("/a"), server.url("/b")]);
         assert_eq!(&row(&r, "/gone", "/b")[6], "False");
@@ -118,12 +79,7 @@ fn several_start_urls_stdin_and_list_files() {
         );
         for flag in ["-", "--stdin"] {
             let out = check_with_stdin(&["-t", threads, flag], &list);
-            assert_eq!(
-                out.status.code(),
-                Some(1),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_exit(&out, 1);
             assert_eq!(
                 starts(&rows(&out)),
                 [server.url("/a"), server.url("/b")],
@@ -137,7 +93,7 @@ fn several_start_urls_stdin_and_list_files() {
             format!("{}\n# skipped\n", server.url("/b")),
         )
         .unwrap();
-        let out = check(
+        let out = csv_run_in(
             &dir,
             &["-t", threads, "--input-file", "urls.txt", &server.url("/a")],
         );
@@ -158,7 +114,7 @@ fn a_plain_text_file_is_a_list_of_links() {
         ),
     )
     .unwrap();
-    let out = check(&dir, &["links.txt"]);
+    let out = csv_run_in(&dir, &["links.txt"]);
     assert_eq!(out.status.code(), Some(1));
     let r = rows(&out);
     let ok = row(&r, &server.url("/ok"), "links.txt");
@@ -217,13 +173,8 @@ fn sitemaps_plain_index_and_gzipped_over_http_and_local() {
         );
     let dir = temp_dir("inputs-sitemaps");
     for threads in ["1", "8"] {
-        let out = check(&dir, &["-t", threads, &server.url("/sitemap_index.xml")]);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = csv_run_in(&dir, &["-t", threads, &server.url("/sitemap_index.xml")]);
+        assert_exit(&out, 1);
         let r = rows(&out);
         assert_eq!(
             &row(&r, &server.url("/pages.xml.gz"), "/sitemap_index.xml")[6],
@@ -243,7 +194,7 @@ fn sitemaps_plain_index_and_gzipped_over_http_and_local() {
     )
     .unwrap();
     std::fs::write(dir.join("sitemap.xml"), urlset(&[server.url("/ok")])).unwrap();
-    let out = check(&dir, &["sitemap.xml.gz", "sitemap.xml"]);
+    let out = csv_run_in(&dir, &["sitemap.xml.gz", "sitemap.xml"]);
     assert_eq!(out.status.code(), Some(1));
     let r = rows(&out);
     assert_eq!(&row(&r, &server.url("/gone"), "sitemap.xml.gz")[6], "False");
@@ -280,13 +231,8 @@ fn markdown_files_and_folders() {
     std::fs::write(dir.join("docs/logo.png"), "png").unwrap();
 
     // One Markdown file: its links, with line and column.
-    let out = check(&dir, &["docs/README.md"]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = csv_run_in(&dir, &["docs/README.md"]);
+    assert_exit(&out, 1);
     let r = rows(&out);
     let missing = row(&r, "missing.md", "README.md");
     assert_eq!(
@@ -305,7 +251,7 @@ fn markdown_files_and_folders() {
     assert_eq!(&row(&r, "/README.md", "intro.md")[1][..7], "file://");
 
     // A folder without index.html: every Markdown file below it; `/` is the folder.
-    let out = check(&dir, &["-t", "4", "docs"]);
+    let out = csv_run_in(&dir, &["-t", "4", "docs"]);
     let r = rows(&out);
     let mut started: Vec<String> = starts(&r)
         .iter()
@@ -344,13 +290,8 @@ fn css_is_crawled_over_http_and_from_files() {
     );
     let dir = temp_dir("inputs-css");
     for threads in ["1", "8"] {
-        let out = check(&dir, &["-t", threads, &server.url("/")]);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = csv_run_in(&dir, &["-t", threads, &server.url("/")]);
+        assert_exit(&out, 1);
         let r = rows(&out);
         assert_eq!(&row(&r, "base.css", "/css/site.css")[8], "1");
         assert_eq!(&row(&r, "../img/bg.png", "/css/site.css")[6], "True");
@@ -374,7 +315,7 @@ fn css_is_crawled_over_http_and_from_files() {
         "a { background: url(gone.png) }",
     )
     .unwrap();
-    let out = check(&dir, &["site"]);
+    let out = csv_run_in(&dir, &["site"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(&row(&rows(&out), "gone.png", "style.css")[6], "False");
 }
@@ -395,7 +336,7 @@ fn a_local_site_with_root_dir_and_base_url() {
         ),
     )
     .unwrap();
-    let out = check(
+    let out = csv_run_in(
         &dir,
         &[
             "--timeout",
@@ -425,7 +366,7 @@ fn a_local_site_with_root_dir_and_base_url() {
     );
 
     // --root-dir names the folder when the input is one file of it.
-    let out = check(
+    let out = csv_run_in(
         &dir,
         &[
             "--timeout",

@@ -14,10 +14,10 @@ use std::time::Duration;
 use simple_dns::rdata::{A, MX, RData};
 use simple_dns::{CLASS, Name, Packet, PacketFlag, QTYPE, RCODE, ResourceRecord, TYPE};
 
-use crate::config_file::cli_in;
-use crate::inputs::rows;
 use crate::server::{Routes, TestServer};
-use crate::util::temp_dir;
+use crate::util::{
+    assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows, temp_dir,
+};
 
 /// Which transport a question came over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -188,42 +188,24 @@ fn check_mx_asks_the_given_resolver_once_per_domain() {
          <a href='mailto:g@big.test'>7</a><a href='mailto:h@b\u{fc}cher.test'>8</a>",
     ));
     let dir = temp_dir("mail-dns");
-    let base = [
-        "--no-config",
-        "--no-status",
-        "-o",
-        "csv",
-        "-v",
-        "--max-requests-per-second",
-        "0",
-    ];
 
     // Off by default: syntax only, no DNS question at all.
-    let mut args = base.to_vec();
     let url = server.url("/");
-    args.push(&url);
-    let out = cli_in(&dir, &[], &args);
+    let out = csv_run_in(&dir, &[&url]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(dns.total(), 0);
 
     for threads in ["1", "8"] {
         let dns = FakeDns::start();
         let resolver = dns.addr.to_string();
-        let mut args = base.to_vec();
-        args.extend_from_slice(&["-t", threads, "--check-mx", "--dns-server", &resolver, &url]);
-        let out = cli_in(&dir, &[], &args);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = csv_run_in(
+            &dir,
+            &["-t", threads, "--check-mx", "--dns-server", &resolver, &url],
         );
+        assert_exit(&out, 1);
         let r = rows(&out);
         let verdict = |name: &str| {
-            let row = r
-                .iter()
-                .find(|r| &r[0] == name)
-                .unwrap_or_else(|| panic!("{name}"));
+            let row = row_named(&r, name);
             (row[6].to_owned(), row[3].to_owned())
         };
         assert_eq!(verdict("mailto:a@good.test").0, "True");
@@ -272,5 +254,5 @@ fn check_mx_asks_the_given_resolver_once_per_domain() {
         &[],
         &["--no-config", "--check-mx", "--dns-server", "nowhere", &url],
     );
-    crate::config_file::assert_one_line_error(&out, &["--dns-server `nowhere'"]);
+    assert_one_line_error(&out, &["--dns-server `nowhere'"]);
 }

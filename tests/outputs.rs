@@ -2,9 +2,9 @@
 //! neither hides broken links from the exit status nor prints an error or a panic.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use crate::util::{cli, temp_dir};
+use crate::util::{cli, linkpatrol, temp_dir};
 
 #[test]
 fn a_failing_second_file_output_truncates_nothing() {
@@ -80,7 +80,7 @@ fn a_closed_stdout_still_exits_1_for_broken_links_without_an_error() {
         .collect();
     std::fs::write(dir.join("index.html"), links).unwrap();
     let csv = dir.join("full.csv");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linkpatrol"))
+    let mut child = linkpatrol()
         .args([
             "--no-status",
             "-o",

@@ -10,7 +10,7 @@ use linkpatrol::plugin::{Options, Plugin};
 use linkpatrol::{Config, Report, plugins};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, config, run, temp_dir};
+use crate::util::{assert_exit, cli, config, entry, run, temp_dir};
 
 mod tls_server;
 
@@ -39,6 +39,16 @@ fn warned(report: &Report, tag: &str) -> BTreeSet<(String, String)> {
                 )
             })
         })
+        .collect()
+}
+
+/// The warnings of the entry of `url`, each as "tag message".
+fn tagged_warnings(report: &Report, url: &str) -> Vec<String> {
+    entry(report, url)
+        .result
+        .warnings
+        .iter()
+        .map(|w| format!("{} {}", w.tag, w.message))
         .collect()
 }
 
@@ -189,15 +199,7 @@ fn regex_warns_on_pages_that_match_and_not_on_others() {
         &[("pattern", "TODO"), ("pattern", "(?i)Lorem Ipsum")],
     );
     let report = run(config(&site.url("/"), 2).plugin(regex));
-    let on = |path: &str| -> Vec<String> {
-        let url = site.url(path);
-        let e = report.entries.iter().find(|e| e.result.url == url).unwrap();
-        e.result
-            .warnings
-            .iter()
-            .map(|w| format!("{} {}", w.tag, w.message))
-            .collect()
-    };
+    let on = |path: &str| tagged_warnings(&report, &site.url(path));
     assert_eq!(
         on("/todo"),
         [
@@ -236,15 +238,7 @@ fn a_hung_command_is_killed_at_its_timeout_and_the_crawl_goes_on() {
         "took {:?}",
         t.elapsed()
     );
-    let on = |path: &str| -> Vec<String> {
-        let url = site.url(path);
-        let e = report.entries.iter().find(|e| e.result.url == url).unwrap();
-        e.result
-            .warnings
-            .iter()
-            .map(|w| format!("{} {}", w.tag, w.message))
-            .collect()
-    };
+    let on = |path: &str| tagged_warnings(&report, &site.url(path));
     let a = on("/a");
     assert_eq!(a.len(), 2, "{a:?}");
     assert_eq!(
@@ -357,12 +351,7 @@ fn cli_lists_plugins_and_shows_plugin_warnings_in_every_report_format() {
     args.push(site.url("/"));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = cli(&argv);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     for f in formats {
         let text = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(text.contains("anchor-not-found"), "{f}: {text}");
@@ -424,21 +413,13 @@ fn a_users_plugin_gives_verdicts_reads_links_and_fetches_through_the_engine_once
         probe: site.url("/probe"),
     };
     let report = run(config(&site.url("/"), 4).plugin(Arc::new(user)));
-    let bare = report
-        .entries
-        .iter()
-        .find(|e| e.result.url == site.url("/bare"))
-        .unwrap();
+    let bare = entry(&report, &site.url("/bare"));
     assert_eq!(
         bare.result.outcome.to_string(),
         "plugin: needs-title: no <title>"
     );
     assert_eq!(report.errors(), 1);
-    let home = report
-        .entries
-        .iter()
-        .find(|e| e.result.url == site.url("/"))
-        .unwrap();
+    let home = entry(&report, &site.url("/"));
     assert_eq!(
         home.result.infos,
         [
@@ -476,12 +457,7 @@ fn plugins_from_a_config_file_section_and_key() {
         &format!("csv/{}", csv.display()),
         &site.url("/"),
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(
         text.contains("[anchor-not-found] anchors: Anchor `gone'"),

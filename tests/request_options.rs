@@ -2,24 +2,10 @@
 //! auth per URL pattern (config file only), `--accept`, `--method`; the schemes that are not
 //! fetched; and every input error: one line, exit 2, no report file written.
 
-use crate::config_file::{assert_one_line_error, cli_in};
-use crate::inputs::rows;
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::temp_dir;
-
-fn run(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "--no-config",
-        "--no-status",
-        "--max-requests-per-second",
-        "0",
-        "-o",
-        "csv",
-        "-v",
-    ];
-    args.extend_from_slice(extra);
-    cli_in(dir, &[], &args)
-}
+use crate::util::{
+    assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows, temp_dir,
+};
 
 #[test]
 fn cookies_go_where_their_domain_path_and_expiry_say() {
@@ -39,13 +25,8 @@ fn cookies_go_where_their_domain_path_and_expiry_say() {
          other.test\tTRUE\t/\tFALSE\t0\telsewhere\tno\n",
     )
     .unwrap();
-    let out = run(&dir, &["--cookie-file", "cookies.txt", &server.url("/")]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = csv_run_in(&dir, &["--cookie-file", "cookies.txt", &server.url("/")]);
+    assert_exit(&out, 0);
     for r in server.requests() {
         let cookie = r.header("cookie");
         match r.path_only() {
@@ -146,9 +127,9 @@ fn accept_ranges_decide_what_is_valid() {
         args.extend_from_slice(extra);
         let url = server.url("/");
         args.push(&url);
-        let out = run(&dir, &args);
+        let out = csv_run_in(&dir, &args);
         let r = rows(&out);
-        let get = |name: &str| r.iter().find(|r| &r[0] == name).unwrap()[6].to_owned();
+        let get = |name: &str| row_named(&r, name)[6].to_owned();
         (out.status.code(), get("/limited"), get("/empty"))
     };
     assert_eq!(valid(&[]), (Some(1), "False".into(), "True".into()));
@@ -171,11 +152,11 @@ fn method_get_replaces_head_for_checked_links() {
     );
     let dir = temp_dir("req-method");
     // -r 1: the start page is parsed, /ok is only checked (HEAD by default).
-    let out = run(&dir, &["-r", "1", &server.url("/")]);
+    let out = csv_run_in(&dir, &["-r", "1", &server.url("/")]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(server.count_method("HEAD", "/ok"), 1);
     server.clear_requests();
-    let out = run(&dir, &["-r", "1", "--method", "get", &server.url("/")]);
+    let out = csv_run_in(&dir, &["-r", "1", "--method", "get", &server.url("/")]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(server.count_method("HEAD", "/ok"), 0);
     assert_eq!(server.count_method("GET", "/ok"), 1);
@@ -191,14 +172,11 @@ fn other_schemes_are_listed_not_fetched() {
          <a href='mailto:a@b.test?bcc=nobody'>bad</a>",
     ));
     let dir = temp_dir("req-schemes");
-    let out = run(&dir, &[&server.url("/")]);
+    let out = csv_run_in(&dir, &[&server.url("/")]);
     assert_eq!(out.status.code(), Some(1));
     let r = rows(&out);
     let result = |name: &str| {
-        let row = r
-            .iter()
-            .find(|r| &r[0] == name)
-            .unwrap_or_else(|| panic!("{name}: {r:#?}"));
+        let row = row_named(&r, name);
         (row[3].to_owned(), row[6].to_owned())
     };
     assert_eq!(

@@ -4,39 +4,23 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use linkpatrol::{Checker, Report};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, temp_dir};
+use crate::util::{
+    config, csv_records, endless_site, entry, eventually, linkpatrol, signal, temp_dir,
+};
 
 fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_linkpatrol"))
+    linkpatrol()
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
-}
-
-fn signal(child: &Child, sig: &str) {
-    let ok = Command::new("kill")
-        .args([sig, &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "kill {sig}");
-}
-
-/// Waits (polling, up to 20 s) until `done` holds.
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Every row of a CSV file; panics on a row without 17 fields or a file not ending in `\n`.
@@ -47,13 +31,11 @@ fn whole_rows(path: &Path) -> Vec<csv::StringRecord> {
         "the file ends in the middle of a row: …{}",
         String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(200)..])
     );
-    csv::ReaderBuilder::new()
-        .delimiter(b';')
-        .from_reader(&bytes[..])
-        .records()
-        .map(|r| r.expect("a whole row"))
-        .inspect(|r| assert_eq!(r.len(), 17))
-        .collect()
+    let rows = csv_records(&bytes);
+    for r in &rows {
+        assert_eq!(r.len(), 17);
+    }
+    rows
 }
 
 #[test]
@@ -196,11 +178,7 @@ fn a_redirect_waiting_on_a_queued_target_is_reported_after_a_cancel() {
         });
         assert!(report.interrupted);
         assert_eq!(server.count("/target"), 0, "the target stayed queued");
-        let r = report
-            .entries
-            .iter()
-            .find(|e| e.result.url == server.url("/r"))
-            .expect("the redirect is reported");
+        let r = entry(&report, &server.url("/r"));
         assert!(r.result.outcome.is_ignored(), "{:?}", r.result.outcome);
         assert!(
             r.result.outcome.to_string().contains("interrupted"),
@@ -217,15 +195,7 @@ fn a_redirect_waiting_on_a_queued_target_is_reported_after_a_cancel() {
 
 #[test]
 fn urls_equal_reported_plus_unchecked_after_any_cancel() {
-    let server = TestServer::start(Routes::new().dynamic(|req| {
-        let i: usize = req.path_only().trim_start_matches('/').parse().unwrap_or(0);
-        let html = format!(
-            "<a href='/{}'>n</a><a href='/{}'>m</a>",
-            i * 2 + 1,
-            i * 2 + 2
-        );
-        Some(Reply::html(html).delayed(Duration::from_millis(2)))
-    }));
+    let server = endless_site(Duration::from_millis(2));
     for threads in [1, 8] {
         for cancel_after in [1, 5, 40] {
             let checker = Checker::new(config(&server.url("/"), threads)).unwrap();

@@ -5,27 +5,12 @@
 use linkpatrol::Outcome;
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, config, run, temp_dir};
+use crate::util::{CSV_FLAGS, cli, config, entry, rows, run, temp_dir};
 
 /// `-o csv -v` rows of a CLI run, and its exit code.
 fn csv_rows(args: &[&str]) -> (Option<i32>, Vec<csv::StringRecord>) {
-    let mut all = vec![
-        "--no-status",
-        "-o",
-        "csv",
-        "-v",
-        "--max-requests-per-second",
-        "0",
-    ];
-    all.extend_from_slice(args);
-    let out = cli(&all);
-    let rows = csv::ReaderBuilder::new()
-        .delimiter(b';')
-        .from_reader(&out.stdout[..])
-        .records()
-        .map(|r| r.unwrap())
-        .collect();
-    (out.status.code(), rows)
+    let out = cli(&[&CSV_FLAGS[..], args].concat());
+    (out.status.code(), rows(&out))
 }
 
 #[test]
@@ -107,16 +92,7 @@ fn robots_txt_groups_are_matched_with_the_configured_user_agent() {
                 .page("/private", "private"),
         );
         let private = server.url("/private");
-        let verdict = |report: &linkpatrol::Report| {
-            report
-                .entries
-                .iter()
-                .find(|e| e.result.url == private)
-                .unwrap()
-                .result
-                .outcome
-                .clone()
-        };
+        let verdict = |report: &linkpatrol::Report| entry(report, &private).result.outcome.clone();
         let report = run(config(&server.url("/"), threads));
         assert_eq!(verdict(&report), Outcome::Ok { status: Some(200) });
         let ua = "CustomBot/1.0 (+http://bot.test/)";

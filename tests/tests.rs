@@ -20,7 +20,7 @@ mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
 mod cli;
 /// The config file through the binary: discovery, precedence, round trip, errors.
-pub mod config_file;
+mod config_file;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
 /// Credentials in URLs are masked in every report format.
@@ -33,7 +33,7 @@ mod fetching;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
-pub mod inputs;
+mod inputs;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
 /// Out-of-range settings: refused with one line or clamped, never a panic.
