@@ -11,13 +11,17 @@
 //! 3. It closes the queue (idle workers exit) and sends `Finished`. The caller's thread stops
 //!    reading there, so a worker stuck beyond all of that (a DNS lookup cannot be interrupted)
 //!    can never hold the report back; such a worker is left to end on its own.
+//! 4. After a cancel, the caller's thread reports the redirects still waiting on a URL that was
+//!    never checked (as not checked), then reads the URL counts from one snapshot of the cache:
+//!    every claimed URL either has a reported verdict or is unchecked.
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::RecvTimeoutError;
 use url::Url;
 
 use crate::cache::ResultCache;
@@ -25,16 +29,22 @@ use crate::cancel::CancelHandle;
 use crate::check::{Message, Run};
 use crate::config::{Config, Input};
 use crate::error::{Error, ErrorKind};
+use crate::fetch::extras::RequestExtras;
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::host_rules::HostRules;
 use crate::hosts::{HostGate, HostStats, HostTable};
+use crate::mail_mx::MxCheck;
 use crate::outcome::Entry;
+use crate::plugins::host::PluginHost;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
 use crate::report::Statistics;
 use crate::report::stats::Tally;
-use crate::robots::RobotsCache;
+use crate::robots::{RobotsCache, robots_agent};
+
+/// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
+pub const IDLE_INTERVAL: Duration = Duration::from_millis(50);
 
 /// How long a cancelled run waits, after interrupting connections, for workers to notice.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
@@ -113,8 +123,12 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidInput`] when there is no input, an input is neither a URL nor an
-    /// existing path, or its scheme cannot be crawled.
+    /// existing path, or its scheme cannot be crawled. [`ErrorKind::InvalidConfig`] when
+    /// [`Config::proxy`] is not an http(s) proxy URL, a duration exceeds
+    /// [`MAX_DURATION`](crate::config::MAX_DURATION), the timeout is 0, or a request rate
+    /// implies more than that between two requests.
     pub fn new(config: Config) -> Result<Self, Error> {
+        config.validate()?;
         if config.inputs.is_empty() {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
@@ -126,6 +140,10 @@ impl Checker {
             .iter()
             .map(start_of)
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(proxy) = &config.proxy {
+            crate::fetch::http::parse_proxy(proxy)
+                .map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
+        }
         Ok(Checker {
             config,
             starts,
@@ -163,7 +181,22 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
-    pub fn run_with(&self, mut on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
+    pub fn run_with(&self, on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
+        self.run_with_idle(on_entry, || {})
+    }
+
+    /// Like [`run_with`](Self::run_with), also calling `on_idle` on the caller's thread each
+    /// time no entry has arrived for [`IDLE_INTERVAL`] (so again and again while a run waits on
+    /// slow servers). A consumer that buffers its output flushes it there: a finished row then
+    /// reaches its file even when the run hangs afterwards, or is killed.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    pub fn run_with_idle(
+        &self,
+        mut on_entry: impl FnMut(&Entry),
+        mut on_idle: impl FnMut(),
+    ) -> Result<Report, Error> {
         let started = Instant::now();
         let cfg = &self.config;
         let cancel = self.cancel.clone();
@@ -203,6 +236,14 @@ impl Checker {
                     .collect(),
                 rules,
                 insecure: cfg.insecure,
+                keep_headers: !cfg.plugins.is_empty(),
+                extras: RequestExtras {
+                    always_get: cfg.always_get,
+                    cookies: cfg.cookies.clone(),
+                    auth: cfg.basic_auth.clone(),
+                    accept: cfg.accept.clone(),
+                },
+                proxy: crate::fetch::http::proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env),
             },
             gate.clone(),
             cancel.clone(),
@@ -229,20 +270,25 @@ impl Checker {
             ignore_warnings: cfg.ignore_warnings.clone(),
             seed_sitemaps: cfg.seed_sitemaps,
             file_root: self.file_root()?,
+            site_url: self.site_url()?,
+            mx: cfg
+                .mx_resolver
+                .map(|server| MxCheck::new(server, cfg.timeout)),
 
-            robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
+            robots: cfg
+                .robots
+                .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
             gate: gate.clone(),
             tx: tx.clone(),
-            interrupted: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),
+            plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
         });
         self.progress.attach(&run, started);
-        let dropped = Arc::new(AtomicUsize::new(0));
         let _hook = {
-            let (run, dropped) = (run.clone(), dropped.clone());
+            // The URLs it discards stay pending in the cache: counted as unchecked at the end.
+            let run = run.clone();
             cancel.on_cancel(move || {
-                let n = run.queue.shutdown().len();
-                dropped.fetch_add(n, Ordering::SeqCst);
+                run.queue.shutdown();
             })
         };
         for s in &self.starts {
@@ -292,20 +338,31 @@ impl Checker {
 
         let mut report = Report::default();
         let mut tally = Tally::default();
-        for msg in &rx {
-            match msg {
-                Message::Entry(e) => {
-                    on_entry(&e);
-                    tally.add(&e);
-                    if cfg.keep_entries {
-                        report.entries.push(e);
-                    }
-                }
-                Message::Finished => break,
+        let mut take = |e: Entry| {
+            on_entry(&e);
+            tally.add(&e);
+            if cfg.keep_entries {
+                report.entries.push(e);
+            }
+        };
+        loop {
+            match rx.recv_timeout(IDLE_INTERVAL) {
+                Ok(Message::Entry(e)) => take(e),
+                Ok(Message::Finished) | Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => on_idle(),
             }
         }
         let all_idle = supervisor.join().unwrap_or(false);
-        let still_running = run.queue.unfinished();
+        if cancel.is_cancelled() {
+            // Redirects deferred on URLs the cancel left unchecked are reported now, with any
+            // row a worker sent after `Finished`.
+            run.abandon_waiting();
+            for msg in rx.try_iter() {
+                if let Message::Entry(e) = msg {
+                    take(e);
+                }
+            }
+        }
         if all_idle {
             for w in workers {
                 // A worker panic is caught per URL; a panic here is outside that and is ignored
@@ -313,11 +370,13 @@ impl Checker {
                 let _ = w.join();
             }
         }
-        report.urls = run.cache.len();
-        report.unchecked = dropped.load(Ordering::SeqCst)
-            + run.interrupted.load(Ordering::Relaxed)
-            + still_running;
+        // One snapshot of the cache: every URL has a verdict or is unchecked, never both.
+        (report.urls, report.unchecked) = run.cache.counts();
         report.interrupted = cancel.is_cancelled();
+        if report.interrupted {
+            // This run is over: a later run of the same checker starts uncancelled.
+            cancel.reset();
+        }
         report.duration = started.elapsed();
         report.hosts = gate.stats();
         report.stats = tally.finish(&report.hosts);
@@ -328,6 +387,25 @@ impl Checker {
 }
 
 impl Checker {
+    /// The public URL of the local site (`Config::base_url`), ending in `/`.
+    fn site_url(&self) -> Result<Option<Url>, Error> {
+        let Some(base) = &self.config.base_url else {
+            return Ok(None);
+        };
+        let mut url = Url::parse(base.trim()).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("base URL `{base}' is not a valid URL: {e}"),
+            )
+        })?;
+        if !url.path().ends_with('/') {
+            url.set_path(&format!("{}/", url.path()));
+        }
+        url.set_query(None);
+        url.set_fragment(None);
+        Ok(Some(url))
+    }
+
     /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
     /// given as input.
     fn file_root(&self) -> Result<Option<Url>, Error> {
