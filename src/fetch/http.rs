@@ -325,19 +325,21 @@ impl HttpFetcher {
                     }
                     drain(res.body_mut());
                     drop(res);
-                    drop(permit);
                     if status != 429 {
                         // A gateway or server in trouble may also mishandle HEAD: retry as GET.
                         *head = false;
                     }
-                    if matches!(status, 429 | 503) {
+                    let wait = if matches!(status, 429 | 503) {
                         // The whole host waits: the next slot of every thread bound there moves.
                         self.gate
                             .back_off(&host, Instant::now() + wait, status == 429);
                         None
                     } else {
                         Some(wait)
-                    }
+                    };
+                    // Freed only now, so no new task of the host starts before the pause.
+                    drop(permit);
+                    wait
                 }
             };
             if let Some(wait) = wait
