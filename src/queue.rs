@@ -35,6 +35,11 @@
 //! every item put is in exactly one lane (or `local`) until one `get` takes it out.
 //! [`UrlQueue::join`] waits for exactly that moment.
 //!
+//! No item is stranded either: a lane is off the timeline only while its host is at its cap or
+//! its first task runs, and every slot held and every first task belongs to a running task or
+//! request, which ends (a permit drops; `task_done` gives back an unused slot) and reschedules
+//! the lane. A lane that is on the timeline is due at a finite instant.
+//!
 //! # Shutdown
 //!
 //! [`UrlQueue::shutdown`] (abort, Ctrl-C) clears the queued items, lowers `unfinished_tasks` by
