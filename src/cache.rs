@@ -10,8 +10,10 @@
 //! same lock, so no referrer can fall between the two.
 //!
 //! # Redirects into known URLs
-//! A redirect chain that reaches a URL already claimed stops there instead of requesting it
-//! again: the redirecting URL is [`defer`](ResultCache::defer)red on that target (its slot is
+//! A redirect chain that reaches a URL already claimed — or one whose own check would differ
+//! from the redirecting URL's (another scope or recursion decision, filtered out, disallowed
+//! by robots.txt), which is then claimed and queued on its own — stops there instead of
+//! requesting it: the redirecting URL is [`defer`](ResultCache::defer)red on that target (its slot is
 //! `Waiting`, and a partial result is parked in the target's slot). When the target finishes,
 //! every URL waiting on it is finished too, with the target's verdict behind its own redirect
 //! hops. A wait that would close a cycle (A waits on B, B redirects back to A) is finished at
@@ -106,7 +108,10 @@ impl ResultCache {
 
     /// Claims `key` as another name of a URL being checked (a redirect hop, a folder's
     /// `index.html`). Returns `true` when the caller now owns it and must finish it; `false`
-    /// when it is already claimed under its own name.
+    /// when it is already claimed under its own name. The caller makes a hop an alias only
+    /// when the hop's own check would be the same check (same scope, recursion, filter and
+    /// robots.txt verdict; see `check::Run::claim_hop`); otherwise it claims the key here and
+    /// queues it as a task of its own, and the redirecting URL [`defer`](Self::defer)s on it.
     pub(crate) fn claim_alias(&self, key: &str) -> bool {
         let mut slots = self.slots.lock();
         if slots.contains_key(key) {
@@ -178,6 +183,55 @@ impl ResultCache {
     pub(crate) fn len(&self) -> usize {
         self.slots.lock().len()
     }
+
+    /// For a run that was cancelled: finishes every redirect still waiting on a URL that was
+    /// never checked (dropped from the queue, or interrupted), as not checked, so it is reported
+    /// instead of vanishing. Returns what to report.
+    pub(crate) fn abandon_waiting(&self) -> Vec<Emission> {
+        let mut slots = self.slots.lock();
+        let orphans: Vec<(String, String, CheckResult)> = slots
+            .iter_mut()
+            .filter(|(_, s)| matches!(s.state, State::Pending))
+            .flat_map(|(target, s)| {
+                std::mem::take(&mut s.dependents)
+                    .into_iter()
+                    .map(move |(key, partial)| (target.clone(), key, partial))
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (target, key, mut partial) in orphans {
+            partial.outcome = Outcome::Ignored {
+                reason: format!(
+                    "not checked: the run was interrupted before its redirect target {target} \
+                     was checked"
+                ),
+            };
+            // Redirects waiting on this one get the same verdict (see `finish_locked`).
+            finish_locked(&mut slots, key, partial, &mut out);
+        }
+        out
+    }
+
+    /// Keys claimed, and of those the ones never checked: still pending (queued when the run
+    /// was cancelled, refused by the shut queue, or in flight) or finished as interrupted.
+    /// Read under one lock, so `claimed - unchecked` is exactly the URLs with a verdict.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let slots = self.slots.lock();
+        let unchecked = slots
+            .values()
+            .filter(|s| match &s.state {
+                State::Done(r) => matches!(
+                    r.outcome,
+                    Outcome::Failed {
+                        kind: FailKind::Interrupted,
+                        ..
+                    }
+                ),
+                State::Pending | State::Waiting(_) => true,
+            })
+            .count();
+        (slots.len(), unchecked)
+    }
 }
 
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.
@@ -204,7 +258,8 @@ fn finish_locked(
 ) {
     let mut work = vec![(key, result)];
     while let Some((key, result)) = work.pop() {
-        let result = Arc::new(result);
+        // Every reported result passes here once: the one place credentials are masked.
+        let result = Arc::new(result.without_credentials());
         let slot = slots.entry(key).or_insert_with(|| Slot {
             state: State::Pending,
             occurrences: Vec::new(),
@@ -367,6 +422,33 @@ mod tests {
         );
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].0.outcome, Outcome::Ok { status: Some(200) });
+    }
+
+    #[test]
+    fn after_a_cancel_redirects_waiting_on_unchecked_targets_are_reported() {
+        let c = ResultCache::default();
+        c.claim("http://t/target", occ("p1"));
+        c.claim("http://t/old", occ("p2"));
+        c.claim("http://t/older", occ("p3"));
+        c.defer(
+            "http://t/old",
+            redirecting("http://t/old", "target"),
+            "http://t/target",
+        );
+        c.defer(
+            "http://t/older",
+            redirecting("http://t/older", "old"),
+            "http://t/old",
+        );
+        assert_eq!(c.counts(), (3, 3), "nothing has a verdict yet");
+        let out = c.abandon_waiting();
+        assert_eq!(out.len(), 2, "old, and older through it");
+        for (r, occurrences) in &out {
+            assert!(r.outcome.is_ignored(), "{:?}", r.outcome);
+            assert_eq!(occurrences.len(), 1);
+        }
+        assert_eq!(c.counts(), (3, 1), "only the target is unchecked");
+        assert!(c.abandon_waiting().is_empty(), "once");
     }
 
     #[test]

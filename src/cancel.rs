@@ -14,7 +14,7 @@ type Hook = Box<dyn Fn() + Send + Sync>;
 
 #[derive(Default)]
 struct Inner {
-    /// Set once by `cancel`, never cleared. SeqCst: it is read rarely and must order with the
+    /// Set by `cancel`; cleared by `reset` when the cancelled run has returned. SeqCst: it is read rarely and must order with the
     /// hooks list, so there is nothing to gain from a weaker ordering.
     cancelled: AtomicBool,
     /// Hooks to run on cancel, with their registration ids. Guarded for bookkeeping only: hooks
@@ -33,7 +33,9 @@ struct Inner {
 ///
 /// After [`cancel`](Self::cancel), the run stops taking new URLs, waits up to its abort
 /// timeout for URLs in flight, interrupts what is left, and returns a report marked
-/// interrupted with every result finished so far.
+/// interrupted with every result finished so far. The run clears the handle as it returns, so
+/// a later run of the same checker is not cancelled too; a cancel while no run is going on
+/// stops the next run at once.
 #[derive(Clone, Default)]
 pub struct CancelHandle {
     inner: Arc<Inner>,
@@ -82,6 +84,12 @@ impl CancelHandle {
         for (_, hook) in &hooks {
             hook();
         }
+    }
+
+    /// Clears the flag once a cancelled run has returned, so the next run of the same checker
+    /// starts afresh (called by `Checker::run_with` on its way out).
+    pub(crate) fn reset(&self) {
+        self.inner.cancelled.store(false, Ordering::SeqCst);
     }
 
     /// `true` once [`cancel`](Self::cancel) was called.

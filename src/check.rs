@@ -22,7 +22,10 @@ use url::{Position, Url};
 use crate::cache::{Claim, Emission, Occurrence, ResultCache};
 use crate::cancel::CancelHandle;
 use crate::charset::html_to_utf8;
-use crate::extract::{HtmlDocument, RawLink, extract_html, extract_sitemap, is_sitemap};
+use crate::extract::{
+    HtmlDocument, RawLink, extract_css, extract_html, extract_markdown, extract_sitemap,
+    extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
+};
 use crate::fetch::http::host_key;
 use crate::fetch::is_html;
 use crate::fetch::{self, Fetched, http::HttpFetcher};
@@ -30,7 +33,9 @@ use crate::filter::{Decision, Filter};
 use crate::hosts::HostGate;
 use crate::link_site::LinkSite;
 use crate::mail::check_mailto;
-use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Warning};
+use crate::mail_mx::MxCheck;
+use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Warning, mask_url};
+use crate::plugins::host::{PageFacts, PluginHost};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
 use crate::url_norm::{cache_key, redact};
@@ -54,6 +59,18 @@ pub(crate) struct Task {
     pub(crate) recurse: bool,
     /// An in-memory document standing in for the URL's content (not fetched).
     pub(crate) inline: Option<Arc<str>>,
+    /// The link may be followed (no `rel=nofollow`, no `<meta name=robots content=nofollow>`);
+    /// a redirect target of this task is decided with it too.
+    pub(crate) follow: bool,
+}
+
+impl Task {
+    /// The politeness key of the host its first request goes to; `None` when it makes no
+    /// request (a local file or an in-memory document). The queue schedules tasks by it.
+    fn host(&self) -> Option<String> {
+        (self.inline.is_none() && matches!(self.url.scheme(), "http" | "https"))
+            .then(|| host_key(&self.url))
+    }
 }
 
 /// What checking one task produced.
@@ -110,14 +127,6 @@ impl Drop for TaskDone<'_> {
     }
 }
 
-/// Replaces a URL's user name and password with `***` (reports never show credentials).
-fn mask_credentials(url: &mut Url) {
-    if !url.username().is_empty() || url.password().is_some() {
-        let _ = url.set_password(None);
-        let _ = url.set_username("***");
-    }
-}
-
 /// Messages from the workers to the thread that consumes the results.
 #[derive(Debug)]
 pub(crate) enum Message {
@@ -137,8 +146,9 @@ pub(crate) enum Message {
 /// their own synchronisation: `queue` and `cache` (a mutex each, see their modules), the
 /// atomics, and `tx` (a channel). Workers hold no lock of their own across I/O.
 pub(crate) struct Run {
-    /// URLs waiting for a worker and the count of unfinished tasks (termination).
-    pub(crate) queue: UrlQueue<Task>,
+    /// URLs waiting for a worker, scheduled by host, and the count of unfinished tasks
+    /// (termination). Shared with the politeness gate, whose table it holds.
+    pub(crate) queue: Arc<UrlQueue<Task>>,
     /// Placeholder-on-enqueue results and every referrer of each URL.
     pub(crate) cache: ResultCache,
     /// Scope, patterns and recursion depth.
@@ -153,6 +163,11 @@ pub(crate) struct Run {
     pub(crate) max_urls: Option<usize>,
     /// The folder that `/` means in links of local pages (a `file:` URL ending in `/`).
     pub(crate) file_root: Option<Url>,
+    /// The public URL of `file_root` (ends in `/`): links under it on local pages are checked
+    /// in the folder instead.
+    pub(crate) site_url: Option<Url>,
+    /// MX lookups of `mailto:` domains, when asked for.
+    pub(crate) mx: Option<MxCheck>,
     /// Queue the sitemaps listed in a start site's robots.txt.
     pub(crate) seed_sitemaps: bool,
     /// Warning tags dropped from every result (`--ignore-warning`).
@@ -172,11 +187,11 @@ pub(crate) struct Run {
     /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when
     /// every worker that counted has finished its tasks (the queue's lock orders that).
     pub(crate) unreported: AtomicUsize,
-    /// URLs whose check was cut short by a cancel (not reported as results).
-    pub(crate) interrupted: AtomicUsize,
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
     /// statistic read for progress displays only.
     pub(crate) checked: AtomicUsize,
+    /// The configured plugins and their fetches (see `plugins::host`).
+    pub(crate) plugins: PluginHost,
 }
 
 impl Run {
@@ -248,6 +263,12 @@ impl Run {
         self.emit(done);
     }
 
+    /// After a cancel: reports the redirects still waiting on targets that were never checked.
+    pub(crate) fn abandon_waiting(&self) {
+        let done = self.cache.abandon_waiting();
+        self.emit(done);
+    }
+
     /// Sends one entry per occurrence of each finished result.
     fn emit(&self, done: Vec<Emission>) {
         for (result, occurrences) in done {
@@ -258,7 +279,7 @@ impl Run {
                     ..
                 }
             ) {
-                self.interrupted.fetch_add(1, Ordering::Relaxed);
+                // Not a result: counted as unchecked (`ResultCache::counts`).
                 continue;
             }
             for (i, o) in occurrences.into_iter().enumerate() {
@@ -267,7 +288,11 @@ impl Run {
         }
     }
 
-    fn send(&self, result: &Arc<CheckResult>, o: Occurrence, cached: bool) {
+    /// Builds and sends one entry: the only place an `Entry` is made, so its referrer's
+    /// credentials are masked here, after the plugins saw it (the result's were masked when it
+    /// was stored).
+    fn send(&self, result: &Arc<CheckResult>, mut o: Occurrence, cached: bool) {
+        self.plugins_on_link(result, &mut o);
         // The receiver only goes away after the run is over; a late row is then dropped.
         if self.only_problems && !is_problem(result, o.site.as_ref()) {
             self.unreported.fetch_add(1, Ordering::Relaxed);
@@ -278,7 +303,7 @@ impl Run {
         }
         let _ = self.tx.send(Message::Entry(Entry {
             result: result.clone(),
-            referrer: o.site.map(LinkSite::into_referrer),
+            referrer: o.site.map(|s| s.into_referrer().without_credentials()),
             fragment: o.fragment,
             cached,
         }));
@@ -334,58 +359,102 @@ impl Run {
             Claim::New => {
                 let mut clean = url;
                 clean.set_fragment(None);
-                match self.filter.decide(&clean, level, seed, from_web) {
-                    Decision::Check { .. } if self.over_url_limit() => {
-                        let reason = format!(
-                            "not checked: the limit of {} URLs (--max-urls) was reached",
-                            self.max_urls.unwrap_or(0)
-                        );
-                        let r = CheckResult::immediate(
-                            redact(clean.as_str()).into_owned(),
-                            Outcome::Ignored { reason },
-                            level,
-                        );
-                        self.complete(&key, r);
-                    }
-                    Decision::Check { internal, recurse } => {
-                        let task = Task {
-                            url: clean,
-                            key: key.clone(),
-                            level,
-                            internal,
-                            // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
-                            recurse: recurse && follow,
-                            inline,
-                        };
-                        if !self.queue.put(task) {
-                            // Refused after shutdown: the URL stays unchecked and unreported.
-                            self.interrupted.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    Decision::Mail => {
-                        let outcome = match check_mailto(&clean) {
-                            Ok(()) => Outcome::Ok { status: None },
-                            Err(message) => Outcome::Failed {
-                                kind: FailKind::BadMailAddress,
-                                message,
-                            },
-                        };
-                        self.complete(
-                            &key,
-                            CheckResult::immediate(clean.to_string(), outcome, level),
-                        );
-                    }
-                    Decision::Ignore(reason) => {
-                        let r = CheckResult::immediate(
-                            clean.to_string(),
-                            Outcome::Ignored { reason },
-                            level,
-                        );
-                        self.complete(&key, r);
-                    }
-                }
+                self.start(key, clean, level, seed, from_web, follow, inline);
             }
         }
+    }
+
+    /// Decides about a URL whose key the caller just claimed: queues it, or finishes it at
+    /// once (ignored, mail, over the URL limit).
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &self,
+        key: String,
+        clean: Url,
+        level: usize,
+        seed: bool,
+        from_web: bool,
+        follow: bool,
+        inline: Option<Arc<str>>,
+    ) {
+        match self.filter.decide(&clean, level, seed, from_web) {
+            Decision::Check { .. } if self.over_url_limit() => {
+                let reason = format!(
+                    "not checked: the limit of {} URLs (--max-urls) was reached",
+                    self.max_urls.unwrap_or(0)
+                );
+                let r = CheckResult::immediate(
+                    redact(clean.as_str()).into_owned(),
+                    Outcome::Ignored { reason },
+                    level,
+                );
+                self.complete(&key, r);
+            }
+            Decision::Check { internal, recurse } => {
+                let task = Task {
+                    url: clean,
+                    key: key.clone(),
+                    level,
+                    internal,
+                    // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
+                    recurse: recurse && follow,
+                    inline,
+                    follow,
+                };
+                // Refused after shutdown: the URL stays pending, counted as unchecked.
+                let _ = self.queue.put_for(task.host(), task);
+            }
+            Decision::Mail => {
+                let verdict = check_mailto(&clean).and_then(|domains| {
+                    let Some(mx) = &self.mx else { return Ok(()) };
+                    domains.iter().try_for_each(|d| mx.check_domain(d))
+                });
+                let outcome = match verdict {
+                    Ok(()) => Outcome::Ok { status: None },
+                    Err(message) => Outcome::Failed {
+                        kind: FailKind::BadMailAddress,
+                        message,
+                    },
+                };
+                self.complete(
+                    &key,
+                    CheckResult::immediate(clean.to_string(), outcome, level),
+                );
+            }
+            Decision::Ignore(reason) => {
+                let r =
+                    CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
+                self.complete(&key, r);
+            }
+        }
+    }
+
+    /// Asked by the fetcher before it requests redirect target `next` of `task`. The target
+    /// is another name of this check — claimed as an alias and requested by this chain, `true`
+    /// — only when its own check would be this very check: the same decision (scope, recursion,
+    /// filter) and robots.txt allows it. Otherwise (`false`) it is checked as a URL of its own:
+    /// already known, or claimed now and queued (or finished) with its own decision, at this
+    /// task's level; the chain then waits for its verdict (`cache::ResultCache::defer`). So a
+    /// URL's result does not depend on whether a redirect or a link reached it first.
+    fn claim_hop(&self, task: &Task, next: &Url) -> bool {
+        let key = cache_key(next);
+        let same = match self.filter.decide(next, task.level, false, true) {
+            Decision::Check { internal, recurse } => {
+                internal == task.internal
+                    && (recurse && task.follow) == task.recurse
+                    && self.robots_allow(next)
+            }
+            _ => false,
+        };
+        if same {
+            return self.cache.claim_alias(&key);
+        }
+        if self.cache.claim_alias(&key) {
+            let mut clean = next.clone();
+            clean.set_fragment(None);
+            self.start(key, clean, task.level, false, true, task.follow, None);
+        }
+        false
     }
 
     /// The site root for a root-relative link (`/about.html`) on a local page, when one is set.
@@ -397,8 +466,21 @@ impl Run {
         .then_some(root)
     }
 
+    /// On a local page, a link under the site's public URL (`--base-url`) points into the local
+    /// folder instead; any other URL is returned as is.
+    fn local_copy(&self, page: &Url, url: Url) -> Url {
+        if page.scheme() == "file"
+            && let (Some(site), Some(root)) = (&self.site_url, &self.file_root)
+            && let Some(rest) = url.as_str().strip_prefix(site.as_str())
+            && let Ok(local) = root.join(rest)
+        {
+            return local;
+        }
+        url
+    }
+
     /// `false` for a warning the user asked to ignore.
-    fn keeps(&self, w: &Warning) -> bool {
+    pub(crate) fn keeps(&self, w: &Warning) -> bool {
         !self.ignore_warnings.iter().any(|t| t == w.tag)
     }
 
@@ -422,13 +504,38 @@ impl Run {
         result.warnings.retain(|w| self.keeps(w));
     }
 
+    /// No silent pass for content we do not read: a start URL whose type we cannot parse
+    /// (Markdown, plain text, PDF) is warned about, as LinkChecker does at level 0
+    /// (`url-content-type-unparseable`); a folder without `index.html` says it was listed (a
+    /// link to one from a page is warned about where it is found: `file-no-index`).
+    fn note_unparsed(&self, result: &mut CheckResult, task: &Task, final_url: &Url) {
+        if !matches!(result.outcome, Outcome::Ok { .. }) || task.inline.is_some() {
+            return;
+        }
+        if fetch::file::is_listing(final_url) {
+            result
+                .infos
+                .push("A folder without index.html: its entries are listed and checked.".into());
+            return;
+        }
+        if let Some(ct) = result.content_type.as_deref()
+            && task.level == 0
+            && !fetch::is_parsed(final_url, Some(ct))
+        {
+            result.warnings.push(Warning {
+                tag: "url-content-type-unparseable",
+                message: format!("The URL with content type '{ct}' is not parseable."),
+            });
+        }
+    }
+
     /// `true` once more distinct URLs were claimed than `max_urls` allows.
     fn over_url_limit(&self) -> bool {
         self.max_urls.is_some_and(|n| self.cache.len() > n)
     }
 
     /// Asks robots.txt (fetching it once per origin) whether `url` may be requested.
-    fn robots_allow(&self, url: &Url) -> bool {
+    pub(crate) fn robots_allow(&self, url: &Url) -> bool {
         let Some(robots) = &self.robots else {
             return true;
         };
@@ -500,7 +607,7 @@ impl Run {
             fetch::file::fetch(&task.url, task.recurse, self.max_body)
         } else {
             self.http
-                .fetch(&task.url, task.recurse, &|key| self.cache.claim_alias(key))
+                .fetch(&task.url, task.recurse, &|next| self.claim_hop(task, next))
         };
         let mut result = CheckResult::immediate(
             redact(task.url.as_str()).into_owned(),
@@ -510,11 +617,11 @@ impl Run {
         result.internal = task.internal;
         result.redirects = fetched.redirects;
         for hop in &mut result.redirects {
-            mask_credentials(&mut hop.url);
+            mask_url(&mut hop.url);
         }
         if fetched.final_url != task.url {
             let mut real = fetched.final_url.clone();
-            mask_credentials(&mut real);
+            mask_url(&mut real);
             result.real_url = Some(real);
         }
         result.retries = fetched.retries;
@@ -528,6 +635,10 @@ impl Run {
         result.download_time = fetched.download_time;
         result.modified = fetched.modified;
         result.warnings = fetched.warnings;
+        self.note_unparsed(&mut result, task, &fetched.final_url);
+        if task.inline.is_none() && fetched.stopped_at.is_none() {
+            self.plugins_on_response(task, &fetched.final_url, &fetched.headers, &mut result);
+        }
         if task.inline.is_some() {
             result.infos.push("in-memory document".into());
         }
@@ -561,11 +672,23 @@ impl Run {
             } else {
                 body.into()
             };
-            // Links to the page itself can be counted at once when only problems are reported
-            // and this page is none (see `queue_children`).
-            let own = (self.only_problems && fetched.final_url == task.url).then_some(&result);
-            result.links_found =
-                self.queue_children(&body, &fetched.final_url, task.level + 1, content_type, own);
+            let mut facts = self.plugins.page_facts();
+            // Links to the page itself can be counted at once when only problems are reported,
+            // no plugin looks at links, and this page is no problem (see `queue_children`).
+            let own =
+                (self.only_problems && !self.plugins.active() && fetched.final_url == task.url)
+                    .then_some(&result);
+            result.links_found = self.queue_children(
+                &body,
+                &fetched.final_url,
+                task.level + 1,
+                content_type,
+                facts.as_mut(),
+                own,
+            );
+            if let Some(facts) = facts {
+                self.plugins_on_content(task, &fetched.final_url, &body, &facts, &mut result);
+            }
         }
         result.check_time = start.elapsed();
         Checked {
@@ -575,30 +698,42 @@ impl Run {
         }
     }
 
-    /// Extracts the links of a page and considers each. Returns how many links it had.
+    /// Extracts the links of a page and considers each. Returns how many links it had. With
+    /// `facts`, also hands over the page's anchors and resolved links (for plugins).
     ///
-    /// `own` is the page's verdict (all but its timing), given when only problems are reported
-    /// and the page is checked under its own key. A link back to the page (`#line-123`; a
-    /// source listing has one per line) would wait in the cache until the page is recorded,
-    /// 200,000 of them for one large page; when neither the verdict nor the link is a problem
-    /// it is counted at once instead, exactly as `send` would count it later.
+    /// `own` is the page's verdict (all but its timing), given when only problems are reported,
+    /// no plugin is active and the page is checked under its own key. A link back to the page
+    /// (`#line-123`; a source listing has one per line) would wait in the cache until the page
+    /// is recorded, 200,000 of them for one large page; when neither the verdict nor the link
+    /// is a problem it is counted at once instead, exactly as `send` would count it later.
     fn queue_children(
         &self,
         body: &[u8],
         page: &Url,
         level: usize,
         content_type: Option<&str>,
+        mut facts: Option<&mut PageFacts>,
         own: Option<&CheckResult>,
     ) -> usize {
-        let doc = if is_html(content_type) {
+        let mut doc = if is_html(content_type) {
             extract_html(body)
-        } else if is_sitemap(body) {
+        } else {
+            let links = match content_type {
+                Some("text/css") => extract_css(body),
+                Some("text/markdown" | "text/x-markdown") => extract_markdown(body),
+                // A text file given as a start input is a list of URLs; other text is not read.
+                Some("text/plain") if level == 1 => extract_text_urls(body),
+                _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {
+                    Some(xml) if is_sitemap(&xml) => extract_sitemap(&xml),
+                    _ => return 0,
+                },
+                _ if is_sitemap(body) => extract_sitemap(body),
+                _ => return 0,
+            };
             HtmlDocument {
-                links: extract_sitemap(body),
+                links,
                 ..HtmlDocument::default()
             }
-        } else {
-            return 0;
         };
         let base = doc
             .base
@@ -606,6 +741,9 @@ impl Run {
             .and_then(|b| page.join(b.trim()).ok())
             .unwrap_or_else(|| page.clone());
 
+        if let Some(f) = facts.as_deref_mut() {
+            f.anchors = std::mem::take(&mut doc.anchors);
+        }
         let from_web = matches!(page.scheme(), "http" | "https");
         // One copy of the page's URL and base for all its links.
         let parent: Arc<str> = Arc::from(redact(page.as_str()));
@@ -625,8 +763,26 @@ impl Run {
                 Some(root) => root.join(value.trim_start_matches('/')),
                 None => base.join(&value),
             }
+            .map(|u| self.local_copy(page, u))
             .map_err(|e| format!("cannot resolve `{value}': {e}"));
+            if let (Some(f), Ok(u)) = (facts.as_deref_mut(), &url)
+                && f.want_links
+            {
+                f.links.push(u.clone());
+            }
             let mut warnings = Vec::new();
+            if let Ok(u) = &url
+                && !fetch::file::is_listing(page)
+                && fetch::file::is_folder_without_index(u)
+            {
+                warnings.push(Warning {
+                    tag: "file-no-index",
+                    message: format!(
+                        "`{value}' is a folder without index.html: a web server would not serve \
+                         a page here (its entries are listed and checked)."
+                    ),
+                });
+            }
             if padded {
                 warnings.push(Warning {
                     tag: "url-whitespace",

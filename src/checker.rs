@@ -11,6 +11,9 @@
 //! 3. It closes the queue (idle workers exit) and sends `Finished`. The caller's thread stops
 //!    reading there, so a worker stuck beyond all of that (a DNS lookup cannot be interrupted)
 //!    can never hold the report back; such a worker is left to end on its own.
+//! 4. After a cancel, the caller's thread reports the redirects still waiting on a URL that was
+//!    never checked (as not checked), then reads the URL counts from one snapshot of the cache:
+//!    every claimed URL either has a reported verdict or is unchecked.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,6 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::RecvTimeoutError;
 use url::Url;
 
 use crate::cache::ResultCache;
@@ -25,16 +29,22 @@ use crate::cancel::CancelHandle;
 use crate::check::{Message, Run};
 use crate::config::{Config, Input};
 use crate::error::{Error, ErrorKind};
+use crate::fetch::extras::RequestExtras;
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::filter::Filter;
 use crate::host_rules::HostRules;
-use crate::hosts::{HostGate, HostStats};
+use crate::hosts::{HostGate, HostStats, HostTable};
+use crate::mail_mx::MxCheck;
 use crate::outcome::Entry;
+use crate::plugins::host::PluginHost;
 use crate::progress::ProgressHandle;
 use crate::queue::UrlQueue;
 use crate::report::Statistics;
 use crate::report::stats::Tally;
-use crate::robots::RobotsCache;
+use crate::robots::{RobotsCache, robots_agent};
+
+/// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
+pub const IDLE_INTERVAL: Duration = Duration::from_millis(50);
 
 /// How long a cancelled run waits, after interrupting connections, for workers to notice.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
@@ -118,8 +128,12 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::InvalidInput`] when there is no input, an input is neither a URL nor an
-    /// existing path, or its scheme cannot be crawled.
+    /// existing path, or its scheme cannot be crawled. [`ErrorKind::InvalidConfig`] when
+    /// [`Config::proxy`] is not an http(s) proxy URL, a duration exceeds
+    /// [`MAX_DURATION`](crate::config::MAX_DURATION), the timeout is 0, or a request rate
+    /// implies more than that between two requests.
     pub fn new(config: Config) -> Result<Self, Error> {
+        config.validate()?;
         if config.inputs.is_empty() {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
@@ -131,6 +145,10 @@ impl Checker {
             .iter()
             .map(start_of)
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some(proxy) = &config.proxy {
+            crate::fetch::http::parse_proxy(proxy)
+                .map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
+        }
         Ok(Checker {
             config,
             starts,
@@ -168,17 +186,38 @@ impl Checker {
     ///
     /// # Errors
     /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
-    pub fn run_with(&self, mut on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
+    pub fn run_with(&self, on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
+        self.run_with_idle(on_entry, || {})
+    }
+
+    /// Like [`run_with`](Self::run_with), also calling `on_idle` on the caller's thread each
+    /// time no entry has arrived for [`IDLE_INTERVAL`] (so again and again while a run waits on
+    /// slow servers). A consumer that buffers its output flushes it there: a finished row then
+    /// reaches its file even when the run hangs afterwards, or is killed.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    pub fn run_with_idle(
+        &self,
+        mut on_entry: impl FnMut(&Entry),
+        mut on_idle: impl FnMut(),
+    ) -> Result<Report, Error> {
         let started = Instant::now();
         let cfg = &self.config;
         let cancel = self.cancel.clone();
         let rules = HostRules::new(cfg.host_rules.clone());
-        let gate = Arc::new(HostGate::new(
-            cfg.max_requests_per_second,
-            cfg.host_concurrency,
-            rules.clone(),
+        // The queue schedules tasks by host and holds the politeness table; the gate is the
+        // fetchers' view of that table (see `hosts`).
+        let queue = Arc::new(UrlQueue::with_hosts(
+            HostTable::new(
+                cfg.max_requests_per_second,
+                cfg.host_concurrency,
+                rules.clone(),
+                cfg.robots,
+            ),
             cancel.clone(),
         ));
+        let gate = Arc::new(HostGate::over(queue.clone()));
         let idle_per_host = if cfg.host_concurrency == 0 {
             cfg.threads
         } else {
@@ -202,6 +241,14 @@ impl Checker {
                     .collect(),
                 rules,
                 insecure: cfg.insecure,
+                keep_headers: !cfg.plugins.is_empty(),
+                extras: RequestExtras {
+                    always_get: cfg.always_get,
+                    cookies: cfg.cookies.clone(),
+                    auth: cfg.basic_auth.clone(),
+                    accept: cfg.accept.clone(),
+                },
+                proxy: crate::fetch::http::proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env),
             },
             gate.clone(),
             cancel.clone(),
@@ -218,7 +265,7 @@ impl Checker {
         }
         let (tx, rx) = crossbeam_channel::bounded(RESULT_CHANNEL_CAPACITY);
         let run = Arc::new(Run {
-            queue: UrlQueue::new(),
+            queue,
             cache: ResultCache::default(),
             filter,
             http,
@@ -228,22 +275,27 @@ impl Checker {
             ignore_warnings: cfg.ignore_warnings.clone(),
             seed_sitemaps: cfg.seed_sitemaps,
             file_root: self.file_root()?,
+            site_url: self.site_url()?,
+            mx: cfg
+                .mx_resolver
+                .map(|server| MxCheck::new(server, cfg.timeout)),
 
-            robots: cfg.robots.then(|| RobotsCache::new("linkpatrol")),
+            robots: cfg
+                .robots
+                .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
             gate: gate.clone(),
             tx: tx.clone(),
             only_problems: cfg.only_problems,
             unreported: AtomicUsize::new(0),
-            interrupted: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),
+            plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
         });
         self.progress.attach(&run, started);
-        let dropped = Arc::new(AtomicUsize::new(0));
         let _hook = {
-            let (run, dropped) = (run.clone(), dropped.clone());
+            // The URLs it discards stay pending in the cache: counted as unchecked at the end.
+            let run = run.clone();
             cancel.on_cancel(move || {
-                let n = run.queue.shutdown().len();
-                dropped.fetch_add(n, Ordering::SeqCst);
+                run.queue.shutdown();
             })
         };
         let threads = self.worker_count();
@@ -298,21 +350,42 @@ impl Checker {
 
         let mut report = Report::default();
         let mut tally = Tally::default();
-        for msg in &rx {
-            match msg {
-                Message::Entry(e) => {
-                    on_entry(&e);
-                    tally.add(&e);
-                    if cfg.keep_entries {
-                        report.entries.push(e);
-                    }
+        let mut take = |msg: Message, tally: &mut Tally| match msg {
+            Message::Entry(e) => {
+                on_entry(&e);
+                tally.add(&e);
+                if cfg.keep_entries {
+                    report.entries.push(e);
                 }
-                Message::Counted(r) => tally.add_url(&r),
-                Message::Finished => break,
+            }
+            Message::Counted(r) => tally.add_url(&r),
+            Message::Finished => {}
+        };
+        loop {
+            match rx.recv_timeout(IDLE_INTERVAL) {
+                Ok(Message::Finished) | Err(RecvTimeoutError::Disconnected) => break,
+                Ok(msg) => take(msg, &mut tally),
+                Err(RecvTimeoutError::Timeout) => on_idle(),
             }
         }
         let all_idle = supervisor.join().unwrap_or(false);
-        let still_running = run.queue.unfinished();
+        if cancel.is_cancelled() {
+            // Redirects deferred on URLs the cancel left unchecked are reported now, with any
+            // row a worker sent after `Finished`.
+            // The channel is bounded and this thread is its only reader: the rows of
+            // `abandon_waiting` are sent from another thread while this one drains them.
+            thread::scope(|scope| {
+                let abandon = scope.spawn(|| run.abandon_waiting());
+                while !abandon.is_finished() {
+                    if let Ok(msg) = rx.recv_timeout(Duration::from_millis(10)) {
+                        take(msg, &mut tally);
+                    }
+                }
+            });
+            for msg in rx.try_iter() {
+                take(msg, &mut tally);
+            }
+        }
         if all_idle {
             for w in workers {
                 // A worker panic is caught per URL; a panic here is outside that and is ignored
@@ -321,11 +394,13 @@ impl Checker {
             }
         }
         tally.add_unreported(run.unreported.load(Ordering::Relaxed));
-        report.urls = run.cache.len();
-        report.unchecked = dropped.load(Ordering::SeqCst)
-            + run.interrupted.load(Ordering::Relaxed)
-            + still_running;
+        // One snapshot of the cache: every URL has a verdict or is unchecked, never both.
+        (report.urls, report.unchecked) = run.cache.counts();
         report.interrupted = cancel.is_cancelled();
+        if report.interrupted {
+            // This run is over: a later run of the same checker starts uncancelled.
+            cancel.reset();
+        }
         report.duration = started.elapsed();
         report.hosts = gate.stats();
         report.stats = tally.finish(&report.hosts);
@@ -352,6 +427,25 @@ impl Checker {
         } else {
             cfg.threads
         }
+    }
+
+    /// The public URL of the local site (`Config::base_url`), ending in `/`.
+    fn site_url(&self) -> Result<Option<Url>, Error> {
+        let Some(base) = &self.config.base_url else {
+            return Ok(None);
+        };
+        let mut url = Url::parse(base.trim()).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!("base URL `{base}' is not a valid URL: {e}"),
+            )
+        })?;
+        if !url.path().ends_with('/') {
+            url.set_path(&format!("{}/", url.path()));
+        }
+        url.set_query(None);
+        url.set_fragment(None);
+        Ok(Some(url))
     }
 
     /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder

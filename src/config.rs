@@ -2,12 +2,18 @@
 //! the library cannot drift apart. The library never parses command-line flags; the binary
 //! turns them into a `Config` in one place.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use regex::Regex;
 
+use crate::accept::AcceptStatus;
+use crate::basic_auth::BasicAuth;
+use crate::cookies::CookieJar;
+use crate::error::{Error, ErrorKind};
 use crate::host_rules::HostRule;
+use crate::plugins::PluginList;
 
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
 /// politeness limits keep any one host from being flooded.
@@ -34,12 +40,22 @@ pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_secs(1);
 /// Longest wait a `Retry-After` (or a backoff) may impose before a retry. A server asking for
 /// more gets no retry: its 429/503 is the result. Defaults to 60 s.
 pub const DEFAULT_MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
+/// Longest duration any setting accepts: a timeout, a wait, or the interval between two
+/// requests that a rate implies (one year). [`Checker::new`](crate::Checker::new) rejects longer
+/// ones: they would overflow the clock arithmetic, and no check needs them.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 /// The User-Agent header sent with every request.
 pub const DEFAULT_USER_AGENT: &str = concat!(
     "Mozilla/5.0 (compatible; linkpatrol/",
     env!("CARGO_PKG_VERSION"),
     ")"
 );
+
+/// The first `nameserver` of a `resolv.conf` text (port 53), for
+/// [`Config::mx_resolver`]. The caller reads the file (usually `/etc/resolv.conf`).
+pub fn resolver_from_resolv_conf(text: &str) -> Option<SocketAddr> {
+    crate::dns::nameserver_of(text)
+}
 
 /// Something to check: the start of a crawl.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,12 +107,22 @@ pub struct Config {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) host_rules: Vec<HostRule>,
     pub(crate) insecure: bool,
+    pub(crate) proxy: Option<String>,
+    pub(crate) proxy_from_env: bool,
     pub(crate) max_urls: Option<usize>,
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
+    pub(crate) plugins: PluginList,
+    // Inputs and requests (issue 9).
+    pub(crate) base_url: Option<String>,
+    pub(crate) always_get: bool,
+    pub(crate) cookies: CookieJar,
+    pub(crate) basic_auth: Vec<BasicAuth>,
+    pub(crate) accept: AcceptStatus,
+    pub(crate) mx_resolver: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -123,12 +149,21 @@ impl Default for Config {
             headers: Vec::new(),
             host_rules: Vec::new(),
             insecure: false,
+            proxy: None,
+            proxy_from_env: true,
             max_urls: None,
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
             root_dir: None,
             keep_entries: true,
             only_problems: false,
+            plugins: PluginList::default(),
+            base_url: None,
+            always_get: false,
+            cookies: CookieJar::default(),
+            basic_auth: Vec::new(),
+            accept: AcceptStatus::default(),
+            mx_resolver: None,
         }
     }
 }
@@ -137,6 +172,18 @@ impl Config {
     /// A configuration with every default and no inputs.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Adds a plugin; its hooks run for every checked URL, in the order plugins were added.
+    /// Built-in plugins come from [`plugins::builtin`](crate::plugins::builtin).
+    pub fn plugin(mut self, plugin: std::sync::Arc<dyn crate::plugin::Plugin>) -> Self {
+        self.plugins.0.push(plugin);
+        self
+    }
+
+    /// The names of the configured plugins, in order.
+    pub fn plugin_names(&self) -> Vec<&'static str> {
+        self.plugins.0.iter().map(|p| p.name()).collect()
     }
 
     /// Adds a start input.
@@ -250,7 +297,9 @@ impl Config {
         self
     }
 
-    /// Retries after a transient failure or a 429/503. Defaults to [`DEFAULT_MAX_RETRIES`].
+    /// Retries of one URL — its HEAD, GET and body reads together — after a transient failure
+    /// or a 429/502/503/504. A request lost on a stale kept-alive connection is resent at once
+    /// and does not count. Defaults to [`DEFAULT_MAX_RETRIES`].
     pub fn max_retries(mut self, n: u32) -> Self {
         self.max_retries = n;
         self
@@ -295,10 +344,29 @@ impl Config {
         self
     }
 
+    /// Sends every http(s) request through this proxy: `http://[user:password@]host[:port]`
+    /// (or `https://…`), which is asked to `CONNECT` to each host — also for plain `http`
+    /// links. Overrides the environment (and its `NO_PROXY`). Defaults to none. A URL that is
+    /// not an http(s) proxy makes [`Checker::new`](crate::Checker::new) fail.
+    pub fn proxy(mut self, url: impl Into<String>) -> Self {
+        self.proxy = Some(url.into());
+        self
+    }
+
+    /// Without [`proxy`](Self::proxy): use the proxy of the environment, as curl does — the
+    /// first of `ALL_PROXY`, `HTTPS_PROXY`, `HTTP_PROXY` that is set (upper or lower case) for
+    /// both schemes, except for the hosts listed in `NO_PROXY`. A socks proxy there is ignored
+    /// (not supported). Defaults to `true`; `false` connects directly.
+    pub fn proxy_from_env(mut self, yes: bool) -> Self {
+        self.proxy_from_env = yes;
+        self
+    }
+
     /// Check at most this many distinct URLs; later ones are listed as ignored. Defaults to
-    /// `None`: no limit.
+    /// `None`: no limit. `Some(0)` also means no limit, as 0 does for the other limits (a run
+    /// that may check nothing would be of no use).
     pub fn max_urls(mut self, n: Option<usize>) -> Self {
-        self.max_urls = n;
+        self.max_urls = n.filter(|&n| n > 0);
         self
     }
 
@@ -337,9 +405,91 @@ impl Config {
         self
     }
 
+    /// The public URL of the local site folder ([`root_dir`](Self::root_dir), or the first
+    /// folder given as input): a link on a local page to a URL under it is checked in the
+    /// folder instead (`https://example.org/about/` → `<folder>/about/`). Defaults to `None`.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// Use GET for every request, also for links that are only checked (some servers answer
+    /// HEAD wrongly). Defaults to `false`: HEAD, with a GET fallback when HEAD is refused.
+    pub fn always_get(mut self, yes: bool) -> Self {
+        self.always_get = yes;
+        self
+    }
+
+    /// Cookies sent with the requests they match (domain, path, secure, expiry). Defaults to
+    /// none.
+    pub fn cookies(mut self, jar: CookieJar) -> Self {
+        self.cookies = jar;
+        self
+    }
+
+    /// Basic-auth credentials for the URLs matching a pattern; the first match wins.
+    pub fn basic_auth(mut self, auth: BasicAuth) -> Self {
+        self.basic_auth.push(auth);
+        self
+    }
+
+    /// The HTTP statuses that count as valid. Defaults to `100..=399` (below 400).
+    pub fn accept(mut self, accept: AcceptStatus) -> Self {
+        self.accept = accept;
+        self
+    }
+
+    /// Also look up the MX records of `mailto:` domains with this DNS resolver (each domain
+    /// once per run; no MX but an A/AAAA record passes; a null MX fails). Defaults to `None`:
+    /// addresses are checked for syntax only, with no network.
+    pub fn mx_resolver(mut self, server: Option<SocketAddr>) -> Self {
+        self.mx_resolver = server;
+        self
+    }
+
     /// Drops warnings with this tag (`http-redirected`) from every result.
     pub fn ignore_warning(mut self, tag: impl Into<String>) -> Self {
         self.ignore_warnings.push(tag.into());
         self
+    }
+}
+
+impl Config {
+    /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
+    /// request rates so low that the interval between two requests would exceed it.
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
+        let max = MAX_DURATION.as_secs();
+        for (name, d) in [
+            ("timeout", self.timeout),
+            ("abort timeout", self.abort_timeout),
+            ("retry backoff", self.retry_backoff),
+            ("max retry wait", self.max_retry_wait),
+        ] {
+            if d > MAX_DURATION {
+                return bad(format!(
+                    "{name} of {} s is too long: at most {max} s (one year)",
+                    d.as_secs()
+                ));
+            }
+        }
+        if self.timeout.is_zero() {
+            return bad("timeout must be more than 0 s".into());
+        }
+        let rates = std::iter::once((None, self.max_requests_per_second)).chain(
+            self.host_rules
+                .iter()
+                .filter_map(|r| Some((Some(r.pattern.as_str()), r.max_requests_per_second?))),
+        );
+        for (pattern, rate) in rates {
+            if rate > 0.0 && 1.0 / rate > MAX_DURATION.as_secs_f64() {
+                let whose = pattern.map_or_else(String::new, |p| format!(" for hosts `{p}'"));
+                return bad(format!(
+                    "request rate{whose} of {rate} per second is too low: one request in more than \
+                     a year (use 0 for no limit)"
+                ));
+            }
+        }
+        Ok(())
     }
 }

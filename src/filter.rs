@@ -121,6 +121,11 @@ impl Filter {
             }
             "file" => {}
             "mailto" => return Decision::Mail,
+            s @ ("ftp" | "ftps" | "sftp") => {
+                return Decision::Ignore(format!(
+                    "{s}: is not supported: the link is listed, not checked"
+                ));
+            }
             s if IGNORED_SCHEMES.contains(&s) => {
                 return Decision::Ignore(format!("{s}: URLs are not checked"));
             }
@@ -232,6 +237,21 @@ mod tests {
             f.decide(&u("http://site.test:8080/private/x"), 1, false, true),
             Decision::Ignore(_)
         ));
+    }
+
+    #[test]
+    fn ftp_is_listed_as_unsupported_and_tel_as_not_checked() {
+        let f = filter();
+        let reason = |s: &str| match f.decide(&u(s), 1, false, true) {
+            Decision::Ignore(r) => r,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            reason("ftp://files.test/a.zip"),
+            "ftp: is not supported: the link is listed, not checked"
+        );
+        assert_eq!(reason("tel:+1555"), "tel: URLs are not checked");
+        assert_eq!(reason("data:text/plain,x"), "data: URLs are not checked");
     }
 
     #[test]

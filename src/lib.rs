@@ -37,23 +37,29 @@
 //! ```
 //!
 //! # Layout
-//! Value types: [`outcome`], [`config`], [`error`], [`host_rules`]. Pure layers: [`extract`]
-//! (HTML and sitemaps → links), `filter` (scope and patterns), [`url_norm`] (cache keys,
+//! Value types: [`outcome`], [`config`], [`error`], [`host_rules`], [`accept`] (valid
+//! statuses), [`cookies`] (cookies.txt), [`basic_auth`]. Pure layers: [`extract`] (HTML,
+//! sitemaps, Markdown, CSS, plain text → links), `filter` (scope and patterns), [`url_norm`] (cache keys,
 //! credential masking), `charset` (decoding), `mail` (address syntax). I/O: `fetch` (ureq
 //! agent with retries, files), `hosts` (per-host politeness and backoff), `robots` (robots.txt
 //! per origin), `cache` (placeholder on enqueue, redirect waits). Orchestration: `queue`
-//! (joinable queue), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join),
+//! (joinable queue, scheduled by host), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join),
 //! [`progress`] (live numbers). [`report`] turns entries into text, CSV, JSON, NDJSON, JUnit,
-//! SARIF, sitemap, failures, DOT and GML reports. The `linkpatrol` binary uses only this API.
+//! SARIF, sitemap, failures, DOT and GML reports. [`plugins`]: the built-in plugins by name and
+//! the engine side of the [`plugin`] hooks. The `linkpatrol` binary uses only this API.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]
 
+pub mod accept;
+pub mod basic_auth;
 pub mod cancel;
 pub mod config;
+pub mod cookies;
 pub mod error;
 pub mod extract;
 pub mod outcome;
+pub mod plugins;
 pub mod progress;
 pub mod report;
 pub mod url_norm;
@@ -62,21 +68,26 @@ mod cache;
 mod charset;
 mod check;
 mod checker;
+mod dns;
 mod fetch;
 mod filter;
 pub mod host_rules;
 mod hosts;
 mod link_site;
 mod mail;
+mod mail_mx;
 mod queue;
 mod robots;
 
 #[doc(hidden)]
 pub mod bench_support;
 
+pub use accept::AcceptStatus;
+pub use basic_auth::BasicAuth;
 pub use cancel::CancelHandle;
-pub use checker::{Checker, Report};
+pub use checker::{Checker, IDLE_INTERVAL, Report};
 pub use config::{Config, Input};
+pub use cookies::CookieJar;
 pub use error::{Error, ErrorKind};
 pub use host_rules::HostRule;
 pub use hosts::HostStats;

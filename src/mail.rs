@@ -1,24 +1,38 @@
-//! `mailto:` links: a syntax check of every address, no network (no MX lookup).
+//! `mailto:` links: a syntax check of every address — the comma-separated addresses of the
+//! path and those of the `to`, `cc` and `bcc` query fields — with no network. The optional MX
+//! lookup of the domains is `mail_mx`.
 
 use url::Url;
 
-/// Checks the addresses of a `mailto:` URL. `Err` says what is wrong.
-pub(crate) fn check_mailto(url: &Url) -> Result<(), String> {
-    let to = url.path();
-    let decoded = percent_decode(to);
-    let addrs: Vec<&str> = decoded
-        .split(',')
-        .map(str::trim)
-        .filter(|a| !a.is_empty())
-        .collect();
-    if addrs.is_empty() {
-        // `mailto:?to=x@y` is legal; so is an empty mailto (the mail client asks).
-        return Ok(());
+/// Checks the addresses of a `mailto:` URL and returns their domains (each once, address
+/// literals such as `[192.0.2.1]` left out). `Err` says what is wrong.
+pub(crate) fn check_mailto(url: &Url) -> Result<Vec<String>, String> {
+    let mut fields = vec![percent_decode(url.path())];
+    // `query_pairs` decodes `%xx` and `+`; `+` is literal in mailto, so decode by hand.
+    for pair in url.query().unwrap_or("").split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if ["to", "cc", "bcc"]
+            .iter()
+            .any(|k| key.eq_ignore_ascii_case(k))
+        {
+            fields.push(percent_decode(value));
+        }
     }
-    for a in addrs {
-        check_address(a)?;
+    // An empty mailto is legal (the mail client asks), as are `subject` and `body` alone.
+    let mut domains: Vec<String> = Vec::new();
+    for field in &fields {
+        for a in field.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+            check_address(a)?;
+            let domain = a
+                .rsplit_once('@')
+                .map_or("", |(_, d)| d)
+                .to_ascii_lowercase();
+            if !domain.starts_with('[') && !domains.contains(&domain) {
+                domains.push(domain);
+            }
+        }
     }
-    Ok(())
+    Ok(domains)
 }
 
 fn check_address(a: &str) -> Result<(), String> {
@@ -97,6 +111,19 @@ mod tests {
         assert!(!ok("mailto:a@-bad-.test"));
         assert!(!ok("mailto:a..b@c.test"));
         assert!(ok("mailto:user+tag@sub.example.test"));
+        // the query's to, cc and bcc are addresses too; subject and body are not
+        assert!(ok(
+            "mailto:a@b.test?cc=c@d.test,e@f.test&bcc=g@h.test&subject=a,b"
+        ));
+        assert!(ok("mailto:?to=a%2Bb@c.test&body=no@"));
+        assert!(!ok("mailto:a@b.test?cc=broken"));
+        assert!(!ok("mailto:?to=x@y.test&BCC=nobody"));
+        assert!(ok("mailto:"));
+        let domains = |s: &str| check_mailto(&Url::parse(s).unwrap()).unwrap();
+        assert_eq!(
+            domains("mailto:a@X.test,b@x.test?cc=c@y.test&bcc=d@[192.0.2.1]"),
+            ["x.test", "y.test"]
+        );
         // an escape cut by a multi-byte character is kept as written, without a panic
         assert_eq!(percent_decode("%aé%41"), "%aéA");
     }

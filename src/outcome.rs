@@ -4,11 +4,14 @@
 //! [`CheckResult`] carries it with everything measured on the way, and an [`Entry`] pairs a
 //! result with one page that links to it (one CSV row, one JUnit testcase).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use url::Url;
+
+use crate::url_norm::redact_text;
 
 /// Why a URL could not be fetched or was found broken, short of an HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,6 +45,8 @@ pub enum FailKind {
     Interrupted,
     /// A bug: the check of this URL panicked (the run went on).
     Internal,
+    /// A plugin found the URL broken (its message says which and why).
+    Plugin,
 }
 
 impl FailKind {
@@ -62,6 +67,7 @@ impl FailKind {
             FailKind::BadMailAddress => "bad-mail-address",
             FailKind::Interrupted => "interrupted",
             FailKind::Internal => "internal",
+            FailKind::Plugin => "plugin",
         }
     }
 }
@@ -199,6 +205,66 @@ impl CheckResult {
             modified: None,
             retries: 0,
         }
+    }
+}
+
+impl CheckResult {
+    /// The result with every user name and password in its URLs and texts masked (`***`).
+    /// Applied once where a result is stored for reporting (`cache`), so no report can show
+    /// credentials.
+    pub(crate) fn without_credentials(mut self) -> Self {
+        let mask = |s: &mut String| {
+            if let Cow::Owned(m) = redact_text(s) {
+                *s = m;
+            }
+        };
+        mask(&mut self.url);
+        if let Some(u) = &mut self.real_url {
+            mask_url(u);
+        }
+        for hop in &mut self.redirects {
+            mask_url(&mut hop.url);
+        }
+        match &mut self.outcome {
+            Outcome::Failed { message, .. } => mask(message),
+            Outcome::Ignored { reason } => mask(reason),
+            Outcome::Ok { .. } | Outcome::Broken { .. } => {}
+        }
+        for w in &mut self.warnings {
+            mask(&mut w.message);
+        }
+        self.infos.iter_mut().for_each(mask);
+        self
+    }
+}
+
+/// Replaces a URL's user name and password with `***`.
+pub(crate) fn mask_url(url: &mut Url) {
+    if !url.username().is_empty() || url.password().is_some() {
+        let _ = url.set_password(None);
+        let _ = url.set_username("***");
+    }
+}
+
+impl Referrer {
+    /// The referrer with credentials masked in every field that may quote a URL.
+    pub(crate) fn without_credentials(mut self) -> Self {
+        for s in [&mut self.parent, &mut self.raw, &mut self.name] {
+            if let Cow::Owned(m) = redact_text(s) {
+                *s = m;
+            }
+        }
+        if let Some(base) = &mut self.base
+            && let Cow::Owned(m) = redact_text(base)
+        {
+            *base = m;
+        }
+        for w in &mut self.warnings {
+            if let Cow::Owned(m) = redact_text(&w.message) {
+                w.message = m;
+            }
+        }
+        self
     }
 }
 

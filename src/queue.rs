@@ -1,13 +1,44 @@
-//! The joinable work queue: an unbounded FIFO of URLs to check plus the count of tasks that
-//! are queued or in progress.
+//! The joinable work queue, host-aware: URLs to check, grouped in one ready queue (lane) per
+//! host, plus the count of tasks that are queued or in progress.
+//!
+//! [`UrlQueue::get`] hands out a task only when its host may start a request: its slot is due
+//! (politeness interval, pauses after a 429/503, `Crawl-delay`) and the host is under its
+//! in-flight cap. Otherwise the worker waits on the condvar only until the earliest time a
+//! lane becomes due, or until a put, a freed slot or a finished task wakes it — never for one
+//! host while another host's task is ready. The slot of the task's first request is reserved
+//! in the same step (see `hosts` for how that request uses it and for later requests).
+//! Items put without a host (files, in-memory documents) go first, in FIFO order.
+//!
+//! # Who changes what
+//! One lock ([`UrlQueue::state`]) guards everything below; it is never held while sleeping or
+//! fetching (a gate sleep releases it with `MutexGuard::unlocked`).
+//! - `local`, `lanes`, `queued`: raised by `put`, lowered by `get` and by `shutdown`.
+//! - `timeline`: rewritten by `State::schedule` for one host after every change to that
+//!   host's lane or politeness state (put into an empty lane, get, a slot reserved, confirmed,
+//!   released or given back, a task finished, a pause, a `Crawl-delay`).
+//! - `hosts`: slots and caps, changed by `get` (reserve), the gate (`acquire`, `release`,
+//!   `update`) and `task_done` (give back an unused slot, count the host's finished task).
+//! - `assigned`: set by `get` for the calling thread, emptied of its slot by that thread's
+//!   first request to the host, removed by that thread's `task_done` (or its next `get`).
+//! - `unfinished_tasks`: raised by `put`, lowered by `task_done` and `shutdown`.
+//! - `wake`: set by `schedule` when a lane became the earliest; whoever changed the host
+//!   then wakes one getter, since getters wait only until the earliest due time they saw.
 //!
 //! # Termination invariant
 //!
 //! `unfinished_tasks` counts every item that was `put` and has not yet been marked with
-//! [`UrlQueue::task_done`]. A worker calls `task_done` for an item only **after** it has put
-//! every child that item produced. So while any item is in progress the count is at least 1,
-//! and it reaches 0 only when no item is queued and none is being worked on — at which point no
-//! new work can appear. [`UrlQueue::join`] waits for exactly that moment.
+//! [`UrlQueue::task_done`] — wherever it waits (a lane that is not due, a host at its cap) or
+//! whatever it does (asleep for a redirect's slot). A worker calls `task_done` for an item only
+//! **after** it has put every child that item produced. So while any item is in progress the
+//! count is at least 1, and it reaches 0 only when no item is queued and none is being worked
+//! on — at which point no new work can appear. Scheduling never drops or duplicates an item:
+//! every item put is in exactly one lane (or `local`) until one `get` takes it out.
+//! [`UrlQueue::join`] waits for exactly that moment.
+//!
+//! No item is stranded either: a lane is off the timeline only while its host is at its cap or
+//! its first task runs, and every slot held and every first task belongs to a running task or
+//! request, which ends (a permit drops; `task_done` gives back an unused slot) and reschedules
+//! the lane. A lane that is on the timeline is due at a finite instant.
 //!
 //! # Shutdown
 //!
@@ -19,34 +50,187 @@
 //! The queue is unbounded on purpose: workers are also producers, and a bounded frontier
 //! would deadlock when every worker blocks putting children into a full queue.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::fmt;
+use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
-/// The fields guarded by [`UrlQueue::state`].
+use crate::cancel::CancelHandle;
+use crate::host_rules::HostRules;
+use crate::hosts::{HostStats, HostTable, Politeness, Slot};
+
+/// How often a request waiting for a host's in-flight cap looks at the cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(100);
+
+/// One host's queued items.
+#[derive(Debug)]
+struct Lane<T> {
+    /// Items in put order, each with the instant it was put.
+    items: VecDeque<(T, Instant)>,
+    /// This lane's key in `State::timeline`, when it is there.
+    entry: Option<(Instant, u64)>,
+}
+
+/// A task handed out for a host: the host, and the slot reserved for the task's first request
+/// until that request takes it.
+#[derive(Debug)]
+struct Assignment {
+    host: String,
+    slot: Option<Slot>,
+}
+
+/// The fields guarded by [`UrlQueue::state`] (see the module docs for who changes each).
 #[derive(Debug)]
 struct State<T> {
-    /// Items waiting for a worker. Pushed by `put`, popped by `get`, cleared by `shutdown`.
-    items: VecDeque<T>,
-    /// Items put and not yet `task_done`: queued plus in progress. Raised by `put`, lowered by
-    /// `task_done` and by `shutdown` (by the number of items it discards).
+    /// Items without a host, FIFO.
+    local: VecDeque<T>,
+    /// Host key → its items. A lane is removed when it runs empty.
+    lanes: HashMap<String, Lane<T>>,
+    /// (when its next task may start, tie-break sequence, host) for every non-empty lane whose
+    /// host has room: the earliest first.
+    timeline: BTreeSet<(Instant, u64, String)>,
+    /// Source of tie-break sequence numbers: lanes due at the same instant go in the order
+    /// they were scheduled.
+    seq: u64,
+    /// Items in `local` and `lanes`.
+    queued: usize,
+    /// Items put and not yet `task_done`: queued plus in progress.
     unfinished_tasks: usize,
     /// Set once by `shutdown` or `close`; never cleared. When set, `put` refuses items.
     shut: bool,
     /// Set once by `close` or `shutdown`; `get` returns `None` once the queue is empty.
     closed: bool,
+    /// Politeness state of every host.
+    hosts: HostTable,
+    /// Worker thread → the task it is working on, when that task has a host.
+    assigned: HashMap<ThreadId, Assignment>,
+    /// Set by `schedule` when a lane became the timeline's first: a getter waiting for a later
+    /// instant (or for nothing) must look again. Cleared by whoever wakes it.
+    wake: bool,
 }
 
-/// An unbounded, joinable FIFO queue shared by the worker threads.
+impl<T> State<T> {
+    /// Puts `host`'s lane on the timeline at the instant its next task may start, or leaves it
+    /// off (empty, at its cap, or its first task still running).
+    fn schedule(&mut self, host: &str, now: Instant) {
+        let Some(lane) = self.lanes.get_mut(host) else {
+            return;
+        };
+        if let Some((at, seq)) = lane.entry.take() {
+            self.timeline.remove(&(at, seq, host.to_owned()));
+        }
+        if lane.items.is_empty() {
+            self.lanes.remove(host);
+            return;
+        }
+        if let Some(at) = self.hosts.task_start(host, now) {
+            self.seq += 1;
+            lane.entry = Some((at, self.seq));
+            let key = (at, self.seq, host.to_owned());
+            self.wake |= self.timeline.first().is_none_or(|first| key < *first);
+            self.timeline.insert(key);
+        }
+    }
+
+    /// Adds an item (with `host`, or to `local`).
+    fn push(&mut self, host: Option<String>, item: T, now: impl FnOnce() -> Instant) {
+        match host {
+            None => self.local.push_back(item),
+            Some(host) => {
+                let now = now();
+                let lane = self.lanes.entry(host.clone()).or_insert_with(|| Lane {
+                    items: VecDeque::new(),
+                    entry: None,
+                });
+                lane.items.push_back((item, now));
+                if lane.items.len() == 1 {
+                    self.schedule(&host, now);
+                }
+            }
+        }
+        self.queued += 1;
+        self.unfinished_tasks += 1;
+    }
+
+    /// One scheduling decision at `now`: the next item that may start (a host-less one, else
+    /// the one of the lane due earliest), with the slot reserved for its first request; or
+    /// when to look again (`None`: only after a put or a freed slot).
+    fn take(&mut self, now: Instant) -> Result<(T, Option<Assignment>), Option<Instant>> {
+        if let Some(item) = self.local.pop_front() {
+            self.queued -= 1;
+            return Ok((item, None));
+        }
+        loop {
+            let Some((at, _, host)) = self.timeline.first().cloned() else {
+                return Err(None);
+            };
+            if at > now {
+                return Err(Some(at));
+            }
+            let fresh = self.hosts.task_start(&host, now) == Some(at);
+            // Every change to a host reschedules its lane, so entries are never stale; should
+            // one be, it is rescheduled rather than misfire.
+            debug_assert!(fresh, "stale timeline entry for {host}");
+            if !fresh {
+                self.schedule(&host, now);
+                continue;
+            }
+            let lane = self.lanes.get_mut(&host).expect("a scheduled lane exists");
+            let (item, put_at) = lane.items.pop_front().expect("a scheduled lane has items");
+            self.queued -= 1;
+            let slot = self.hosts.reserve(&host, now, put_at);
+            self.hosts.task_started(&host, now);
+            self.schedule(&host, now);
+            let assignment = Assignment {
+                host,
+                slot: Some(slot),
+            };
+            return Ok((item, Some(assignment)));
+        }
+    }
+
+    /// `true` when `take(now)` would hand out an item.
+    fn ready(&self, now: Instant) -> bool {
+        !self.local.is_empty() || self.timeline.first().is_some_and(|(at, ..)| *at <= now)
+    }
+
+    /// Ends a task's assignment: gives back its slot if no request used it, and lets the
+    /// host's next task start.
+    fn finish(&mut self, a: Assignment, now: Instant) {
+        if let Some(slot) = a.slot {
+            self.hosts.give_back(&a.host, slot, now);
+        }
+        self.hosts.task_finished(&a.host, now);
+        self.schedule(&a.host, now);
+    }
+}
+
+/// Removes the calling thread's assignment. The empty check keeps host-less queues (and the
+/// queue bench) off the thread-id lookup.
+fn take_assignment(assigned: &mut HashMap<ThreadId, Assignment>) -> Option<Assignment> {
+    if assigned.is_empty() {
+        None
+    } else {
+        assigned.remove(&thread::current().id())
+    }
+}
+
+/// An unbounded, joinable, host-aware queue shared by the worker threads.
 #[derive(Debug)]
 pub(crate) struct UrlQueue<T> {
-    /// One lock for the items, the task count and the flags.
+    /// One lock for the items, the host table, the task count and the flags.
     state: Mutex<State<T>>,
-    /// Signalled when an item is put or the queue is closed (wakes `get`).
-    not_empty: Condvar,
+    /// Wakes `get`: an item was put, a slot freed, a task finished, or the queue closed. A
+    /// getter that takes an item while more are ready wakes the next one.
+    ready: Condvar,
     /// Signalled when `unfinished_tasks` reaches 0 or the queue shuts down (wakes `join`).
     all_done: Condvar,
+    /// Signalled when a host's slot is freed (wakes requests waiting for its cap).
+    room: Condvar,
+    /// Wakes gate sleeps early when the run is cancelled.
+    cancel: CancelHandle,
 }
 
 impl<T> Default for UrlQueue<T> {
@@ -56,51 +240,94 @@ impl<T> Default for UrlQueue<T> {
 }
 
 impl<T> UrlQueue<T> {
-    /// An empty, open queue.
+    /// An empty, open queue without politeness limits.
     pub(crate) fn new() -> Self {
+        let hosts = HostTable::new(0.0, 0, HostRules::default(), false);
+        Self::with_hosts(hosts, CancelHandle::new())
+    }
+
+    /// An empty, open queue scheduling by `hosts`; `cancel` wakes its gate sleeps.
+    pub(crate) fn with_hosts(hosts: HostTable, cancel: CancelHandle) -> Self {
         UrlQueue {
             state: Mutex::new(State {
-                items: VecDeque::new(),
+                local: VecDeque::new(),
+                lanes: HashMap::new(),
+                timeline: BTreeSet::new(),
+                seq: 0,
+                queued: 0,
                 unfinished_tasks: 0,
                 shut: false,
                 closed: false,
+                hosts,
+                assigned: HashMap::new(),
+                wake: false,
             }),
-            not_empty: Condvar::new(),
+            ready: Condvar::new(),
             all_done: Condvar::new(),
+            room: Condvar::new(),
+            cancel,
         }
     }
 
-    /// Adds an item and counts it as unfinished. Returns `false`, dropping the item, after
-    /// [`shutdown`](Self::shutdown).
+    /// Adds an item without a host and counts it as unfinished. Returns `false`, dropping the
+    /// item, after [`shutdown`](Self::shutdown).
     pub(crate) fn put(&self, item: T) -> bool {
+        self.put_for(None, item)
+    }
+
+    /// Adds an item whose first request goes to `host` (`None`: no request), counted as
+    /// unfinished. Returns `false`, dropping the item, after [`shutdown`](Self::shutdown).
+    pub(crate) fn put_for(&self, host: Option<String>, item: T) -> bool {
         let mut st = self.state.lock();
         if st.shut {
             return false;
         }
-        st.items.push_back(item);
-        st.unfinished_tasks += 1;
+        st.push(host, item, Instant::now);
+        st.wake = false;
         drop(st);
-        self.not_empty.notify_one();
+        self.ready.notify_one();
         true
     }
 
-    /// Takes the next item, blocking while the queue is empty. Returns `None` once the queue is
-    /// closed (or shut down) and empty: the worker should then exit.
+    /// Takes the next item whose host may start a request, blocking until there is one.
+    /// Returns `None` once the queue is closed (or shut down) and empty: the worker should then
+    /// exit. The calling thread must call `task_done` for it before its next `get`.
     pub(crate) fn get(&self) -> Option<T> {
         let mut st = self.state.lock();
+        if let Some(a) = take_assignment(&mut st.assigned) {
+            // The previous task of this thread was not marked done here: end its assignment.
+            st.finish(a, Instant::now());
+        }
         loop {
-            if let Some(item) = st.items.pop_front() {
+            if let Some(item) = st.local.pop_front() {
+                // Host-less items go first, without reading the clock.
+                st.queued -= 1;
                 return Some(item);
             }
-            if st.closed {
-                return None;
+            let now = Instant::now();
+            match st.take(now) {
+                Ok((item, assignment)) => {
+                    if let Some(a) = assignment {
+                        st.assigned.insert(thread::current().id(), a);
+                    }
+                    let more = std::mem::take(&mut st.wake) | st.ready(now);
+                    drop(st);
+                    if more {
+                        self.ready.notify_one();
+                    }
+                    return Some(item);
+                }
+                Err(_) if st.closed && st.queued == 0 => return None,
+                Err(Some(at)) => {
+                    self.ready.wait_until(&mut st, at);
+                }
+                Err(None) => self.ready.wait(&mut st),
             }
-            self.not_empty.wait(&mut st);
         }
     }
 
     /// Marks one item taken with `get` as finished. Call it only after every child of the item
-    /// was put (see the module docs).
+    /// was put (see the module docs), on the thread that took it.
     pub(crate) fn task_done(&self) {
         let mut st = self.state.lock();
         // The caller has put all its children already, so reaching 0 here means the crawl is over.
@@ -108,8 +335,19 @@ impl<T> UrlQueue<T> {
             .unfinished_tasks
             .checked_sub(1)
             .expect("task_done called more often than put");
-        if st.unfinished_tasks == 0 {
+        let assignment = take_assignment(&mut st.assigned);
+        let host_freed = assignment.is_some();
+        if let Some(a) = assignment {
+            st.finish(a, Instant::now());
+        }
+        let idle = st.unfinished_tasks == 0;
+        st.wake = false;
+        drop(st);
+        if idle {
             self.all_done.notify_all();
+        }
+        if host_freed {
+            self.freed();
         }
     }
 
@@ -143,13 +381,19 @@ impl<T> UrlQueue<T> {
     /// refuses later puts, and wakes every waiter. Idempotent.
     pub(crate) fn shutdown(&self) -> Vec<T> {
         let mut st = self.state.lock();
-        let dropped: Vec<T> = st.items.drain(..).collect();
+        let mut dropped: Vec<T> = st.local.drain(..).collect();
+        for (_, lane) in st.lanes.drain() {
+            dropped.extend(lane.items.into_iter().map(|(item, _)| item));
+        }
+        st.timeline.clear();
+        st.queued = 0;
         st.unfinished_tasks -= dropped.len();
         st.shut = true;
         st.closed = true;
         drop(st);
-        self.not_empty.notify_all();
+        self.ready.notify_all();
         self.all_done.notify_all();
+        self.room.notify_all();
         dropped
     }
 
@@ -159,18 +403,145 @@ impl<T> UrlQueue<T> {
         st.closed = true;
         st.shut = true;
         drop(st);
-        self.not_empty.notify_all();
+        self.ready.notify_all();
     }
 
     /// Items waiting and items put but not yet done, read together.
     pub(crate) fn counts(&self) -> (usize, usize) {
         let st = self.state.lock();
-        (st.items.len(), st.unfinished_tasks)
+        (st.queued, st.unfinished_tasks)
     }
 
     /// Number of items put and not yet done.
     pub(crate) fn unfinished(&self) -> usize {
         self.state.lock().unfinished_tasks
+    }
+
+    /// Wakes a getter when `schedule` made a lane the timeline's first (see `State::wake`).
+    fn wake_getter(&self, st: &mut MutexGuard<'_, State<T>>) {
+        if std::mem::take(&mut st.wake) {
+            self.ready.notify_one();
+        }
+    }
+
+    /// Wakes whoever may use a freed slot.
+    fn freed(&self) {
+        self.room.notify_all();
+        self.ready.notify_one();
+    }
+}
+
+/// The gate's side of the queue: requests reserve, sleep for and free their hosts' slots under
+/// the same lock that schedules the tasks.
+impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
+    fn acquire(&self, host: &str) -> bool {
+        let me = thread::current().id();
+        let mut st = self.state.lock();
+        // The first request of this thread's task to its host uses the slot `get` reserved.
+        let mut slot = st
+            .assigned
+            .get_mut(&me)
+            .filter(|a| a.host == host)
+            .and_then(|a| a.slot.take());
+        loop {
+            let now = Instant::now();
+            if self.cancel.is_cancelled() {
+                if slot.is_some() {
+                    st.hosts.release(host, now);
+                    st.schedule(host, now);
+                    st.wake = false;
+                    drop(st);
+                    self.freed();
+                }
+                return false;
+            }
+            let s = match slot {
+                Some(s) => s,
+                None => {
+                    if !st.hosts.has_room(host, now) {
+                        // New tasks of the host wait until this request got its room. The
+                        // condvar releases the lock while waiting; woken by a freed slot. The
+                        // timeout only bounds how late a cancel is noticed here.
+                        st.hosts.waiting(host, now, true);
+                        st.schedule(host, now);
+                        self.room.wait_for(&mut st, CANCEL_POLL);
+                        let now = Instant::now();
+                        st.hosts.waiting(host, now, false);
+                        st.schedule(host, now);
+                        self.wake_getter(&mut st);
+                        continue;
+                    }
+                    let s = st.hosts.reserve(host, now, now);
+                    st.schedule(host, now);
+                    slot = Some(s);
+                    s
+                }
+            };
+            if s.due <= now {
+                match st.hosts.confirm(host, s, now) {
+                    Ok(()) => {
+                        self.wake_getter(&mut st);
+                        return true;
+                    }
+                    Err(later) => {
+                        // A pause or a longer Crawl-delay came after the reservation.
+                        slot = Some(later);
+                        st.schedule(host, now);
+                        continue;
+                    }
+                }
+            }
+            // The sleep happens with no lock held; a cancel ends it early.
+            self.wake_getter(&mut st);
+            MutexGuard::unlocked(&mut st, || self.cancel.sleep_until(s.due));
+        }
+    }
+
+    fn release(&self, host: &str) {
+        let mut st = self.state.lock();
+        let now = Instant::now();
+        st.hosts.release(host, now);
+        st.schedule(host, now);
+        st.wake = false;
+        drop(st);
+        self.freed();
+    }
+
+    fn update(&self, host: &str, change: &mut dyn FnMut(&mut HostTable, Instant)) {
+        let mut st = self.state.lock();
+        let now = Instant::now();
+        change(&mut st.hosts, now);
+        st.schedule(host, now);
+        self.wake_getter(&mut st);
+    }
+
+    fn stats(&self) -> Vec<HostStats> {
+        self.state.lock().hosts.stats()
+    }
+}
+
+/// Scheduling decisions at made-up instants, for the tests: the same code paths as `put`,
+/// `get` and `task_done`, minus waiting and the per-thread bookkeeping.
+#[cfg(test)]
+impl<T> UrlQueue<T> {
+    fn put_at(&self, host: &str, item: T, now: Instant) {
+        self.state.lock().push(Some(host.to_owned()), item, || now);
+    }
+
+    fn take_at(&self, now: Instant) -> Result<(T, Option<Assignment>), Option<Instant>> {
+        self.state.lock().take(now)
+    }
+
+    fn finish_at(&self, a: Assignment, now: Instant) {
+        let mut st = self.state.lock();
+        st.unfinished_tasks -= 1;
+        st.finish(a, now);
+    }
+
+    fn change_at(&self, host: &str, now: Instant, change: impl FnOnce(&mut HostTable)) {
+        let mut st = self.state.lock();
+        change(&mut st.hosts);
+        st.schedule(host, now);
     }
 }
 
@@ -180,6 +551,168 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::thread;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn polite(per_second: f64, in_flight: usize, probe_first: bool) -> UrlQueue<&'static str> {
+        let hosts = HostTable::new(per_second, in_flight, HostRules::default(), probe_first);
+        UrlQueue::with_hosts(hosts.seeded(1), CancelHandle::new())
+    }
+
+    /// The item `take_at(now)` hands out, with its assignment.
+    fn take(q: &UrlQueue<&'static str>, now: Instant) -> (&'static str, Assignment) {
+        let (item, a) = q
+            .take_at(now)
+            .unwrap_or_else(|e| panic!("nothing due: {e:?}"));
+        (item, a.expect("a hosted item"))
+    }
+
+    #[test]
+    fn a_due_host_goes_first_and_a_busy_one_waits_for_its_slot() {
+        let t0 = Instant::now();
+        let q = polite(10.0, 0, false);
+        for item in ["a1", "a2", "a3"] {
+            q.put_at("a:80", item, t0);
+        }
+        q.put_at("b:80", "b1", t0);
+        assert_eq!(take(&q, t0).0, "a1");
+        // a's next slot is 100 ms away: b's task goes ahead although it was put later
+        assert_eq!(take(&q, t0).0, "b1");
+        assert_eq!(q.take_at(t0 + 50 * MS).err(), Some(Some(t0 + 100 * MS)));
+        let (a2, slot) = take(&q, t0 + 100 * MS);
+        assert_eq!((a2, slot.slot.map(|s| s.due)), ("a2", Some(t0 + 100 * MS)));
+        assert_eq!(q.take_at(t0 + 100 * MS).err(), Some(Some(t0 + 200 * MS)));
+        assert_eq!(take(&q, t0 + 250 * MS).0, "a3");
+        assert_eq!(q.take_at(t0 + 250 * MS).err(), Some(None), "nothing left");
+        assert_eq!(q.counts(), (0, 4));
+    }
+
+    #[test]
+    fn a_host_at_its_cap_waits_for_a_freed_slot_while_others_go_on() {
+        let t0 = Instant::now();
+        let q = polite(0.0, 1, false);
+        q.put_at("a:80", "a1", t0);
+        q.put_at("a:80", "a2", t0);
+        q.put_at("b:80", "b1", t0);
+        let (_, a1) = take(&q, t0);
+        assert_eq!(take(&q, t0).0, "b1");
+        assert_eq!(q.take_at(t0).err(), Some(None), "a is at its cap of 1");
+        // a1 made its request (the permit drops) and finished
+        q.release("a:80");
+        assert_eq!(take(&q, t0).0, "a2");
+        q.finish_at(a1, t0);
+    }
+
+    #[test]
+    fn an_unused_reservation_is_returned_when_the_task_finishes() {
+        let t0 = Instant::now();
+        let q = polite(10.0, 1, false);
+        q.put_at("a:80", "a1", t0);
+        q.put_at("a:80", "a2", t0);
+        let (_, a1) = take(&q, t0);
+        assert_eq!(q.take_at(t0).err(), Some(None), "a1 holds a's only slot");
+        // a1 needed no request (robots.txt disallowed it): its slot and start time come back
+        q.finish_at(a1, t0 + 10 * MS);
+        let (a2, a) = take(&q, t0 + 10 * MS);
+        assert_eq!((a2, a.slot.map(|s| s.due)), ("a2", Some(t0 + 10 * MS)));
+    }
+
+    #[test]
+    fn retry_after_pauses_that_host_and_its_reserved_slot_only() {
+        let t0 = Instant::now();
+        let q = polite(10.0, 0, false);
+        q.put_at("a:80", "a1", t0);
+        q.put_at("a:80", "a2", t0);
+        q.put_at("b:80", "b1", t0);
+        let (_, a1) = take(&q, t0);
+        let reserved = a1.slot.unwrap();
+        // a's first answer is a 429 asking for 2 s
+        q.change_at("a:80", t0, |h| h.back_off("a:80", t0 + 2000 * MS, true, t0));
+        assert_eq!(take(&q, t0).0, "b1", "another host is not paused");
+        let resume = match q.take_at(t0 + 1000 * MS) {
+            Err(Some(at)) => at,
+            other => panic!("a2 must wait for the pause: {other:?}"),
+        };
+        assert!(
+            resume >= t0 + 2000 * MS && resume <= t0 + 2125 * MS,
+            "jitter ≤ 1/16"
+        );
+        // the slot reserved before the 429 is void too: its request waits for the pause
+        let mut st = q.state.lock();
+        let retry = st.hosts.confirm("a:80", reserved, t0).unwrap_err();
+        assert_eq!(retry.due, resume);
+    }
+
+    #[test]
+    fn a_hosts_first_task_runs_alone_until_it_is_done() {
+        let t0 = Instant::now();
+        let q = polite(0.0, 0, true);
+        for item in ["a1", "a2", "a3"] {
+            q.put_at("a:80", item, t0);
+        }
+        q.put_at("b:80", "b1", t0);
+        let (_, a1) = take(&q, t0);
+        // a1 fetches a's robots.txt: no other worker is handed a task of a meanwhile
+        assert_eq!(take(&q, t0).0, "b1");
+        assert_eq!(q.take_at(t0).err(), Some(None));
+        q.finish_at(a1, t0);
+        assert_eq!(take(&q, t0).0, "a2");
+        assert_eq!(
+            take(&q, t0).0,
+            "a3",
+            "after the first, tasks run side by side"
+        );
+    }
+
+    /// Blocking `get` with real time: a getter waits for a host's slot, and a put for another
+    /// host wakes it at once (bounds far from the 10 s slot, no sleeps).
+    #[test]
+    fn a_waiting_getter_takes_other_work_as_soon_as_it_is_put() {
+        let q = Arc::new(polite(0.1, 0, false)); // one request per 10 s
+        q.put_for(Some("slow:80".into()), "s1");
+        q.put_for(Some("slow:80".into()), "s2");
+        assert_eq!(q.get(), Some("s1"));
+        // s1's request uses the slot reserved at `get`, without waiting
+        assert!(q.acquire("slow:80"));
+        q.release("slow:80");
+        q.task_done();
+        let getter = {
+            let q = q.clone();
+            thread::spawn(move || {
+                let t = Instant::now();
+                let item = q.get();
+                q.task_done();
+                (item, t.elapsed())
+            })
+        };
+        q.put_for(Some("fast:80".into()), "f1");
+        let (item, waited) = getter.join().unwrap();
+        assert_eq!(item, Some("f1"));
+        assert!(waited < Duration::from_secs(5), "{waited:?}");
+        assert_eq!(q.counts(), (1, 1), "s2 still waits for its slot");
+        assert_eq!(q.shutdown(), vec!["s2"]);
+    }
+
+    /// A getter waits on the condvar until the earliest due time, and not less.
+    #[test]
+    fn a_getter_wakes_for_the_earliest_due_time() {
+        let q = polite(5.0, 0, false); // 200 ms apart
+        q.put_for(Some("a:80".into()), "a1");
+        q.put_for(Some("a:80".into()), "a2");
+        let t = Instant::now();
+        assert_eq!(q.get(), Some("a1"));
+        assert!(q.acquire("a:80"));
+        q.release("a:80");
+        q.task_done();
+        assert_eq!(q.get(), Some("a2"));
+        q.task_done();
+        let e = t.elapsed();
+        assert!(
+            e >= Duration::from_millis(190) && e < Duration::from_secs(5),
+            "{e:?}"
+        );
+        assert!(q.join(Some(Duration::ZERO)));
+    }
 
     #[test]
     fn fifo_and_join() {
@@ -222,6 +755,45 @@ mod tests {
                 .collect();
             assert!(q.join(Some(Duration::from_secs(30))));
             // join returned: every node was processed, none can still be in flight.
+            assert_eq!(processed.load(Ordering::SeqCst), (1 << (depth + 1)) - 1);
+            q.close();
+            for w in workers {
+                w.join().unwrap();
+            }
+        }
+    }
+
+    /// The same tree with every item on one of three hosts, a cap of 2 in flight per host and
+    /// each host's first task running alone; every other item makes its request.
+    #[test]
+    fn a_tree_over_capped_hosts_is_processed_exactly_once() {
+        for threads in [1, 4, 16] {
+            let hosts = HostTable::new(0.0, 2, HostRules::default(), true);
+            let q = Arc::new(UrlQueue::with_hosts(hosts, CancelHandle::new()));
+            let host = |n: u32| Some(format!("h{}:80", n % 3));
+            let processed = Arc::new(AtomicUsize::new(0));
+            let depth = 8u32;
+            q.put_for(host(depth), depth);
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (q, processed) = (q.clone(), processed.clone());
+                    thread::spawn(move || {
+                        while let Some(n) = q.get() {
+                            if n % 2 == 0 {
+                                assert!(q.acquire(host(n).as_deref().unwrap()));
+                                q.release(host(n).as_deref().unwrap());
+                            }
+                            if n > 0 {
+                                q.put_for(host(n - 1), n - 1);
+                                q.put_for(host(n - 1), n - 1);
+                            }
+                            processed.fetch_add(1, Ordering::SeqCst);
+                            q.task_done();
+                        }
+                    })
+                })
+                .collect();
+            assert!(q.join(Some(Duration::from_secs(30))));
             assert_eq!(processed.load(Ordering::SeqCst), (1 << (depth + 1)) - 1);
             q.close();
             for w in workers {

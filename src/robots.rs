@@ -15,6 +15,8 @@ use parking_lot::Mutex;
 use texting_robots::Robot;
 use url::Url;
 
+use crate::hosts::MAX_HOST_INTERVAL;
+
 /// The robots.txt rules of one origin, once fetched.
 #[derive(Debug)]
 pub(crate) struct OriginRules {
@@ -22,15 +24,44 @@ pub(crate) struct OriginRules {
 }
 
 impl OriginRules {
-    /// `Crawl-delay` for our agent, if any.
+    /// `Crawl-delay` for our agent, if any, at most [`MAX_HOST_INTERVAL`] (a huge value such as
+    /// `1e20` is clamped, not an overflow).
     pub(crate) fn crawl_delay(&self) -> Option<Duration> {
         let d = self.robot.as_ref()?.delay?;
-        (d.is_finite() && d > 0.0).then(|| Duration::from_secs_f32(d))
+        (d.is_finite() && d > 0.0).then(|| {
+            Duration::try_from_secs_f32(d)
+                .unwrap_or(MAX_HOST_INTERVAL)
+                .min(MAX_HOST_INTERVAL)
+        })
     }
 
     /// `Sitemap:` URLs listed.
     pub(crate) fn sitemaps(&self) -> &[String] {
         self.robot.as_ref().map_or(&[], |r| r.sitemaps.as_slice())
+    }
+}
+
+/// The robots.txt name of a User-Agent header: the product token of the crawler, which is the
+/// token after `compatible;` when there is one (`Mozilla/5.0 (compatible; linkpatrol/0.1)` is
+/// `linkpatrol`), else the first product (`MyBot/2.0 (+https://x)` is `MyBot`). Groups are
+/// matched against it case-insensitively, as robots.txt (RFC 9309) asks.
+pub(crate) fn robots_agent(user_agent: &str) -> String {
+    let product = |s: &str| {
+        s.trim_start()
+            .split(|c: char| c == '/' || c == ';' || c == ')' || c.is_whitespace())
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let lower = user_agent.to_ascii_lowercase();
+    let token = match lower.find("compatible;") {
+        Some(i) => product(&user_agent[i + "compatible;".len()..]),
+        None => product(user_agent),
+    };
+    if token.is_empty() {
+        "linkpatrol".to_owned()
+    } else {
+        token
     }
 }
 
@@ -91,6 +122,21 @@ impl RobotsCache {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn the_agent_is_the_product_token_of_the_user_agent() {
+        assert_eq!(
+            robots_agent(crate::config::DEFAULT_USER_AGENT),
+            "linkpatrol"
+        );
+        assert_eq!(robots_agent("MyBot/2.0 (+https://x.test/bot)"), "MyBot");
+        assert_eq!(
+            robots_agent("Mozilla/5.0 (compatible; Googlebot/2.1; +http://g.test/bot.html)"),
+            "Googlebot"
+        );
+        assert_eq!(robots_agent("plainbot"), "plainbot");
+        assert_eq!(robots_agent(""), "linkpatrol");
+    }
 
     #[test]
     fn fetched_once_per_origin_and_applied() {

@@ -181,9 +181,51 @@ pub fn redact(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `text` with the user name and password of **every** URL in it replaced by `***`: for messages
+/// and link texts that may quote URLs (`Redirected to `http://u:p@h/x'.`). An authority ends at
+/// `/ ? # \`, whitespace or a quote character.
+pub fn redact_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") || !text.contains('@') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let auth_start = i + 3;
+        out.push_str(&rest[..auth_start]);
+        rest = &rest[auth_start..];
+        let auth_end = rest
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '\\' | '`' | '\'' | '"' | '<' | '>')
+                    || c.is_whitespace()
+            })
+            .unwrap_or(rest.len());
+        if let Some(at) = rest[..auth_end].rfind('@') {
+            out.push_str("***");
+            rest = &rest[at..];
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}
+
 #[cfg(test)]
 mod redact_tests {
-    use super::redact;
+    use super::{redact, redact_text};
+
+    #[test]
+    fn every_url_in_a_text_is_masked() {
+        assert_eq!(
+            redact_text("Redirected to `http://u:s3cr3t@h/x' from ftp://a@b.test. Mail me@x.test"),
+            "Redirected to `http://***@h/x' from ftp://***@b.test. Mail me@x.test"
+        );
+        assert_eq!(
+            redact_text("loop through https://tok@h"),
+            "loop through https://***@h"
+        );
+        assert_eq!(redact_text("http://h/p?u=a@b"), "http://h/p?u=a@b");
+        assert_eq!(redact_text("no url at all"), "no url at all");
+    }
 
     #[test]
     fn credentials_are_masked() {

@@ -1,11 +1,11 @@
 //! The `linkpatrol` binary: exit codes, CSV shape, Ctrl-C.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::cli;
+use crate::util::{assert_exit, cli, csv_records, endless_site, linkpatrol, signal, temp_dir};
 
 fn site() -> TestServer {
     TestServer::start(
@@ -23,12 +23,7 @@ fn exit_code_0_when_all_links_work() {
             .page("/ok", "ok"),
     );
     let out = cli(&["--max-requests-per-second", "0", &server.url("/")]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("That's it. 2 links in 2 URLs checked. 0 warnings found. 0 errors found (0 broken URLs)."),
@@ -128,16 +123,8 @@ fn a_bundled_folder_is_checked_offline() {
 
 #[test]
 fn ctrl_c_writes_the_report_and_exits_130() {
-    let server = TestServer::start(Routes::new().dynamic(|req| {
-        let i: usize = req.path_only().trim_start_matches('/').parse().unwrap_or(0);
-        let html = format!(
-            "<a href='/{}'>n</a><a href='/{}'>m</a>",
-            i * 2 + 1,
-            i * 2 + 2
-        );
-        Some(Reply::html(html).delayed(Duration::from_millis(20)))
-    }));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linkpatrol"))
+    let server = endless_site(Duration::from_millis(20));
+    let mut child = linkpatrol()
         .args([
             "--max-requests-per-second",
             "0",
@@ -154,11 +141,7 @@ fn ctrl_c_writes_the_report_and_exits_130() {
         .unwrap();
     assert!(server.wait_for_requests(10, Duration::from_secs(10)));
     let t = Instant::now();
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    signal(&child, "-INT");
     let mut stdout = String::new();
     child
         .stdout
@@ -169,10 +152,7 @@ fn ctrl_c_writes_the_report_and_exits_130() {
     let code = child.wait().unwrap().code();
     assert_eq!(code, Some(130));
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(b';')
-        .from_reader(stdout.as_bytes());
-    let rows: Vec<_> = rdr.records().map(|r| r.unwrap()).collect();
+    let rows = csv_records(stdout.as_bytes());
     assert!(rows.len() >= 5, "{stdout}");
     assert!(rows.iter().all(|r| r.len() == 17));
 }
@@ -180,7 +160,7 @@ fn ctrl_c_writes_the_report_and_exits_130() {
 #[test]
 fn several_file_outputs_from_one_run() {
     let server = site();
-    let dir = crate::util::temp_dir("file-outputs");
+    let dir = temp_dir("file-outputs");
     let csv_path = dir.join("report.csv");
     let txt_path = dir.join("report.txt");
     let out = cli(&[
@@ -257,7 +237,7 @@ fn warnings_have_tags_can_be_ignored_and_can_fail_the_run() {
 
 #[test]
 fn root_relative_links_in_a_folder_resolve_inside_it() {
-    let dir = crate::util::temp_dir("root-dir");
+    let dir = temp_dir("root-dir");
     std::fs::create_dir_all(dir.join("docs")).unwrap();
     std::fs::write(
         dir.join("index.html"),

@@ -8,18 +8,13 @@ use linkpatrol::report::csv_fields;
 use linkpatrol::{Config, Entry, FailKind, Outcome, Report};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, run};
+use crate::util::{config, entry, run};
 
 const THREADS: [usize; 2] = [1, 16];
 
 /// The entry of `url`, printed as its CSV row (for the record of what each fault produced).
 fn row(report: &Report, url: &str) -> Entry {
-    let e = report
-        .entries
-        .iter()
-        .find(|e| e.result.url == url)
-        .unwrap_or_else(|| panic!("no entry for {url}"))
-        .clone();
+    let e = entry(report, url).clone();
     let fields = csv_fields(&e);
     eprintln!("fault row: {}", fields.join(";"));
     e
@@ -424,5 +419,156 @@ fn credentials_in_urls_never_reach_the_report() {
             !fields.contains("s3cret") && !fields.contains("alice"),
             "{fields}"
         );
+    }
+}
+
+/// A site whose start page links to `n` small pages `/p0`, `/p1`, …
+fn many_pages(n: usize, routes: Routes) -> Routes {
+    let links: String = (0..n)
+        .map(|i| format!("<a href='/p{i}'>{i}</a>\n"))
+        .collect();
+    let mut routes = routes.page("/", &links);
+    for i in 0..n {
+        routes = routes.page(&format!("/p{i}"), "<p>ok</p>");
+    }
+    routes
+}
+
+/// A server that closes every kept-alive connection the moment the client reuses it: each
+/// request that rode a pooled connection is resent at once on a new one — never a false
+/// "connection reset", not counted as a retry, not backed off.
+#[test]
+fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
+    for threads in THREADS {
+        let server = TestServer::start(many_pages(30, Routes::new().drop_reused_connections()));
+        let t = Instant::now();
+        // A retry would wait 10 s: the resend must not.
+        let report = run(config(&server.url("/"), threads)
+            .max_retries(1)
+            .retry_backoff(Duration::from_secs(10)));
+        let elapsed = t.elapsed();
+        for i in 0..30 {
+            let e = row(&report, &server.url(&format!("/p{i}")));
+            assert_eq!(
+                e.result.outcome,
+                Outcome::Ok { status: Some(200) },
+                "/p{i} with {threads} threads"
+            );
+            assert_eq!(e.result.retries, 0, "a resend is not a retry");
+            assert!(server.count(&format!("/p{i}")) <= 2);
+        }
+        assert!(elapsed < Duration::from_secs(8), "backed off: {elapsed:?}");
+        assert_eq!(host_stats(&report, &server).retries, 0);
+        let reused = server
+            .requests()
+            .iter()
+            .filter(|r| r.nth_on_conn > 0)
+            .count();
+        eprintln!("{threads} threads: {reused} requests hit a stale connection, all resent");
+    }
+}
+
+/// The same server with `--max-retries 0`: still no false failure.
+#[test]
+fn a_stale_keep_alive_connection_needs_no_retry_budget() {
+    for threads in THREADS {
+        let server = TestServer::start(many_pages(30, Routes::new().drop_reused_connections()));
+        let report = run(config(&server.url("/"), threads).max_retries(0));
+        let failed: Vec<String> = report
+            .broken()
+            .map(|e| format!("{} {}", e.result.url, e.result.outcome))
+            .collect();
+        assert!(failed.is_empty(), "{threads} threads: {failed:#?}");
+    }
+}
+
+/// A connection reset in the middle of a page's body is retried like one before the headers.
+#[test]
+fn a_reset_mid_body_is_retried() {
+    for threads in THREADS {
+        let cut = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<a href='/x'>x</a>".to_vec();
+        let server = TestServer::start(
+            Routes::new()
+                .page("/", "<a href='/cut'>cut</a>")
+                .sequence(
+                    "/cut",
+                    vec![Reply::raw(cut), Reply::html("<a href='/x'>x</a>")],
+                )
+                .page("/x", "x"),
+        );
+        let report = run(config(&server.url("/"), threads));
+        let e = row(&report, &server.url("/cut"));
+        assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+        assert_eq!(e.result.retries, 1);
+        assert_eq!(server.count("/cut"), 2);
+        assert_eq!(
+            server.count("/x"),
+            1,
+            "the page read on the retry is parsed"
+        );
+    }
+}
+
+/// One retry budget per URL: a HEAD answered 503 is retried as GET within the same budget,
+/// not retried and then retried all over again as GET.
+#[test]
+fn an_overloaded_answer_to_head_spends_one_budget() {
+    for threads in THREADS {
+        let external = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new().reply("/busy", Reply::status(503)),
+        );
+        let server = TestServer::start(
+            Routes::new().page("/", &format!("<a href='{}'>x</a>", external.url("/busy"))),
+        );
+        let report = run(config(&server.url("/"), threads).max_retries(2));
+        let e = row(&report, &external.url("/busy"));
+        assert_eq!(e.result.outcome, Outcome::Broken { status: 503 });
+        assert_eq!(e.result.retries, 2);
+        assert_eq!(
+            external.count("/busy"),
+            3,
+            "1 request + 2 retries, whatever the method"
+        );
+    }
+}
+
+/// A URL too long to send fails at once: no request, no retry, no wait.
+#[test]
+fn a_url_over_64_kib_fails_at_once() {
+    let long = format!("/q?{}", "a".repeat(70 * 1024));
+    let server = TestServer::start(Routes::new().page("/", &format!("<a href='{long}'>long</a>")));
+    let t = Instant::now();
+    let report = run(config(&server.url("/"), 2).retry_backoff(Duration::from_secs(10)));
+    let e = row(&report, &server.url(&long));
+    assert_eq!(
+        kind(&e),
+        Some(FailKind::InvalidUrl),
+        "{:?}",
+        e.result.outcome
+    );
+    assert_eq!(e.result.retries, 0);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert_eq!(server.requests().len(), 2, "robots.txt and /, nothing else");
+}
+
+/// A request on a new connection that loses it is not resent for free: only a pooled one can
+/// have gone stale. With `--max-retries 0` the server sees exactly one request.
+#[test]
+fn a_new_connection_lost_before_the_response_is_not_resent() {
+    for threads in THREADS {
+        let external = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new().reply("/drop", Reply::drop_connection()),
+        );
+        let server = TestServer::start(
+            Routes::new().page("/", &format!("<a href='{}'>x</a>", external.url("/drop"))),
+        );
+        let report = run(config(&server.url("/"), threads)
+            .max_retries(0)
+            .robots(false));
+        let e = row(&report, &external.url("/drop"));
+        assert_eq!(kind(&e), Some(FailKind::Io), "{:?}", e.result.outcome);
+        assert_eq!(external.count("/drop"), 1);
     }
 }

@@ -1,30 +1,14 @@
 //! One URL's fetch against real misbehaving servers: redirect chains and loops, hangs, dropped
 //! connections, HEAD refused, huge bodies.
 
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use linkpatrol::{FailKind, Outcome};
 
+use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, run};
-
-fn outcome_of(report: &linkpatrol::Report, url: &str) -> linkpatrol::Entry {
-    report
-        .entries
-        .iter()
-        .find(|e| e.result.url == url)
-        .unwrap_or_else(|| {
-            panic!(
-                "no entry for {url}: {:#?}",
-                report
-                    .entries
-                    .iter()
-                    .map(|e| &e.result.url)
-                    .collect::<Vec<_>>()
-            )
-        })
-        .clone()
-}
+use crate::util::{cli_with_env, config, entry, run};
 
 fn failed_kind(o: &Outcome) -> Option<FailKind> {
     match o {
@@ -45,7 +29,7 @@ fn redirect_chain_is_followed_and_recorded() {
             .page("/from-final", "ok"),
     );
     let report = run(config(&server.url("/"), 2));
-    let e = outcome_of(&report, &server.url("/r1"));
+    let e = entry(&report, &server.url("/r1"));
     assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
     let hops: Vec<(String, u16)> = e
         .result
@@ -87,12 +71,12 @@ fn redirect_loop_and_too_many_redirects_are_errors() {
             }),
     );
     let report = run(config(&server.url("/"), 2).max_redirects(5));
-    let lp = outcome_of(&report, &server.url("/loop-a"));
+    let lp = entry(&report, &server.url("/loop-a"));
     assert_eq!(
         failed_kind(&lp.result.outcome),
         Some(FailKind::RedirectLoop)
     );
-    let long = outcome_of(&report, &server.url("/chain/0"));
+    let long = entry(&report, &server.url("/chain/0"));
     assert_eq!(
         failed_kind(&long.result.outcome),
         Some(FailKind::TooManyRedirects)
@@ -113,7 +97,7 @@ fn a_hanging_server_gives_a_timeout_result_on_time() {
     let t = Instant::now();
     let report = run(config(&server.url("/"), 2).timeout(Duration::from_millis(500)));
     let elapsed = t.elapsed();
-    let e = outcome_of(&report, &server.url("/hang"));
+    let e = entry(&report, &server.url("/hang"));
     assert_eq!(
         failed_kind(&e.result.outcome),
         Some(FailKind::Timeout),
@@ -122,7 +106,7 @@ fn a_hanging_server_gives_a_timeout_result_on_time() {
     );
     assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
     assert_eq!(
-        outcome_of(&report, &server.url("/ok")).result.outcome,
+        entry(&report, &server.url("/ok")).result.outcome,
         Outcome::Ok { status: Some(200) }
     );
 }
@@ -140,13 +124,13 @@ fn dropped_connections_and_malformed_responses_are_reported() {
     );
     let report = run(config(&server.url("/"), 2));
     assert!(
-        outcome_of(&report, &server.url("/drop"))
+        entry(&report, &server.url("/drop"))
             .result
             .outcome
             .is_broken()
     );
     assert!(
-        outcome_of(&report, &server.url("/garbage"))
+        entry(&report, &server.url("/garbage"))
             .result
             .outcome
             .is_broken()
@@ -164,7 +148,7 @@ fn head_refused_falls_back_to_get() {
     );
     let report = run(config(&server.url("/"), 2));
     assert_eq!(
-        outcome_of(&report, &external.url("/x")).result.outcome,
+        entry(&report, &external.url("/x")).result.outcome,
         Outcome::Ok { status: Some(200) }
     );
     assert_eq!(external.count_method("HEAD", "/x"), 1);
@@ -178,7 +162,7 @@ fn a_huge_page_is_parsed_up_to_the_cap() {
         Reply::huge(8 * 1024 * 1024).content_type("text/html"),
     ));
     let report = run(config(&server.url("/"), 2).max_body_size(64 * 1024));
-    let e = outcome_of(&report, &server.url("/huge"));
+    let e = entry(&report, &server.url("/huge"));
     assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
     assert!(
         e.result
@@ -201,7 +185,7 @@ fn connection_refused_is_a_connect_error() {
         Routes::new().page("/", &format!("<a href='http://127.0.0.2:{port}/'>x</a>")),
     );
     let report = run(config(&server.url("/"), 2));
-    let e = outcome_of(&report, &format!("http://127.0.0.2:{port}/"));
+    let e = entry(&report, &format!("http://127.0.0.2:{port}/"));
     assert_eq!(
         failed_kind(&e.result.outcome),
         Some(FailKind::Connect),
@@ -227,16 +211,16 @@ fn a_redirect_into_a_known_url_does_not_request_it_again() {
         for path in ["/about", "/old-about", "/gone", "/old-gone", "/x", "/y"] {
             assert_eq!(server.count(path), 1, "{path} with {threads} threads");
         }
-        let old = outcome_of(&report, &server.url("/old-about"));
+        let old = entry(&report, &server.url("/old-about"));
         assert_eq!(old.result.outcome, Outcome::Ok { status: Some(200) });
         assert_eq!(
             old.result.real_url.as_ref().map(|u| u.to_string()),
             Some(server.url("/about"))
         );
-        let gone = outcome_of(&report, &server.url("/old-gone"));
+        let gone = entry(&report, &server.url("/old-gone"));
         assert_eq!(gone.result.outcome, Outcome::Broken { status: 404 });
         for p in ["/x", "/y"] {
-            let e = outcome_of(&report, &server.url(p));
+            let e = entry(&report, &server.url(p));
             assert_eq!(
                 failed_kind(&e.result.outcome),
                 Some(FailKind::RedirectLoop),
@@ -254,4 +238,310 @@ fn a_redirect_into_a_known_url_does_not_request_it_again() {
             2
         );
     }
+}
+
+/// A raw UTF-8 (or Latin-1) `Location` is read as bytes and followed, so a redirect to a page
+/// that is gone is broken, not "Valid"; a redirect without a usable `Location` is a
+/// `bad-redirect` error.
+#[test]
+fn raw_non_ascii_locations_are_followed_and_a_missing_one_is_an_error() {
+    for threads in [1, 8] {
+        let latin1 = b"HTTP/1.1 301 Moved Permanently\r\nLocation: /latin\xe9-gone\r\nContent-Length: 0\r\n\r\n";
+        let external = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new()
+                .reply("/ext-utf8", Reply::redirect(302, "/ext-café"))
+                .page("/ext-caf%C3%A9", "here"),
+        );
+        let server = TestServer::start(
+            Routes::new()
+                .page(
+                    "/",
+                    &format!(
+                        "<a href='/utf8'>u</a> <a href='/latin1'>l</a> <a href='/no-location'>n</a> \
+                         <a href='/blank-location'>b</a> <a href='/multiple'>m</a> <a href='{}'>e</a>",
+                        external.url("/ext-utf8")
+                    ),
+                )
+                .reply("/utf8", Reply::redirect(301, "/café-gone"))
+                .reply("/latin1", Reply::raw(latin1.to_vec()))
+                .reply("/no-location", Reply::status(301))
+                .reply("/blank-location", Reply::redirect(308, " "))
+                .reply("/multiple", Reply::status(300).content_type("text/html")),
+        );
+        let report = run(config(&server.url("/"), threads));
+        let utf8 = entry(&report, &server.url("/utf8"));
+        assert_eq!(utf8.result.outcome, Outcome::Broken { status: 404 });
+        assert_eq!(
+            utf8.result.real_url.as_ref().map(|u| u.to_string()),
+            Some(server.url("/caf%C3%A9-gone"))
+        );
+        assert_eq!(server.count("/caf%C3%A9-gone"), 1);
+        let latin1 = entry(&report, &server.url("/latin1"));
+        assert_eq!(latin1.result.outcome, Outcome::Broken { status: 404 });
+        assert_eq!(server.count("/latin%E9-gone"), 1);
+        for path in ["/no-location", "/blank-location"] {
+            let e = entry(&report, &server.url(path));
+            assert_eq!(
+                failed_kind(&e.result.outcome),
+                Some(FailKind::BadRedirect),
+                "{path}: {:?}",
+                e.result.outcome
+            );
+            assert!(e.result.outcome.is_broken());
+            eprintln!("{path}: {}", e.result.outcome);
+        }
+        // 300 Multiple Choices needs no Location: its status is the verdict
+        assert_eq!(
+            entry(&report, &server.url("/multiple")).result.outcome,
+            Outcome::Ok { status: Some(300) }
+        );
+        // checked with HEAD (external): the same reading
+        let ext = entry(&report, &external.url("/ext-utf8"));
+        assert_eq!(ext.result.outcome, Outcome::Ok { status: Some(200) });
+        assert_eq!(external.count("/ext-caf%C3%A9"), 1);
+    }
+}
+
+/// The (url, verdict, redirect count) of every entry: what must not depend on link order.
+fn verdicts(report: &linkpatrol::Report) -> std::collections::BTreeSet<(String, String, usize)> {
+    report
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                e.result.url.clone(),
+                e.result.outcome.to_string(),
+                e.result.redirects.len(),
+            )
+        })
+        .collect()
+}
+
+/// A page first reached through a redirect chain that is only checked (an external link, with
+/// HEAD; a `--no-follow` link) is still fetched with GET and parsed as a page of the site, once,
+/// whichever link gets there first.
+#[test]
+fn a_page_first_reached_by_a_head_only_redirect_is_still_parsed() {
+    let no_follow = regex::Regex::new("/old$").unwrap();
+    let mut seen = Vec::new();
+    for threads in [1, 8] {
+        for redirect_first in [true, false] {
+            // "/" links the external /go only once the external server's address is known
+            let external_go = Arc::new(OnceLock::<String>::new());
+            let go = external_go.clone();
+            let site = TestServer::start(
+                Routes::new()
+                    .dynamic(move |req| {
+                        (req.path_only() == "/").then(|| {
+                            let redirects = format!(
+                                "<a href='{}'>go</a><a href='/old'>old</a>",
+                                go.get().expect("set before the run")
+                            );
+                            let direct = "<a href='/a'>a</a>";
+                            Reply::html(if redirect_first {
+                                redirects + direct
+                            } else {
+                                direct.to_owned() + &redirects
+                            })
+                        })
+                    })
+                    .page("/a", "<a href='/landing'>landing</a><a href='/new'>new</a>")
+                    .reply("/old", Reply::redirect(301, "/new"))
+                    .page("/landing", "<a href='/deep'>deep</a>")
+                    .page("/new", "<a href='/child'>child</a>")
+                    .page("/deep", "deep")
+                    .page("/child", "child"),
+            );
+            let external = TestServer::start_on(
+                "127.0.0.2",
+                Routes::new().reply("/go", Reply::redirect(302, &site.url("/landing"))),
+            );
+            external_go.set(external.url("/go")).unwrap();
+            let report = run(config(&site.url("/"), threads).no_follow(no_follow.clone()));
+            for page in ["/landing", "/new"] {
+                assert_eq!(
+                    site.count_method("GET", page),
+                    1,
+                    "{page}: {threads} threads"
+                );
+                assert_eq!(
+                    site.count_method("HEAD", page),
+                    0,
+                    "{page}: {threads} threads"
+                );
+            }
+            assert_eq!(site.count("/deep"), 1, "/landing was parsed");
+            assert_eq!(site.count("/child"), 1, "/new was parsed");
+            let go = entry(&report, &external.url("/go"));
+            assert_eq!(go.result.outcome, Outcome::Ok { status: Some(200) });
+            assert!(!go.result.internal);
+            let landing = entry(&report, &site.url("/landing"));
+            assert!(
+                landing.result.internal,
+                "its own decision, not the redirect's"
+            );
+            let old = entry(&report, &site.url("/old"));
+            assert_eq!(old.result.outcome, Outcome::Ok { status: Some(200) });
+            assert_eq!(old.result.redirects.len(), 1);
+            // the external host's address is in every URL: compare the site's paths
+            let paths: std::collections::BTreeSet<(String, String, usize)> = verdicts(&report)
+                .into_iter()
+                .map(|(u, o, n)| {
+                    (
+                        u.replace(&external.base(), "EXT").replace(&site.base(), ""),
+                        o,
+                        n,
+                    )
+                })
+                .collect();
+            seen.push(paths);
+        }
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:#?}");
+}
+
+/// Redirect hops pass the same filter and robots.txt as links: an excluded or disallowed
+/// target is never requested, and the redirecting link gets the target's verdict.
+#[test]
+fn redirect_targets_pass_the_filter_and_robots_txt() {
+    let exclude = regex::Regex::new("/private/").unwrap();
+    for threads in [1, 8] {
+        let server = TestServer::start(
+            Routes::new()
+                .reply(
+                    "/robots.txt",
+                    Reply::status(200)
+                        .body("User-agent: *\nDisallow: /secret/\n")
+                        .content_type("text/plain"),
+                )
+                .page(
+                    "/",
+                    "<a href='/to-private'>p</a> <a href='/to-secret'>s</a>",
+                )
+                .reply("/to-private", Reply::redirect(301, "/private/x"))
+                .reply("/to-secret", Reply::redirect(302, "/secret/y"))
+                .page("/private/x", "private")
+                .page("/secret/y", "secret"),
+        );
+        let report = run(config(&server.url("/"), threads).exclude(exclude.clone()));
+        assert_eq!(server.count("/private/x"), 0, "excluded: never requested");
+        assert_eq!(server.count("/secret/y"), 0, "disallowed: never requested");
+        for (path, why) in [("/to-private", "--exclude"), ("/to-secret", "robots.txt")] {
+            let e = entry(&report, &server.url(path));
+            match &e.result.outcome {
+                Outcome::Ignored { reason } => assert!(reason.contains(why), "{path}: {reason}"),
+                other => panic!("{path}: {other:?}"),
+            }
+            assert_eq!(e.result.redirects.len(), 1, "{path}: the hop is shown");
+        }
+    }
+}
+
+/// A site on 127.0.0.1 whose start page links a page of its own and a page on 127.0.0.2.
+fn two_hosts() -> (TestServer, TestServer) {
+    let external = TestServer::start_on("127.0.0.2", Routes::new().page("/x", "x"));
+    let site = TestServer::start(Routes::new().page(
+        "/",
+        &format!("<a href='/a'>a</a><a href='{}'>x</a>", external.url("/x")),
+    ));
+    (site, external)
+}
+
+/// `Config::proxy`: every request, to every host, goes through the proxy (ureq tunnels even
+/// plain http with CONNECT), with the proxy's credentials; without it nothing does.
+#[test]
+fn config_proxy_carries_every_request() {
+    for threads in [1, 8] {
+        let (site, external) = two_hosts();
+        let proxy = TestProxy::start();
+        let with_user = proxy.url().replace("http://", "http://user:pw@");
+        let report = run(config(&site.url("/"), threads).proxy(with_user));
+        assert_eq!(
+            entry(&report, &external.url("/x")).result.outcome,
+            Outcome::Ok { status: Some(200) }
+        );
+        assert_eq!(
+            entry(&report, &site.url("/a")).result.outcome,
+            Outcome::Broken { status: 404 }
+        );
+        let targets = proxy.targets();
+        eprintln!("{threads} threads, through the proxy: {targets:?}");
+        assert!(targets.contains(&site.addr().to_string()), "{targets:?}");
+        assert!(
+            targets.contains(&external.addr().to_string()),
+            "{targets:?}"
+        );
+        for r in proxy.requests() {
+            assert_eq!(r.method, "CONNECT");
+            // base64("user:pw")
+            assert_eq!(r.header("proxy-authorization"), Some("Basic dXNlcjpwdw=="));
+        }
+        // the servers saw every request, none of them carrying the proxy's credentials
+        assert_eq!(site.count("/") + external.count("/x"), 2);
+        for r in site.requests().iter().chain(external.requests().iter()) {
+            assert_eq!(r.header("proxy-authorization"), None);
+        }
+        // no proxy set, none from the environment: direct
+        let idle = TestProxy::start();
+        run(config(&site.url("/"), threads));
+        assert!(idle.requests().is_empty());
+    }
+}
+
+/// `--proxy URL` on the command line, and a bad proxy URL: exit 2, one line, no password.
+#[test]
+fn the_proxy_flag_is_used_and_checked() {
+    let (site, external) = two_hosts();
+    let proxy = TestProxy::start();
+    let out = cli_with_env(
+        &["--no-status", "--proxy", &proxy.url(), &site.url("/")],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "/a is a 404");
+    let targets = proxy.targets();
+    assert!(targets.contains(&site.addr().to_string()), "{targets:?}");
+    assert!(
+        targets.contains(&external.addr().to_string()),
+        "{targets:?}"
+    );
+    for bad in ["socks5://u:s3cret@127.0.0.1:1", "http://u:s3cret@[::1"] {
+        let out = cli_with_env(&["--proxy", bad, &site.url("/")], &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!err.contains("s3cret"), "{err}");
+        eprintln!("--proxy {bad}: {}", err.trim());
+    }
+}
+
+/// The environment's proxy is honoured (`HTTP_PROXY`), and `NO_PROXY` hosts bypass it. Run
+/// as a subprocess: the test binary's own environment is never changed.
+#[test]
+fn the_environment_proxy_and_no_proxy_are_honoured() {
+    let (site, external) = two_hosts();
+    let proxy = TestProxy::start();
+    let args = ["--no-status", &site.url("/")];
+    let out = cli_with_env(&args, &[("HTTP_PROXY", &proxy.url())]);
+    assert_eq!(out.status.code(), Some(1));
+    let targets = proxy.targets();
+    assert!(targets.contains(&site.addr().to_string()), "{targets:?}");
+    assert!(
+        targets.contains(&external.addr().to_string()),
+        "{targets:?}"
+    );
+
+    let before = proxy.requests().len();
+    let out = cli_with_env(
+        &args,
+        &[("http_proxy", &proxy.url()), ("NO_PROXY", "127.0.0.2")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let new: Vec<String> = proxy.targets()[before..].to_vec();
+    assert!(new.contains(&site.addr().to_string()), "{new:?}");
+    assert!(
+        !new.contains(&external.addr().to_string()),
+        "127.0.0.2 is in NO_PROXY: {new:?}"
+    );
+    assert_eq!(external.count("/x"), 2, "checked directly the second time");
 }

@@ -13,7 +13,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use crate::external::{notice, program_or_skip, run_with_deadline};
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, config, temp_dir};
+use crate::util::{assert_exit, cli, config, temp_dir};
 
 /// The link text of `/missing` once the page's character references are decoded.
 const HOSTILE: &str = r#"<script>alert("pwned")</script> & 'single' "double""#;
@@ -72,12 +72,7 @@ fn html_of(server: &TestServer, name: &str, extra: &[&str]) -> (PathBuf, String,
     args.push(server.url("/"));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = cli(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 1);
     let page = std::fs::read_to_string(&html).unwrap();
     let summary = std::fs::read_to_string(&txt).unwrap();
     (html, page, summary)

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use linkpatrol::Checker;
@@ -17,7 +17,7 @@ use crate::report_check::{
     placeholders, sort_entries,
 };
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, config, temp_dir};
+use crate::util::{assert_exit, cli, config, linkpatrol, signal, temp_dir};
 
 /// The formats this module covers, with the file each is written to.
 const FORMATS: [(&str, &str); 8] = [
@@ -473,7 +473,7 @@ fn ctrl_c_leaves_every_file_complete_and_well_formed() {
 fn interrupt_and_check(threads: &str) {
     let server = slow_site();
     let dir = temp_dir(&format!("reports-interrupted-{threads}"));
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
+    let mut cmd = linkpatrol();
     cmd.args(["--max-requests-per-second", "0", "-t", threads, "-q", "-v"])
         .args(["--abort-timeout", "2"]);
     let paths: Vec<PathBuf> = FORMATS.iter().map(|(_, f)| dir.join(f)).collect();
@@ -490,18 +490,9 @@ fn interrupt_and_check(threads: &str) {
         server.wait_for_requests(12, Duration::from_secs(10)),
         "the crawl is under way"
     );
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    signal(&child, "-INT");
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 130);
 
     let json: Value = serde_json::from_str(&read(&dir, "out.json")).expect("complete JSON");
     assert_eq!(json["summary"]["interrupted"], true);

@@ -272,6 +272,8 @@ pub struct Routes {
     exact: HashMap<String, Route>,
     dynamic: Vec<Box<Handler>>,
     fallback: Reply,
+    /// Close a kept-alive connection, unanswered, when a second request arrives on it.
+    drop_reused: bool,
 }
 
 impl Default for Routes {
@@ -287,7 +289,17 @@ impl Routes {
             exact: HashMap::new(),
             dynamic: Vec::new(),
             fallback: Reply::not_found(),
+            drop_reused: false,
         }
+    }
+
+    /// Answer only the first request of each connection: a request that arrives on a reused
+    /// (kept-alive) connection is read, logged and answered by closing the connection without a
+    /// byte — what a server whose keep-alive timeout fires just as the client reuses the
+    /// connection does.
+    pub fn drop_reused_connections(mut self) -> Routes {
+        self.drop_reused = true;
+        self
     }
 
     /// `path` serves this HTML with `200`.
@@ -599,6 +611,9 @@ fn serve_connection(stream: TcpStream, peer: SocketAddr, conn: usize, shared: &S
         let keep_alive = req.wants_keep_alive();
         lock(&shared.state).log.push(req.clone());
         shared.changed.notify_all();
+        if shared.routes.drop_reused && nth_on_conn > 0 {
+            break;
+        }
         let reply = shared.routes.resolve(&req);
         match respond(&mut writer, &req, &reply, keep_alive, shared) {
             Ok(Next::KeepAlive) => {}

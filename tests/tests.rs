@@ -6,6 +6,10 @@ pub mod server;
 /// Helpers shared by the test modules.
 pub mod util;
 
+/// A loopback forward proxy (CONNECT tunnels and absolute-URI requests) that records what
+/// passes through it.
+pub mod proxy;
+
 /// Chromium and LibreOffice for the report tests: found on PATH, run with a deadline, or skipped loudly.
 pub mod external;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
@@ -15,21 +19,44 @@ pub mod report_check;
 mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
 mod cli;
+/// The config file through the binary: discovery, precedence, round trip, errors.
+mod config_file;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
+/// Credentials in URLs are masked in every report format.
+mod credentials;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
 mod faults;
-/// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies.
+/// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies,
+/// proxies.
 mod fetching;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
+/// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
+mod inputs;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
+/// Out-of-range settings: refused with one line or clamped, never a panic.
+mod limits;
+/// --check-mx against a fake DNS resolver on loopback UDP.
+mod mail_dns;
+/// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
+mod outputs;
+/// Plugins: anchors (each page fetched once), regex, command timeout, cert-expiry, formats.
+mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
+/// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).
+mod request_options;
 /// Large-crawl settings: problem-only entries, the bounded result channel.
 mod scale;
+/// Host-aware scheduling across 22 loopback hosts: wall time against the busiest host's schedule.
+mod scheduling;
+/// Signals to the binary and cancel bookkeeping: whole rows, no lost rows, exact counts.
+mod signals;
+/// No silent passes: folders without index.html, unparseable starts, robots.txt agent, --max-urls 0.
+mod silent_passes;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;

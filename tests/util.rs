@@ -1,16 +1,34 @@
 //! Shared helpers: build and run a checker against a loopback server, summarise reports, run
-//! the CLI binary.
+//! the CLI binary and read its CSV back, wait for and signal running processes.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Output};
-use std::time::Duration;
+use std::path::Path;
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
-use linkpatrol::{Checker, Config, Report};
+use linkpatrol::{Checker, Config, Entry, Report};
 
-/// A config for tests: no politeness limit, short timeouts, `threads` workers.
+use crate::server::{Reply, Routes, TestServer};
+
+/// Proxy variables of the environment: removed for every run of the binary, so a proxy set
+/// on the machine running the tests cannot reroute their loopback traffic.
+pub const PROXY_VARS: [&str; 8] = [
+    "ALL_PROXY",
+    "all_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
+
+/// A config for tests: no politeness limit, short timeouts, `threads` workers, no proxy from
+/// the environment.
 pub fn config(url: &str, threads: usize) -> Config {
     Config::new()
         .input_url(url)
+        .proxy_from_env(false)
         .threads(threads)
         .max_requests_per_second(0.0)
         .timeout(Duration::from_secs(5))
@@ -48,12 +66,163 @@ pub fn broken(report: &Report) -> BTreeSet<String> {
     report.broken().map(|e| e.result.url.clone()).collect()
 }
 
+/// The `linkpatrol` binary, not started yet, without the machine's proxy variables.
+pub fn linkpatrol() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
+    for var in PROXY_VARS {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
 /// Runs the `linkpatrol` binary with `args`.
 pub fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linkpatrol"))
+    cli_with_env(args, &[])
+}
+
+/// Runs the `linkpatrol` binary with `args`, without the machine's proxy variables and with
+/// `env` set.
+pub fn cli_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    linkpatrol()
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the binary runs")
+}
+
+/// Runs the binary in `dir` with extra environment variables. `HOME` and `XDG_CONFIG_HOME`
+/// point into `dir`, so the user's own config file never leaks into a test; no `LINKPATROL_*`
+/// variable of this process reaches it.
+pub fn cli_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut cmd = linkpatrol();
+    cmd.current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env("XDG_CONFIG_HOME", dir.join("home/.config"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("LINKPATROL_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.envs(env.iter().copied())
         .args(args)
         .output()
         .expect("the binary runs")
+}
+
+/// The flags of a verbose CSV report on stdout, with no status line and no politeness delay.
+pub const CSV_FLAGS: [&str; 6] = [
+    "--no-status",
+    "--max-requests-per-second",
+    "0",
+    "-o",
+    "csv",
+    "-v",
+];
+
+/// Runs `linkpatrol --no-config` with [`CSV_FLAGS`] and `extra` in `dir` (see [`cli_in`]).
+pub fn csv_run_in(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["--no-config"];
+    args.extend_from_slice(&CSV_FLAGS);
+    args.extend_from_slice(extra);
+    cli_in(dir, &[], &args)
+}
+
+/// The rows of a `;`-separated CSV report with a header line.
+pub fn csv_records(csv: &[u8]) -> Vec<csv::StringRecord> {
+    csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .from_reader(csv)
+        .records()
+        .map(|r| r.expect("a CSV row"))
+        .collect()
+}
+
+/// The CSV rows a `-o csv` run wrote on stdout. By column: 0 urlname, 1 parentname, 3 result,
+/// 4 warningstring, 5 infostring, 6 valid, 7 url, 8 line, 9 column, 10 name.
+pub fn rows(out: &Output) -> Vec<csv::StringRecord> {
+    csv_records(&out.stdout)
+}
+
+/// The first row for the link written `urlname`.
+pub fn row_named<'a>(rows: &'a [csv::StringRecord], urlname: &str) -> &'a csv::StringRecord {
+    rows.iter()
+        .find(|r| &r[0] == urlname)
+        .unwrap_or_else(|| panic!("no row {urlname} in {rows:#?}"))
+}
+
+/// The process exited with `code`; its stderr is shown when not.
+#[track_caller]
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// One line on stderr, exit status 2, the line contains every `needle`.
+#[track_caller]
+pub fn assert_one_line_error(out: &Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    for n in needles {
+        assert!(err.contains(n), "`{n}' missing from: {err}");
+    }
+}
+
+/// Sends `sig` (`-INT`, `-TERM`…) to a running child with kill(1).
+#[track_caller]
+pub fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig}");
+}
+
+/// Waits (polling, up to 20 s) until `done` holds.
+#[track_caller]
+pub fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// An endless site: page `/i` links to `/2i+1` and `/2i+2` and answers after `delay`.
+pub fn endless_site(delay: Duration) -> TestServer {
+    TestServer::start(Routes::new().dynamic(move |req| {
+        let i: usize = req.path_only().trim_start_matches('/').parse().unwrap_or(0);
+        let html = format!(
+            "<a href='/{}'>n</a><a href='/{}'>m</a>",
+            i * 2 + 1,
+            i * 2 + 2
+        );
+        Some(Reply::html(html).delayed(delay))
+    }))
+}
+
+/// The entry of `url` in a report; panics listing the reported URLs when there is none.
+#[track_caller]
+pub fn entry<'a>(report: &'a Report, url: &str) -> &'a Entry {
+    report
+        .entries
+        .iter()
+        .find(|e| e.result.url == url)
+        .unwrap_or_else(|| {
+            panic!(
+                "no entry for {url}: {:#?}",
+                report
+                    .entries
+                    .iter()
+                    .map(|e| &e.result.url)
+                    .collect::<Vec<_>>()
+            )
+        })
 }
 
 /// A fresh, empty folder for one test's files.

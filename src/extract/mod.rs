@@ -5,11 +5,19 @@
 //! whitespace trimmed), and the caller resolves it against the document URL or
 //! [`HtmlDocument::base`] once the whole document has been read.
 
+mod css;
+mod gzip;
 mod html;
+mod markdown;
 mod sitemap;
+mod text;
 
+pub use css::extract_css;
+pub use gzip::{gunzip_capped, is_gzip};
 pub use html::extract_html;
+pub use markdown::extract_markdown;
 pub use sitemap::{extract_sitemap, is_sitemap};
+pub use text::extract_text_urls;
 
 /// One link as written in a document, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]

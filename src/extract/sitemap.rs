@@ -95,7 +95,7 @@ pub fn extract_sitemap(body: &[u8]) -> Vec<RawLink> {
 }
 
 /// 1-based line and column (in characters) of byte offset `at`.
-fn line_col(body: &[u8], at: usize) -> (usize, usize) {
+pub(super) fn line_col(body: &[u8], at: usize) -> (usize, usize) {
     let at = at.min(body.len());
     let before = &body[..at];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;

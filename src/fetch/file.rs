@@ -1,5 +1,5 @@
-//! `file:` URLs: the file exists (a folder means its `index.html`), and its content when it is
-//! a page we will parse.
+//! `file:` URLs: the file exists (a folder means its `index.html`, or a listing of its entries
+//! when it has none), and its content when it is a page we will parse.
 
 use std::io::Read;
 use std::path::Path;
@@ -22,10 +22,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
     let (path, final_url) = if meta.is_dir() {
         let index = path.join("index.html");
         if !index.is_file() {
-            // A folder without an index exists; there is nothing to parse.
-            let mut f = Fetched::bare(url, Outcome::Ok { status: None });
-            f.content_type = Some("inode/directory".into());
-            return f;
+            return listing(url, &path, want_body);
         }
         let mut u = url.clone();
         if !u.path().ends_with('/') {
@@ -44,7 +41,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
     f.content_type = Some(content_type.to_owned());
-    if want_body && is_parsed(Some(content_type)) {
+    if want_body && is_parsed(&final_url, Some(content_type)) {
         let t = Instant::now();
         // Sized once from the file's length (+1 to see the end without growing): growing from
         // empty copied and page-faulted a large page several times over.
@@ -67,6 +64,73 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
         f.body = Some(buf);
     }
     f
+}
+
+/// A folder without `index.html`, as LinkChecker shows one: an HTML page listing its entries,
+/// so each is checked (and pages among them parsed). Hidden entries (`.git`) and symbolic links
+/// (a link to `..` would list forever) are left out. The URL gets its trailing slash.
+fn listing(url: &Url, dir: &Path, want_body: bool) -> Fetched {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => return Fetched::failed(url, FailKind::Io, format!("{}: {e}", dir.display())),
+    };
+    let mut names: Vec<(String, bool)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let kind = e.file_type().ok()?;
+            let name = e.file_name().into_string().ok()?;
+            (!kind.is_symlink() && !name.starts_with('.')).then_some((name, kind.is_dir()))
+        })
+        .collect();
+    names.sort();
+    let mut base = url.clone();
+    if !base.path().ends_with('/') {
+        base.set_path(&format!("{}/", base.path()));
+    }
+    let escape = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('"', "&quot;")
+    };
+    let mut html = String::from("<!doctype html><title>folder listing</title>\n");
+    for (name, is_dir) in &names {
+        let entry = dir.join(name);
+        let href = if *is_dir {
+            Url::from_directory_path(&entry)
+        } else {
+            Url::from_file_path(&entry)
+        };
+        if let Ok(href) = href {
+            html.push_str(&format!(
+                "<a href=\"{}\">{}</a>\n",
+                escape(href.as_str()),
+                escape(name)
+            ));
+        }
+    }
+    let mut f = Fetched::bare(&base, Outcome::Ok { status: None });
+    f.content_type = Some("text/html".into());
+    f.size = Some(html.len() as u64);
+    f.body = want_body.then(|| html.into_bytes());
+    f
+}
+
+/// `true` for the URL of a folder listing made by [`fetch`] (a `file:` folder URL whose
+/// content is the listing, not an `index.html`).
+pub(crate) fn is_listing(final_url: &Url) -> bool {
+    final_url.scheme() == "file" && final_url.path().ends_with('/')
+}
+
+/// `true` for a `file:` URL naming a folder that has no `index.html`. Asked for every `file:`
+/// link of a page, so a link whose last segment has an extension (`page.html`) is taken for a
+/// file without asking the file system.
+pub(crate) fn is_folder_without_index(url: &Url) -> bool {
+    let last = url.path().rsplit('/').next().unwrap_or("");
+    url.scheme() == "file"
+        && !last.contains('.')
+        && url
+            .to_file_path()
+            .is_ok_and(|p| p.is_dir() && !p.join("index.html").is_file())
 }
 
 fn not_found(url: &Url, path: &Path, e: &std::io::Error) -> Fetched {
@@ -92,7 +156,9 @@ fn guess_type(path: &Path) -> &'static str {
         "js" | "mjs" => "text/javascript",
         "json" => "application/json",
         "xml" => "application/xml",
-        "txt" | "md" => "text/plain",
+        "txt" => "text/plain",
+        "md" | "markdown" | "mdown" | "mkd" | "mkdn" => "text/markdown",
+        "gz" => "application/gzip",
         "png" => "image/png",
         "jpg" | "jpeg" => "image/jpeg",
         "gif" => "image/gif",

@@ -3,6 +3,8 @@
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
 //! when the caller asked for it and the content is HTML, the body bytes (capped).
 
+mod connection;
+pub(crate) mod extras;
 pub(crate) mod file;
 pub(crate) mod http;
 
@@ -37,6 +39,8 @@ pub(crate) struct Fetched {
     pub(crate) modified: Option<String>,
     /// Warnings found on the way.
     pub(crate) warnings: Vec<Warning>,
+    /// The final response's headers (lower-case names), kept only for plugins.
+    pub(crate) headers: Vec<(String, String)>,
     /// Redirect targets this fetch claimed in the cache and requested itself: each key with the
     /// index in `redirects` where its own chain starts (`redirects.len()` for the final URL).
     pub(crate) owned: Vec<(String, usize)>,
@@ -60,6 +64,7 @@ impl Fetched {
             download_time: None,
             modified: None,
             warnings: Vec::new(),
+            headers: Vec::new(),
             owned: Vec::new(),
             stopped_at: None,
         }
@@ -82,7 +87,32 @@ pub(crate) fn is_html(content_type: Option<&str>) -> bool {
     matches!(content_type, Some("text/html" | "application/xhtml+xml"))
 }
 
-/// `true` for media types we extract links from: HTML, and XML (read when it is a sitemap).
-pub(crate) fn is_parsed(content_type: Option<&str>) -> bool {
-    is_html(content_type) || matches!(content_type, Some("application/xml" | "text/xml"))
+/// `true` for content we extract links from: HTML, CSS, Markdown, plain text (parsed when it is
+/// a start input), XML (when it is a sitemap), and gzip only at a `.xml.gz` URL (a gzipped
+/// sitemap: other archives are not read).
+pub(crate) fn is_parsed(url: &Url, content_type: Option<&str>) -> bool {
+    match content_type {
+        Some("application/gzip" | "application/x-gzip") => url.path().ends_with(".xml.gz"),
+        Some(
+            "application/xml" | "text/xml" | "text/css" | "text/markdown" | "text/x-markdown"
+            | "text/plain",
+        ) => true,
+        other => is_html(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_is_read_only_at_a_sitemap_url() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        let gz = Some("application/gzip");
+        assert!(is_parsed(&u("http://a.test/sitemap.xml.gz"), gz));
+        assert!(!is_parsed(&u("http://a.test/release.tar.gz"), gz));
+        assert!(is_parsed(&u("http://a.test/s.css"), Some("text/css")));
+        assert!(is_parsed(&u("file:///d/README.md"), Some("text/markdown")));
+        assert!(!is_parsed(&u("http://a.test/x.png"), Some("image/png")));
+    }
 }

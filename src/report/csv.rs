@@ -157,6 +157,10 @@ impl<W: Write> Reporter for CsvReporter<W> {
         Ok(())
     }
 
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     fn finish(&mut self, _report: &Report) -> io::Result<()> {
         self.header()?;
         self.out.flush()

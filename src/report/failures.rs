@@ -39,6 +39,10 @@ impl<W: Write> Reporter for FailuresReporter<W> {
         Ok(())
     }
 
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     fn finish(&mut self, _report: &Report) -> io::Result<()> {
         self.out.flush()
     }

@@ -95,7 +95,7 @@ fn rank(e: &Entry) -> u8 {
     let o = &e.result.outcome;
     if o.is_broken() {
         0
-    } else if !e.result.warnings.is_empty() {
+    } else if e.warnings().next().is_some() {
         1
     } else if o.is_ignored() {
         3
@@ -309,7 +309,7 @@ fn table(
         .count();
     let warnings = shown
         .iter()
-        .filter(|e| !e.result.warnings.is_empty())
+        .filter(|e| e.warnings().next().is_some())
         .count();
     let heading = match verbosity {
         Verbosity::All => "All links",
@@ -356,7 +356,7 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
     let r = &e.result;
     let rf = e.referrer.as_ref();
     let (label, class) = match rank(e) {
-        0 if r.warnings.is_empty() => ("Error", "error"),
+        0 if e.warnings().next().is_none() => ("Error", "error"),
         0 => ("Error", "error warning"),
         1 => ("Warning", "warning"),
         2 => ("OK", "ok"),
@@ -387,7 +387,8 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         Escaped(rf.map_or("", |x| x.name.as_str())),
         Escaped(&r.outcome.to_string()),
     )?;
-    for w in &r.warnings {
+    // The URL's warnings, then this occurrence's (`url-whitespace`, a plugin's `anchor-not-found`).
+    for w in e.warnings() {
         write!(
             o,
             "<div class=\"warn-text\">[{}] {}</div>",

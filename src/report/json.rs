@@ -79,6 +79,10 @@ impl<W: Write> Reporter for JsonReporter<W> {
         Ok(())
     }
 
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     fn finish(&mut self, report: &Report) -> io::Result<()> {
         self.open()?;
         write!(self.out, "\n],\n\"summary\":")?;

@@ -57,6 +57,16 @@ pub trait Reporter {
     /// # Errors
     /// When writing fails.
     fn finish(&mut self, report: &Report) -> io::Result<()>;
+
+    /// Pushes every row written so far out of its buffers (called while the result stream is
+    /// idle, and before an immediate exit). Formats written whole by `finish` have nothing to
+    /// push: the default does nothing.
+    ///
+    /// # Errors
+    /// When writing fails.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The report formats, by the names `-o` and `-F` take.
@@ -248,6 +258,18 @@ impl Reporter for Fanout<'_> {
         let mut first = Ok(());
         for r in &mut self.reporters {
             if let Err(e) = r.finish(report)
+                && first.is_ok()
+            {
+                first = Err(e);
+            }
+        }
+        first
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut first = Ok(());
+        for r in &mut self.reporters {
+            if let Err(e) = r.flush()
                 && first.is_ok()
             {
                 first = Err(e);

@@ -54,6 +54,10 @@ impl<W: Write> Reporter for NdjsonReporter<W> {
         Ok(())
     }
 
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     fn finish(&mut self, report: &Report) -> io::Result<()> {
         self.line(summary_json(report), "summary")?;
         self.out.flush()

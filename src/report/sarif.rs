@@ -25,7 +25,7 @@ use crate::outcome::{Entry, FailKind};
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// Every failure kind, in the order their rules are listed (after `http-error`).
-const FAIL_KINDS: [FailKind; 14] = [
+const FAIL_KINDS: [FailKind; 15] = [
     FailKind::InvalidUrl,
     FailKind::Dns,
     FailKind::Connect,
@@ -40,6 +40,7 @@ const FAIL_KINDS: [FailKind; 14] = [
     FailKind::BadMailAddress,
     FailKind::Interrupted,
     FailKind::Internal,
+    FailKind::Plugin,
 ];
 
 /// What a failure kind's rule says. The match has no wildcard, so a new kind must be described.
@@ -59,6 +60,7 @@ fn kind_description(kind: FailKind) -> &'static str {
         FailKind::BadMailAddress => "The mailto: link's address is not valid.",
         FailKind::Interrupted => "The run was interrupted while the link was being checked.",
         FailKind::Internal => "Checking the link hit an internal error in linkpatrol.",
+        FailKind::Plugin => "A plugin found the link's target broken.",
     }
 }
 

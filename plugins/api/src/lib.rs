@@ -1,53 +1,169 @@
-//! The plugin interface of linkpatrol: the [`Plugin`] trait and the small views a plugin sees.
+//! The plugin interface of linkpatrol: the [`Plugin`] trait, the small views a plugin sees, and
+//! the [`Services`] the engine offers back (fetching through its politeness and cache).
 //!
 //! This crate is deliberately tiny and depends only on `url`, so that built-in plugins (each
 //! its own crate under `plugins/`) can do exactly what a user's plugin can, no more.
+//!
+//! A plugin is called from many worker threads at once; its hooks take `&self`, so any state it
+//! keeps (a cache) needs its own synchronisation. The engine holds none of its own locks while a
+//! hook runs.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod options;
+pub mod testing;
+
+pub use options::Options;
 pub use url::Url;
 
-/// What a plugin sees of one checked URL after its connection check.
+/// What a plugin sees of one checked URL once its response (or file) is known.
 #[derive(Debug, Clone)]
 pub struct ResponseView<'a> {
-    /// The URL that was checked (after normalisation, before redirects).
+    /// The URL that was checked (after normalisation, before redirects, without fragment).
     pub url: &'a Url,
-    /// The URL the last redirect hop led to, or the URL itself.
+    /// The URL the last redirect hop led to (a folder's `index.html`), or the URL itself.
     pub final_url: &'a Url,
-    /// The HTTP status code, when the URL was fetched over HTTP.
+    /// The final HTTP status, when the URL was fetched over HTTP and answered.
     pub status: Option<u16>,
+    /// `true` when the check found the URL reachable (2xx, an existing file).
+    pub ok: bool,
+    /// The response headers of the final hop, as sent (names lower-case). Empty for files.
+    pub headers: &'a [(String, String)],
     /// The media type without parameters, when known (`text/html`).
     pub content_type: Option<&'a str>,
-    /// The body that was read for parsing, when the content was read at all.
-    pub body: Option<&'a [u8]>,
+    /// Inside the crawl's scope.
+    pub internal: bool,
 }
 
-/// A remark a plugin adds to a result: a warning tag and message, or plain information.
+/// What a plugin sees of a page whose content the engine read and parsed.
+#[derive(Debug, Clone)]
+pub struct ContentView<'a> {
+    /// The URL that was checked (before redirects, without fragment).
+    pub url: &'a Url,
+    /// The URL the content came from (after redirects; a folder's `index.html`).
+    pub final_url: &'a Url,
+    /// The media type without parameters (`text/html`), when known.
+    pub content_type: Option<&'a str>,
+    /// The content: decoded to UTF-8 for HTML, as read otherwise (capped at the body limit).
+    pub body: &'a [u8],
+    /// The links found in it, resolved against the page (those that resolve). Collected only
+    /// when some configured plugin's [`Plugin::wants_links`] is `true`; empty otherwise.
+    pub links: &'a [Url],
+    /// Every non-empty `id` and `<a name>` of the page, as written (character references
+    /// decoded).
+    pub anchors: &'a [String],
+    /// Inside the crawl's scope.
+    pub internal: bool,
+}
+
+/// One link with a fragment, as written on one page, and what its target turned out to be.
+/// Seen by [`Plugin::check_link`] once the target's check has finished.
+#[derive(Debug, Clone)]
+pub struct LinkView<'a> {
+    /// The target URL, without fragment.
+    pub target: &'a Url,
+    /// Where the target's redirects ended, when that differs from `target`.
+    pub real_target: Option<&'a Url>,
+    /// The fragment as it is in the parsed URL (percent-encoded where the URL syntax requires).
+    pub fragment: &'a str,
+    /// The page that contains the link.
+    pub parent: &'a str,
+    /// `true` when the target was found reachable.
+    pub target_ok: bool,
+    /// The target's media type without parameters, when known.
+    pub target_content_type: Option<&'a str>,
+}
+
+/// A page fetched through [`Services::fetch`]: the engine's verdict and its parse.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    /// The URL the content came from, after redirects.
+    pub final_url: Option<Url>,
+    /// The final HTTP status, when fetched over HTTP.
+    pub status: Option<u16>,
+    /// `true` when reachable (2xx, an existing file).
+    pub ok: bool,
+    /// The media type without parameters.
+    pub content_type: Option<String>,
+    /// The content as read (HTML decoded to UTF-8), capped at the body limit.
+    pub body: Vec<u8>,
+    /// Every non-empty `id` and `<a name>` of an HTML page.
+    pub anchors: Vec<String>,
+    /// Why the page could not be fetched, when it could not.
+    pub error: Option<String>,
+}
+
+/// What the engine offers a plugin during a hook.
+pub trait Services: Send + Sync {
+    /// Fetches `url` (`http`, `https` or `file`) through the engine: the per-host politeness
+    /// gate, robots.txt, headers, retries and redirects all apply, and the engine keeps the
+    /// result for the run, so a URL asked for by several hooks (or plugins) is requested once.
+    fn fetch(&self, url: &Url) -> std::sync::Arc<Page>;
+
+    /// The DER bytes of the leaf certificate `host:port` presents over TLS, fetched once per
+    /// `host:port` per run. `Err` with a reason when there is none (not https, no connection).
+    fn peer_certificate(&self, url: &Url) -> Result<std::sync::Arc<Vec<u8>>, String>;
+}
+
+/// A remark a plugin adds to a result: a warning, plain information, or a verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Remark {
-    /// A warning with a stable tag (`anchor-not-found`) and a human message.
+    /// A warning with a stable tag (`anchor-not-found`) and a human message. Reports show the
+    /// plugin's name in front of the message; the tag works with `--ignore-warning`.
     Warning {
-        /// The stable tag, usable with `--ignore-warning`.
-        tag: String,
+        /// The stable tag.
+        tag: &'static str,
         /// The message shown in reports.
         message: String,
     },
-    /// Information shown in reports; never affects the verdict.
+    /// Information shown in reports' info column; never affects the verdict.
     Info(String),
+    /// The URL is broken for this plugin: a reachable URL is reported failed with this message.
+    /// Ignored in [`Plugin::check_link`] (a link's verdict is its target's).
+    Broken(String),
 }
 
-/// A plugin: hooks called by the engine for each checked URL.
+impl Remark {
+    /// A warning.
+    pub fn warning(tag: &'static str, message: impl Into<String>) -> Remark {
+        Remark::Warning {
+            tag,
+            message: message.into(),
+        }
+    }
+}
+
+/// A plugin: hooks called by the engine for each checked URL. Every hook defaults to no
+/// remarks, so a plugin implements only the ones it needs.
 ///
 /// Hooks take `&self` and may be called from many worker threads at once. The engine never
-/// holds one of its own locks across a hook call.
+/// holds one of its own locks across a hook call, so a hook may block (fetch, run a program).
 pub trait Plugin: Send + Sync {
-    /// A short, stable name (`anchors`), used by `--plugin NAME`.
-    fn name(&self) -> &str;
+    /// A short, stable name (`anchors`), used by `--plugin NAME` and shown with each remark.
+    fn name(&self) -> &'static str;
 
-    /// Called once per checked URL after its content was fetched. Returns remarks to attach.
-    /// Defaults to no remarks.
-    fn check_content(&self, response: &ResponseView<'_>) -> Vec<Remark> {
-        let _ = response;
+    /// `true` when [`check_content`](Plugin::check_content) reads [`ContentView::links`]
+    /// (collecting them costs a copy of every link of every page). Defaults to `false`.
+    fn wants_links(&self) -> bool {
+        false
+    }
+
+    /// Called once per checked URL (http, https, file) after its response or file is known.
+    fn check_response(&self, response: &ResponseView<'_>, services: &dyn Services) -> Vec<Remark> {
+        let _ = (response, services);
+        Vec::new()
+    }
+
+    /// Called once per page whose content the engine read and parsed (internal pages).
+    fn check_content(&self, content: &ContentView<'_>, services: &dyn Services) -> Vec<Remark> {
+        let _ = (content, services);
+        Vec::new()
+    }
+
+    /// Called once per occurrence of a link that has a fragment, after its target's check has
+    /// finished. Only warnings are kept: they belong to this occurrence (the page that has it).
+    fn check_link(&self, link: &LinkView<'_>, services: &dyn Services) -> Vec<Remark> {
+        let _ = (link, services);
         Vec::new()
     }
 }

@@ -1,8 +1,12 @@
 //! Command-line flags (clap derive): definitions and validation only. `settings` turns them
 //! into a library `Config`.
 
+use std::path::PathBuf;
+
 use clap::Parser;
 use linkpatrol::report::Format;
+
+use crate::config_file::{AuthSection, HostSection};
 
 use linkpatrol::config::{
     DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS,
@@ -28,8 +32,8 @@ pub struct FileOutput {
                   130 interrupted (the report of what was checked is still written)."
 )]
 pub struct Args {
-    /// URLs (http, https, file) or local files and folders to check.
-    #[arg(required = true, value_name = "URL_OR_PATH")]
+    /// URLs (http, https, file), local files and folders, or `-` (URLs on stdin) to check.
+    #[arg(value_name = "URL_OR_PATH")]
     pub inputs: Vec<String>,
 
     /// Worker threads.
@@ -80,7 +84,7 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative)]
     pub abort_timeout: f64,
 
-    /// The folder `/` means in links of local pages (defaults to the folder given as input).
+    /// The folder `/` means in links of local pages.
     #[arg(long, value_name = "DIR")]
     pub root_dir: Option<std::path::PathBuf>,
 
@@ -92,7 +96,8 @@ pub struct Args {
     #[arg(long)]
     pub sitemaps: bool,
 
-    /// Retries after a timeout, a broken connection, a 429 or a 502/503/504 (never a 404).
+    /// Retries of one URL (HEAD and GET together) after a timeout, a broken connection (also
+    /// mid-body), a 429 or a 502/503/504 (never a 404).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,
 
@@ -121,7 +126,12 @@ pub struct Args {
     #[arg(long)]
     pub insecure: bool,
 
-    /// Check at most N distinct URLs; later ones are listed as ignored.
+    /// Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
+    /// (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+
+    /// Check at most N distinct URLs; later ones are listed as ignored (0: no limit).
     #[arg(long, value_name = "N")]
     pub max_urls: Option<usize>,
 
@@ -169,16 +179,85 @@ pub struct Args {
     /// Report every checked link, not only broken ones and warnings.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+
+    // ---- Config file, inputs and requests (issue 9). Headings: see `help.rs`. ----
+    /// Read settings from this TOML file [default: ./linkpatrol.toml, else
+    /// $XDG_CONFIG_HOME/linkpatrol/config.toml]
+    #[arg(short = 'c', long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Read no config file (not even the default ones).
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+
+    /// Print the effective configuration (file < environment < flags) as TOML and exit.
+    #[arg(long)]
+    pub print_config: bool,
+
+    /// Also check the URLs read from stdin, one per line (`#` comments and blank lines
+    /// skipped). An input `-` means the same.
+    #[arg(long)]
+    pub stdin: bool,
+
+    /// Also check the URLs (or paths) listed in FILE, one per line, `#` comments (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub input_file: Vec<PathBuf>,
+
+    /// The public URL of the local site folder (--root-dir, or the folder given as input):
+    /// links to URLs under it are checked in the folder instead.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Send the cookies of this Netscape cookies.txt file (by domain, path, secure, expiry).
+    #[arg(long, value_name = "FILE")]
+    pub cookie_file: Option<PathBuf>,
+
+    /// Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
+    #[arg(long, value_name = "RANGES", default_value = "100..=399")]
+    pub accept: String,
+
+    /// Request method of links that are only checked: head (falls back to GET when the server
+    /// refuses HEAD) or get. Pages parsed for links are always fetched with GET.
+    #[arg(long, value_name = "METHOD", default_value = "head", value_parser = ["head", "get"])]
+    pub method: String,
+
+    /// Also look up the MX (else A/AAAA) records of mailto: domains, each domain once.
+    #[arg(long)]
+    pub check_mx: bool,
+
+    /// The DNS resolver for --check-mx, `IP` or `IP:PORT` [default: the first nameserver of
+    /// /etc/resolv.conf]
+    #[arg(long, value_name = "ADDR")]
+    pub dns_server: Option<String>,
+
+    /// The per-host sections (`[[hosts]]`) of the config file; no flag.
+    #[arg(skip)]
+    pub hosts: Vec<HostSection>,
+
+    /// The basic-auth sections (`[[auth]]`) of the config file; no flag, so that no password
+    /// is ever typed on a command line.
+    #[arg(skip)]
+    pub auth: Vec<AuthSection>,
+
+    // ---- Plugins (issue 8): parsing and building in `plugin_flags.rs`. ----
+    /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
+    /// same plugin add up). See --list-plugins.
+    #[arg(long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::plugin_flags::parse_spec)]
+    pub plugins: Vec<crate::plugin_flags::PluginSpec>,
+
+    /// List the plugins of this build with their settings, then exit.
+    #[arg(long)]
+    pub list_plugins: bool,
 }
 
-fn format_name(s: &str) -> Result<Format, String> {
+pub(crate) fn format_name(s: &str) -> Result<Format, String> {
     Format::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
         format!("unknown report type `{s}' (one of: {})", names.join(", "))
     })
 }
 
-fn file_output(s: &str) -> Result<FileOutput, String> {
+pub(crate) fn file_output(s: &str) -> Result<FileOutput, String> {
     let (name, path) = match s.split_once('/') {
         Some((name, path)) if !path.is_empty() => (name, Some(path)),
         _ => (s.trim_end_matches('/'), None),
@@ -190,7 +269,7 @@ fn file_output(s: &str) -> Result<FileOutput, String> {
     })
 }
 
-fn header(s: &str) -> Result<(String, String), String> {
+pub(crate) fn header(s: &str) -> Result<(String, String), String> {
     let (name, value) = s
         .split_once(':')
         .ok_or_else(|| format!("`{s}' is not a header: use `NAME: VALUE'"))?;
@@ -205,7 +284,7 @@ fn header(s: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.trim().to_owned()))
 }
 
-fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
+pub(crate) fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
     let (pattern, n) = s
         .rsplit_once('=')
         .ok_or_else(|| format!("`{s}' is not REGEX=N"))?;
@@ -216,28 +295,28 @@ fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> 
     Ok((pattern.to_owned(), n))
 }
 
-fn host_header(s: &str) -> Result<(String, (String, String)), String> {
+pub(crate) fn host_header(s: &str) -> Result<(String, (String, String)), String> {
     let (pattern, h) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}' is not REGEX=NAME: VALUE"))?;
     Ok((pattern.to_owned(), header(h)?))
 }
 
-fn thread_count(s: &str) -> Result<usize, String> {
+pub(crate) fn thread_count(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if (1..=1024).contains(&n) => Ok(n),
         _ => Err(format!("`{s}' is not a thread count from 1 to 1024")),
     }
 }
 
-fn positive_secs(s: &str) -> Result<f64, String> {
+pub(crate) fn positive_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("`{s}' is not a positive number of seconds")),
     }
 }
 
-fn non_negative(s: &str) -> Result<f64, String> {
+pub(crate) fn non_negative(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
         _ => Err(format!("`{s}' is not a number >= 0")),

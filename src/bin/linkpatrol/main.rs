@@ -2,21 +2,27 @@
 //! exit code. Ctrl-C handling lives here, not in the library.
 
 mod args;
+mod config_file;
+mod exit_guard;
+mod help;
+mod inputs;
+mod outputs;
+mod plugin_flags;
 mod settings;
 mod status;
 
-use std::fs::File;
+use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::Context;
-use clap::Parser;
 use linkpatrol::Checker;
-use linkpatrol::report::{Fanout, ReportOptions, Reporter, Verbosity, reporter_for};
+use linkpatrol::report::{Fanout, ReportOptions, Verbosity, reporter_for};
 
 use crate::args::Args;
+use crate::exit_guard::ExitGuard;
+use crate::outputs::UntilClosed;
 
 /// mimalloc instead of the system allocator: a crawl makes several small allocations per
 /// link, and glibc's malloc/free took 40% of the CPU of a large folder check.
@@ -33,27 +39,54 @@ const EXIT_ERROR: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match settings::args_from_command_line() {
+        Ok(args) => args,
+        Err(e) => return fail(&e),
+    };
+    if args.list_plugins {
+        return match plugin_flags::list(&mut io::stdout().lock()) {
+            Ok(()) => ExitCode::from(EXIT_OK),
+            Err(e) => fail(&e.into()),
+        };
+    }
+    if args.print_config {
+        return match config_file::to_toml(&config_file::effective(&args)) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::from(EXIT_OK)
+            }
+            Err(e) => fail(&e),
+        };
+    }
     match run(&args) {
         Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            if e.downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-            {
-                return ExitCode::from(EXIT_OK);
-            }
-            eprintln!("linkpatrol: error: {e:#}");
-            ExitCode::from(EXIT_ERROR)
-        }
+        Err(e) => fail(&e),
     }
+}
+
+/// Prints the error as one line on stderr (multi-line messages, such as a regex error's, are
+/// joined) and returns the error exit status.
+fn fail(e: &anyhow::Error) -> ExitCode {
+    let text = format!("{e:#}");
+    let line: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    eprintln!("linkpatrol: error: {}", line.join(" "));
+    ExitCode::from(EXIT_ERROR)
 }
 
 fn run(args: &Args) -> anyhow::Result<u8> {
     let config = settings::config_from(args)?;
     let abort_secs = args.abort_timeout;
     let checker = Checker::new(config)?;
+    // Every -F file opens before any is truncated (and before the run starts).
+    let files = outputs::open_all(&args.file_outputs)?;
     let cancel = checker.cancel_handle();
+    let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED));
     let presses = AtomicUsize::new(0);
+    let handler_guard = guard.clone();
     ctrlc::set_handler(move || {
         if presses.fetch_add(1, Ordering::SeqCst) == 0 {
             eprintln!(
@@ -62,7 +95,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             );
             cancel.cancel();
         } else {
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
+            handler_guard.exit_at_row_boundary();
         }
     })?;
 
@@ -79,12 +112,11 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     if !args.quiet {
         reporter.push(reporter_for(
             args.output,
-            Box::new(BufWriter::new(io::stdout().lock())),
+            Box::new(BufWriter::new(UntilClosed::new(io::stdout().lock()))),
             &options,
         ));
     }
-    for f in &args.file_outputs {
-        let file = File::create(&f.path).with_context(|| format!("cannot write {}", f.path))?;
+    for (f, file) in args.file_outputs.iter().zip(files) {
         reporter.push(reporter_for(
             f.format,
             Box::new(BufWriter::new(file)),
@@ -95,25 +127,40 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let display =
         status::StatusDisplay::start(checker.progress(), counters.clone(), !args.no_status);
     let mut write_error: Option<io::Error> = None;
-    let report = checker.run_with(|entry| {
-        if entry.result.outcome.is_broken() {
-            counters.errors.fetch_add(1, Ordering::Relaxed);
-        }
-        // Keep feeding after an error so the other outputs stay complete; report it at the end.
-        if let Err(e) = reporter.entry(entry) {
-            write_error.get_or_insert(e);
-        }
-    })?;
+    // Both callbacks run on this thread, one at a time.
+    let reporter = RefCell::new(reporter);
+    let report = checker.run_with_idle(
+        |entry| {
+            if entry.result.outcome.is_broken() {
+                counters.errors.fetch_add(1, Ordering::Relaxed);
+            }
+            // Keep feeding after an error so the other outputs stay complete; report it at
+            // the end.
+            if let Err(e) = guard.entry(&mut *reporter.borrow_mut(), entry) {
+                write_error.get_or_insert(e);
+            }
+        },
+        || {
+            // Rows reach their files while the run waits (and survive a kill).
+            let _ = guard.idle(&mut *reporter.borrow_mut());
+        },
+    )?;
+    let mut reporter = reporter.into_inner();
     if let Some(d) = display {
         d.stop();
     }
-    let finished = reporter.finish(&report);
+    let finished = guard.finish(&mut reporter, &report);
     drop(reporter);
     if let Some(e) = write_error {
         return Err(e.into());
     }
     finished?;
-    io::stdout().flush()?;
+    // The last, unterminated line may still sit in stdout's own buffer.
+    if let Err(e) = io::stdout().flush()
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
     Ok(if report.interrupted {
         EXIT_INTERRUPTED
     } else if report.errors() > 0 || (args.fail_on_warnings && report.warnings() > 0) {

@@ -3,23 +3,66 @@
 
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
-use linkpatrol::{Config, HostRule};
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{CommandFactory, FromArgMatches};
+use linkpatrol::config::MAX_DURATION;
+use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule};
 use regex::Regex;
+use std::net::{IpAddr, SocketAddr};
+
+use linkpatrol::config::resolver_from_resolv_conf;
+use url::Url;
 
 use crate::args::Args;
+use crate::config_file::{self, HostSection};
+use crate::{help, inputs};
+
+/// Parses the command line with its environment variables, then fills what neither gave from
+/// the config file. A usage error comes back as one line; `--help` and `--version` print and
+/// exit here.
+pub fn args_from_command_line() -> Result<Args> {
+    let matches = match help::decorate(Args::command()).try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return Err(usage_error(e)),
+    };
+    let mut args = Args::from_arg_matches(&matches).map_err(usage_error)?;
+    if let Some(path) = config_file::locate(&args) {
+        let file = config_file::load(&path)?;
+        config_file::apply(&mut args, &matches, &file, &path)?;
+    }
+    Ok(args)
+}
+
+/// A clap error as one line (its first), or the help or version text printed at once.
+fn usage_error(e: clap::Error) -> anyhow::Error {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.to_string();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    anyhow::anyhow!("{}", first.trim().trim_start_matches("error: "))
+}
 
 /// Builds the library configuration from the parsed flags.
 pub fn config_from(args: &Args) -> Result<Config> {
     let mut config = Config::new()
         .threads(args.threads)
-        .timeout(Duration::from_secs_f64(args.timeout))
-        .max_requests_per_second(args.max_requests_per_second)
+        .timeout(secs("--timeout", args.timeout)?)
+        .max_requests_per_second(rate(
+            "--max-requests-per-second",
+            args.max_requests_per_second,
+        )?)
         .host_concurrency(args.host_concurrency)
         .recursion_level(args.recursion_level)
         .check_external(!args.internal_only)
         .max_redirects(args.max_redirects)
-        .abort_timeout(Duration::from_secs_f64(args.abort_timeout));
+        .abort_timeout(secs("--abort-timeout", args.abort_timeout)?);
     config = config
         // The reporters consume the stream; the report needs only its counts.
         .keep_entries(false)
@@ -34,9 +77,10 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .robots(!args.no_robots)
         .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
-        .max_retry_wait(Duration::from_secs_f64(args.max_retry_wait))
+        .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)
         .insecure(args.insecure)
-        .max_urls(args.max_urls)
+        // 0 means no limit, like the other limits.
+        .max_urls(args.max_urls.filter(|&n| n > 0))
         .max_body_size(args.max_body_size);
     for tag in &args.ignore_warning {
         config = config.ignore_warning(tag);
@@ -45,8 +89,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
         config = config.header(name, value);
     }
     for (pattern, n) in &args.host_rate {
+        let n = rate("--host-rate", *n)?;
         config = config
-            .host_rule(HostRule::new(regex(pattern, "--host-rate")?).max_requests_per_second(*n));
+            .host_rule(HostRule::new(regex(pattern, "--host-rate")?).max_requests_per_second(n));
     }
     for (pattern, n) in &args.host_max_concurrency {
         config = config
@@ -56,11 +101,17 @@ pub fn config_from(args: &Args) -> Result<Config> {
         config =
             config.host_rule(HostRule::new(regex(pattern, "--host-header")?).header(name, value));
     }
+    for section in &args.hosts {
+        config = config.host_rule(host_section(section)?);
+    }
     if let Some(dir) = &args.root_dir {
         config = config.root_dir(dir);
     }
     if let Some(ua) = &args.user_agent {
         config = config.user_agent(ua);
+    }
+    if let Some(proxy) = &args.proxy {
+        config = config.proxy(proxy);
     }
     for p in &args.include {
         config = config.include(regex(p, "--include")?);
@@ -71,27 +122,113 @@ pub fn config_from(args: &Args) -> Result<Config> {
     for p in &args.no_follow {
         config = config.no_follow(regex(p, "--no-follow")?);
     }
-    for input in &args.inputs {
-        config = if looks_like_url(input) {
-            config.input_url(input)
-        } else {
-            config.input_path(input)
-        };
-    }
+    config = add_requests(config, args)?;
+    config = inputs::add_inputs(config, args)?;
+    config = crate::plugin_flags::add_plugins(config, &args.plugins)?;
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");
     }
     Ok(config)
 }
 
+/// Seconds as a `Duration`, refused (naming the flag) beyond what the library accepts.
+fn secs(flag: &str, value: f64) -> Result<Duration> {
+    if !(value.is_finite() && value >= 0.0 && value <= MAX_DURATION.as_secs_f64()) {
+        bail!(
+            "{flag} {}: at most {} seconds (one year)",
+            shown(value),
+            MAX_DURATION.as_secs()
+        );
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+/// A request rate, refused (naming the flag) when it implies more than a year between requests.
+fn rate(flag: &str, per_second: f64) -> Result<f64> {
+    if per_second > 0.0 && 1.0 / per_second > MAX_DURATION.as_secs_f64() {
+        bail!(
+            "{flag} {}: too low, one request in more than a year (0 means no limit)",
+            shown(per_second)
+        );
+    }
+    Ok(per_second)
+}
+
+/// A number as the user would write it: `1e20`, not twenty digits.
+fn shown(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// The resolver for `--check-mx`: `--dns-server` (`IP` or `IP:PORT`), else the first
+/// nameserver of /etc/resolv.conf.
+fn mx_resolver(given: Option<&str>) -> Result<SocketAddr> {
+    if let Some(s) = given {
+        return s
+            .parse::<SocketAddr>()
+            .or_else(|_| s.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
+            .map_err(|_| anyhow!("--dns-server `{s}' is not an IP address or IP:PORT"));
+    }
+    let conf = std::fs::read_to_string("/etc/resolv.conf")
+        .context("--check-mx: cannot read /etc/resolv.conf (use --dns-server)")?;
+    resolver_from_resolv_conf(&conf)
+        .ok_or_else(|| anyhow!("--check-mx: no nameserver in /etc/resolv.conf (use --dns-server)"))
+}
+
+/// A `[[hosts]]` section of the config file as a host rule.
+fn host_section(section: &HostSection) -> Result<HostRule> {
+    let pattern = Regex::new(&section.pattern).with_context(|| {
+        format!(
+            "config file: [[hosts]] pattern `{}' is not a valid regex",
+            section.pattern
+        )
+    })?;
+    let mut rule = HostRule::new(pattern);
+    if let Some(n) = section.rate {
+        rule = rule.max_requests_per_second(n);
+    }
+    if let Some(n) = section.max_concurrency {
+        rule = rule.concurrency(n);
+    }
+    for (name, value) in &section.headers {
+        rule = rule.header(name, value);
+    }
+    Ok(rule)
+}
+
 fn regex(p: &str, flag: &str) -> Result<Regex> {
     Regex::new(p).with_context(|| format!("{flag} `{p}' is not a valid regex"))
 }
 
-/// `http://…`, `https://…`, `file:…` are URLs; anything else is a path.
-fn looks_like_url(s: &str) -> bool {
-    let lower = s.trim_start().to_ascii_lowercase();
-    ["http://", "https://", "file:"]
-        .iter()
-        .any(|p| lower.starts_with(p))
+/// Cookies, basic auth, the method, accepted statuses and the site's public URL.
+fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
+    if let Some(path) = &args.cookie_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read cookie file `{}'", path.display()))?;
+        let jar = CookieJar::parse_netscape(&text)
+            .map_err(|e| anyhow!("cookie file `{}', {e}", path.display()))?;
+        config = config.cookies(jar);
+    }
+    for a in &args.auth {
+        let pattern = Regex::new(&a.pattern).with_context(|| {
+            format!(
+                "config file: [[auth]] pattern `{}' is not a valid regex",
+                a.pattern
+            )
+        })?;
+        config = config.basic_auth(BasicAuth::new(pattern, &a.username, &a.password));
+    }
+    let accept = AcceptStatus::parse(&args.accept).map_err(|e| anyhow!("--accept: {e}"))?;
+    config = config.accept(accept).always_get(args.method == "get");
+    if args.check_mx {
+        config = config.mx_resolver(Some(mx_resolver(args.dns_server.as_deref())?));
+    }
+    if let Some(base) = &args.base_url {
+        Url::parse(base).map_err(|e| anyhow!("--base-url `{base}' is not a valid URL: {e}"))?;
+        config = config.base_url(base);
+    }
+    Ok(config)
 }

@@ -1,0 +1,191 @@
+//! The `anchors` plugin: a link's `#fragment` must name an `id` (or an `<a name>`) of its target
+//! page.
+//!
+//! Each page's anchors are read once. Pages the engine parses anyway hand their anchors over in
+//! [`Plugin::check_content`]; any other target (an external page, a page below the recursion
+//! limit) is fetched once through [`Services::fetch`], never once per fragment. Fragments are
+//! matched as a browser does (the HTML standard's "find a potential indicated element"): the
+//! fragment as written, then percent-decoded as UTF-8; `top` (any case) always scrolls to the
+//! top of the page; `#` alone names nothing and is not checked; a text directive (`#:~:text=`)
+//! is not an anchor.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod decode;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
+
+use linkpatrol_plugin_api::{ContentView, LinkView, Options, Plugin, Remark, Services, Url};
+
+pub use decode::percent_decode;
+
+/// The plugin's name.
+pub const NAME: &str = "anchors";
+/// One line for `--list-plugins`.
+pub const DESCRIPTION: &str = "#fragment links must name an id or <a name> of their target page \
+                               (each page read once); settings: none";
+/// The warning tag.
+pub const TAG: &str = "anchor-not-found";
+/// How many available anchors a warning lists before "and N more".
+const LISTED: usize = 10;
+
+/// The anchors of one page, for lookups. (The sorted list a message shows is made only when a
+/// fragment is missing.)
+#[derive(Debug)]
+struct PageAnchors {
+    set: HashSet<String>,
+}
+
+impl PageAnchors {
+    fn new(anchors: &[String]) -> PageAnchors {
+        PageAnchors {
+            set: anchors.iter().cloned().collect(),
+        }
+    }
+
+    fn sorted(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = self.set.iter().map(String::as_str).collect();
+        all.sort_unstable();
+        all
+    }
+}
+
+/// The `anchors` plugin. Its cache maps a page URL (without fragment) to that page's anchors.
+///
+/// Concurrency: `pages` is locked only to look up or insert an entry, never across a fetch. Two
+/// workers may miss the same page at once; both then ask the engine, whose fetch is itself
+/// once per URL and run, so the page is still requested once.
+#[derive(Debug, Default)]
+pub struct Anchors {
+    pages: RwLock<HashMap<String, Arc<PageAnchors>>>,
+}
+
+impl Anchors {
+    /// The plugin, from its settings (it takes none).
+    ///
+    /// # Errors
+    /// When a setting is given.
+    pub fn from_options(options: &Options) -> Result<Anchors, String> {
+        options.only(&[])?;
+        Ok(Anchors::default())
+    }
+
+    fn key(url: &Url) -> String {
+        let mut u = url.clone();
+        u.set_fragment(None);
+        u.into()
+    }
+
+    fn cached(&self, url: &Url) -> Option<Arc<PageAnchors>> {
+        let pages = self.pages.read().unwrap_or_else(|p| p.into_inner());
+        pages.get(&Self::key(url)).cloned()
+    }
+
+    fn store(&self, urls: &[&Url], anchors: &[String]) -> Arc<PageAnchors> {
+        let page = Arc::new(PageAnchors::new(anchors));
+        let mut pages = self.pages.write().unwrap_or_else(|p| p.into_inner());
+        for url in urls {
+            pages.insert(Self::key(url), page.clone());
+        }
+        page
+    }
+
+    /// The anchors of the link's target: cached, else fetched through the engine. `None` when
+    /// the target is not an HTML page (nothing to check).
+    fn anchors_of(&self, link: &LinkView<'_>, services: &dyn Services) -> Option<Arc<PageAnchors>> {
+        if let Some(found) = self.cached(link.target) {
+            return Some(found);
+        }
+        if let Some(found) = link.real_target.and_then(|u| self.cached(u)) {
+            return Some(found);
+        }
+        let page = services.fetch(link.target);
+        if !page.ok || !is_html(page.content_type.as_deref()) {
+            return None;
+        }
+        let mut urls = vec![link.target];
+        if let Some(u) = &page.final_url {
+            urls.push(u);
+        }
+        Some(self.store(&urls, &page.anchors))
+    }
+}
+
+fn is_html(content_type: Option<&str>) -> bool {
+    matches!(content_type, Some("text/html" | "application/xhtml+xml"))
+}
+
+/// `true` when `fragment` needs no element: `top` scrolls to the top, a text directive
+/// (`:~:text=`) highlights text.
+fn always_valid(fragment: &str, decoded: &str) -> bool {
+    decoded.eq_ignore_ascii_case("top") || fragment.starts_with(":~:")
+}
+
+/// The warning for a fragment missing from a page with `anchors`.
+fn not_found_message(fragment: &str, decoded: &str, target: &Url, anchors: &PageAnchors) -> String {
+    let mut m = format!("Anchor `{fragment}'");
+    if decoded != fragment {
+        m.push_str(&format!(" (decoded: `{decoded}')"));
+    }
+    m.push_str(&format!(" not found on {target}. "));
+    let sorted = anchors.sorted();
+    if sorted.is_empty() {
+        m.push_str("The page has no anchors.");
+        return m;
+    }
+    m.push_str("Available anchors: ");
+    let shown: Vec<String> = sorted
+        .iter()
+        .take(LISTED)
+        .map(|a| format!("`{a}'"))
+        .collect();
+    m.push_str(&shown.join(", "));
+    if sorted.len() > LISTED {
+        m.push_str(&format!(" and {} more", sorted.len() - LISTED));
+    }
+    m.push('.');
+    m
+}
+
+impl Plugin for Anchors {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn check_content(&self, content: &ContentView<'_>, _: &dyn Services) -> Vec<Remark> {
+        if is_html(content.content_type) {
+            self.store(&[content.url, content.final_url], content.anchors);
+        }
+        Vec::new()
+    }
+
+    fn check_link(&self, link: &LinkView<'_>, services: &dyn Services) -> Vec<Remark> {
+        if !link.target_ok || link.fragment.is_empty() {
+            return Vec::new();
+        }
+        if link
+            .target_content_type
+            .is_some_and(|ct| !is_html(Some(ct)))
+        {
+            return Vec::new();
+        }
+        let decoded = percent_decode(link.fragment);
+        if always_valid(link.fragment, &decoded) {
+            return Vec::new();
+        }
+        let Some(anchors) = self.anchors_of(link, services) else {
+            return Vec::new();
+        };
+        if anchors.set.contains(link.fragment) || anchors.set.contains(decoded.as_str()) {
+            return Vec::new();
+        }
+        vec![Remark::warning(
+            TAG,
+            not_found_message(link.fragment, &decoded, link.target, &anchors),
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,164 @@
+use linkpatrol_plugin_api::testing::FakeServices;
+use linkpatrol_plugin_api::{ContentView, LinkView, Options, Plugin, Remark, Url};
+
+use super::{Anchors, TAG};
+
+fn url(s: &str) -> Url {
+    Url::parse(s).unwrap()
+}
+
+fn link<'a>(target: &'a Url, fragment: &'a str) -> LinkView<'a> {
+    LinkView {
+        target,
+        real_target: None,
+        fragment,
+        parent: "http://h.test/from.html",
+        target_ok: true,
+        target_content_type: Some("text/html"),
+    }
+}
+
+fn feed(plugin: &Anchors, page: &Url, anchors: &[&str]) {
+    let anchors: Vec<String> = anchors.iter().map(|a| (*a).to_owned()).collect();
+    let view = ContentView {
+        url: page,
+        final_url: page,
+        content_type: Some("text/html"),
+        body: b"",
+        links: &[],
+        anchors: &anchors,
+        internal: true,
+    };
+    assert!(plugin.check_content(&view, &FakeServices::new()).is_empty());
+}
+
+fn tags(remarks: &[Remark]) -> Vec<&'static str> {
+    remarks
+        .iter()
+        .map(|r| match r {
+            Remark::Warning { tag, .. } => *tag,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn parsed_pages_are_never_fetched_again() {
+    let plugin = Anchors::default();
+    let page = url("http://h.test/p.html");
+    feed(&plugin, &page, &["intro", "usage"]);
+    let services = FakeServices::new();
+    for fragment in ["intro", "usage", "missing", "intro"] {
+        let _ = plugin.check_link(&link(&page, fragment), &services);
+    }
+    assert!(services.fetched().is_empty(), "{:?}", services.fetched());
+    assert_eq!(
+        tags(&plugin.check_link(&link(&page, "missing"), &services)),
+        [TAG]
+    );
+    assert!(
+        plugin
+            .check_link(&link(&page, "usage"), &services)
+            .is_empty()
+    );
+}
+
+#[test]
+fn other_pages_are_fetched_once_however_many_fragments_point_in() {
+    let plugin = Anchors::default();
+    let services = FakeServices::new().html("http://other.test/doc", &["a", "b"]);
+    let target = url("http://other.test/doc");
+    for fragment in ["a", "b", "c", "a", "d"] {
+        let _ = plugin.check_link(&link(&target, fragment), &services);
+    }
+    assert_eq!(services.fetched(), ["http://other.test/doc"]);
+}
+
+#[test]
+fn encoded_and_unicode_fragments_compare_decoded() {
+    let plugin = Anchors::default();
+    let page = url("http://h.test/p.html");
+    feed(&plugin, &page, &["café", "a b", "100%", "x%41"]);
+    let s = FakeServices::new();
+    // The url crate percent-encodes non-ASCII and spaces in fragments.
+    for ok in ["caf%C3%A9", "café", "a%20b", "100%", "x%41", "xA"] {
+        let r = plugin.check_link(&link(&page, ok), &s);
+        if ok == "xA" {
+            // `x%41` as written is an id; `xA` is not (only the link side is decoded).
+            assert_eq!(tags(&r), [TAG]);
+        } else {
+            assert!(r.is_empty(), "`{ok}' should match: {r:?}");
+        }
+    }
+    let r = plugin.check_link(&link(&page, "caf%C3%A8"), &s);
+    let Remark::Warning { message, .. } = &r[0] else {
+        panic!("{r:?}")
+    };
+    assert!(message.contains("(decoded: `cafè')"), "{message}");
+}
+
+#[test]
+fn top_text_directives_and_broken_or_non_html_targets_are_not_checked() {
+    let plugin = Anchors::default();
+    let page = url("http://h.test/p.html");
+    feed(&plugin, &page, &[]);
+    let s = FakeServices::new();
+    for f in ["top", "TOP", "Top", ":~:text=hello", ""] {
+        assert!(plugin.check_link(&link(&page, f), &s).is_empty(), "{f}");
+    }
+    let mut broken = link(&page, "nowhere");
+    broken.target_ok = false;
+    assert!(plugin.check_link(&broken, &s).is_empty());
+    let pdf = url("http://h.test/doc.pdf");
+    let mut l = link(&pdf, "page=2");
+    l.target_content_type = Some("application/pdf");
+    assert!(plugin.check_link(&l, &s).is_empty());
+    assert!(s.fetched().is_empty());
+    // An id named `top` is still fine, and a page without anchors says so.
+    let r = plugin.check_link(&link(&page, "nav"), &s);
+    let Remark::Warning { message, .. } = &r[0] else {
+        panic!("{r:?}")
+    };
+    assert!(message.contains("has no anchors"), "{message}");
+}
+
+#[test]
+fn the_message_lists_available_anchors_sorted_and_trimmed() {
+    let plugin = Anchors::default();
+    let page = url("http://h.test/p.html");
+    let many: Vec<String> = (0..25).map(|i| format!("s{i:02}")).collect();
+    let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+    feed(&plugin, &page, &refs);
+    let r = plugin.check_link(&link(&page, "zz"), &FakeServices::new());
+    let Remark::Warning { message, .. } = &r[0] else {
+        panic!("{r:?}")
+    };
+    assert!(
+        message.starts_with("Anchor `zz' not found on http://h.test/p.html."),
+        "{message}"
+    );
+    assert!(
+        message.contains("`s00', `s01'") && message.contains("`s09' and 15 more."),
+        "{message}"
+    );
+    assert!(!message.contains("s10"), "{message}");
+}
+
+#[test]
+fn a_redirected_target_uses_the_anchors_of_where_it_landed() {
+    let plugin = Anchors::default();
+    let landed = url("http://h.test/new.html");
+    feed(&plugin, &landed, &["here"]);
+    let old = url("http://h.test/old.html");
+    let mut l = link(&old, "here");
+    l.real_target = Some(&landed);
+    let s = FakeServices::new();
+    assert!(plugin.check_link(&l, &s).is_empty());
+    assert!(s.fetched().is_empty());
+}
+
+#[test]
+fn settings_are_refused() {
+    assert!(Anchors::from_options(&Options::new("anchors")).is_ok());
+    assert!(Anchors::from_options(&Options::new("anchors").with("x", "1")).is_err());
+}

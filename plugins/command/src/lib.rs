@@ -1,0 +1,120 @@
+//! The `command` plugin: runs an external program on every parsed page — extension without
+//! Rust. The page's content goes to its stdin, the URL is in `LINKPATROL_URL` (and the media
+//! type in `LINKPATROL_CONTENT_TYPE`); each non-empty line it prints on stdout becomes a
+//! warning. A program that runs past the timeout is killed and reported.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod run;
+
+use std::time::Duration;
+
+use linkpatrol_plugin_api::{ContentView, Options, Plugin, Remark, Services};
+
+pub use run::{Finished, run_with_timeout};
+
+/// The plugin's name.
+pub const NAME: &str = "command";
+/// One line for `--list-plugins`.
+pub const DESCRIPTION: &str = "run a program per parsed page (content on stdin, URL in \
+                               $LINKPATROL_URL), its stdout lines become warnings; settings: \
+                               program=PATH, arg=ARG (repeatable), timeout=SECS (default 10)";
+/// Tag of a warning printed by the program.
+pub const TAG: &str = "command-warning";
+/// Tag of a program that could not run, failed or timed out.
+pub const TAG_FAILED: &str = "command-failed";
+/// Seconds a program may run by default.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
+/// Most warnings taken from one run's output.
+const MAX_LINES: usize = 50;
+
+/// The `command` plugin: the program, its arguments and its time limit.
+#[derive(Debug)]
+pub struct Command {
+    program: String,
+    args: Vec<String>,
+    timeout: Duration,
+}
+
+impl Command {
+    /// The plugin from its settings: `program=` (required), `arg=` (repeatable), `timeout=`.
+    ///
+    /// # Errors
+    /// No program, a timeout that is not a positive number, or an unknown setting.
+    pub fn from_options(options: &Options) -> Result<Command, String> {
+        options.only(&["program", "arg", "timeout"])?;
+        let program = options
+            .get("program")
+            .filter(|p| !p.trim().is_empty())
+            .ok_or("plugin command: give program=PATH")?
+            .to_owned();
+        let secs: f64 = options.parse_or("timeout", DEFAULT_TIMEOUT_SECS)?;
+        if !(secs.is_finite() && secs > 0.0) {
+            return Err(format!("plugin command: timeout={secs} must be positive"));
+        }
+        Ok(Command {
+            program,
+            args: options.get_all("arg").map(str::to_owned).collect(),
+            timeout: Duration::from_secs_f64(secs),
+        })
+    }
+}
+
+impl Plugin for Command {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn check_content(&self, content: &ContentView<'_>, _: &dyn Services) -> Vec<Remark> {
+        let env = [
+            ("LINKPATROL_URL", content.final_url.as_str()),
+            (
+                "LINKPATROL_CONTENT_TYPE",
+                content.content_type.unwrap_or(""),
+            ),
+        ];
+        let finished =
+            match run_with_timeout(&self.program, &self.args, &env, content.body, self.timeout) {
+                Ok(f) => f,
+                Err(e) => {
+                    return vec![Remark::warning(
+                        TAG_FAILED,
+                        format!("cannot run `{}': {e}", self.program),
+                    )];
+                }
+            };
+        let mut remarks: Vec<Remark> = finished
+            .stdout
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .take(MAX_LINES)
+            .map(|l| Remark::warning(TAG, l))
+            .collect();
+        if finished.timed_out {
+            remarks.push(Remark::warning(
+                TAG_FAILED,
+                format!(
+                    "`{}' ran longer than {:?} and was killed",
+                    self.program, self.timeout
+                ),
+            ));
+        } else if let Some(code) = finished.status.filter(|c| *c != 0) {
+            let why = finished
+                .stderr
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_owned();
+            remarks.push(Remark::warning(
+                TAG_FAILED,
+                format!("`{}' exited with status {code}: {why}", self.program),
+            ));
+        }
+        remarks
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,513 @@
+//! The config file (TOML): where it is found, its keys (the long flag names, kebab-case), how
+//! it merges under the environment and the flags, and the effective configuration printed back
+//! as TOML (`--print-config`) in a form that reads back to the same configuration.
+//!
+//! Precedence, lowest first: built-in defaults < config file < `LINKPATROL_*` environment
+//! variables < flags. A flag or variable that is given replaces the file's value, lists
+//! included (`-H` on the command line replaces the file's `header` list).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+use serde::{Deserialize, Serialize};
+
+use crate::args::{self, Args};
+
+/// The name of the config file looked for in the current folder.
+pub const LOCAL_FILE: &str = "linkpatrol.toml";
+
+/// Every key of the config file. All are optional; an absent key keeps the default. A key the
+/// program does not know is an error (with its line), so a typo never goes unnoticed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FileConfig {
+    // Inputs
+    pub inputs: Option<Vec<String>>,
+    pub stdin: Option<bool>,
+    pub input_file: Option<Vec<PathBuf>>,
+    pub root_dir: Option<PathBuf>,
+    pub base_url: Option<String>,
+    pub sitemaps: Option<bool>,
+    // Scope
+    pub recursion_level: Option<usize>,
+    pub internal_only: Option<bool>,
+    pub include: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+    pub no_follow: Option<Vec<String>>,
+    pub max_urls: Option<usize>,
+    pub no_robots: Option<bool>,
+    // Requests
+    pub timeout: Option<f64>,
+    pub max_redirects: Option<usize>,
+    pub max_retries: Option<u32>,
+    pub max_retry_wait: Option<f64>,
+    pub max_body_size: Option<u64>,
+    pub user_agent: Option<String>,
+    pub header: Option<Vec<String>>,
+    pub host_header: Option<Vec<String>>,
+    pub cookie_file: Option<PathBuf>,
+    pub accept: Option<String>,
+    pub method: Option<String>,
+    pub insecure: Option<bool>,
+    pub proxy: Option<String>,
+    pub check_mx: Option<bool>,
+    pub dns_server: Option<String>,
+    // Politeness and threads
+    pub threads: Option<usize>,
+    pub max_requests_per_second: Option<f64>,
+    pub host_concurrency: Option<usize>,
+    pub host_rate: Option<Vec<String>>,
+    pub host_max_concurrency: Option<Vec<String>>,
+    pub abort_timeout: Option<f64>,
+    // Output
+    pub output: Option<String>,
+    pub file_output: Option<Vec<String>>,
+    pub quiet: Option<bool>,
+    pub verbose: Option<bool>,
+    pub no_status: Option<bool>,
+    pub csv_delimiter: Option<char>,
+    pub csv_bom: Option<bool>,
+    pub ignore_warning: Option<Vec<String>>,
+    pub fail_on_warnings: Option<bool>,
+    // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
+    pub plugin: Option<Vec<String>>,
+    // Sections (tables come after plain keys in TOML).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostSection>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auth: Vec<AuthSection>,
+    /// `[plugins.NAME]`: a plugin's settings, `key = value` or `key = [values]`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub plugins: BTreeMap<String, BTreeMap<String, toml::Value>>,
+}
+
+/// `[[hosts]]`: settings for the hosts whose `host:port` matches `pattern` (a regex).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HostSection {
+    pub pattern: String,
+    /// Request starts per second for these hosts (0 = no limit).
+    pub rate: Option<f64>,
+    /// Requests in flight for each of these hosts (0 = no limit).
+    pub max_concurrency: Option<usize>,
+    /// Headers sent to these hosts only.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// `[[auth]]`: HTTP basic auth for the URLs matching `pattern` (a regex on the whole URL).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AuthSection {
+    pub pattern: String,
+    pub username: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for AuthSection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthSection")
+            .field("pattern", &self.pattern)
+            .field("username", &self.username)
+            .field("password", &"***")
+            .finish()
+    }
+}
+
+/// The config file to read: `--config`, else `./linkpatrol.toml`, else
+/// `$XDG_CONFIG_HOME/linkpatrol/config.toml` (`~/.config/…`); none with `--no-config`.
+pub fn locate(args: &Args) -> Option<PathBuf> {
+    if args.no_config {
+        return None;
+    }
+    if let Some(p) = &args.config {
+        return Some(p.clone());
+    }
+    let local = PathBuf::from(LOCAL_FILE);
+    if local.is_file() {
+        return Some(local);
+    }
+    dirs::config_dir()
+        .map(|d| d.join("linkpatrol").join("config.toml"))
+        .filter(|p| p.is_file())
+}
+
+/// Reads and parses a config file. Errors are one line naming the file and, for TOML errors,
+/// the line and column.
+pub fn load(path: &Path) -> Result<FileConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config file `{}'", path.display()))?;
+    parse(&text).map_err(|e| anyhow!("config file `{}'{e}", path.display()))
+}
+
+/// Parses config text; the error starts with `, line L, column C: ` when the place is known.
+pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
+    toml::from_str(text).map_err(|e: toml::de::Error| {
+        // The message lists every known key after "expected"; the key and line are enough.
+        let message = e.message().split(", expected").next().unwrap_or("").trim();
+        match e.span() {
+            Some(span) => {
+                let (line, column) = line_col(text, span.start);
+                format!(", line {line}, column {column}: {message}")
+            }
+            None => format!(": {message}"),
+        }
+    })
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(at.min(text.len()))];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
+
+/// `true` when the argument `id` was given on the command line or in the environment.
+fn given(m: &ArgMatches, id: &str) -> bool {
+    matches!(
+        m.value_source(id),
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+    )
+}
+
+/// Fills every argument that neither a flag nor an environment variable set from the file.
+/// Values are checked by the same parsers as the flags; an error names the file and the key.
+pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) -> Result<()> {
+    let bad = |key: &str, e: String| anyhow!("config file `{}': {key}: {e}", origin.display());
+    // A value taken as is.
+    macro_rules! take {
+        ($($id:ident),*) => {$(
+            if !given(m, stringify!($id)) && let Some(v) = &file.$id {
+                args.$id = v.clone();
+            }
+        )*};
+    }
+    // An optional value.
+    macro_rules! take_some {
+        ($($id:ident),*) => {$(
+            if !given(m, stringify!($id)) && let Some(v) = &file.$id {
+                args.$id = Some(v.clone());
+            }
+        )*};
+    }
+    // A value checked by the flag's own parser.
+    macro_rules! take_parsed {
+        ($id:ident, $key:ident, $parse:expr) => {
+            if !given(m, stringify!($id))
+                && let Some(v) = &file.$key
+            {
+                args.$id = $parse(&v.to_string()).map_err(|e| bad(stringify!($key), e))?;
+            }
+        };
+    }
+    // A list whose items are checked by the flag's own parser.
+    macro_rules! take_list {
+        ($id:ident, $key:ident, $parse:expr) => {
+            if !given(m, stringify!($id))
+                && let Some(v) = &file.$key
+            {
+                args.$id = v
+                    .iter()
+                    .map(|s| $parse(s))
+                    .collect::<std::result::Result<_, String>>()
+                    .map_err(|e| bad(stringify!($key), e))?;
+            }
+        };
+    }
+    take!(
+        inputs,
+        stdin,
+        input_file,
+        sitemaps,
+        internal_only,
+        include,
+        exclude,
+        no_follow,
+        no_robots,
+        max_redirects,
+        max_retries,
+        max_body_size,
+        accept,
+        method,
+        insecure,
+        check_mx,
+        host_concurrency,
+        quiet,
+        verbose,
+        no_status,
+        csv_delimiter,
+        csv_bom,
+        ignore_warning,
+        fail_on_warnings
+    );
+    take_some!(
+        root_dir,
+        base_url,
+        recursion_level,
+        max_urls,
+        user_agent,
+        cookie_file,
+        dns_server,
+        proxy
+    );
+    take_parsed!(threads, threads, args::thread_count);
+    take_parsed!(timeout, timeout, args::positive_secs);
+    take_parsed!(max_retry_wait, max_retry_wait, args::non_negative);
+    take_parsed!(
+        max_requests_per_second,
+        max_requests_per_second,
+        args::non_negative
+    );
+    take_parsed!(abort_timeout, abort_timeout, args::non_negative);
+    take_parsed!(output, output, args::format_name);
+    take_list!(headers, header, args::header);
+    take_list!(host_header, host_header, args::host_header);
+    take_list!(host_rate, host_rate, args::pattern_number::<f64>);
+    take_list!(
+        host_max_concurrency,
+        host_max_concurrency,
+        args::pattern_number::<usize>
+    );
+    take_list!(file_outputs, file_output, args::file_output);
+    take_list!(plugins, plugin, crate::plugin_flags::parse_spec);
+    if !given(m, "plugins") {
+        let sections = crate::plugin_flags::from_sections(&file.plugins)
+            .map_err(|e| bad("plugins", e.to_string()))?;
+        args.plugins.extend(sections);
+    }
+    if !["head", "get"].contains(&args.method.as_str()) {
+        bail!(bad(
+            "method",
+            format!("`{}' is not head or get", args.method)
+        ));
+    }
+    for h in &file.hosts {
+        regex::Regex::new(&h.pattern)
+            .map_err(|e| bad("[[hosts]] pattern", format!("`{}': {e}", h.pattern)))?;
+    }
+    for a in &file.auth {
+        regex::Regex::new(&a.pattern)
+            .map_err(|e| bad("[[auth]] pattern", format!("`{}': {e}", a.pattern)))?;
+    }
+    args.hosts = file.hosts.clone();
+    args.auth = file.auth.clone();
+    Ok(())
+}
+
+/// The effective configuration as a config file: every key with its value (defaults included;
+/// a key whose default is "none" or "unlimited" is left out).
+pub fn effective(args: &Args) -> FileConfig {
+    let list = |v: &[String]| Some(v.to_vec());
+    FileConfig {
+        inputs: list(&args.inputs),
+        stdin: Some(args.stdin),
+        input_file: Some(args.input_file.clone()),
+        root_dir: args.root_dir.clone(),
+        base_url: args.base_url.clone(),
+        sitemaps: Some(args.sitemaps),
+        recursion_level: args.recursion_level,
+        internal_only: Some(args.internal_only),
+        include: list(&args.include),
+        exclude: list(&args.exclude),
+        no_follow: list(&args.no_follow),
+        max_urls: args.max_urls,
+        no_robots: Some(args.no_robots),
+        timeout: Some(args.timeout),
+        max_redirects: Some(args.max_redirects),
+        max_retries: Some(args.max_retries),
+        max_retry_wait: Some(args.max_retry_wait),
+        max_body_size: Some(args.max_body_size),
+        user_agent: args.user_agent.clone(),
+        header: Some(
+            args.headers
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect(),
+        ),
+        host_header: Some(
+            args.host_header
+                .iter()
+                .map(|(p, (k, v))| format!("{p}={k}: {v}"))
+                .collect(),
+        ),
+        cookie_file: args.cookie_file.clone(),
+        accept: Some(args.accept.clone()),
+        method: Some(args.method.clone()),
+        insecure: Some(args.insecure),
+        proxy: args.proxy.clone(),
+        check_mx: Some(args.check_mx),
+        dns_server: args.dns_server.clone(),
+        threads: Some(args.threads),
+        max_requests_per_second: Some(args.max_requests_per_second),
+        host_concurrency: Some(args.host_concurrency),
+        host_rate: Some(
+            args.host_rate
+                .iter()
+                .map(|(p, n)| format!("{p}={n}"))
+                .collect(),
+        ),
+        host_max_concurrency: Some(
+            args.host_max_concurrency
+                .iter()
+                .map(|(p, n)| format!("{p}={n}"))
+                .collect(),
+        ),
+        abort_timeout: Some(args.abort_timeout),
+        output: Some(args.output.name().to_owned()),
+        file_output: Some(
+            args.file_outputs
+                .iter()
+                .map(|f| format!("{}/{}", f.format.name(), f.path))
+                .collect(),
+        ),
+        quiet: Some(args.quiet),
+        verbose: Some(args.verbose),
+        no_status: Some(args.no_status),
+        csv_delimiter: Some(args.csv_delimiter),
+        csv_bom: Some(args.csv_bom),
+        ignore_warning: list(&args.ignore_warning),
+        fail_on_warnings: Some(args.fail_on_warnings),
+        plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
+        hosts: args.hosts.clone(),
+        auth: args.auth.clone(),
+        plugins: BTreeMap::new(),
+    }
+}
+
+/// The effective configuration as TOML text.
+pub fn to_toml(config: &FileConfig) -> Result<String> {
+    toml::to_string(config).context("cannot print the configuration")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A config with every key set.
+    fn every_key() -> FileConfig {
+        FileConfig {
+            inputs: Some(vec!["https://example.test/".into(), "docs".into()]),
+            stdin: Some(true),
+            input_file: Some(vec!["urls.txt".into()]),
+            root_dir: Some("public".into()),
+            base_url: Some("https://example.test/".into()),
+            sitemaps: Some(true),
+            recursion_level: Some(3),
+            internal_only: Some(true),
+            include: Some(vec!["^https://example\\.test/".into()]),
+            exclude: Some(vec!["/private/".into()]),
+            no_follow: Some(vec!["/archive/".into()]),
+            max_urls: Some(1000),
+            no_robots: Some(true),
+            timeout: Some(12.5),
+            max_redirects: Some(4),
+            max_retries: Some(1),
+            max_retry_wait: Some(5.0),
+            max_body_size: Some(1024),
+            user_agent: Some("bot/1".into()),
+            header: Some(vec!["X-A: 1".into()]),
+            host_header: Some(vec!["example=X-B: 2".into()]),
+            cookie_file: Some("cookies.txt".into()),
+            accept: Some("200..=299,429".into()),
+            method: Some("get".into()),
+            insecure: Some(true),
+            proxy: Some("http://127.0.0.1:3128".into()),
+            check_mx: Some(true),
+            dns_server: Some("127.0.0.1:5353".into()),
+            threads: Some(3),
+            max_requests_per_second: Some(2.0),
+            host_concurrency: Some(2),
+            host_rate: Some(vec!["slow=0.5".into()]),
+            host_max_concurrency: Some(vec!["slow=1".into()]),
+            abort_timeout: Some(1.0),
+            output: Some("csv".into()),
+            file_output: Some(vec!["json/out.json".into()]),
+            quiet: Some(true),
+            verbose: Some(true),
+            no_status: Some(true),
+            csv_delimiter: Some(','),
+            csv_bom: Some(true),
+            ignore_warning: Some(vec!["http-redirected".into()]),
+            fail_on_warnings: Some(true),
+            plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),
+            hosts: vec![HostSection {
+                pattern: "^docs\\.example\\.test:443$".into(),
+                rate: Some(1.5),
+                max_concurrency: Some(2),
+                headers: BTreeMap::from([("X-Token".into(), "t".into())]),
+            }],
+            auth: vec![AuthSection {
+                pattern: "^https://intra\\.example\\.test/".into(),
+                username: "me".into(),
+                password: "secret".into(),
+            }],
+            plugins: BTreeMap::from([(
+                "command".into(),
+                BTreeMap::from([
+                    ("program".into(), toml::Value::String("sh".into())),
+                    ("timeout".into(), toml::Value::Float(2.5)),
+                ]),
+            )]),
+        }
+    }
+
+    #[test]
+    fn every_key_round_trips_through_toml() {
+        let config = every_key();
+        let text = to_toml(&config).unwrap();
+        assert_eq!(parse(&text).unwrap(), config, "{text}");
+    }
+
+    #[test]
+    fn every_flag_has_a_config_key() {
+        use clap::CommandFactory;
+        let text = to_toml(&every_key()).unwrap();
+        let keys: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_once(" = ").map(|(k, _)| k))
+            .collect();
+        // Flags about the config file itself, and accepted-but-ignored LinkChecker flags.
+        let exempt = [
+            "help",
+            "version",
+            "config",
+            "no-config",
+            "print-config",
+            "check-extern",
+            "list-plugins",
+        ];
+        for arg in crate::args::Args::command().get_arguments() {
+            let key = arg.get_long().unwrap_or("inputs");
+            if !exempt.contains(&key) {
+                assert!(keys.contains(&key), "flag --{key} has no config file key");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_its_line() {
+        let e = parse("threads = 4\n\nthredas = 5\n").unwrap_err();
+        assert!(e.starts_with(", line 3, column 1: "), "{e}");
+        assert!(e.contains("thredas"), "{e}");
+        let e = parse("[[hosts]]\npattern = 'x'\nrat = 1\n").unwrap_err();
+        assert!(e.contains("line 3") && e.contains("rat"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_value_type_names_the_line() {
+        let e = parse("threads = 'many'\n").unwrap_err();
+        assert!(e.starts_with(", line 1, column 11: "), "{e}");
+        let e = parse("threads = \n").unwrap_err();
+        assert!(e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn the_password_is_not_in_debug_output() {
+        let dbg = format!("{:?}", every_key().auth[0]);
+        assert!(!dbg.contains("secret") && dbg.contains("***"), "{dbg}");
+    }
+}

@@ -1,0 +1,98 @@
+//! Whole rows on an immediate exit. The second Ctrl-C must end the process at once, but a
+//! streamed report (CSV, NDJSON, JSON, failures) must not end in half a row.
+//!
+//! # Protocol
+//! The main thread writes every entry, flushes and finishes the reports while holding
+//! `ExitGuard::dirty`'s lock; `dirty` says whether rows were written since the last flush (so
+//! part of one may be in the file and the rest in a buffer). The second Ctrl-C sets `exit_now`
+//! and takes the lock: when nothing is dirty every row written is whole in its file, and it
+//! exits holding the lock, so nothing more can be written. When something is dirty it lets go:
+//! the main thread flushes and exits at its next row boundary (after the entry it is writing,
+//! or at the latest when the stream idles, every [`linkpatrol::IDLE_INTERVAL`]). Only if the
+//! main thread never gets there — its output blocked — does the handler exit anyway after
+//! [`EXIT_GRACE`].
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use linkpatrol::report::Reporter;
+use linkpatrol::{Entry, Report};
+use parking_lot::Mutex;
+
+/// Longest wait of the second Ctrl-C for the row being written.
+pub const EXIT_GRACE: Duration = Duration::from_secs(3);
+
+/// Shared by the main thread (writes) and the Ctrl-C handler (exit).
+#[derive(Debug, Default)]
+pub struct ExitGuard {
+    /// `true` when rows were written since the last flush. The lock is held for every write,
+    /// flush and finish of the reports.
+    dirty: Mutex<bool>,
+    /// Set by the second Ctrl-C; read by the main thread after each write. SeqCst: read once
+    /// per row, nothing to gain from weaker orderings.
+    exit_now: AtomicBool,
+    /// The status to exit with.
+    code: i32,
+}
+
+impl ExitGuard {
+    /// A guard that exits with `code`.
+    pub fn new(code: u8) -> Self {
+        ExitGuard {
+            code: i32::from(code),
+            ..ExitGuard::default()
+        }
+    }
+
+    /// Writes one entry to `reporter`; exits afterwards (flushed) when asked to.
+    pub fn entry(&self, reporter: &mut dyn Reporter, entry: &Entry) -> io::Result<()> {
+        let mut dirty = self.dirty.lock();
+        let written = reporter.entry(entry);
+        *dirty = true;
+        self.exit_if_asked(reporter);
+        written
+    }
+
+    /// Flushes what was written since the last flush (the stream is idle); exits when asked.
+    pub fn idle(&self, reporter: &mut dyn Reporter) -> io::Result<()> {
+        let mut dirty = self.dirty.lock();
+        let flushed = if *dirty { reporter.flush() } else { Ok(()) };
+        *dirty = false;
+        self.exit_if_asked(reporter);
+        flushed
+    }
+
+    /// Finishes every report.
+    pub fn finish(&self, reporter: &mut dyn Reporter, report: &Report) -> io::Result<()> {
+        let mut dirty = self.dirty.lock();
+        let finished = reporter.finish(report);
+        *dirty = false;
+        finished
+    }
+
+    /// Called with the lock held: flushes and exits if the second Ctrl-C came.
+    fn exit_if_asked(&self, reporter: &mut dyn Reporter) {
+        if self.exit_now.load(Ordering::SeqCst) {
+            let _ = reporter.flush();
+            std::process::exit(self.code);
+        }
+    }
+
+    /// The second Ctrl-C: exits as soon as every row written is whole in its file.
+    pub fn exit_at_row_boundary(&self) -> ! {
+        self.exit_now.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + EXIT_GRACE;
+        while Instant::now() < deadline {
+            if let Some(dirty) = self.dirty.try_lock_for(Duration::from_millis(10)) {
+                if !*dirty {
+                    // Exits holding the lock: no write can start after this check.
+                    std::process::exit(self.code);
+                }
+                drop(dirty);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        std::process::exit(self.code)
+    }
+}

@@ -1,0 +1,102 @@
+//! Where reports go: the `-F` files, all opened before any is truncated, and stdout, which may
+//! be closed early by its reader (`linkpatrol … | head`) without ending or failing the run.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::args::FileOutput;
+
+/// Opens every `-F` file, and only once all of them opened truncates them: a bad path (a
+/// missing folder, a read-only file) fails the run before an earlier file loses its contents.
+/// Files created here are removed again when a later one fails.
+pub fn open_all(outputs: &[FileOutput]) -> Result<Vec<File>> {
+    let mut seen = HashSet::new();
+    for f in outputs {
+        if !seen.insert(f.path.as_str()) {
+            bail!("-F {}: the file {} is given twice", f.format.name(), f.path);
+        }
+    }
+    let mut files = Vec::with_capacity(outputs.len());
+    let mut created = Vec::new();
+    for f in outputs {
+        let existed = Path::new(&f.path).exists();
+        match OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&f.path)
+        {
+            Ok(file) => {
+                if !existed {
+                    created.push(&f.path);
+                }
+                files.push(file);
+            }
+            Err(e) => {
+                for path in created {
+                    let _ = std::fs::remove_file(path);
+                }
+                bail!("cannot write {}: {e}", f.path);
+            }
+        }
+    }
+    for (file, f) in files.iter().zip(outputs) {
+        // A pipe or a device (`-F csv//dev/stdout`) has nothing to truncate.
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            file.set_len(0)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.path))?;
+        }
+    }
+    Ok(files)
+}
+
+/// A writer that stops writing, silently, once its reader has gone (`EPIPE`): `| head` then
+/// costs the run nothing — it goes on, the `-F` files are completed, and the exit status still
+/// says whether links are broken. Other errors pass through.
+#[derive(Debug)]
+pub struct UntilClosed<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> UntilClosed<W> {
+    /// Wraps `inner`.
+    pub fn new(inner: W) -> Self {
+        UntilClosed {
+            inner,
+            closed: false,
+        }
+    }
+
+    fn gone(&mut self, r: io::Result<()>) -> io::Result<()> {
+        match r {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for UntilClosed<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.closed {
+            let r = self.inner.write_all(buf);
+            self.gone(r)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = self.inner.flush();
+        self.gone(r)
+    }
+}

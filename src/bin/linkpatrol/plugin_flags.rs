@@ -1,0 +1,217 @@
+//! Plugins on the command line and in the config file: `--plugin NAME[:key=value,…]`,
+//! `[plugins.NAME]` sections, `--list-plugins`, and turning them into library plugins.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use anyhow::{Context, Result, bail};
+use linkpatrol::Config;
+use linkpatrol::plugin::Options;
+
+/// One `--plugin`: the plugin's name and its settings in order.
+pub type PluginSpec = (String, Vec<(String, String)>);
+
+/// `NAME` or `NAME:key=value,key=value`. A value with a comma stays whole when some piece after
+/// a comma is not `key=value` (`pattern=a{1,2}`); otherwise repeat the flag.
+pub(crate) fn parse_spec(s: &str) -> Result<PluginSpec, String> {
+    let (name, rest) = s.split_once(':').unwrap_or((s, ""));
+    let name = name.trim();
+    if name.is_empty() {
+        return Err("expected NAME or NAME:key=value".into());
+    }
+    let mut pairs = Vec::new();
+    if !rest.is_empty() {
+        let pieces: Vec<&str> = rest.split(',').collect();
+        let pieces = if pieces.iter().all(|p| p.contains('=')) {
+            pieces
+        } else {
+            vec![rest]
+        };
+        for piece in pieces {
+            let (k, v) = piece
+                .split_once('=')
+                .ok_or_else(|| format!("`{piece}' is not key=value"))?;
+            if k.trim().is_empty() {
+                return Err(format!("`{piece}' has no key"));
+            }
+            pairs.push((k.trim().to_owned(), v.to_owned()));
+        }
+    }
+    Ok((name.to_owned(), pairs))
+}
+
+/// Specs as `--plugin` values again (one per setting, so each reads back as it was).
+pub fn to_flags(specs: &[PluginSpec]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, pairs) in specs {
+        if pairs.is_empty() {
+            out.push(name.clone());
+        }
+        out.extend(pairs.iter().map(|(k, v)| format!("{name}:{k}={v}")));
+    }
+    out
+}
+
+/// The `[plugins.NAME]` sections of a config file as specs: `key = value` or `key = [values]`
+/// (strings, numbers, booleans).
+pub fn from_sections(
+    sections: &BTreeMap<String, BTreeMap<String, toml::Value>>,
+) -> Result<Vec<PluginSpec>> {
+    let mut specs = Vec::new();
+    for (name, table) in sections {
+        let mut pairs = Vec::new();
+        for (key, value) in table {
+            let items = match value {
+                toml::Value::Array(items) => items.clone(),
+                one => vec![one.clone()],
+            };
+            for item in items {
+                let text = match item {
+                    toml::Value::String(s) => s,
+                    toml::Value::Integer(n) => n.to_string(),
+                    toml::Value::Float(x) => x.to_string(),
+                    toml::Value::Boolean(b) => b.to_string(),
+                    other => bail!(
+                        "[plugins.{name}] {key}: a {} is not a setting (use a string, number, \
+                         boolean or a list of them)",
+                        other.type_str()
+                    ),
+                };
+                pairs.push((key.clone(), text));
+            }
+        }
+        specs.push((name.clone(), pairs));
+    }
+    Ok(specs)
+}
+
+/// Makes each named built-in plugin once, with the settings of every spec that names it, in
+/// the order the names first appear.
+pub fn add_plugins(mut config: Config, specs: &[PluginSpec]) -> Result<Config> {
+    let mut order: Vec<Options> = Vec::new();
+    for (name, pairs) in specs {
+        let at = match order.iter().position(|o| o.plugin() == name) {
+            Some(i) => i,
+            None => {
+                order.push(Options::new(name.clone()));
+                order.len() - 1
+            }
+        };
+        for (k, v) in pairs {
+            order[at].push(k.clone(), v.clone());
+        }
+    }
+    for options in &order {
+        let plugin = linkpatrol::plugins::builtin(options.plugin(), options).context("--plugin")?;
+        config = config.plugin(plugin);
+    }
+    Ok(config)
+}
+
+/// `--list-plugins`: each built-in plugin of this build, one per line.
+pub fn list(out: &mut impl Write) -> io::Result<()> {
+    let all = linkpatrol::plugins::builtins();
+    if all.is_empty() {
+        writeln!(
+            out,
+            "this build has no plugins (built without the plugin-* features)"
+        )?;
+    }
+    for p in all {
+        writeln!(out, "{:<14} {}", p.name, p.description)?;
+    }
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, pairs: &[(&str, &str)]) -> PluginSpec {
+        (
+            name.to_owned(),
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn specs_parse_with_and_without_settings() {
+        assert_eq!(parse_spec("anchors"), Ok(spec("anchors", &[])));
+        assert_eq!(
+            parse_spec("command:program=sh,timeout=5"),
+            Ok(spec("command", &[("program", "sh"), ("timeout", "5")]))
+        );
+        // A comma inside a value keeps the value whole.
+        assert_eq!(
+            parse_spec("regex:pattern=a{1,2}"),
+            Ok(spec("regex", &[("pattern", "a{1,2}")]))
+        );
+        assert_eq!(
+            parse_spec("regex:pattern=x=1"),
+            Ok(spec("regex", &[("pattern", "x=1")]))
+        );
+        assert!(parse_spec(":x=1").is_err());
+        assert!(parse_spec("regex:TODO").is_err());
+        assert!(parse_spec("regex:=x").is_err());
+    }
+
+    #[test]
+    fn flags_round_trip_and_sections_become_specs() {
+        let specs = vec![
+            spec("anchors", &[]),
+            spec("regex", &[("pattern", "a"), ("pattern", "b")]),
+        ];
+        let flags = to_flags(&specs);
+        assert_eq!(flags, ["anchors", "regex:pattern=a", "regex:pattern=b"]);
+        let back: Vec<PluginSpec> = flags.iter().map(|f| parse_spec(f).unwrap()).collect();
+        assert_eq!(back.len(), 3);
+
+        let file: BTreeMap<String, BTreeMap<String, toml::Value>> = toml::from_str(
+            "[anchors]\n[command]\nprogram = 'sh'\narg = ['-c', 'cat']\ntimeout = 2.5\n",
+        )
+        .unwrap();
+        assert_eq!(
+            from_sections(&file).unwrap(),
+            [
+                spec("anchors", &[]),
+                spec(
+                    "command",
+                    &[
+                        ("arg", "-c"),
+                        ("arg", "cat"),
+                        ("program", "sh"),
+                        ("timeout", "2.5")
+                    ]
+                ),
+            ]
+        );
+        let bad: BTreeMap<String, BTreeMap<String, toml::Value>> =
+            toml::from_str("[regex]\npattern = { a = 1 }\n").unwrap();
+        assert!(
+            from_sections(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("[plugins.regex] pattern")
+        );
+    }
+
+    #[test]
+    fn settings_of_one_plugin_add_up_and_errors_name_the_plugin() {
+        let specs = vec![
+            spec("regex", &[("pattern", "a")]),
+            spec("regex", &[("pattern", "(")]),
+        ];
+        let e = add_plugins(Config::new(), &specs).unwrap_err();
+        assert!(format!("{e:#}").contains("pattern `('"), "{e:#}");
+        let ok = vec![
+            spec("regex", &[("pattern", "a")]),
+            spec("anchors", &[]),
+            spec("regex", &[("pattern", "b")]),
+        ];
+        let config = add_plugins(Config::new(), &ok).unwrap();
+        assert_eq!(config.plugin_names(), ["regex", "anchors"]);
+    }
+}

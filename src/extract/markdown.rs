@@ -1,0 +1,152 @@
+//! Markdown (CommonMark with tables and footnotes, via pulldown-cmark): the destination of every
+//! link and image — inline, reference, autolink and e-mail autolink — and the links of raw HTML
+//! inside the document, each with the 1-based line and column where it starts. Pure.
+
+use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+
+use super::sitemap::line_col;
+use super::{RawLink, extract_html};
+
+/// The most characters kept of a link's text.
+const MAX_NAME: usize = 256;
+
+/// The links and images of a Markdown document, in document order.
+pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
+    let text = String::from_utf8_lossy(body);
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS;
+    let mut links: Vec<RawLink> = Vec::new();
+    // Index in `links` of the link whose text is being collected.
+    let mut open: Option<usize> = None;
+    // The title of the open link.
+    let mut titles: Vec<String> = Vec::new();
+    for (event, range) in Parser::new_ext(&text, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            }) => {
+                let value = if link_type == LinkType::Email {
+                    format!("mailto:{dest_url}")
+                } else {
+                    dest_url.trim().to_owned()
+                };
+                open = Some(links.len());
+                titles.push(title.to_string());
+                links.push(link(&text, range.start, value, "a", "href", ""));
+            }
+            Event::Start(Tag::Image {
+                dest_url, title, ..
+            }) => {
+                let value = dest_url.trim().to_owned();
+                links.push(link(&text, range.start, value, "img", "src", &title));
+            }
+            Event::End(TagEnd::Link) => {
+                if let Some(i) = open.take() {
+                    let name = links[i]
+                        .name
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let title = titles.pop().unwrap_or_default();
+                    // The link text, else its title (as the HTML extractor does).
+                    let name = if name.is_empty() { title } else { name };
+                    links[i].name = name.chars().take(MAX_NAME).collect();
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(i) = open
+                    && links[i].name.chars().count() < MAX_NAME
+                {
+                    links[i].name.push_str(&t);
+                }
+            }
+            Event::Html(html) | Event::InlineHtml(html) => {
+                let (line, column) = line_col(text.as_bytes(), range.start);
+                for mut l in extract_html(html.as_bytes()).links {
+                    if l.line == 1 {
+                        l.column += column - 1;
+                    }
+                    l.line += line - 1;
+                    links.push(l);
+                }
+            }
+            _ => {}
+        }
+    }
+    links
+}
+
+fn link(
+    text: &str,
+    at: usize,
+    value: String,
+    tag: &'static str,
+    attr: &'static str,
+    title: &str,
+) -> RawLink {
+    let (line, column) = line_col(text.as_bytes(), at);
+    RawLink {
+        value,
+        tag,
+        attr,
+        line,
+        column,
+        name: title.to_owned(),
+        nofollow: false,
+        padded: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn got(md: &str) -> Vec<(String, usize, usize, String)> {
+        extract_markdown(md.as_bytes())
+            .into_iter()
+            .map(|l| (l.value, l.line, l.column, l.name))
+            .collect()
+    }
+
+    #[test]
+    fn inline_reference_auto_and_images() {
+        let md = "# Title\n\nSee [the *docs*](docs/a.md \"t\") and ![logo](img/logo.png).\n\n\
+                  Ref [here][r], <https://ex.test/auto> and <me@ex.test>.\n\n[r]: /ref/\n";
+        assert_eq!(
+            got(md),
+            [
+                ("docs/a.md".into(), 3, 5, "the docs".into()),
+                ("img/logo.png".into(), 3, 37, "".into()),
+                ("/ref/".into(), 5, 5, "here".into()),
+                (
+                    "https://ex.test/auto".into(),
+                    5,
+                    16,
+                    "https://ex.test/auto".into()
+                ),
+                ("mailto:me@ex.test".into(), 5, 43, "me@ex.test".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn code_is_not_a_link_and_html_inside_counts() {
+        let md = "`[x](nope.md)`\n\n    [y](indented.md)\n\n<div>\n<a href=\"raw.html\">r</a>\n</div>\n\n| a | b |\n|---|---|\n| [t](table.md) | x |\n";
+        let links = got(md);
+        let values: Vec<&str> = links.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(values, ["raw.html", "table.md"]);
+        assert_eq!((links[0].1, links[0].2), (6, 1));
+        assert_eq!((links[1].1, links[1].2), (11, 3));
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        assert!(extract_markdown(b"\xff\xfe[a](").is_empty());
+        assert!(extract_markdown(b"").is_empty());
+    }
+}

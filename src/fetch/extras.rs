@@ -1,0 +1,39 @@
+//! What the user added to every HTTP request beyond plain headers: cookies from a cookies.txt,
+//! basic auth per URL pattern, the method of links that are only checked, and which statuses
+//! count as valid. Bundled so the fetcher needs one field and one call for each.
+
+use std::time::SystemTime;
+
+use url::Url;
+
+use crate::accept::AcceptStatus;
+use crate::basic_auth::BasicAuth;
+use crate::cookies::CookieJar;
+
+/// Per-request additions, set once per run and only read afterwards.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RequestExtras {
+    /// Use GET even for links that are only checked (`--method get`).
+    pub(crate) always_get: bool,
+    /// Cookies sent to the URLs they match.
+    pub(crate) cookies: CookieJar,
+    /// Basic-auth credentials; the first whose pattern matches the URL is sent.
+    pub(crate) auth: Vec<BasicAuth>,
+    /// Statuses that count as valid.
+    pub(crate) accept: AcceptStatus,
+}
+
+impl RequestExtras {
+    /// The `Cookie` and `Authorization` headers for a request to `url` (each hop of a redirect
+    /// chain asks again, so credentials never follow a redirect to a URL they are not for).
+    pub(crate) fn headers_for(&self, url: &Url) -> Vec<(&'static str, String)> {
+        let mut headers = Vec::new();
+        if let Some(c) = self.cookies.header_for(url, SystemTime::now()) {
+            headers.push(("Cookie", c));
+        }
+        if let Some(a) = self.auth.iter().find(|a| a.matches(url)) {
+            headers.push(("Authorization", a.header_value()));
+        }
+        headers
+    }
+}

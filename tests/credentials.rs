@@ -1,0 +1,95 @@
+//! Credentials in URLs (`user:password@`) never reach a report: every format, for every kind
+//! of row that can carry one (ignored schemes, filtered and mail URLs, redirects to a URL with
+//! credentials, failing redirects, link texts and warnings).
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{assert_exit, cli, temp_dir};
+
+const USER: &str = "alice";
+const SECRET: &str = "s3cr3tpw";
+
+#[test]
+fn no_report_format_shows_a_password() {
+    // Pages name their own host:port, read from the Host header of each request.
+    let server = TestServer::start(Routes::new().dynamic(|req| {
+        let host = req.header("host")?.to_owned();
+        let creds = |host: &str, path: &str| format!("http://{USER}:{SECRET}@{host}{path}");
+        let own = |path: &str| creds(&host, path);
+        Some(match req.path_only() {
+            "/" => Reply::html(format!(
+                "<a href='ftp://{USER}:{SECRET}@127.0.0.1/file'>ignored scheme</a>\n\
+                 <a href='mailto:bob@x.test?body=see%20{mail}'>mail</a>\n\
+                 <a href='{excluded}'>filtered out</a>\n\
+                 <a href='/r'>redirect to credentials</a>\n\
+                 <a href='/bad'>failing redirect</a>\n\
+                 <a href='/loop'>redirect loop</a>\n\
+                 <a href=' {padded} '>{text}</a>\n",
+                mail = creds("h.test", "/"),
+                excluded = creds("127.0.0.2:9", "/x"),
+                padded = own("/target"),
+                text = own("/in-the-link-text"),
+            )),
+            "/r" => Reply::redirect(302, &own("/target")),
+            "/bad" => Reply::redirect(302, &creds("127.0.0.1:1", "/")),
+            "/loop" => Reply::redirect(302, &own("/loop")),
+            "/target" => Reply::html("<a href='other'>relative to a URL with credentials</a>"),
+            _ => return None,
+        })
+    }));
+    let dir = temp_dir("credentials");
+    let mut args: Vec<String> = [
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+        "--max-retries",
+        "0",
+        "--exclude",
+        "127\\.0\\.0\\.2",
+        "-v",
+    ]
+    .map(String::from)
+    .to_vec();
+    let formats = [
+        "text", "csv", "html", "json", "ndjson", "junit", "sarif", "sitemap", "failures", "dot",
+        "gml",
+    ];
+    for f in formats {
+        args.push("-F".into());
+        args.push(format!("{f}/{}", dir.join(format!("out.{f}")).display()));
+    }
+    args.push(server.url("/"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = cli(&args);
+    assert_exit(&out, 1);
+    let mut outputs = vec![
+        ("stdout".to_owned(), String::from_utf8(out.stdout).unwrap()),
+        ("stderr".to_owned(), String::from_utf8(out.stderr).unwrap()),
+    ];
+    for f in formats {
+        let text = std::fs::read_to_string(dir.join(format!("out.{f}"))).unwrap();
+        assert!(!text.is_empty(), "{f} written");
+        outputs.push((f.to_owned(), text));
+    }
+    for (name, text) in &outputs {
+        for secret in [SECRET, USER] {
+            assert!(!text.contains(secret), "{name} shows `{secret}':\n{text}");
+        }
+    }
+    // The credentialed URLs were really reported, masked.
+    let csv = &outputs.iter().find(|(n, _)| n == "csv").unwrap().1;
+    for masked in [
+        "ftp://***@127.0.0.1/file",
+        "http://***@127.0.0.2:9/x",
+        "mailto:bob@x.test?body=see%20http://***@h.test/",
+        "http://***@127.0.0.1:1/",
+        "/target",
+        "/other",
+        "[http-redirected]",
+        "[url-whitespace]",
+        "redirect loop",
+        "/in-the-link-text",
+    ] {
+        assert!(csv.contains(masked), "{masked} missing:\n{csv}");
+    }
+    assert!(server.count("/target") >= 1 && server.count("/other") == 1);
+}

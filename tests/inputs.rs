@@ -1,0 +1,386 @@
+//! Every input kind end to end through the binary, on loopback: several start URLs, stdin and
+//! `-`, URL list files, sitemaps (plain, index, gzipped; over HTTP and local), Markdown files
+//! and folders, CSS, plain text URL lists, and a local site with `--root-dir` / `--base-url`.
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{CSV_FLAGS, assert_exit, csv_run_in, linkpatrol, rows, temp_dir};
+
+/// One CSV row, by column: 0 urlname, 1 parentname, 3 result, 6 valid, 7 url, 8 line, 9 column.
+type Row = csv::StringRecord;
+
+/// The row for the link written `urlname` on the page whose URL ends with `parent_end`.
+fn row<'a>(rows: &'a [Row], urlname: &str, parent_end: &str) -> &'a Row {
+    rows.iter()
+        .find(|r| &r[0] == urlname && r[1].ends_with(parent_end))
+        .unwrap_or_else(|| panic!("no row {urlname} on *{parent_end} in {rows:#?}"))
+}
+
+/// Runs the binary with `stdin` fed in.
+fn check_with_stdin(extra: &[&str], stdin: &str) -> Output {
+    let mut child = linkpatrol()
+        .arg("--no-config")
+        .args(CSV_FLAGS)
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn site() -> TestServer {
+    TestServer::start(
+        Routes::new()
+            .page("/a", "<a href='/ok'>ok</a>")
+            .page("/b", "<a href='/gone'>gone</a>")
+            .page("/ok", "fine"),
+    )
+}
+
+/// The start URLs (rows without a parent), sorted.
+fn starts(rows: &[Row]) -> Vec<String> {
+    let mut s: Vec<String> = rows
+        .iter()
+        .filter(|r| r[1].is_empty())
+        .map(|r| r[7].to_owned())
+        .collect();
+    s.sort();
+    s
+}
+
+#[test]
+fn several_start_urls_stdin_and_list_files() {
+    let server = site();
+    let dir = temp_dir("inputs-lists");
+    for threads in ["1", "8"] {
+        // Several start URLs on the command line.
+        let out = csv_run_in(&dir, &["-t", threads, &server.url("/a"), &server.url("/b")]);
+        assert_exit(&out, 1);
+        let r = rows(&out);
+        assert_eq!(starts(&r), [server.url("/a"), server.url("/b")]);
+        assert_eq!(&row(&r, "/gone", "/b")[6], "False");
+
+        // `-` and --stdin: one URL per line, comments and blank lines skipped.
+        let list = format!(
+            "# start pages\n\n{}\n  {}  \n# {}\n",
+            server.url("/a"),
+            server.url("/b"),
+            server.url("/nope")
+        );
+        for flag in ["-", "--stdin"] {
+            let out = check_with_stdin(&["-t", threads, flag], &list);
+            assert_exit(&out, 1);
+            assert_eq!(
+                starts(&rows(&out)),
+                [server.url("/a"), server.url("/b")],
+                "{flag}"
+            );
+        }
+
+        // --input-file, together with a URL on the command line.
+        std::fs::write(
+            dir.join("urls.txt"),
+            format!("{}\n# skipped\n", server.url("/b")),
+        )
+        .unwrap();
+        let out = csv_run_in(
+            &dir,
+            &["-t", threads, "--input-file", "urls.txt", &server.url("/a")],
+        );
+        assert_eq!(starts(&rows(&out)), [server.url("/a"), server.url("/b")]);
+    }
+}
+
+#[test]
+fn a_plain_text_file_is_a_list_of_links() {
+    let server = site();
+    let dir = temp_dir("inputs-text");
+    std::fs::write(
+        dir.join("links.txt"),
+        format!(
+            "Our pages:\n- {} (fine)\n- see {}.\n",
+            server.url("/ok"),
+            server.url("/gone")
+        ),
+    )
+    .unwrap();
+    let out = csv_run_in(&dir, &["links.txt"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r = rows(&out);
+    let ok = row(&r, &server.url("/ok"), "links.txt");
+    assert_eq!((&ok[6], &ok[8], &ok[9]), ("True", "2", "3"));
+    let gone = row(&r, &server.url("/gone"), "links.txt");
+    assert_eq!((&gone[6], &gone[8], &gone[9]), ("False", "3", "7"));
+    // Links of a text file are checked, not crawled: /ok is not parsed for more links.
+    assert_eq!(server.count("/a"), 0);
+}
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn urlset(urls: &[String]) -> String {
+    let items: String = urls
+        .iter()
+        .map(|u| format!("<url><loc>{u}</loc></url>\n"))
+        .collect();
+    format!(
+        "<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n{items}</urlset>\n"
+    )
+}
+
+#[test]
+fn sitemaps_plain_index_and_gzipped_over_http_and_local() {
+    let server =
+        TestServer::start(
+            Routes::new()
+                .dynamic(|req| {
+                    let base = format!("http://{}", req.header("host").unwrap_or(""));
+                    match req.path_only() {
+            "/sitemap_index.xml" => Some(
+                Reply::status(200).content_type("application/xml").body(format!(
+                    "<sitemapindex><sitemap><loc>{base}/pages.xml.gz</loc></sitemap>\
+                     <sitemap><loc>{base}/more.xml</loc></sitemap></sitemapindex>"
+                )),
+            ),
+            "/pages.xml.gz" => Some(
+                Reply::status(200)
+                    .content_type("application/gzip")
+                    .body(gz(urlset(&[format!("{base}/ok"), format!("{base}/gone")]).as_bytes())),
+            ),
+            "/more.xml" => Some(
+                Reply::status(200)
+                    .content_type("text/xml")
+                    .body(urlset(&[format!("{base}/a")])),
+            ),
+            _ => None,
+        }
+                })
+                .page("/a", "<a href='/ok'>ok</a>")
+                .page("/ok", "fine"),
+        );
+    let dir = temp_dir("inputs-sitemaps");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, &server.url("/sitemap_index.xml")]);
+        assert_exit(&out, 1);
+        let r = rows(&out);
+        assert_eq!(
+            &row(&r, &server.url("/pages.xml.gz"), "/sitemap_index.xml")[6],
+            "True"
+        );
+        let gone = row(&r, &server.url("/gone"), "/pages.xml.gz");
+        assert_eq!((&gone[6], &gone[8]), ("False", "4"));
+        assert_eq!(&row(&r, &server.url("/a"), "/more.xml")[6], "True");
+        // Pages listed in a sitemap are crawled: /a's link to /ok was read.
+        assert_eq!(&row(&r, "/ok", "/a")[6], "True");
+    }
+
+    // Local sitemap files, gzipped or not.
+    std::fs::write(
+        dir.join("sitemap.xml.gz"),
+        gz(urlset(&[server.url("/gone")]).as_bytes()),
+    )
+    .unwrap();
+    std::fs::write(dir.join("sitemap.xml"), urlset(&[server.url("/ok")])).unwrap();
+    let out = csv_run_in(&dir, &["sitemap.xml.gz", "sitemap.xml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r = rows(&out);
+    assert_eq!(&row(&r, &server.url("/gone"), "sitemap.xml.gz")[6], "False");
+    assert_eq!(&row(&r, &server.url("/ok"), "sitemap.xml")[6], "True");
+}
+
+#[test]
+fn markdown_files_and_folders() {
+    let server = site();
+    let dir = temp_dir("inputs-markdown");
+    std::fs::create_dir_all(dir.join("docs/guide")).unwrap();
+    std::fs::create_dir_all(dir.join("docs/.hidden")).unwrap();
+    std::fs::write(
+        dir.join("docs/README.md"),
+        format!(
+            "# Docs\n\nRead the [guide](guide/intro.md) or [this](missing.md).\n\n\
+             ![logo](logo.png \"Logo\")\n\nOnline: <{}> and [gone]({}).\n\n`[code](not-a-link.md)`\n",
+            server.url("/ok"),
+            server.url("/gone")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("docs/guide/intro.md"),
+        "Back to [the start](/README.md).\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("docs/guide/extra.markdown"),
+        "[top](../README.md)\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("docs/.hidden/skip.md"), "[x](nowhere.md)\n").unwrap();
+    std::fs::write(dir.join("docs/logo.png"), "png").unwrap();
+
+    // One Markdown file: its links, with line and column.
+    let out = csv_run_in(&dir, &["docs/README.md"]);
+    assert_exit(&out, 1);
+    let r = rows(&out);
+    let missing = row(&r, "missing.md", "README.md");
+    assert_eq!(
+        (&missing[6], &missing[8], &missing[9], &missing[10]),
+        ("False", "3", "37", "this")
+    );
+    assert_eq!(&row(&r, "guide/intro.md", "README.md")[6], "True");
+    assert_eq!(&row(&r, "logo.png", "README.md")[10], "Logo");
+    assert_eq!(&row(&r, &server.url("/ok"), "README.md")[6], "True");
+    assert_eq!(&row(&r, &server.url("/gone"), "README.md")[6], "False");
+    assert!(
+        !r.iter().any(|r| &r[0] == "not-a-link.md"),
+        "code spans hold no links"
+    );
+    // The linked Markdown file is parsed too.
+    assert_eq!(&row(&r, "/README.md", "intro.md")[1][..7], "file://");
+
+    // A folder without index.html: every Markdown file below it; `/` is the folder.
+    let out = csv_run_in(&dir, &["-t", "4", "docs"]);
+    let r = rows(&out);
+    let mut started: Vec<String> = starts(&r)
+        .iter()
+        .map(|u| u.rsplit('/').next().unwrap().to_owned())
+        .collect();
+    started.sort();
+    assert_eq!(started, ["README.md", "extra.markdown", "intro.md"]);
+    assert_eq!(
+        &row(&r, "/README.md", "intro.md")[6],
+        "True",
+        "root-relative into the folder"
+    );
+    assert!(
+        !r.iter().any(|r| &r[0] == "nowhere.md"),
+        "hidden folders are skipped"
+    );
+}
+
+#[test]
+fn css_is_crawled_over_http_and_from_files() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<link rel=stylesheet href='/css/site.css'><p>hi</p>")
+            .reply(
+                "/css/site.css",
+                Reply::status(200).content_type("text/css").body(
+                    "@import \"base.css\";\n/* url(commented.png) */\nbody { background: url('../img/bg.png') }\n.x { background: url(/missing.png) }\n",
+                ),
+            )
+            .reply(
+                "/css/base.css",
+                Reply::status(200).content_type("text/css; charset=utf-8").body("h1 { background: url(\"h1.png\") }"),
+            )
+            .reply("/img/bg.png", Reply::status(200).content_type("image/png").body("png"))
+            .reply("/css/h1.png", Reply::status(200).content_type("image/png").body("png")),
+    );
+    let dir = temp_dir("inputs-css");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, &server.url("/")]);
+        assert_exit(&out, 1);
+        let r = rows(&out);
+        assert_eq!(&row(&r, "base.css", "/css/site.css")[8], "1");
+        assert_eq!(&row(&r, "../img/bg.png", "/css/site.css")[6], "True");
+        assert_eq!(&row(&r, "h1.png", "/css/base.css")[6], "True");
+        let missing = row(&r, "/missing.png", "/css/site.css");
+        assert_eq!(
+            (&missing[6], &missing[8], &missing[9]),
+            ("False", "4", "18")
+        );
+        assert!(!r.iter().any(|r| r[0].contains("commented")));
+    }
+
+    std::fs::create_dir_all(dir.join("site")).unwrap();
+    std::fs::write(
+        dir.join("site/index.html"),
+        "<link rel=stylesheet href=style.css>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("site/style.css"),
+        "a { background: url(gone.png) }",
+    )
+    .unwrap();
+    let out = csv_run_in(&dir, &["site"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(&row(&rows(&out), "gone.png", "style.css")[6], "False");
+}
+
+#[test]
+fn a_local_site_with_root_dir_and_base_url() {
+    let dir = temp_dir("inputs-local-site");
+    std::fs::create_dir_all(dir.join("public/about")).unwrap();
+    std::fs::write(dir.join("public/about/index.html"), "<p>about</p>").unwrap();
+    // The public URL is a loopback port nothing listens on: a link that were not mapped into
+    // the folder would fail, not reach any network.
+    let base = "http://127.0.0.1:9/site/";
+    std::fs::write(
+        dir.join("public/index.html"),
+        format!(
+            "<a href='/about/'>root-relative</a>\n<a href='{base}about/'>absolute</a>\n\
+             <a href='{base}missing.html'>missing</a>\n<a href='http://127.0.0.1:9/other/'>outside</a>"
+        ),
+    )
+    .unwrap();
+    let out = csv_run_in(
+        &dir,
+        &[
+            "--timeout",
+            "2",
+            "--max-retries",
+            "0",
+            "--base-url",
+            base,
+            "public",
+        ],
+    );
+    let r = rows(&out);
+    assert_eq!(&row(&r, "/about/", "public/index.html")[6], "True");
+    let absolute = row(&r, &format!("{base}about/"), "public/index.html");
+    assert_eq!(&absolute[6], "True");
+    assert!(
+        absolute[7].starts_with("file://") && absolute[7].ends_with("/public/about/index.html"),
+        "{absolute:?}"
+    );
+    let missing = row(&r, &format!("{base}missing.html"), "public/index.html");
+    assert_eq!(&missing[6], "False");
+    assert!(missing[3].contains("file-not-found"), "{missing:?}");
+    // Outside the public URL nothing is mapped.
+    assert_eq!(
+        &row(&r, "http://127.0.0.1:9/other/", "public/index.html")[7],
+        "http://127.0.0.1:9/other/"
+    );
+
+    // --root-dir names the folder when the input is one file of it.
+    let out = csv_run_in(
+        &dir,
+        &[
+            "--timeout",
+            "2",
+            "--max-retries",
+            "0",
+            "--root-dir",
+            "public",
+            "--base-url",
+            base,
+            "public/index.html",
+        ],
+    );
+    let r = rows(&out);
+    assert_eq!(&row(&r, "/about/", "index.html")[6], "True");
+    assert_eq!(&row(&r, &format!("{base}about/"), "index.html")[6], "True");
+}

@@ -1,0 +1,111 @@
+//! Out-of-range settings: huge timeouts, tiny rates, a huge robots.txt `Crawl-delay`, the
+//! largest body size. Each is refused with one clear line (exit 2) or clamped — never a panic.
+
+use std::time::Duration;
+
+use linkpatrol::{Checker, Config, ErrorKind, HostRule, Outcome};
+use regex::Regex;
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{cli, config, run};
+
+/// Runs the binary with `flags` against a dead local port and returns (exit code, stderr).
+fn refused(flags: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["--no-status"];
+    args.extend_from_slice(flags);
+    args.push("http://127.0.0.1:9/");
+    let out = cli(&args);
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn out_of_range_flags_exit_2_with_one_line_naming_the_flag() {
+    for (flags, flag) in [
+        (&["--timeout", "1e20"][..], "--timeout"),
+        (&["--timeout", "1e15"], "--timeout"),
+        (&["--abort-timeout", "1e300"], "--abort-timeout"),
+        (&["--max-retry-wait", "1e300"], "--max-retry-wait"),
+        (
+            &["--max-requests-per-second", "1e-300"],
+            "--max-requests-per-second",
+        ),
+        (&["--host-rate", ".*=1e-300"], "--host-rate"),
+    ] {
+        let (code, stderr) = refused(flags);
+        assert_eq!(code, Some(2), "{flags:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{flags:?}: one line: {stderr}");
+        assert!(stderr.contains(flag), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+    }
+}
+
+#[test]
+fn the_library_refuses_the_same_values_as_invalid_config() {
+    let base = || Config::new().input_url("http://127.0.0.1:9/");
+    for config in [
+        base().timeout(Duration::from_secs(u64::MAX)),
+        base().timeout(Duration::ZERO),
+        base().abort_timeout(Duration::from_secs(1 << 40)),
+        base().max_retry_wait(Duration::MAX),
+        base().retry_backoff(Duration::MAX),
+        base().max_requests_per_second(1e-300),
+        base().host_rule(HostRule::new(Regex::new(".*").unwrap()).max_requests_per_second(1e-12)),
+    ] {
+        let err = Checker::new(config).expect_err("refused");
+        assert_eq!(err.kind(), ErrorKind::InvalidConfig, "{err}");
+    }
+    // the limits themselves are fine
+    let year = linkpatrol::config::MAX_DURATION;
+    assert!(Checker::new(base().timeout(year).max_retry_wait(year)).is_ok());
+    assert!(Checker::new(base().max_requests_per_second(1.0 / year.as_secs_f64())).is_ok());
+}
+
+#[test]
+fn a_huge_crawl_delay_is_clamped_not_a_panic() {
+    let server = TestServer::start(
+        Routes::new()
+            .reply(
+                "/robots.txt",
+                Reply::status(200)
+                    .body("User-agent: *\nCrawl-delay: 1e20\n")
+                    .content_type("text/plain"),
+            )
+            .page("/", "no links"),
+    );
+    let report = run(config(&server.url("/"), 2));
+    let start = &report.entries[0];
+    assert_eq!(start.result.outcome, Outcome::Ok { status: Some(200) });
+    let host = &report.hosts[0];
+    assert_eq!(
+        host.interval,
+        Duration::from_secs(30),
+        "clamped to the longest host interval"
+    );
+}
+
+#[test]
+fn the_largest_max_body_size_reads_the_page_instead_of_wrapping_to_0() {
+    let server = TestServer::start(Routes::new().page("/", "<a href='/gone'>gone</a>"));
+    let out = cli(&[
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+        "--max-body-size",
+        &u64::MAX.to_string(),
+        "-o",
+        "csv",
+        &server.url("/"),
+    ]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{csv}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("/gone;") && l.contains("404 Not Found")),
+        "{csv}"
+    );
+}

@@ -1,0 +1,114 @@
+//! Where reports go: a bad `-F` fails before any file is truncated; a closed stdout (`| head`)
+//! neither hides broken links from the exit status nor prints an error or a panic.
+
+use std::io::Read;
+use std::process::Stdio;
+
+use crate::util::{cli, linkpatrol, temp_dir};
+
+#[test]
+fn a_failing_second_file_output_truncates_nothing() {
+    let dir = temp_dir("bad-second-output");
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<a href='gone.html'>x</a>").unwrap();
+    let kept = dir.join("kept.csv");
+    std::fs::write(&kept, "yesterday's report\n").unwrap();
+    let fresh = dir.join("fresh.csv");
+    let bad = dir.join("no-such-folder/out.txt");
+    let out = cli(&[
+        "--no-status",
+        "-F",
+        &format!("csv/{}", kept.display()),
+        "-F",
+        &format!("csv/{}", fresh.display()),
+        "-F",
+        &format!("text/{}", bad.display()),
+        site.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no-such-folder/out.txt"), "{stderr}");
+    assert!(out.stdout.is_empty(), "the run did not start");
+    assert_eq!(
+        std::fs::read_to_string(&kept).unwrap(),
+        "yesterday's report\n"
+    );
+    assert!(
+        !fresh.exists(),
+        "a file created for the run is removed again"
+    );
+
+    // the same file twice is refused too, before anything is written
+    let out = cli(&[
+        "--no-status",
+        "-F",
+        &format!("csv/{}", kept.display()),
+        "-F",
+        &format!("text/{}", kept.display()),
+        site.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(&kept).unwrap(),
+        "yesterday's report\n"
+    );
+
+    // and when every output opens, the old contents are replaced
+    let out = cli(&[
+        "--no-status",
+        "-q",
+        "-F",
+        &format!("csv/{}", kept.display()),
+        site.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let csv = std::fs::read_to_string(&kept).unwrap();
+    assert!(
+        csv.starts_with("urlname;") && csv.contains("gone.html"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn a_closed_stdout_still_exits_1_for_broken_links_without_an_error() {
+    // Far more than a pipe buffer (64 KiB) of CSV, so the writer meets the closed pipe.
+    let dir = temp_dir("closed-stdout");
+    let links: String = (0..3000)
+        .map(|i| format!("<a href='missing-{i}.html'>link number {i}</a>\n"))
+        .collect();
+    std::fs::write(dir.join("index.html"), links).unwrap();
+    let csv = dir.join("full.csv");
+    let mut child = linkpatrol()
+        .args([
+            "--no-status",
+            "-o",
+            "csv",
+            "-v",
+            "-F",
+            &format!("csv/{}", csv.display()),
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -c 100`: read a little, then close the pipe.
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(first.starts_with(b"urlname;"));
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.is_empty(), "no error, no panic: {stderr}");
+    // the run went on: the -F file is complete
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().count();
+    assert_eq!(rows, 1 + 1 + 3000, "header, start, 3000 links");
+}

@@ -1,0 +1,472 @@
+//! Plugins end to end on loopback sites: anchors over http and file (each page fetched once,
+//! however many fragments point into it), regex hits and misses, the command plugin's timeout,
+//! cert-expiry against a local TLS server, and plugin warnings in every report format.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use linkpatrol::plugin::{Options, Plugin};
+use linkpatrol::{Config, Report, plugins};
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{assert_exit, cli, config, entry, run, temp_dir};
+
+mod tls_server;
+
+/// A built-in plugin with these settings.
+fn plugin(name: &str, settings: &[(&str, &str)]) -> Arc<dyn Plugin> {
+    let mut options = Options::new(name);
+    for (k, v) in settings {
+        options.push(*k, *v);
+    }
+    plugins::builtin(name, &options).expect("a valid plugin")
+}
+
+/// Every (tag, link as written, page it is on) of the warnings with `tag`, occurrence warnings
+/// included.
+fn warned(report: &Report, tag: &str) -> BTreeSet<(String, String)> {
+    report
+        .entries
+        .iter()
+        .flat_map(|e| {
+            e.warnings().filter(|w| w.tag == tag).map(move |_| {
+                let r = e.referrer.as_ref();
+                (
+                    r.map_or_else(|| e.result.url.clone(), |r| r.raw.clone()),
+                    r.map(|r| r.parent.rsplit('/').next().unwrap_or("").to_owned())
+                        .unwrap_or_default(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The warnings of the entry of `url`, each as "tag message".
+fn tagged_warnings(report: &Report, url: &str) -> Vec<String> {
+    entry(report, url)
+        .result
+        .warnings
+        .iter()
+        .map(|w| format!("{} {}", w.tag, w.message))
+        .collect()
+}
+
+fn pair(link: &str, page: &str) -> (String, String) {
+    (link.to_owned(), page.to_owned())
+}
+
+/// `/` and `/more` link into `/doc` eight ways and into a page on a second (external) host;
+/// `/doc` has `id=intro`, `<a name=usage>` and `id="café"`.
+fn anchor_site(external: &TestServer) -> TestServer {
+    let ext = external.url("/ext");
+    TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                &format!(
+                    "<a href='/doc#intro'>1</a> <a href='/doc#usage'>2</a>\n\
+                     <a href='/doc#missing'>3</a> <a href='/doc#caf%C3%A9'>4</a>\n\
+                     <a href='/doc#café'>5</a> <a href='/doc#top'>6</a> <a href='/doc#'>7</a>\n\
+                     <a href='{ext}#there'>8</a> <a href='{ext}#nowhere'>9</a>\n\
+                     <a href='/more'>more</a> <a href='#self'>10</a> <p id=self></p>"
+                ),
+            )
+            .page(
+                "/more",
+                &format!(
+                    "<a href='/doc#intro'>a</a> <a href='/doc#Intro'>b</a>\n\
+                     <a href='/doc#caf%C3%A8'>c</a> <a href='{ext}#there'>d</a>"
+                ),
+            )
+            .page(
+                "/doc",
+                "<h1 id=intro>Intro</h1><a name=usage></a><h2 id='café'>Café</h2>",
+            ),
+    )
+}
+
+#[test]
+fn anchors_over_http_fetch_each_page_once_with_one_thread_and_many() {
+    for threads in [1, 8] {
+        let external = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new().page("/ext", "<div id=there></div>"),
+        );
+        let site = anchor_site(&external);
+        let report = run(config(&site.url("/"), threads).plugin(plugin("anchors", &[])));
+        assert_eq!(
+            warned(&report, "anchor-not-found"),
+            BTreeSet::from([
+                pair("/doc#missing", ""),
+                pair("/doc#Intro", "more"),
+                pair("/doc#caf%C3%A8", "more"),
+                pair(&format!("{}#nowhere", external.url("/ext")), ""),
+            ]),
+            "threads={threads}"
+        );
+        // The server logs prove it: /doc was requested once, by the crawl (a GET, it is
+        // parsed); the external page once by the crawl (HEAD) and once for its anchors (GET),
+        // for three fragment links.
+        assert_eq!(site.count("/doc"), 1, "threads={threads}");
+        assert_eq!(site.count_method("GET", "/doc"), 1);
+        assert_eq!(external.count_method("GET", "/ext"), 1, "threads={threads}");
+        assert_eq!(
+            external.count_method("HEAD", "/ext"),
+            1,
+            "threads={threads}"
+        );
+        let message = report
+            .entries
+            .iter()
+            .flat_map(|e| e.warnings())
+            .find(|w| w.message.contains("`missing'"))
+            .map(|w| w.message.clone())
+            .unwrap();
+        assert_eq!(
+            message,
+            format!(
+                "anchors: Anchor `missing' not found on {}. Available anchors: `café', \
+                 `intro', `usage'.",
+                site.url("/doc")
+            )
+        );
+    }
+}
+
+#[test]
+fn anchors_in_local_files_and_folders() {
+    let dir = temp_dir("plugin-anchors-files");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        "<a href='doc.html#a'>1</a> <a href='doc.html#nope'>2</a>\n\
+         <a href='doc.html#%C3%BCber'>3</a> <a href='doc.html#über'>4</a>\n\
+         <a href='sub/#inner'>5</a> <a href='sub/index.html#outer'>6</a>\n\
+         <a href='doc.html#TOP'>7</a> <a href='doc.html#a%20b'>8</a>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("doc.html"),
+        "<p id=a>a</p><p id='über'></p><p id='a b'></p>",
+    )
+    .unwrap();
+    std::fs::write(dir.join("sub/index.html"), "<p id=inner></p>").unwrap();
+    for threads in [1, 4] {
+        let config = Config::new()
+            .input_path(&dir)
+            .threads(threads)
+            .plugin(plugin("anchors", &[]));
+        let report = run(config);
+        assert_eq!(
+            warned(&report, "anchor-not-found"),
+            BTreeSet::from([
+                pair("doc.html#nope", "index.html"),
+                pair("sub/index.html#outer", "index.html"),
+            ]),
+            "threads={threads}"
+        );
+    }
+}
+
+#[test]
+fn anchors_off_or_its_tag_ignored_means_no_anchor_warnings() {
+    let external = TestServer::start_on("127.0.0.2", Routes::new().page("/ext", "x"));
+    let site = anchor_site(&external);
+    let report = run(config(&site.url("/"), 4));
+    assert!(warned(&report, "anchor-not-found").is_empty());
+    assert_eq!(external.count_method("GET", "/ext"), 0);
+    // On, but its tag ignored: nothing shows.
+    let ignoring = config(&site.url("/"), 4)
+        .plugin(plugin("anchors", &[]))
+        .ignore_warning("anchor-not-found");
+    assert!(warned(&run(ignoring), "anchor-not-found").is_empty());
+}
+
+#[test]
+fn regex_warns_on_pages_that_match_and_not_on_others() {
+    let site = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/todo'>t</a> <a href='/clean'>c</a>")
+            .page(
+                "/todo",
+                "<p>intro</p>\n<p>TODO: write this</p>\n<p>lorem ipsum</p>",
+            )
+            .page("/clean", "<p>all written</p>"),
+    );
+    let regex = plugin(
+        "regex",
+        &[("pattern", "TODO"), ("pattern", "(?i)Lorem Ipsum")],
+    );
+    let report = run(config(&site.url("/"), 2).plugin(regex));
+    let on = |path: &str| tagged_warnings(&report, &site.url(path));
+    assert_eq!(
+        on("/todo"),
+        [
+            "regex-match regex: Found `TODO' at line 2 (pattern `TODO').",
+            "regex-match regex: Found `lorem ipsum' at line 3 (pattern `(?i)Lorem Ipsum')."
+        ]
+    );
+    assert!(on("/clean").is_empty());
+    assert!(on("/").is_empty());
+}
+
+#[test]
+fn a_hung_command_is_killed_at_its_timeout_and_the_crawl_goes_on() {
+    let site = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/a'>a</a> <a href='/b'>b</a>")
+            .page("/a", "slow")
+            .page("/b", "fast"),
+    );
+    // Prints a line, then hangs on pages that say "slow".
+    let script = "echo \"seen $LINKPATROL_URL\"; if grep -q slow; then exec sleep 60; fi";
+    let command = plugin(
+        "command",
+        &[
+            ("program", "sh"),
+            ("arg", "-c"),
+            ("arg", script),
+            // Long enough for `sh` and `grep` to finish on a loaded machine.
+            ("timeout", "3"),
+        ],
+    );
+    let t = Instant::now();
+    let report = run(config(&site.url("/"), 2).plugin(command));
+    assert!(
+        t.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        t.elapsed()
+    );
+    let on = |path: &str| tagged_warnings(&report, &site.url(path));
+    let a = on("/a");
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!(
+        a[0],
+        format!("command-warning command: seen {}", site.url("/a"))
+    );
+    assert!(
+        a[1].starts_with("command-failed command: `sh' ran longer than"),
+        "{a:?}"
+    );
+    assert_eq!(
+        on("/b"),
+        [format!("command-warning command: seen {}", site.url("/b"))]
+    );
+    assert_eq!(report.errors(), 0, "a plugin warning is not a broken link");
+}
+
+#[test]
+fn http_headers_are_recorded_as_infos() {
+    let site = TestServer::start(
+        Routes::new().reply(
+            "/",
+            Reply::html("hi")
+                .header("Server", "test-server/1")
+                .header("X-Build", "42"),
+        ),
+    );
+    let report = run(config(&site.url("/"), 1).plugin(plugin("http-headers", &[])));
+    let infos = &report.entries[0].result.infos;
+    assert!(
+        infos
+            .iter()
+            .any(|i| i.starts_with("http-headers: HTTP headers ")
+                && i.contains("server=test-server/1")
+                && i.contains("x-build=42")),
+        "{infos:?}"
+    );
+}
+
+#[test]
+fn cert_expiry_reads_the_certificate_of_a_local_tls_server() {
+    let server = tls_server::TlsServer::start("<a href='/page'>p</a>");
+    // The test certificate is valid for about ten years: 5000 days of warning catch it.
+    let config = config(&server.url("/"), 2)
+        .insecure(true)
+        .plugin(plugin("cert-expiry", &[("days", "5000")]));
+    let report = run(config);
+    let warnings: Vec<String> = report
+        .entries
+        .iter()
+        .flat_map(|e| e.result.warnings.iter())
+        .filter(|w| w.tag == "cert-expiring")
+        .map(|w| w.message.clone())
+        .collect();
+    assert_eq!(warnings.len(), 1, "once per host: {warnings:?}");
+    assert!(
+        warnings[0].starts_with(&format!(
+            "cert-expiry: The certificate of 127.0.0.1:{} expires on 2036-11-28",
+            server.port()
+        )),
+        "{warnings:?}"
+    );
+    let quiet = config_days(&server, "30");
+    assert!(
+        quiet.entries.iter().any(|e| e
+            .result
+            .infos
+            .iter()
+            .any(|i| i.contains("valid until 2036-11-28"))),
+        "under 30 days of warning the certificate is only noted"
+    );
+}
+
+fn config_days(server: &tls_server::TlsServer, days: &str) -> Report {
+    run(config(&server.url("/"), 1)
+        .insecure(true)
+        .plugin(plugin("cert-expiry", &[("days", days)])))
+}
+
+#[test]
+fn cli_lists_plugins_and_shows_plugin_warnings_in_every_report_format() {
+    let out = cli(&["--list-plugins"]);
+    assert!(out.status.success());
+    let listed = String::from_utf8_lossy(&out.stdout);
+    for name in ["anchors", "regex", "cert-expiry", "http-headers", "command"] {
+        assert!(listed.lines().any(|l| l.starts_with(name)), "{listed}");
+    }
+
+    let site = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/doc#gone'>x</a>")
+            .page("/doc", "<p id=here></p>"),
+    );
+    let dir = temp_dir("plugin-formats");
+    let mut args: Vec<String> = [
+        "--no-status",
+        "-q",
+        "--max-requests-per-second",
+        "0",
+        "--plugin",
+        "anchors",
+    ]
+    .map(String::from)
+    .to_vec();
+    let formats = ["text", "csv", "html", "json", "ndjson", "junit", "sarif"];
+    for f in formats {
+        args.push("-F".into());
+        args.push(format!("{f}/{}", dir.join(f).display()));
+    }
+    args.push(site.url("/"));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = cli(&argv);
+    assert_exit(&out, 0);
+    for f in formats {
+        let text = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(text.contains("anchor-not-found"), "{f}: {text}");
+        assert!(text.contains("anchors: Anchor"), "{f}: {text}");
+    }
+
+    let bad = cli(&["--plugin", "regex:patern=x", "http://127.0.0.1:9/"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown setting `patern'"));
+}
+
+/// A user's plugin, written against the API alone: fails pages without a `<title>` and reports
+/// what a services fetch of a page outside the crawl saw.
+struct NeedsTitle {
+    probe: String,
+}
+
+impl Plugin for NeedsTitle {
+    fn name(&self) -> &'static str {
+        "needs-title"
+    }
+
+    fn wants_links(&self) -> bool {
+        true
+    }
+
+    fn check_content(
+        &self,
+        content: &linkpatrol::plugin::ContentView<'_>,
+        services: &dyn linkpatrol::plugin::Services,
+    ) -> Vec<linkpatrol::plugin::Remark> {
+        use linkpatrol::plugin::{Remark, Url};
+        let mut remarks = vec![Remark::Info(format!("{} links", content.links.len()))];
+        if !String::from_utf8_lossy(content.body).contains("<title>") {
+            remarks.push(Remark::Broken("no <title>".into()));
+        }
+        let probe = services.fetch(&Url::parse(&self.probe).unwrap());
+        remarks.push(Remark::Info(format!(
+            "probe {:?} anchors {:?}",
+            probe.status, probe.anchors
+        )));
+        remarks
+    }
+}
+
+#[test]
+fn a_users_plugin_gives_verdicts_reads_links_and_fetches_through_the_engine_once() {
+    let site = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<title>home</title><a href='/bare'>b</a> <a href='/x'>x</a>",
+            )
+            .page("/bare", "no title here")
+            .page("/x", "<title>x</title>")
+            .page("/probe", "<p id=p1></p>"),
+    );
+    let user = NeedsTitle {
+        probe: site.url("/probe"),
+    };
+    let report = run(config(&site.url("/"), 4).plugin(Arc::new(user)));
+    let bare = entry(&report, &site.url("/bare"));
+    assert_eq!(
+        bare.result.outcome.to_string(),
+        "plugin: needs-title: no <title>"
+    );
+    assert_eq!(report.errors(), 1);
+    let home = entry(&report, &site.url("/"));
+    assert_eq!(
+        home.result.infos,
+        [
+            "needs-title: 2 links",
+            "needs-title: probe Some(200) anchors [\"p1\"]"
+        ]
+    );
+    // Three pages asked for the probe; the engine fetched it once.
+    assert_eq!(site.count("/probe"), 1);
+}
+
+#[test]
+fn plugins_from_a_config_file_section_and_key() {
+    let site = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/doc#gone'>x</a>")
+            .page("/doc", "<p>TODO later</p>"),
+    );
+    let dir = temp_dir("plugin-config");
+    let file = dir.join("linkpatrol.toml");
+    std::fs::write(
+        &file,
+        "plugin = ['regex:pattern=TODO']\n\n[plugins.anchors]\n",
+    )
+    .unwrap();
+    let csv = dir.join("out.csv");
+    let out = cli(&[
+        "-c",
+        file.to_str().unwrap(),
+        "--no-status",
+        "-q",
+        "--max-requests-per-second",
+        "0",
+        "-F",
+        &format!("csv/{}", csv.display()),
+        &site.url("/"),
+    ]);
+    assert_exit(&out, 0);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        text.contains("[anchor-not-found] anchors: Anchor `gone'"),
+        "{text}"
+    );
+    assert!(text.contains("[regex-match] regex: Found `TODO'"), "{text}");
+
+    std::fs::write(&file, "[plugins.regex]\npatern = 'x'\n").unwrap();
+    let bad = cli(&["-c", file.to_str().unwrap(), &site.url("/")]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown setting `patern'"));
+}

@@ -1,0 +1,241 @@
+//! Signals sent to the real binary (SIGINT, SIGKILL) while a loopback server hangs, and the
+//! library's cancel bookkeeping: no torn CSV row, no lost finished row, no vanished redirect,
+//! `urls == reported + unchecked`, and a cancelled checker that runs again.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use linkpatrol::{Checker, Report};
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{
+    config, csv_records, endless_site, entry, eventually, linkpatrol, signal, temp_dir,
+};
+
+fn spawn(args: &[&str]) -> Child {
+    linkpatrol()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Every row of a CSV file; panics on a row without 17 fields or a file not ending in `\n`.
+fn whole_rows(path: &Path) -> Vec<csv::StringRecord> {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(
+        bytes.is_empty() || bytes.ends_with(b"\n"),
+        "the file ends in the middle of a row: …{}",
+        String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(200)..])
+    );
+    let rows = csv_records(&bytes);
+    for r in &rows {
+        assert_eq!(r.len(), 17);
+    }
+    rows
+}
+
+#[test]
+fn sigkill_keeps_every_row_finished_before_it() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/ok1'>1</a><a href='/ok2'>2</a><a href='/ok3'>3</a><a href='/hang'>h</a>",
+            )
+            .page("/ok1", "1")
+            .page("/ok2", "2")
+            .page("/ok3", "3")
+            .reply("/hang", Reply::hang()),
+    );
+    let csv = temp_dir("sigkill").join("rows.csv");
+    let mut child = spawn(&[
+        "--no-status",
+        "-q",
+        "-v",
+        "-t",
+        "4",
+        "--max-requests-per-second",
+        "0",
+        "--timeout",
+        "60",
+        "-F",
+        &format!("csv/{}", csv.display()),
+        &server.url("/"),
+    ]);
+    // The run now hangs on /hang; the finished rows must reach the file meanwhile.
+    eventually("the four finished rows in the file", || {
+        std::fs::read_to_string(&csv).is_ok_and(|s| s.lines().count() == 5)
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let urls: BTreeSet<String> = whole_rows(&csv).iter().map(|r| r[7].to_owned()).collect();
+    let want: BTreeSet<String> = ["/", "/ok1", "/ok2", "/ok3"]
+        .iter()
+        .map(|p| server.url(p))
+        .collect();
+    assert_eq!(urls, want);
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
+    for threads in ["1", "8"] {
+        // An endless site whose rows are long (two 3 KB URLs), so rows cross buffer
+        // boundaries all the time. Page 60 links to a URL that hangs: a lone worker stops there
+        // (its rows are all written), while with 8 the others keep streaming rows; either way
+        // the first Ctrl-C alone would wait for it (--abort-timeout 60).
+        let server = TestServer::start(Routes::new().dynamic(|req| {
+            let path = req.path_only();
+            if path == "/hang" {
+                return Some(Reply::hang());
+            }
+            let i: usize = path.trim_start_matches('/').parse().unwrap_or(0);
+            let pad = "p".repeat(3000);
+            let hang = if i == 60 { "<a href='/hang'>h</a>" } else { "" };
+            let html = format!(
+                "<a href='/{}?{pad}'>n</a><a href='/{}?{pad}'>m</a>{hang}",
+                i * 2 + 1,
+                i * 2 + 2
+            );
+            Some(Reply::html(html).delayed(Duration::from_millis(5)))
+        }));
+        let csv = temp_dir(&format!("second-ctrl-c-{threads}")).join("rows.csv");
+        let mut child = spawn(&[
+            "--no-status",
+            "-q",
+            "-v",
+            "-t",
+            threads,
+            "--max-requests-per-second",
+            "0",
+            "--timeout",
+            "60",
+            "--abort-timeout",
+            "60",
+            "-F",
+            &format!("csv/{}", csv.display()),
+            &server.url("/"),
+        ]);
+        eventually("200 KB of rows and a hanging request", || {
+            server.count("/hang") == 1 && std::fs::metadata(&csv).is_ok_and(|m| m.len() > 200_000)
+        });
+        signal(&child, "-INT");
+        std::thread::sleep(Duration::from_millis(30));
+        let second = Instant::now();
+        signal(&child, "-INT");
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130));
+        assert!(
+            second.elapsed() < Duration::from_secs(10),
+            "exits at once, not after --abort-timeout: {:?}",
+            second.elapsed()
+        );
+        let rows = whole_rows(&csv);
+        assert!(rows.len() > 50, "{} rows", rows.len());
+    }
+}
+
+/// Distinct URLs reported as results.
+fn reported(report: &Report) -> usize {
+    report
+        .entries
+        .iter()
+        .map(|e| e.result.url.as_str())
+        .collect::<BTreeSet<_>>()
+        .len()
+}
+
+#[test]
+fn a_redirect_waiting_on_a_queued_target_is_reported_after_a_cancel() {
+    for threads in [1, 4] {
+        // Start URLs are claimed before any worker starts, in order: /r, /h0…, /target. The
+        // workers take /r and the hanging /h*; /r redirects to /target, which is claimed and
+        // stays queued, as every worker then hangs.
+        let server = TestServer::start(
+            Routes::new()
+                .reply("/r", Reply::redirect(301, "/target"))
+                .page("/target", "target")
+                .dynamic(|req| req.path_only().starts_with("/h").then(Reply::hang)),
+        );
+        let mut cfg = config(&server.url("/r"), threads)
+            .timeout(Duration::from_secs(60))
+            .abort_timeout(Duration::from_millis(200));
+        for i in 0..threads {
+            cfg = cfg.input_url(server.url(&format!("/h{i}")));
+        }
+        let checker = Checker::new(cfg.input_url(server.url("/target"))).unwrap();
+        let cancel = checker.cancel_handle();
+        let report = std::thread::scope(|s| {
+            let run = s.spawn(|| checker.run().unwrap());
+            eventually("every worker on a hanging URL", || {
+                (0..threads).all(|i| server.count(&format!("/h{i}")) == 1)
+            });
+            cancel.cancel();
+            run.join().unwrap()
+        });
+        assert!(report.interrupted);
+        assert_eq!(server.count("/target"), 0, "the target stayed queued");
+        let r = entry(&report, &server.url("/r"));
+        assert!(r.result.outcome.is_ignored(), "{:?}", r.result.outcome);
+        assert!(
+            r.result.outcome.to_string().contains("interrupted"),
+            "{}",
+            r.result.outcome
+        );
+        assert_eq!(r.result.redirects.len(), 1, "its own hop is kept");
+        // /r reported; /target and every /h* unchecked
+        assert_eq!(report.urls, 1 + threads + 1);
+        assert_eq!(reported(&report), 1);
+        assert_eq!(report.unchecked, threads + 1);
+    }
+}
+
+#[test]
+fn urls_equal_reported_plus_unchecked_after_any_cancel() {
+    let server = endless_site(Duration::from_millis(2));
+    for threads in [1, 8] {
+        for cancel_after in [1, 5, 40] {
+            let checker = Checker::new(config(&server.url("/"), threads)).unwrap();
+            let cancel = checker.cancel_handle();
+            let mut seen = 0;
+            let report = checker
+                .run_with(|_| {
+                    seen += 1;
+                    if seen == cancel_after {
+                        cancel.cancel();
+                    }
+                })
+                .unwrap();
+            assert!(report.interrupted);
+            assert_eq!(
+                report.urls,
+                reported(&report) + report.unchecked,
+                "{threads} threads, cancelled after {cancel_after} rows"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_cancelled_checker_runs_again_uncancelled() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/a'>a</a><a href='/b'>b</a>")
+            .reply("/a", Reply::html("a").delayed(Duration::from_millis(100)))
+            .reply("/b", Reply::html("b").delayed(Duration::from_millis(100))),
+    );
+    for threads in [1, 4] {
+        let checker = Checker::new(config(&server.url("/"), threads)).unwrap();
+        let cancel = checker.cancel_handle();
+        let first = checker.run_with(|_| cancel.cancel()).unwrap();
+        assert!(first.interrupted);
+        let second = checker.run().unwrap();
+        assert!(!second.interrupted, "the first cancel is over");
+        assert_eq!((second.urls, second.unchecked), (3, 0));
+        assert_eq!(second.entries.len(), 3);
+        assert!(!cancel.is_cancelled());
+    }
+}
