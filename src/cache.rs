@@ -19,6 +19,29 @@
 //! hops. A wait that would close a cycle (A waits on B, B redirects back to A) is finished at
 //! once as a redirect loop, so no slot can wait forever on a finished run.
 //!
+//! # Upgrades to parse
+//! The first claim of a key fixes its task's decision, but a later claim may want more: the
+//! URL was first found through a `rel=nofollow` link or beyond `-r` (queued with
+//! `recurse = false`), and now through a followed link at a level that recurses. So the page
+//! is parsed whatever order the links were found in, the slot remembers the lowest level at
+//! which any claim wants it parsed (`want`) and the level it was parsed at (`parsed`):
+//! - `want` is lowered by [`upgrade`](ResultCache::upgrade) (a later claim that recurses)
+//!   while the key is pending, and taken by the worker: before its request (GET instead of
+//!   HEAD, [`wants_parse`](ResultCache::wants_parse)), when it parses
+//!   ([`take_parse`](ResultCache::take_parse): the lowest level wins) and after it finished
+//!   the key ([`serve_want`](ResultCache::serve_want)).
+//! - `parsed` is set under the lock by exactly one party: the worker that parses
+//!   (`take_parse`), or the one `upgrade`/`serve_want` that finds the key done, parsable and
+//!   never parsed, and returns a parse job. The caller of that job queues a parse-only task
+//!   (one GET, no new result, no new report row) **before** the `task_done` of the task it is
+//!   working on, so the queue's unfinished count cannot reach zero in between (see `queue`).
+//!   Because `parsed` is set when the job is handed out, no second job is ever made for it.
+//! - A redirect (`Waiting`, or done with a `real_url`) passes the upgrade to the URL whose
+//!   content it is.
+//!
+//! Not handled: a page already parsed at a deeper level than a later claim's (a second GET
+//! would be needed); only a parse still to come takes the lower level.
+//!
 //! The lock is held for map bookkeeping only, never across I/O.
 
 use std::collections::HashMap;
@@ -28,6 +51,7 @@ use parking_lot::Mutex;
 
 use crate::link_site::LinkSite;
 use crate::outcome::{CheckResult, FailKind, Outcome};
+use crate::url_norm::cache_key;
 
 /// One place a URL was linked from, waiting for the URL's result.
 #[derive(Debug, Clone)]
@@ -58,6 +82,23 @@ struct Slot {
     occurrences: Vec<Occurrence>,
     /// Redirecting URLs waiting for this one: their keys and partial results.
     dependents: Vec<(String, CheckResult)>,
+    /// Lowest level at which a claim wants this URL parsed and no parse took it yet (see
+    /// "Upgrades to parse").
+    want: Option<usize>,
+    /// The level this URL's content was parsed at, or will be by a parse job handed out.
+    parsed: Option<usize>,
+}
+
+impl Slot {
+    fn new(occurrences: Vec<Occurrence>) -> Slot {
+        Slot {
+            state: State::Pending,
+            occurrences,
+            dependents: Vec::new(),
+            want: None,
+            parsed: None,
+        }
+    }
 }
 
 /// What a claim found.
@@ -85,14 +126,7 @@ impl ResultCache {
         let mut slots = self.slots.lock();
         match slots.get_mut(key) {
             None => {
-                slots.insert(
-                    key.to_owned(),
-                    Slot {
-                        state: State::Pending,
-                        occurrences: vec![occurrence],
-                        dependents: Vec::new(),
-                    },
-                );
+                slots.insert(key.to_owned(), Slot::new(vec![occurrence]));
                 Claim::New
             }
             Some(Slot {
@@ -117,15 +151,55 @@ impl ResultCache {
         if slots.contains_key(key) {
             return false;
         }
-        slots.insert(
-            key.to_owned(),
-            Slot {
-                state: State::Pending,
-                occurrences: Vec::new(),
-                dependents: Vec::new(),
-            },
-        );
+        slots.insert(key.to_owned(), Slot::new(Vec::new()));
         true
+    }
+
+    /// A claim of `key` (made already) wants it parsed at `level`. Returns a parse job — the
+    /// key whose content must be parsed and the level — when the caller must queue a
+    /// parse-only task for it (it was checked without being parsed); `None` when the pending
+    /// task will take it, or nothing is to be parsed.
+    pub(crate) fn upgrade(&self, key: &str, level: usize) -> Option<(String, usize)> {
+        let mut slots = self.slots.lock();
+        upgrade_locked(&mut slots, key, level)
+    }
+
+    /// `true` when a later claim wants the pending `key` parsed: its task asks with GET.
+    pub(crate) fn wants_parse(&self, key: &str) -> bool {
+        self.slots.lock().get(key).is_some_and(|s| s.want.is_some())
+    }
+
+    /// Called by the worker about to parse the content of `keys` (the task's key, and the
+    /// redirect hops it owns): the level to parse at — the lowest of `own` (the task's level,
+    /// when its decision was to parse) and every level a claim wants — or `None` when no one
+    /// wants it parsed. Marks the keys parsed.
+    pub(crate) fn take_parse(&self, keys: &[&str], own: Option<usize>) -> Option<usize> {
+        let mut slots = self.slots.lock();
+        let level = keys
+            .iter()
+            .filter_map(|k| slots.get(*k).and_then(|s| s.want))
+            .chain(own)
+            .min()?;
+        for k in keys {
+            if let Some(slot) = slots.get_mut(*k) {
+                slot.want = None;
+                slot.parsed = Some(slot.parsed.map_or(level, |p| p.min(level)));
+            }
+        }
+        Some(level)
+    }
+
+    /// Called by the worker after it finished (or deferred) `key`: a want that arrived while
+    /// the key was pending and that its task did not serve (it used HEAD, or did not parse)
+    /// becomes an upgrade now. Returns a parse job as [`upgrade`](Self::upgrade) does.
+    pub(crate) fn serve_want(&self, key: &str) -> Option<(String, usize)> {
+        let mut slots = self.slots.lock();
+        let slot = slots.get_mut(key)?;
+        if matches!(slot.state, State::Pending) {
+            return None;
+        }
+        let level = slot.want.take()?;
+        upgrade_locked(&mut slots, key, level)
     }
 
     /// Stores the result of `key`. Returns what to report: this result with the occurrences
@@ -234,6 +308,58 @@ impl ResultCache {
     }
 }
 
+/// See [`ResultCache::upgrade`]: follows redirects to the URL whose content it is, then
+/// records the want (pending), hands out a parse job (done, parsable, never parsed), or drops it.
+fn upgrade_locked(
+    slots: &mut HashMap<String, Slot>,
+    key: &str,
+    level: usize,
+) -> Option<(String, usize)> {
+    let mut at = key.to_owned();
+    // A chain is at most as long as the map; the bound also guards against a redirect cycle.
+    for _ in 0..=slots.len() {
+        let slot = slots.get(&at)?;
+        let next = match &slot.state {
+            State::Waiting(target) => Some(target.clone()),
+            State::Done(r) => r
+                .real_url
+                .as_ref()
+                .map(cache_key)
+                .filter(|k| *k != at && slots.contains_key(k)),
+            State::Pending => None,
+        };
+        if let Some(next) = next {
+            at = next;
+            continue;
+        }
+        let slot = slots.get_mut(&at)?;
+        match &slot.state {
+            State::Done(r) if slot.parsed.is_none() => {
+                if !parsable(r) {
+                    return None;
+                }
+                slot.parsed = Some(level);
+                return Some((at, level));
+            }
+            // Pending, or done with a parse job out: the parse still to come takes the lowest.
+            _ => slot.want = Some(slot.want.map_or(level, |w| w.min(level))),
+        }
+        return None;
+    }
+    None
+}
+
+/// `true` for a result whose content a parse would read: fetched fine, inside the crawl's
+/// scope, of a type that is parsed.
+fn parsable(r: &CheckResult) -> bool {
+    let Some(at) = r.real_url.clone().or_else(|| url::Url::parse(&r.url).ok()) else {
+        return false;
+    };
+    matches!(r.outcome, Outcome::Ok { .. })
+        && r.internal
+        && crate::fetch::is_parsed(&at, r.content_type.as_deref())
+}
+
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.
 fn waits_on(slots: &HashMap<String, Slot>, from: &str, key: &str) -> bool {
     let mut at = from;
@@ -260,11 +386,7 @@ fn finish_locked(
     while let Some((key, result)) = work.pop() {
         // Every reported result passes here once: the one place credentials are masked.
         let result = Arc::new(result.without_credentials());
-        let slot = slots.entry(key).or_insert_with(|| Slot {
-            state: State::Pending,
-            occurrences: Vec::new(),
-            dependents: Vec::new(),
-        });
+        let slot = slots.entry(key).or_insert_with(|| Slot::new(Vec::new()));
         if matches!(slot.state, State::Done(_)) {
             continue;
         }
@@ -449,6 +571,82 @@ mod tests {
         }
         assert_eq!(c.counts(), (3, 1), "only the target is unchecked");
         assert!(c.abandon_waiting().is_empty(), "once");
+    }
+
+    fn html(url: &str) -> CheckResult {
+        let mut r = ok(url);
+        r.internal = true;
+        r.content_type = Some("text/html".into());
+        r
+    }
+
+    /// A later claim that wants a parse: taken by the pending task, or made a parse job once
+    /// (never twice) when the key was checked without a parse; the lowest level wins.
+    #[test]
+    fn a_later_claim_upgrades_a_page_to_parse_once() {
+        let c = ResultCache::default();
+        // queued without a parse, then wanted at level 3 and 2: the task parses at 2
+        c.claim("http://t/q", occ("p1"));
+        assert!(!c.wants_parse("http://t/q"));
+        assert_eq!(c.upgrade("http://t/q", 3), None);
+        assert_eq!(c.upgrade("http://t/q", 2), None);
+        assert!(c.wants_parse("http://t/q"));
+        assert_eq!(c.take_parse(&["http://t/q"], None), Some(2));
+        c.finish("http://t/q", html("http://t/q"));
+        assert_eq!(c.serve_want("http://t/q"), None, "served by the task");
+        assert_eq!(c.upgrade("http://t/q", 1), None, "parsed already");
+
+        // checked with HEAD, wanted while in flight: a job once the task finished
+        c.claim("http://t/h", occ("p1"));
+        assert_eq!(c.upgrade("http://t/h", 2), None);
+        c.finish("http://t/h", html("http://t/h"));
+        assert_eq!(c.serve_want("http://t/h"), Some(("http://t/h".into(), 2)));
+        assert_eq!(c.upgrade("http://t/h", 2), None, "one job only");
+        // a lower level before the job ran: the job's parse takes it
+        assert_eq!(c.upgrade("http://t/h", 1), None);
+        assert_eq!(c.take_parse(&["http://t/h"], Some(2)), Some(1));
+
+        // done without a parse: the first upgrade gets the job, later ones do not
+        c.claim("http://t/d", occ("p1"));
+        c.finish("http://t/d", html("http://t/d"));
+        assert_eq!(c.upgrade("http://t/d", 4), Some(("http://t/d".into(), 4)));
+        assert_eq!(c.upgrade("http://t/d", 4), None);
+
+        // nothing to parse: broken, not HTML, or outside the scope
+        c.claim("http://t/x", occ("p1"));
+        c.finish(
+            "http://t/x",
+            CheckResult::immediate("http://t/x".into(), Outcome::Broken { status: 404 }, 1),
+        );
+        assert_eq!(c.upgrade("http://t/x", 1), None);
+        c.claim("http://t/img", occ("p1"));
+        let mut img = html("http://t/img");
+        img.content_type = Some("image/png".into());
+        c.finish("http://t/img", img);
+        assert_eq!(c.upgrade("http://t/img", 1), None);
+    }
+
+    /// A redirect passes the upgrade on to the URL whose content it is.
+    #[test]
+    fn an_upgrade_of_a_redirect_goes_to_its_target() {
+        let c = ResultCache::default();
+        c.claim("http://t/target", occ("p1"));
+        c.claim("http://t/old", occ("p2"));
+        c.defer(
+            "http://t/old",
+            redirecting("http://t/old", "target"),
+            "http://t/target",
+        );
+        // waiting: the pending target's task takes it
+        assert_eq!(c.upgrade("http://t/old", 2), None);
+        assert!(c.wants_parse("http://t/target"));
+        // target checked without a parse: the job is the target's
+        c.finish("http://t/target", html("http://t/target"));
+        assert_eq!(
+            c.serve_want("http://t/target"),
+            Some(("http://t/target".into(), 2))
+        );
+        assert_eq!(c.upgrade("http://t/old", 1), None, "one job only");
     }
 
     #[test]

@@ -6,9 +6,11 @@
 //!                        │                                        ▲                        │
 //!                        └─pending/done: referrer recorded        └────────────────────────┘
 //! ```
-//! A worker finishes an item in this order: check, put every child, `cache.finish`, send the
-//! entries, and only then `queue.task_done` (see `queue` for why that order ends the crawl
-//! correctly).
+//! A worker finishes an item in this order: check, put every child, `cache.finish`, put the
+//! parse jobs the cache hands out, send the entries, and only then `queue.task_done` (see
+//! `queue` for why that order ends the crawl correctly). A later claim of a URL that wants it
+//! parsed when its first claim did not (`rel=nofollow`, beyond `-r`) upgrades it: see
+//! `cache`, "Upgrades to parse".
 
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -62,6 +64,10 @@ pub(crate) struct Task {
     /// The link may be followed (no `rel=nofollow`, no `<meta name=robots content=nofollow>`);
     /// a redirect target of this task is decided with it too.
     pub(crate) follow: bool,
+    /// A parse job (see `cache`, "Upgrades to parse"): the URL was checked already (its
+    /// result stands and is reported); fetch it with GET and parse it at `level` — or lower,
+    /// when a claim meanwhile wants that — under `key`, producing no result of its own.
+    pub(crate) parse_only: bool,
 }
 
 impl Task {
@@ -118,7 +124,8 @@ fn is_root_relative(value: &str) -> bool {
 }
 
 /// Calls `task_done` for one task when dropped. Every child of the task was put inside
-/// `check`, before this drops: the queue's count cannot reach 0 early.
+/// `check`, and every parse job it triggered inside `check` or `record`, before this drops:
+/// the queue's count cannot reach 0 early.
 struct TaskDone<'a>(&'a UrlQueue<Task>);
 
 impl Drop for TaskDone<'_> {
@@ -201,6 +208,11 @@ impl Run {
             // Marks the task done when this iteration ends, also if `record` itself panics
             // (the thread then dies, but the queue's count stays right and the run ends).
             let _done = TaskDone(&self.queue);
+            if task.parse_only {
+                // Nothing to record: a panic loses only the page's links, never a result.
+                let _ = catch_unwind(AssertUnwindSafe(|| self.parse_again(&task)));
+                continue;
+            }
             let t = Instant::now();
             let checked =
                 catch_unwind(AssertUnwindSafe(|| self.check(&task))).unwrap_or_else(|panic| {
@@ -243,6 +255,8 @@ impl Run {
             stopped_at,
         } = checked;
         let mut done = Vec::new();
+        let mut keys: Vec<String> = owned.iter().map(|(k, _)| k.clone()).collect();
+        keys.push(task.key.clone());
         for (key, from) in owned {
             let hop = hop_view(&result, from);
             done.extend(match &stopped_at {
@@ -254,7 +268,68 @@ impl Run {
             Some(target) => self.cache.defer(&task.key, result, target),
             None => self.cache.finish(&task.key, result),
         });
+        // Claims that wanted a parse while the task ran and that it did not serve (it asked
+        // with HEAD, or its chain stopped at a URL checked on its own): queued now, before
+        // this task's `task_done`.
+        for key in keys {
+            if let Some(job) = self.cache.serve_want(&key) {
+                self.queue_parse(&task.url, job, task.internal);
+            }
+        }
         self.emit(done);
+    }
+
+    /// Queues a parse job handed out by the cache for a URL reached through `url`.
+    fn queue_parse(&self, url: &Url, (key, level): (String, usize), internal: bool) {
+        let mut url = url.clone();
+        url.set_fragment(None);
+        let task = Task {
+            url,
+            key,
+            level,
+            internal,
+            recurse: true,
+            inline: None,
+            follow: true,
+            parse_only: true,
+        };
+        // Refused after shutdown: the page is then not parsed, as any queued page.
+        let _ = self.queue.put_for(task.host(), task);
+    }
+
+    /// Runs a parse job: one GET (a page that was only checked with HEAD needs it; redirects
+    /// are followed without claiming anything), then its links are considered as any page's.
+    /// The URL's result was recorded and reported by its check; nothing is recorded here.
+    fn parse_again(&self, task: &Task) {
+        let fetched = if task.url.scheme() == "file" {
+            fetch::file::fetch(&task.url, true, self.max_body)
+        } else {
+            self.http.fetch(&task.url, true, &|_| true)
+        };
+        let Some(body) = fetched.body else { return };
+        if !matches!(fetched.outcome, Outcome::Ok { .. })
+            || !self.filter.is_internal(&fetched.final_url)
+            || self.cancel.is_cancelled()
+        {
+            return;
+        }
+        let Some(level) = self.cache.take_parse(&[&task.key], Some(task.level)) else {
+            return;
+        };
+        let content_type = fetched.content_type.as_deref();
+        let body = if is_html(content_type) {
+            html_to_utf8(&body, fetched.charset.as_deref())
+        } else {
+            body.into()
+        };
+        self.queue_children(
+            &body,
+            &fetched.final_url,
+            level + 1,
+            content_type,
+            None,
+            None,
+        );
     }
 
     /// Records a result that needed no task and reports it.
@@ -354,13 +429,35 @@ impl Run {
         let key = cache_key(&url);
         let occ = Occurrence { site, fragment };
         match self.cache.claim(&key, occ) {
-            Claim::Pending => {}
-            Claim::Done(r, occ) => self.send(&r, occ, true),
+            Claim::Pending => self.upgrade(&key, url, level, seed, from_web, follow),
+            Claim::Done(r, occ) => {
+                self.send(&r, occ, true);
+                self.upgrade(&key, url, level, seed, from_web, follow);
+            }
             Claim::New => {
                 let mut clean = url;
                 clean.set_fragment(None);
                 self.start(key, clean, level, seed, from_web, follow, inline);
             }
+        }
+    }
+
+    /// A later claim of `key`: when its own decision is to parse the page, the page must be
+    /// parsed (at the lowest such level) whatever the first claim decided — so the pages
+    /// crawled do not depend on which link was claimed first (see `cache`, "Upgrades to
+    /// parse"). A parse job is queued here, inside the task that found the link, so before
+    /// that task's `task_done`.
+    fn upgrade(&self, key: &str, url: Url, level: usize, seed: bool, from_web: bool, follow: bool) {
+        if !follow {
+            return;
+        }
+        if let Decision::Check {
+            internal,
+            recurse: true,
+        } = self.filter.decide(&url, level, seed, from_web)
+            && let Some(job) = self.cache.upgrade(key, level)
+        {
+            self.queue_parse(&url, job, internal);
         }
     }
 
@@ -400,6 +497,7 @@ impl Run {
                     recurse: recurse && follow,
                     inline,
                     follow,
+                    parse_only: false,
                 };
                 // Refused after shutdown: the URL stays pending, counted as unchecked.
                 let _ = self.queue.put_for(task.host(), task);
@@ -603,11 +701,15 @@ impl Run {
             f.size = Some(html.len() as u64);
             f.body = Some(html.as_bytes().to_vec());
             f
-        } else if task.url.scheme() == "file" {
-            fetch::file::fetch(&task.url, task.recurse, self.max_body)
         } else {
-            self.http
-                .fetch(&task.url, task.recurse, &|next| self.claim_hop(task, next))
+            // A claim that wants the page parsed may have come after the task was queued.
+            let want_body = task.recurse || self.cache.wants_parse(&task.key);
+            if task.url.scheme() == "file" {
+                fetch::file::fetch(&task.url, want_body, self.max_body)
+            } else {
+                self.http
+                    .fetch(&task.url, want_body, &|next| self.claim_hop(task, next))
+            }
         };
         let mut result = CheckResult::immediate(
             redact(task.url.as_str()).into_owned(),
@@ -661,10 +763,18 @@ impl Run {
         // Before the links are queued, so the verdict on this page is complete when its own
         // links (`#section`) are counted.
         self.add_url_warnings(&mut result, &task.url);
+        // The task's own decision, and every later claim that wants the page parsed: the
+        // lowest level wins (see `cache`, "Upgrades to parse").
+        let own_level = (task.recurse || task.inline.is_some()).then_some(task.level);
         if let Some(body) = fetched.body
             && parse
             && still_internal
             && !self.cancel.is_cancelled()
+            && let Some(level) = {
+                let mut keys: Vec<&str> = owned.iter().map(|(k, _)| k.as_str()).collect();
+                keys.push(&task.key);
+                self.cache.take_parse(&keys, own_level)
+            }
         {
             let content_type = result.content_type.as_deref();
             let body = if is_html(content_type) {
@@ -681,7 +791,7 @@ impl Run {
             result.links_found = self.queue_children(
                 &body,
                 &fetched.final_url,
-                task.level + 1,
+                level + 1,
                 content_type,
                 facts.as_mut(),
                 own,

@@ -29,7 +29,8 @@
 //! `unfinished_tasks` counts every item that was `put` and has not yet been marked with
 //! [`UrlQueue::task_done`] — wherever it waits (a lane that is not due, a host at its cap) or
 //! whatever it does (asleep for a redirect's slot). A worker calls `task_done` for an item only
-//! **after** it has put every child that item produced. So while any item is in progress the
+//! **after** it has put every child that item produced (including the parse jobs its links
+//! or its result triggered, see `cache`). So while any item is in progress the
 //! count is at least 1, and it reaches 0 only when no item is queued and none is being worked
 //! on — at which point no new work can appear. Scheduling never drops or duplicates an item:
 //! every item put is in exactly one lane (or `local`) until one `get` takes it out.

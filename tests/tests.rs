@@ -42,6 +42,8 @@ mod limits;
 mod mail_dns;
 /// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
 mod outputs;
+/// Results independent of link order: a page first found nofollow or beyond -r is parsed.
+mod parse_order;
 /// Plugins: anchors (each page fetched once), regex, command timeout, cert-expiry, formats.
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
