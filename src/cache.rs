@@ -39,8 +39,11 @@
 //! - A redirect (`Waiting`, or done with a `real_url`) passes the upgrade to the URL whose
 //!   content it is.
 //!
-//! Not handled: a page already parsed at a deeper level than a later claim's (a second GET
-//! would be needed); only a parse still to come takes the lower level.
+//! - Under a recursion limit a page's level decides its links' levels, so a page parsed at a
+//!   deeper level than a later claim's is not parsed again: it keeps its followed in-scope
+//!   links (`links`, set by the worker that parsed it, before it finishes the key), and the
+//!   upgrade hands them back ([`Upgrade::Relevel`]) for the caller to upgrade each one level
+//!   below — no request, no new report row. Without a limit the level changes nothing there.
 //!
 //! The lock is held for map bookkeeping only, never across I/O.
 
@@ -52,6 +55,7 @@ use parking_lot::Mutex;
 use crate::link_site::LinkSite;
 use crate::outcome::{CheckResult, FailKind, Outcome};
 use crate::url_norm::cache_key;
+use url::Url;
 
 /// One place a URL was linked from, waiting for the URL's result.
 #[derive(Debug, Clone)]
@@ -87,6 +91,18 @@ struct Slot {
     want: Option<usize>,
     /// The level this URL's content was parsed at, or will be by a parse job handed out.
     parsed: Option<usize>,
+    /// The followed in-scope links found when it was parsed, kept under a recursion limit.
+    links: Option<Arc<[Url]>>,
+}
+
+/// What an upgrade asks its caller to do (see "Upgrades to parse").
+#[derive(Debug, PartialEq)]
+pub(crate) enum Upgrade {
+    /// Queue a parse-only task for this key, at this level.
+    Parse(String, usize),
+    /// The page was parsed at a deeper level: upgrade each of its links, found at this level
+    /// plus one now.
+    Relevel(Arc<[Url]>, usize),
 }
 
 impl Slot {
@@ -97,6 +113,7 @@ impl Slot {
             dependents: Vec::new(),
             want: None,
             parsed: None,
+            links: None,
         }
     }
 }
@@ -159,7 +176,7 @@ impl ResultCache {
     /// key whose content must be parsed and the level — when the caller must queue a
     /// parse-only task for it (it was checked without being parsed); `None` when the pending
     /// task will take it, or nothing is to be parsed.
-    pub(crate) fn upgrade(&self, key: &str, level: usize) -> Option<(String, usize)> {
+    pub(crate) fn upgrade(&self, key: &str, level: usize) -> Option<Upgrade> {
         let mut slots = self.slots.lock();
         upgrade_locked(&mut slots, key, level)
     }
@@ -189,10 +206,32 @@ impl ResultCache {
         Some(level)
     }
 
+    /// Called by the worker that parsed the content of `keys` under a recursion limit, with
+    /// the page's followed in-scope links, before it finishes the keys (a parse job: after
+    /// its parse). A lower level wanted meanwhile of a key already finished is returned.
+    pub(crate) fn set_links(&self, keys: &[&str], links: Vec<Url>) -> Vec<Upgrade> {
+        let links: Arc<[Url]> = links.into();
+        let mut slots = self.slots.lock();
+        let mut out = Vec::new();
+        for k in keys {
+            let Some(slot) = slots.get_mut(*k) else {
+                continue;
+            };
+            slot.links = Some(links.clone());
+            if matches!(slot.state, State::Pending) {
+                continue; // `serve_want` looks after the finish
+            }
+            if let Some(level) = slot.want.take() {
+                out.extend(upgrade_locked(&mut slots, k, level));
+            }
+        }
+        out
+    }
+
     /// Called by the worker after it finished (or deferred) `key`: a want that arrived while
     /// the key was pending and that its task did not serve (it used HEAD, or did not parse)
     /// becomes an upgrade now. Returns a parse job as [`upgrade`](Self::upgrade) does.
-    pub(crate) fn serve_want(&self, key: &str) -> Option<(String, usize)> {
+    pub(crate) fn serve_want(&self, key: &str) -> Option<Upgrade> {
         let mut slots = self.slots.lock();
         let slot = slots.get_mut(key)?;
         if matches!(slot.state, State::Pending) {
@@ -310,11 +349,7 @@ impl ResultCache {
 
 /// See [`ResultCache::upgrade`]: follows redirects to the URL whose content it is, then
 /// records the want (pending), hands out a parse job (done, parsable, never parsed), or drops it.
-fn upgrade_locked(
-    slots: &mut HashMap<String, Slot>,
-    key: &str,
-    level: usize,
-) -> Option<(String, usize)> {
+fn upgrade_locked(slots: &mut HashMap<String, Slot>, key: &str, level: usize) -> Option<Upgrade> {
     let mut at = key.to_owned();
     // A chain is at most as long as the map; the bound also guards against a redirect cycle.
     for _ in 0..=slots.len() {
@@ -333,17 +368,26 @@ fn upgrade_locked(
             continue;
         }
         let slot = slots.get_mut(&at)?;
-        match &slot.state {
-            State::Done(r) if slot.parsed.is_none() => {
+        match (&slot.state, slot.parsed) {
+            (State::Done(r), None) => {
                 if !parsable(r) {
                     return None;
                 }
                 slot.parsed = Some(level);
-                return Some((at, level));
+                return Some(Upgrade::Parse(at, level));
             }
-            // Pending, or done with a parse job out: the parse still to come takes the lowest.
-            _ => slot.want = Some(slot.want.map_or(level, |w| w.min(level))),
+            (State::Done(_), Some(p)) if level < p => {
+                if let Some(links) = &slot.links {
+                    slot.parsed = Some(level);
+                    return Some(Upgrade::Relevel(links.clone(), level));
+                }
+            }
+            (State::Done(_), Some(_)) => return None,
+            _ => {}
         }
+        // Pending, or parsed (or a parse job out) deeper and its links not known yet: the
+        // parse still to come, or `set_links`, takes the lowest.
+        slot.want = Some(slot.want.map_or(level, |w| w.min(level)));
         return None;
     }
     None
@@ -594,13 +638,20 @@ mod tests {
         assert_eq!(c.take_parse(&["http://t/q"], None), Some(2));
         c.finish("http://t/q", html("http://t/q"));
         assert_eq!(c.serve_want("http://t/q"), None, "served by the task");
-        assert_eq!(c.upgrade("http://t/q", 1), None, "parsed already");
+        assert_eq!(
+            c.upgrade("http://t/q", 2),
+            None,
+            "parsed already at that level"
+        );
 
         // checked with HEAD, wanted while in flight: a job once the task finished
         c.claim("http://t/h", occ("p1"));
         assert_eq!(c.upgrade("http://t/h", 2), None);
         c.finish("http://t/h", html("http://t/h"));
-        assert_eq!(c.serve_want("http://t/h"), Some(("http://t/h".into(), 2)));
+        assert_eq!(
+            c.serve_want("http://t/h"),
+            Some(Upgrade::Parse("http://t/h".into(), 2))
+        );
         assert_eq!(c.upgrade("http://t/h", 2), None, "one job only");
         // a lower level before the job ran: the job's parse takes it
         assert_eq!(c.upgrade("http://t/h", 1), None);
@@ -609,7 +660,10 @@ mod tests {
         // done without a parse: the first upgrade gets the job, later ones do not
         c.claim("http://t/d", occ("p1"));
         c.finish("http://t/d", html("http://t/d"));
-        assert_eq!(c.upgrade("http://t/d", 4), Some(("http://t/d".into(), 4)));
+        assert_eq!(
+            c.upgrade("http://t/d", 4),
+            Some(Upgrade::Parse("http://t/d".into(), 4))
+        );
         assert_eq!(c.upgrade("http://t/d", 4), None);
 
         // nothing to parse: broken, not HTML, or outside the scope
@@ -624,6 +678,44 @@ mod tests {
         img.content_type = Some("image/png".into());
         c.finish("http://t/img", img);
         assert_eq!(c.upgrade("http://t/img", 1), None);
+    }
+
+    /// A page parsed deeper than a later claim hands back its links, once per lower level; a
+    /// lower level that comes while a parse job runs is handed back when its links are set.
+    #[test]
+    fn a_page_parsed_deeper_hands_back_its_links() {
+        let c = ResultCache::default();
+        let link = Url::parse("http://t/child").unwrap();
+        c.claim("http://t/p", occ("p1"));
+        assert_eq!(c.take_parse(&["http://t/p"], Some(3)), Some(3));
+        assert_eq!(
+            c.upgrade("http://t/p", 2),
+            None,
+            "pending: after the finish"
+        );
+        assert!(c.set_links(&["http://t/p"], vec![link.clone()]).is_empty());
+        c.finish("http://t/p", html("http://t/p"));
+        let Some(Upgrade::Relevel(links, 2)) = c.serve_want("http://t/p") else {
+            panic!("expected the links at level 2");
+        };
+        assert_eq!(&*links, std::slice::from_ref(&link));
+        assert_eq!(c.upgrade("http://t/p", 2), None, "once per level");
+        assert!(matches!(
+            c.upgrade("http://t/p", 1),
+            Some(Upgrade::Relevel(_, 1))
+        ));
+
+        // a parse job at level 4; level 2 wanted while it runs
+        c.claim("http://t/j", occ("p1"));
+        c.finish("http://t/j", html("http://t/j"));
+        assert!(matches!(
+            c.upgrade("http://t/j", 4),
+            Some(Upgrade::Parse(_, 4))
+        ));
+        assert_eq!(c.take_parse(&["http://t/j"], Some(4)), Some(4));
+        assert_eq!(c.upgrade("http://t/j", 2), None, "links not known yet");
+        let out = c.set_links(&["http://t/j"], vec![link]);
+        assert!(matches!(out[..], [Upgrade::Relevel(_, 2)]), "{out:?}");
     }
 
     /// A redirect passes the upgrade on to the URL whose content it is.
@@ -644,7 +736,7 @@ mod tests {
         c.finish("http://t/target", html("http://t/target"));
         assert_eq!(
             c.serve_want("http://t/target"),
-            Some(("http://t/target".into(), 2))
+            Some(Upgrade::Parse("http://t/target".into(), 2))
         );
         assert_eq!(c.upgrade("http://t/old", 1), None, "one job only");
     }

@@ -21,7 +21,7 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 use url::{Position, Url};
 
-use crate::cache::{Claim, Emission, Occurrence, ResultCache};
+use crate::cache::{Claim, Emission, Occurrence, ResultCache, Upgrade};
 use crate::cancel::CancelHandle;
 use crate::charset::html_to_utf8;
 use crate::extract::{
@@ -272,29 +272,50 @@ impl Run {
         // with HEAD, or its chain stopped at a URL checked on its own): queued now, before
         // this task's `task_done`.
         for key in keys {
-            if let Some(job) = self.cache.serve_want(&key) {
-                self.queue_parse(&task.url, job, task.internal);
+            if let Some(up) = self.cache.serve_want(&key) {
+                self.carry_out(up, &task.url, task.internal);
             }
         }
         self.emit(done);
     }
 
-    /// Queues a parse job handed out by the cache for a URL reached through `url`.
-    fn queue_parse(&self, url: &Url, (key, level): (String, usize), internal: bool) {
-        let mut url = url.clone();
-        url.set_fragment(None);
-        let task = Task {
-            url,
-            key,
-            level,
-            internal,
-            recurse: true,
-            inline: None,
-            follow: true,
-            parse_only: true,
-        };
-        // Refused after shutdown: the page is then not parsed, as any queued page.
-        let _ = self.queue.put_for(task.host(), task);
+    /// Carries out what an upgrade of the URL reached through `url` asks for: queues a parse
+    /// job, or upgrades the links of a page parsed deeper, each one level below it (which may
+    /// ask for more, handled here too: no recursion, however long the chain).
+    fn carry_out(&self, up: Upgrade, url: &Url, internal: bool) {
+        let mut work = vec![(up, url.clone(), internal)];
+        while let Some((up, url, internal)) = work.pop() {
+            match up {
+                Upgrade::Parse(key, level) => {
+                    let mut url = url;
+                    url.set_fragment(None);
+                    let task = Task {
+                        url,
+                        key,
+                        level,
+                        internal,
+                        recurse: true,
+                        inline: None,
+                        follow: true,
+                        parse_only: true,
+                    };
+                    // Refused after shutdown: the page is then not parsed, as any queued page.
+                    let _ = self.queue.put_for(task.host(), task);
+                }
+                Upgrade::Relevel(links, level) => {
+                    for link in links.iter() {
+                        if let Decision::Check {
+                            internal,
+                            recurse: true,
+                        } = self.filter.decide(link, level + 1, false, false)
+                            && let Some(next) = self.cache.upgrade(&cache_key(link), level + 1)
+                        {
+                            work.push((next, link.clone(), internal));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Runs a parse job: one GET (a page that was only checked with HEAD needs it; redirects
@@ -322,6 +343,7 @@ impl Run {
         } else {
             body.into()
         };
+        let mut links = self.filter.has_depth_limit().then(Vec::new);
         self.queue_children(
             &body,
             &fetched.final_url,
@@ -329,7 +351,13 @@ impl Run {
             content_type,
             None,
             None,
+            links.as_mut(),
         );
+        if let Some(links) = links {
+            for up in self.cache.set_links(&[&task.key], links) {
+                self.carry_out(up, &task.url, task.internal);
+            }
+        }
     }
 
     /// Records a result that needed no task and reports it.
@@ -455,9 +483,9 @@ impl Run {
             internal,
             recurse: true,
         } = self.filter.decide(&url, level, seed, from_web)
-            && let Some(job) = self.cache.upgrade(key, level)
+            && let Some(up) = self.cache.upgrade(key, level)
         {
-            self.queue_parse(&url, job, internal);
+            self.carry_out(up, &url, internal);
         }
     }
 
@@ -766,15 +794,13 @@ impl Run {
         // The task's own decision, and every later claim that wants the page parsed: the
         // lowest level wins (see `cache`, "Upgrades to parse").
         let own_level = (task.recurse || task.inline.is_some()).then_some(task.level);
+        let mut keys: Vec<&str> = owned.iter().map(|(k, _)| k.as_str()).collect();
+        keys.push(&task.key);
         if let Some(body) = fetched.body
             && parse
             && still_internal
             && !self.cancel.is_cancelled()
-            && let Some(level) = {
-                let mut keys: Vec<&str> = owned.iter().map(|(k, _)| k.as_str()).collect();
-                keys.push(&task.key);
-                self.cache.take_parse(&keys, own_level)
-            }
+            && let Some(level) = self.cache.take_parse(&keys, own_level)
         {
             let content_type = result.content_type.as_deref();
             let body = if is_html(content_type) {
@@ -788,6 +814,7 @@ impl Run {
             let own =
                 (self.only_problems && !self.plugins.active() && fetched.final_url == task.url)
                     .then_some(&result);
+            let mut links = self.filter.has_depth_limit().then(Vec::new);
             result.links_found = self.queue_children(
                 &body,
                 &fetched.final_url,
@@ -795,7 +822,13 @@ impl Run {
                 content_type,
                 facts.as_mut(),
                 own,
+                links.as_mut(),
             );
+            if let Some(links) = links {
+                // The keys are still pending: a lower level wanted meanwhile is looked after
+                // by `serve_want` in `record`.
+                self.cache.set_links(&keys, links);
+            }
             if let Some(facts) = facts {
                 self.plugins_on_content(task, &fetched.final_url, &body, &facts, &mut result);
             }
@@ -816,6 +849,9 @@ impl Run {
     /// (`#line-123`; a source listing has one per line) would wait in the cache until the page
     /// is recorded, 200,000 of them for one large page; when neither the verdict nor the link
     /// is a problem it is counted at once instead, exactly as `send` would count it later.
+    ///
+    /// `keep` collects the page's followed in-scope links (see `cache::Upgrade::Relevel`).
+    #[allow(clippy::too_many_arguments)]
     fn queue_children(
         &self,
         body: &[u8],
@@ -824,6 +860,7 @@ impl Run {
         content_type: Option<&str>,
         mut facts: Option<&mut PageFacts>,
         own: Option<&CheckResult>,
+        mut keep: Option<&mut Vec<Url>>,
     ) -> usize {
         let mut doc = if is_html(content_type) {
             extract_html(body)
@@ -924,6 +961,16 @@ impl Run {
                 continue;
             }
             let follow = !doc.nofollow && !nofollow;
+            if let (Some(keep), Ok(u), true) = (keep.as_deref_mut(), &url, follow)
+                && matches!(
+                    self.filter.decide(u, level, false, from_web),
+                    Decision::Check { internal: true, .. }
+                )
+            {
+                let mut u = u.clone();
+                u.set_fragment(None);
+                keep.push(u);
+            }
             self.consider(url, Some(site), value, level, false, from_web, follow, None);
         }
         n

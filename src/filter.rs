@@ -103,6 +103,11 @@ impl Filter {
         self.scopes.push(scope);
     }
 
+    /// `true` when a link's level can change whether it is parsed (`-r` is set).
+    pub(crate) fn has_depth_limit(&self) -> bool {
+        self.recursion_level.is_some()
+    }
+
     /// `true` when `url` is inside a start's scope.
     pub(crate) fn is_internal(&self, url: &Url) -> bool {
         self.scopes.iter().any(|s| match s {

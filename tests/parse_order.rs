@@ -149,7 +149,7 @@ fn a_page_first_linked_with_nofollow_is_still_parsed() {
 
 /// With `-r 3`: `/` links to `/d1` and `/s`, in `order`; `/d1` → `/d2` → `/p` reaches `/p` at
 /// level 3 (checked, not parsed), `/s` reaches it at level 2 (parsed: `/q` is checked at level
-/// 3, and its link `/r` is not). `slow` is answered after a delay.
+/// 3, and its link `/r` is not); `/r` links to `/z`. `slow` is answered after a delay.
 fn depth_site(deep_first: bool, slow: &str) -> TestServer {
     let home = if deep_first {
         "<a href='/d1'>d1</a>\n<a href='/s'>s</a>"
@@ -168,7 +168,8 @@ fn depth_site(deep_first: bool, slow: &str) -> TestServer {
             .reply("/s", page("<a href='/p'>p</a>", "/s"))
             .reply("/p", page("<a href='/q'>q</a>", "/p"))
             .reply("/q", page("<a href='/r'>r</a>", "/q"))
-            .reply("/r", page("never reached", "/r")),
+            .reply("/r", page("<a href='/z'>z</a>", "/r"))
+            .reply("/z", page("never reached", "/z")),
     )
 }
 
@@ -192,6 +193,34 @@ fn a_page_first_found_beyond_the_recursion_limit_is_parsed_at_its_lowest_level()
                     0,
                     "{what}: /q only checked"
                 );
+                match &seen {
+                    None => seen = Some(crawl),
+                    Some(first) => assert_eq!(&crawl, first, "{what}"),
+                }
+            }
+        }
+    }
+}
+
+/// With `-r 4`, `/p` is parsed either way, but at level 3 through `/d2` and at level 2 through
+/// `/s`: only at 2 is `/q` (level 3) parsed and `/r` checked. Parsed at 3 first, `/p` is not
+/// parsed again: the links it kept are upgraded one level below.
+#[test]
+fn a_page_parsed_deeper_first_passes_its_lower_level_on_to_its_links() {
+    let mut seen: Option<Crawl> = None;
+    for deep_first in [true, false] {
+        for slow in ["/s", "/d1"] {
+            for threads in [1, 8] {
+                let what = format!("deep first {deep_first}, {slow} slow, {threads} threads");
+                let server = depth_site(deep_first, slow);
+                let report = run(config(&server.url("/"), threads).recursion_level(Some(4)));
+                let crawl = observe(&server, &report, &what);
+                assert!(crawl.parsed.contains("/p"), "{what}: {crawl:?}");
+                assert!(crawl.parsed.contains("/q"), "{what}: {crawl:?}");
+                assert!(!crawl.parsed.contains("/r"), "{what}: {crawl:?}");
+                assert_eq!(server.count("/z"), 0, "{what}: /r is at the limit");
+                assert_eq!(server.count_method("GET", "/p"), 1, "{what}: parsed once");
+                assert_eq!(server.count_method("GET", "/q"), 1, "{what}");
                 match &seen {
                     None => seen = Some(crawl),
                     Some(first) => assert_eq!(&crawl, first, "{what}"),
