@@ -21,30 +21,38 @@
 //!
 //! # Upgrades to parse
 //! The first claim of a key fixes its task's decision, but a later claim may want more: the
-//! URL was first found through a `rel=nofollow` link or beyond `-r` (queued with
-//! `recurse = false`), and now through a followed link at a level that recurses. So the page
-//! is parsed whatever order the links were found in, the slot remembers the lowest level at
-//! which any claim wants it parsed (`want`) and the level it was parsed at (`parsed`):
-//! - `want` is lowered by [`upgrade`](ResultCache::upgrade) (a later claim that recurses)
-//!   while the key is pending, and taken by the worker: before its request (GET instead of
-//!   HEAD, [`wants_parse`](ResultCache::wants_parse)), when it parses
-//!   ([`take_parse`](ResultCache::take_parse): the lowest level wins) and after it finished
-//!   the key ([`serve_want`](ResultCache::serve_want)).
-//! - `parsed` is set under the lock by exactly one party: the worker that parses
-//!   (`take_parse`), or the one `upgrade`/`serve_want` that finds the key done, parsable and
-//!   never parsed, and returns a parse job. The caller of that job queues a parse-only task
-//!   (one GET, no new result, no new report row) **before** the `task_done` of the task it is
-//!   working on, so the queue's unfinished count cannot reach zero in between (see `queue`).
-//!   Because `parsed` is set when the job is handed out, no second job is ever made for it.
-//! - A redirect (`Waiting`, or done with a `real_url`) passes the upgrade to the URL whose
-//!   content it is.
+//! URL was first found through a `rel=nofollow` link (or on a robots-nofollow page) or beyond
+//! `-r`, so it was queued with `recurse = false`, and now it is found through a followed link
+//! at a level that recurses. So that the pages crawled do not depend on which link was
+//! claimed first, such a claim [`upgrade`](ResultCache::upgrade)s the key, and the page is
+//! parsed once, at the lowest level any claim wants:
+//! - still queued: its task asks with GET instead of HEAD and parses at that level;
+//! - in flight, or checked without a parse (only HEAD): one parse job — a parse-only task, one
+//!   GET, no result of its own and no report row (the URL's verdict stands and was reported);
+//! - parsed already at a deeper level, under `-r`: not requested again; the links it kept are
+//!   handed back ([`Upgrade::Relevel`]) and each is upgraded one level below it.
 //!
-//! - Under a recursion limit a page's level decides its links' levels, so a page parsed at a
-//!   deeper level than a later claim's is not parsed again: it keeps its followed in-scope
-//!   links (`links`, set by the worker that parsed it, before it finishes the key), and the
-//!   upgrade hands them back ([`Upgrade::Relevel`]) for the caller to upgrade each one level
-//!   below — no request, no new report row. Without a limit the level changes nothing there.
+//! A redirect (`Waiting`, or done with a `real_url`) passes the upgrade to the URL whose
+//! content it is. Each job or relevel is handed out once, under the lock, to the one caller
+//! that then carries it out **before** the `task_done` of the task it is working on (it found
+//! the link, or it just finished the key): the queue's unfinished count cannot reach zero
+//! while a parse job is still to be put (see `queue`).
 //!
+//! # Who changes what (all under the one lock)
+//! - `state`: `Pending` by `claim`/`claim_alias` (insert), `Waiting` by `defer`, `Done` by
+//!   `finish`/`defer`/`abandon_waiting` (through `finish_locked`), never back.
+//! - `occurrences`: pushed by `claim` while not done; taken when the key is finished.
+//! - `dependents`: pushed by `defer` on the target; taken when the target is finished.
+//! - `want` (lowest level a claim wants parsed that no parse took yet): lowered by `upgrade`
+//!   when the parse is still to come; read by `wants_parse` (the task's GET); taken by
+//!   `take_parse` (the parse), `serve_want` (the worker after finishing the key) and
+//!   `set_links`.
+//! - `parsed` (level parsed at, or promised to a parse job): set by `take_parse` (the one
+//!   worker that parses) or by the `upgrade`/`serve_want` that hands out the parse job;
+//!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
+//! - `links` (followed in-scope links, kept only under `-r`): set by `set_links`, by the worker
+//!   that parsed the page, before it finishes the key (a parse job: right after its parse).
+
 //! The lock is held for map bookkeeping only, never across I/O.
 
 use std::collections::HashMap;
