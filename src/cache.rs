@@ -52,7 +52,7 @@
 //!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
 //! - `links` (followed in-scope links, kept only under `-r`): set by `set_links`, by the worker
 //!   that parsed the page, before it finishes the key (a parse job: right after its parse).
-
+//!
 //! The lock is held for map bookkeeping only, never across I/O.
 
 use std::collections::HashMap;
