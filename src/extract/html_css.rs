@@ -23,21 +23,50 @@ pub(super) fn style_block_links(
 }
 
 /// Appends the links of a `style` attribute value to `links`. `value` is the decoded value and
-/// `raw` the bytes it was written as in the HTML source. When they are equal (no character
-/// reference), `locate` gets each `url(`'s offset into the value; otherwise offsets in the
-/// decoded value do not map to the source, and every link is placed at the value's start
-/// (`locate(0)`).
+/// `raw` the bytes it was written as in the HTML source; `locate` turns a byte offset into `raw`
+/// into the 1-based line and column in the HTML file. Each link is placed at its `url(`, unless
+/// character references were decoded in the value: offsets in it then do not map to the source,
+/// and every link is placed at the value's start.
 pub(super) fn style_attribute_links(
     value: &[u8],
     raw: &[u8],
     mut locate: impl FnMut(usize) -> (usize, usize),
     links: &mut Vec<RawLink>,
 ) {
-    let exact = value == raw;
+    // Written as decoded (the usual case): offsets are the same.
+    let offsets = if value == raw {
+        None
+    } else {
+        Some(offsets_in_source(value, raw))
+    };
     scan_css(value, |at, url, _| {
-        let position = locate(if exact { at } else { 0 });
-        links.push(style_link(url, STYLE_ATTR, position));
+        let in_raw = match &offsets {
+            None => at,
+            Some(Some(map)) => map.get(at).copied().unwrap_or(0),
+            Some(None) => 0,
+        };
+        links.push(style_link(url, STYLE_ATTR, locate(in_raw)));
     });
+}
+
+/// The offset in `raw` of each byte of `value`, when `value` is `raw` with its line breaks
+/// normalized (the tokenizer reads `\r\n` and a lone `\r` as `\n`); `None` when they differ
+/// otherwise (a character reference was decoded).
+fn offsets_in_source(value: &[u8], raw: &[u8]) -> Option<Vec<usize>> {
+    let mut map = Vec::with_capacity(value.len());
+    let mut i = 0;
+    for &v in value {
+        let r = *raw.get(i)?;
+        map.push(i);
+        if r == v {
+            i += 1;
+        } else if r == b'\r' && v == b'\n' {
+            i += if raw.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
+        } else {
+            return None;
+        }
+    }
+    (i == raw.len()).then_some(map)
 }
 
 fn style_link(value: String, attr: &'static str, (line, column): (usize, usize)) -> RawLink {
@@ -128,6 +157,19 @@ mod tests {
     fn a_style_attribute_with_character_references_points_at_its_value() {
         let html = "<div id=x\n style=\"background: url(&quot;/q&amp;r.png&quot;)\">";
         assert_eq!(got(html), [("/q&r.png".into(), "style", "style", 2, 9)]);
+    }
+
+    #[test]
+    fn a_style_attribute_over_several_lines() {
+        let html = "<div style=\"color: red;\r\n  background: url(/crlf.png);\n\
+                    mask: url(/lf.png)\">";
+        assert_eq!(
+            got(html),
+            [
+                ("/crlf.png".into(), "style", "style", 2, 15),
+                ("/lf.png".into(), "style", "style", 3, 7),
+            ]
+        );
     }
 
     #[test]
