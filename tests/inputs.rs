@@ -321,6 +321,45 @@ fn css_is_crawled_over_http_and_from_files() {
 }
 
 #[test]
+fn css_in_style_blocks_and_style_attributes_is_checked() {
+    // Line 5 column 20 and line 8 column 37 are where the broken `url(`s are written; the
+    // relative `ok.png` resolves against `<base href>`.
+    let page = "<!DOCTYPE html>\n<base href=\"/sub/\">\n<style>\n  body { background: url(ok.png) }\n  \
+                .x { background: url( \"/missing-block.png\" ) }\n  \
+                .d { background: url(\"data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg'/>\") }\n\
+                </style>\n<div style=\"color: red; background: url('/missing-attr.png')\">x</div>\n";
+    let server = TestServer::start(Routes::new().page("/", page).reply(
+        "/sub/ok.png",
+        Reply::status(200).content_type("image/png").body("png"),
+    ));
+    let dir = temp_dir("inputs-css-in-html");
+    for threads in ["1", "4"] {
+        let out = csv_run_in(&dir, &["-t", threads, &server.url("/")]);
+        assert_exit(&out, 1);
+        let r = rows(&out);
+        let ok = row(&r, "ok.png", "/");
+        assert_eq!(
+            (&ok[6], &ok[7]),
+            ("True", server.url("/sub/ok.png").as_str())
+        );
+        let block = row(&r, "/missing-block.png", "/");
+        assert_eq!((&block[6], &block[8], &block[9]), ("False", "5", "20"));
+        let attr = row(&r, "/missing-attr.png", "/");
+        assert_eq!((&attr[6], &attr[8], &attr[9]), ("False", "8", "37"));
+        // The data: URL is listed whole (its `(` and quotes inside) and ignored, not checked.
+        let data = row(
+            &r,
+            "data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg'/>",
+            "/",
+        );
+        assert!(data[3].starts_with("ignored"), "{data:?}");
+        assert_eq!((&data[6], &data[8], &data[9]), ("True", "6", "20"));
+        let broken = r.iter().filter(|r| &r[6] == "False").count();
+        assert_eq!(broken, 2, "{r:#?}");
+    }
+}
+
+#[test]
 fn a_local_site_with_root_dir_and_base_url() {
     let dir = temp_dir("inputs-local-site");
     std::fs::create_dir_all(dir.join("public/about")).unwrap();

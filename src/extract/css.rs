@@ -7,9 +7,38 @@ use super::sitemap::line_col;
 
 /// The links of a style sheet, in document order.
 pub fn extract_css(body: &[u8]) -> Vec<RawLink> {
-    let text = String::from_utf8_lossy(body);
-    let b = text.as_bytes();
     let mut links = Vec::new();
+    scan_css(body, |at, value, attr| {
+        let (line, column) = line_col(body, at);
+        links.push(RawLink {
+            value,
+            tag: "css",
+            attr,
+            line,
+            column,
+            name: String::new(),
+            nofollow: false,
+            padded: false,
+        });
+    });
+    links
+}
+
+/// Calls `found(offset, value, form)` for each link of the CSS text `b`, in order: `offset` is
+/// the byte index of its `url(` or `@import`, `value` the URL (escapes resolved, trimmed, never
+/// empty) and `form` either `"url"` or `"import"`. Any bytes are accepted (invalid UTF-8 in a
+/// value becomes U+FFFD); an unterminated string, `url(` or comment ends at the end of `b`.
+pub(super) fn scan_css(b: &[u8], mut found: impl FnMut(usize, String, &'static str)) {
+    let mut push = |at: usize, value: String, form: &'static str| {
+        let trimmed = value.trim();
+        if trimmed.len() == value.len() {
+            if !value.is_empty() {
+                found(at, value, form);
+            }
+        } else if !trimmed.is_empty() {
+            found(at, trimmed.to_owned(), form);
+        }
+    };
     let mut i = 0;
     while i < b.len() {
         if b[i..].starts_with(b"/*") {
@@ -18,16 +47,14 @@ pub fn extract_css(body: &[u8]) -> Vec<RawLink> {
             // A string outside url() and @import (e.g. `content: "url(x)"`) is no link.
             i = read_string(b, i).1;
         } else if starts_with_ci(&b[i..], b"url(") && !is_ident_byte(b, i) {
-            let start = i;
             let (value, end) = read_url_args(b, i + 4);
-            push(&mut links, &text, start, value, "url");
+            push(i, value, "url");
             i = end;
         } else if starts_with_ci(&b[i..], b"@import") {
-            let start = i;
             let mut j = skip_ws(b, i + 7);
             if j < b.len() && (b[j] == b'"' || b[j] == b'\'') {
                 let (value, end) = read_string(b, j);
-                push(&mut links, &text, start, value, "import");
+                push(i, value, "import");
                 j = end;
             }
             // `@import url(…)` is found by the url( branch on the next turns.
@@ -36,25 +63,6 @@ pub fn extract_css(body: &[u8]) -> Vec<RawLink> {
             i += 1;
         }
     }
-    links
-}
-
-fn push(links: &mut Vec<RawLink>, text: &str, at: usize, value: String, attr: &'static str) {
-    let value = value.trim().to_owned();
-    if value.is_empty() {
-        return;
-    }
-    let (line, column) = line_col(text.as_bytes(), at);
-    links.push(RawLink {
-        value,
-        tag: "css",
-        attr,
-        line,
-        column,
-        name: String::new(),
-        nofollow: false,
-        padded: false,
-    });
 }
 
 /// `true` when the byte before `i` continues an identifier (`myurl(` is not `url(`).

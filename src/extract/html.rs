@@ -6,7 +6,8 @@
 //! or the robots flag. A thin [`ForwardingEmitter`] around the `CallbackEmitter` switches the
 //! tokenizer into raw-text states after `<script>`, `<style>` and friends, so their contents
 //! never produce links, but (unlike html5gum's `naive_next_state`) parses `<noscript>` contents as
-//! markup, as a user agent without scripting and LinkChecker do.
+//! markup, as a user agent without scripting and LinkChecker do. The CSS of `<style>` blocks and
+//! `style` attributes goes to [`super::html_css`].
 
 use std::borrow::Cow;
 use std::convert::Infallible;
@@ -14,6 +15,7 @@ use std::convert::Infallible;
 use html5gum::emitters::callback::{Callback, CallbackEmitter, CallbackEvent};
 use html5gum::{Emitter, ForwardingEmitter, Span, State, Tokenizer};
 
+use super::html_css::{style_attribute_links, style_block_links};
 use super::{HtmlDocument, RawLink};
 
 /// Cap, in characters, of [`RawLink::name`].
@@ -192,6 +194,8 @@ enum Attr {
     Alt,
     Title,
     Id,
+    /// Inline CSS, on any element.
+    Style,
 }
 
 impl Attr {
@@ -213,6 +217,7 @@ impl Attr {
             b"alt" => Attr::Alt,
             b"title" => Attr::Title,
             b"id" => Attr::Id,
+            b"style" => Attr::Style,
             _ => return None,
         })
     }
@@ -268,6 +273,13 @@ struct Collector<'a> {
     /// (which never comes for an empty value) fills it in.
     pending: Option<usize>,
 
+    /// Source span of the current start tag's `style` attribute value, if it has a non-empty one.
+    style_value: Option<Span<usize>>,
+    /// The current start tag is `<style>`.
+    opening_style: bool,
+    /// Byte offset where the text of the open `<style>` element starts.
+    style_text_start: Option<usize>,
+
     /// Handed to [`StateSwitcher::emit_current_tag`] right after a start tag closes.
     next_state: Option<State>,
     /// Inside the raw contents of `<script>`, `<style>`, `<title>`...: text is not link text.
@@ -288,6 +300,9 @@ impl<'a> Collector<'a> {
             attrs: Vec::new(),
             values: Vec::new(),
             pending: None,
+            style_value: None,
+            opening_style: false,
+            style_text_start: None,
             next_state: None,
             raw_text: false,
             anchor: None,
@@ -296,6 +311,8 @@ impl<'a> Collector<'a> {
 
     fn finish(mut self) -> HtmlDocument {
         self.close_anchor();
+        // A `<style>` left open runs to the end of the document.
+        self.close_style_block(self.lines.src.len());
         self.doc
     }
 
@@ -310,6 +327,8 @@ impl<'a> Collector<'a> {
                 self.attrs.clear();
                 self.values.clear();
                 self.pending = None;
+                self.style_value = None;
+                self.opening_style = name == b"style";
                 if self.tag == Tag::A {
                     // A new <a> implicitly closes an open one.
                     self.close_anchor();
@@ -324,7 +343,7 @@ impl<'a> Collector<'a> {
                     return;
                 };
                 let wanted = match self.tag {
-                    Tag::Other => attr == Attr::Id,
+                    Tag::Other => attr == Attr::Id || attr == Attr::Style,
                     _ => true,
                 };
                 // Duplicate attributes: the first one wins, as in browsers.
@@ -344,6 +363,9 @@ impl<'a> Collector<'a> {
                     self.values.extend_from_slice(value);
                     self.attrs[index].start = start;
                     self.attrs[index].end = self.values.len();
+                    if self.attrs[index].attr == Attr::Style {
+                        self.style_value = Some(span);
+                    }
                 }
             }
             CallbackEvent::CloseStartTag { .. } => {
@@ -351,11 +373,17 @@ impl<'a> Collector<'a> {
                     self.in_start_tag = false;
                     self.pending = None;
                     self.close_start_tag();
+                    self.style_attribute();
+                    if self.opening_style {
+                        self.style_text_start = Some(span.end);
+                    }
                     self.next_state = self.tag_next_state;
                     self.raw_text = self.tag_next_state.is_some();
                 }
             }
             CallbackEvent::EndTag { name } => {
+                // Inside `<style>`, the only end tag is `</style>`.
+                self.close_style_block(span.start);
                 self.in_start_tag = false;
                 self.pending = None;
                 self.raw_text = false;
@@ -519,6 +547,37 @@ impl<'a> Collector<'a> {
         if tag == Tag::A && self.doc.links.len() > first_link {
             self.anchor = Some((first_link, LabelBuilder::default()));
         }
+    }
+
+    /// The links of the current start tag's `style` attribute, if it has one; they follow the
+    /// element's other links.
+    fn style_attribute(&mut self) {
+        let Some(span) = self.style_value else {
+            return;
+        };
+        let Some(slot) = self.attrs.iter().find(|slot| slot.attr == Attr::Style) else {
+            return;
+        };
+        let value = &self.values[slot.start..slot.end];
+        let raw = self.lines.src.get(span.start..span.end).unwrap_or_default();
+        let lines = &mut self.lines;
+        style_attribute_links(
+            value,
+            raw,
+            |at| lines.locate(span.start + at),
+            &mut self.doc.links,
+        );
+    }
+
+    /// The open `<style>` element, if any, ends at byte `end`: the links of its text.
+    fn close_style_block(&mut self, end: usize) {
+        let Some(start) = self.style_text_start.take() else {
+            return;
+        };
+        let src = self.lines.src;
+        let text = src.get(start..end.max(start)).unwrap_or_default();
+        let lines = &mut self.lines;
+        style_block_links(text, |at| lines.locate(start + at), &mut self.doc.links);
     }
 
     /// The open `<a href>` ends: its text, if any, becomes its link's name.

@@ -8,6 +8,7 @@
 mod css;
 mod gzip;
 mod html;
+mod html_css;
 mod markdown;
 mod sitemap;
 mod text;
