@@ -14,7 +14,7 @@ mod text;
 
 pub use css::extract_css;
 pub use gzip::{gunzip_capped, is_gzip};
-pub use html::extract_html;
+pub use html::{extract_html, extract_html_batched};
 pub use markdown::extract_markdown;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
