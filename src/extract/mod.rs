@@ -58,7 +58,8 @@ pub struct HtmlDocument {
     /// to every link, including those written before it.
     pub base: Option<String>,
     /// Every non-empty `id` attribute value and every non-empty `<a name>` value, exactly as
-    /// written (not trimmed), for checking fragments later.
+    /// written (not trimmed), for checking fragments later. Empty when
+    /// [`extract_html_batched`] was asked not to collect them (no plugin reads anchors).
     pub anchors: Vec<String>,
     /// The document has `<meta name="robots">` whose content contains `nofollow` or `none`
     /// (ASCII case-insensitive).
