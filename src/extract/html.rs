@@ -42,7 +42,7 @@ pub fn extract_html(html: &[u8]) -> HtmlDocument {
 ///
 /// Each call of `on_batch` gets the document so far: its `links` are the batch, in document
 /// order, and its `base` and `nofollow` are already final (a batch is handed over only once no
-/// `<base>` or `<meta>` tag can follow; see [`settled_after`]). Whatever `on_batch` leaves in
+/// `<base>` or `<meta>` tag can follow). Whatever `on_batch` leaves in
 /// `links` is dropped. The returned document has the base, anchors and robots flag, and no
 /// links: every link went to `on_batch`, in the same order and with the same fields as
 /// [`extract_html`] gives them.
