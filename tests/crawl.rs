@@ -263,3 +263,50 @@ fn nofollow_links_and_pages_are_checked_but_not_recursed() {
     assert_eq!(server.count_method("HEAD", "/from-meta"), 1);
     assert_eq!(server.count("/deeper"), 0);
 }
+
+/// A page with `n` links, more than one batch of the engine's link handling (1,024), and a
+/// `<base>`: every 7th target is missing.
+fn page_of_many_links(n: usize) -> TestServer {
+    let mut html = String::from("<html><head><base href='/b/'></head><body>\n");
+    for i in 0..n {
+        html.push_str(&format!("<a href='t/{i}'>link {i}</a>\n"));
+    }
+    html.push_str("</body></html>");
+    TestServer::start(Routes::new().page("/", &html).dynamic(|req| {
+        let i: usize = req.path_only().strip_prefix("/b/t/")?.parse().ok()?;
+        (!i.is_multiple_of(7)).then(|| Reply::html("<p>ok</p>"))
+    }))
+}
+
+#[test]
+fn a_page_with_more_links_than_one_batch_gives_every_row_with_1_and_8_threads() {
+    let n = 2_500;
+    let server = page_of_many_links(n);
+    let mut sets = Vec::new();
+    for threads in [1, 8] {
+        let report = run(config(&server.url("/"), threads));
+        assert!(!report.interrupted);
+        // The start page and one row per link, each with its own line, text and the base.
+        assert_eq!(report.entries.len(), n + 1, "{threads} threads");
+        let mut seen = BTreeSet::new();
+        for e in report.entries.iter().filter(|e| e.referrer.is_some()) {
+            let r = e.referrer.as_ref().unwrap();
+            let i: usize = r.raw.strip_prefix("t/").unwrap().parse().unwrap();
+            assert_eq!(e.result.url, server.url(&format!("/b/t/{i}")));
+            assert_eq!((r.line, r.column), (Some(i + 2), Some(1)));
+            assert_eq!(r.name, format!("link {i}"));
+            assert_eq!(r.base.as_deref(), Some("/b/"));
+            assert!(seen.insert(i), "link {i} twice");
+        }
+        assert_eq!(seen.len(), n);
+        assert_eq!(
+            broken(&report),
+            (0..n)
+                .filter(|i| i.is_multiple_of(7))
+                .map(|i| server.url(&format!("/b/t/{i}")))
+                .collect::<BTreeSet<_>>()
+        );
+        sets.push(result_set(&report));
+    }
+    assert_eq!(sets[0], sets[1]);
+}

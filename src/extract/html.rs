@@ -35,7 +35,34 @@ const MAX_NAME_CHARS: usize = 256;
 /// assert_eq!((doc.links[0].line, doc.links[0].column), (1, 8));
 /// ```
 pub fn extract_html(html: &[u8]) -> HtmlDocument {
-    let mut collector = Collector::new(html);
+    run(Collector::new(html, true, None), html)
+}
+
+/// Like [`extract_html`], but hands the links over in batches of about `batch` as the document
+/// is read, so a page with 200,000 links never holds them all at once. Anchors (`id`s and
+/// `<a name>`s) are collected only with `anchors`.
+///
+/// Each call of `on_batch` gets the document so far: its `links` are the batch, in document
+/// order, and its `base` and `nofollow` are already final (a batch is handed over only once no
+/// `<base>` or `<meta>` tag can follow). Whatever `on_batch` leaves in
+/// `links` is dropped. The returned document has the base, anchors and robots flag, and no
+/// links: every link went to `on_batch`, in the same order and with the same fields as
+/// [`extract_html`] gives them.
+pub fn extract_html_batched(
+    html: &[u8],
+    anchors: bool,
+    batch: usize,
+    on_batch: &mut dyn FnMut(&mut HtmlDocument),
+) -> HtmlDocument {
+    let mut collector = Collector::new(html, anchors, Some(Batches::new(batch, on_batch)));
+    collector.links_cap(batch);
+    let mut doc = run(collector, html);
+    doc.links.clear();
+    doc
+}
+
+/// Tokenizes `html` into `collector` and returns what it collected.
+fn run(mut collector: Collector<'_, '_>, html: &[u8]) -> HtmlDocument {
     let emitter = StateSwitcher {
         inner: CallbackEmitter::new(&mut collector),
     };
@@ -44,13 +71,49 @@ pub fn extract_html(html: &[u8]) -> HtmlDocument {
     collector.finish()
 }
 
-/// Wraps the `CallbackEmitter`, choosing the tokenizer state that follows each start tag and
-/// turning off parse-error reporting (which we would ignore anyway).
-struct StateSwitcher<'c, 'a> {
-    inner: CallbackEmitter<&'c mut Collector<'a>, Infallible, usize>,
+/// Where the links of a batched extraction go (see [`extract_html_batched`]).
+struct Batches<'s> {
+    /// Hand links over once this many are buffered (and the document-wide facts are final).
+    size: usize,
+    on_batch: &'s mut dyn FnMut(&mut HtmlDocument),
+    /// Byte offset after which no `<base>` or `<meta>` tag starts; computed at the first full
+    /// batch (small documents never pay for the scan).
+    settled_after: Option<usize>,
 }
 
-impl ForwardingEmitter for StateSwitcher<'_, '_> {
+impl<'s> Batches<'s> {
+    fn new(size: usize, on_batch: &'s mut dyn FnMut(&mut HtmlDocument)) -> Self {
+        Batches {
+            size: size.max(1),
+            on_batch,
+            settled_after: None,
+        }
+    }
+}
+
+/// The byte offset of the last `<base` or `<meta` (ASCII case-insensitive) in `html`, `0` when
+/// there is none. Only those tags set a document-wide fact (base URL, robots `nofollow`) that
+/// applies to links written before them; once the tokenizer is past this offset, both are final.
+/// Text that merely looks like such a tag (in a comment or script) only delays the batches.
+fn settled_after(html: &[u8]) -> usize {
+    (0..html.len())
+        .rev()
+        .find(|&at| {
+            html[at] == b'<' && {
+                let name = html.get(at + 1..at + 5).unwrap_or_default();
+                name.eq_ignore_ascii_case(b"base") || name.eq_ignore_ascii_case(b"meta")
+            }
+        })
+        .unwrap_or(0)
+}
+
+/// Wraps the `CallbackEmitter`, choosing the tokenizer state that follows each start tag and
+/// turning off parse-error reporting (which we would ignore anyway).
+struct StateSwitcher<'c, 'a, 's> {
+    inner: CallbackEmitter<&'c mut Collector<'a, 's>, Infallible, usize>,
+}
+
+impl ForwardingEmitter for StateSwitcher<'_, '_, '_> {
     type Token = Infallible;
 
     fn inner(&mut self) -> &mut impl Emitter<Token = Infallible> {
@@ -253,9 +316,13 @@ struct AttrSlot {
 }
 
 /// Receives the tokenizer's events and builds the [`HtmlDocument`].
-struct Collector<'a> {
+struct Collector<'a, 's> {
     doc: HtmlDocument,
     lines: LineCounter<'a>,
+    /// Collect `id`s and `<a name>`s into `doc.anchors`.
+    want_anchors: bool,
+    /// Set for a batched extraction: `doc.links` is handed over in batches.
+    batches: Option<Batches<'s>>,
 
     /// Inside a start tag (between `OpenStartTag` and `CloseStartTag`). Attribute events outside
     /// of it belong to end tags and are ignored.
@@ -288,11 +355,13 @@ struct Collector<'a> {
     anchor: Option<(usize, LabelBuilder)>,
 }
 
-impl<'a> Collector<'a> {
-    fn new(src: &'a [u8]) -> Self {
+impl<'a, 's> Collector<'a, 's> {
+    fn new(src: &'a [u8], want_anchors: bool, batches: Option<Batches<'s>>) -> Self {
         Collector {
             doc: HtmlDocument::default(),
             lines: LineCounter::new(src),
+            want_anchors,
+            batches,
             in_start_tag: false,
             tag: Tag::Other,
             tag_start: 0,
@@ -309,11 +378,49 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Reserves room for one batch of links up front.
+    fn links_cap(&mut self, batch: usize) {
+        self.doc.links.reserve(batch.min(4096));
+    }
+
     fn finish(mut self) -> HtmlDocument {
         self.close_anchor();
         // A `<style>` left open runs to the end of the document.
         self.close_style_block(self.lines.src.len());
+        if let Some(batches) = &mut self.batches
+            && !self.doc.links.is_empty()
+        {
+            (batches.on_batch)(&mut self.doc);
+        }
         self.doc
+    }
+
+    /// Hands the buffered links over when a batch is full and the document-wide facts are final.
+    /// The link of an open `<a>` (its text still being read) and the links after it stay.
+    fn flush_full_batch(&mut self) {
+        let Some(batches) = &mut self.batches else {
+            return;
+        };
+        if self.doc.links.len() < batches.size {
+            return;
+        }
+        let settled = *batches
+            .settled_after
+            .get_or_insert_with(|| settled_after(self.lines.src));
+        if self.tag_start <= settled {
+            return;
+        }
+        let keep = match &mut self.anchor {
+            Some((index, _)) => std::mem::replace(index, 0),
+            None => self.doc.links.len(),
+        };
+        if keep == 0 {
+            return;
+        }
+        let rest = self.doc.links.split_off(keep);
+        (batches.on_batch)(&mut self.doc);
+        self.doc.links.clear();
+        self.doc.links.extend(rest);
     }
 
     fn handle(&mut self, event: CallbackEvent<'_>, span: Span<usize>) {
@@ -343,7 +450,7 @@ impl<'a> Collector<'a> {
                     return;
                 };
                 let wanted = match self.tag {
-                    Tag::Other => attr == Attr::Id || attr == Attr::Style,
+                    Tag::Other => (attr == Attr::Id && self.want_anchors) || attr == Attr::Style,
                     _ => true,
                 };
                 // Duplicate attributes: the first one wins, as in browsers.
@@ -417,7 +524,8 @@ impl<'a> Collector<'a> {
 
     /// The current start tag is complete: turn its buffered attributes into results.
     fn close_start_tag(&mut self) {
-        if let Some(id) = self.value(Attr::Id)
+        if self.want_anchors
+            && let Some(id) = self.value(Attr::Id)
             && !id.is_empty()
         {
             self.doc.anchors.push(lossy(id).into_owned());
@@ -426,7 +534,8 @@ impl<'a> Collector<'a> {
         match tag {
             Tag::Other => return,
             Tag::A => {
-                if let Some(name) = self.value(Attr::Name)
+                if self.want_anchors
+                    && let Some(name) = self.value(Attr::Name)
                     && !name.is_empty()
                 {
                     self.doc.anchors.push(lossy(name).into_owned());
@@ -547,6 +656,7 @@ impl<'a> Collector<'a> {
         if tag == Tag::A && self.doc.links.len() > first_link {
             self.anchor = Some((first_link, LabelBuilder::default()));
         }
+        self.flush_full_batch();
     }
 
     /// The links of the current start tag's `style` attribute, if it has one; they follow the
@@ -590,7 +700,7 @@ impl<'a> Collector<'a> {
     }
 }
 
-impl Callback<Infallible, usize> for &mut Collector<'_> {
+impl Callback<Infallible, usize> for &mut Collector<'_, '_> {
     fn handle_event(&mut self, event: CallbackEvent<'_>, span: Span<usize>) -> Option<Infallible> {
         self.handle(event, span);
         None
@@ -1068,6 +1178,66 @@ mod tests {
         ] {
             assert!(!doc(meta).nofollow, "{meta}");
         }
+    }
+
+    /// `extract_html_batched` with `batch`, the batches joined back into one document.
+    fn batched(html: &str, anchors: bool, batch: usize) -> (HtmlDocument, usize) {
+        let mut links = Vec::new();
+        let mut calls = 0;
+        let mut doc = extract_html_batched(html.as_bytes(), anchors, batch, &mut |d| {
+            calls += 1;
+            // The document-wide facts are final in every batch.
+            assert_eq!(d.base.as_deref(), Some("/late/"));
+            assert!(d.nofollow);
+            links.append(&mut d.links);
+        });
+        doc.links = links;
+        (doc, calls)
+    }
+
+    #[test]
+    fn batched_links_equal_the_whole_document() {
+        // A late <base> and robots <meta> apply to the links before them; an <a> whose text
+        // spans other links (images, an unclosed <a>) keeps its label across batch boundaries.
+        let mut html = String::from("<html><body id=top>\n");
+        for i in 0..300 {
+            match i % 5 {
+                0 => html.push_str(&format!("<a href='a{i}' id=x{i}>text {i}</a>\n")),
+                1 => html.push_str(&format!("<a href='b{i}'>open <img src='i{i}' alt=pic> ")),
+                2 => html.push_str(&format!("<img srcset='s{i} 1x, t{i} 2x' title=t{i}>\n")),
+                3 => html.push_str(&format!("<a name=n{i} href=' c{i} '>c</a>\n")),
+                _ => html.push_str(&format!("<link href='l{i}' rel=nofollow>\n")),
+            }
+        }
+        html.push_str("<base href='/late/'><meta name=robots content=nofollow></body>\n");
+        html.push_str(&"<p>tail</p><a href=end>end</a>".repeat(50));
+        let whole = extract_html(html.as_bytes());
+        assert!(whole.links.len() > 400);
+        for batch in [1, 7, 64, 100_000] {
+            let (doc, _) = batched(&html, true, batch);
+            assert_eq!(doc, whole, "batch {batch}");
+        }
+        // Without anchors: the same links, no anchors.
+        let (doc, _) = batched(&html, false, 64);
+        assert_eq!(doc.links, whole.links);
+        assert!(doc.anchors.is_empty());
+        assert!(!whole.anchors.is_empty());
+    }
+
+    #[test]
+    fn batches_are_handed_over_once_no_base_or_meta_can_follow() {
+        let mut html = String::from("<head><BASE href='/late/'><Meta name=robots content=none>");
+        html.push_str(&"<a href=x>x</a>".repeat(1000));
+        let (doc, calls) = batched(&html, false, 10);
+        assert_eq!(doc.links, extract_html(html.as_bytes()).links);
+        // Batches of 9: the tenth link's `<a>` text is still open when the batch fills.
+        assert_eq!(calls, 1000usize.div_ceil(9), "{calls} batches");
+        // A late `<meta` holds every link until it is passed.
+        let late =
+            html.replace("<Meta name=robots content=none>", "") + "<meta name=robots content=none>";
+        let (doc, calls) = batched(&late, false, 10);
+        assert_eq!(doc.links.len(), 1000);
+        assert_eq!(calls, 1);
     }
 
     #[test]

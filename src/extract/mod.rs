@@ -15,7 +15,7 @@ mod text;
 
 pub use css::extract_css;
 pub use gzip::{gunzip_capped, is_gzip};
-pub use html::extract_html;
+pub use html::{extract_html, extract_html_batched};
 pub use markdown::extract_markdown;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
@@ -59,7 +59,8 @@ pub struct HtmlDocument {
     /// to every link, including those written before it.
     pub base: Option<String>,
     /// Every non-empty `id` attribute value and every non-empty `<a name>` value, exactly as
-    /// written (not trimmed), for checking fragments later.
+    /// written (not trimmed), for checking fragments later. Empty when
+    /// [`extract_html_batched`] was asked not to collect them (no plugin reads anchors).
     pub anchors: Vec<String>,
     /// The document has `<meta name="robots">` whose content contains `nofollow` or `none`
     /// (ASCII case-insensitive).
