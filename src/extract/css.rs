@@ -9,17 +9,7 @@ use super::sitemap::line_col;
 pub fn extract_css(body: &[u8]) -> Vec<RawLink> {
     let mut links = Vec::new();
     scan_css(body, |at, value, attr| {
-        let (line, column) = line_col(body, at);
-        links.push(RawLink {
-            value,
-            tag: "css",
-            attr,
-            line,
-            column,
-            name: String::new(),
-            nofollow: false,
-            padded: false,
-        });
+        links.push(RawLink::plain(value, "css", attr, line_col(body, at)));
     });
     links
 }

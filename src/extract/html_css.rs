@@ -69,17 +69,8 @@ fn offsets_in_source(value: &[u8], raw: &[u8]) -> Option<Vec<usize>> {
     (i == raw.len()).then_some(map)
 }
 
-fn style_link(value: String, attr: &'static str, (line, column): (usize, usize)) -> RawLink {
-    RawLink {
-        value,
-        tag: TAG,
-        attr,
-        line,
-        column,
-        name: String::new(),
-        nofollow: false,
-        padded: false,
-    }
+fn style_link(value: String, attr: &'static str, at: (usize, usize)) -> RawLink {
+    RawLink::plain(value, TAG, attr, at)
 }
 
 #[cfg(test)]

@@ -89,16 +89,9 @@ fn link(
     attr: &'static str,
     title: &str,
 ) -> RawLink {
-    let (line, column) = line_col(text.as_bytes(), at);
     RawLink {
-        value,
-        tag,
-        attr,
-        line,
-        column,
         name: title.to_owned(),
-        nofollow: false,
-        padded: false,
+        ..RawLink::plain(value, tag, attr, line_col(text.as_bytes(), at))
     }
 }
 

@@ -49,6 +49,28 @@ pub struct RawLink {
     pub padded: bool,
 }
 
+impl RawLink {
+    /// A link found outside HTML markup (CSS, Markdown, sitemaps, plain text): no label, no
+    /// `rel`, nothing trimmed.
+    pub(crate) fn plain(
+        value: String,
+        tag: &'static str,
+        attr: &'static str,
+        at: (usize, usize),
+    ) -> Self {
+        RawLink {
+            value,
+            tag,
+            attr,
+            line: at.0,
+            column: at.1,
+            name: String::new(),
+            nofollow: false,
+            padded: false,
+        }
+    }
+}
+
 /// Everything the crawler needs from one HTML document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HtmlDocument {

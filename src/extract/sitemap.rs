@@ -70,19 +70,9 @@ pub fn extract_sitemap(body: &[u8]) -> Vec<RawLink> {
                 if AsRef::<str>::as_ref(&name) == "loc"
                     && let Some((text, at)) = loc.take()
                 {
-                    let (line, column) = line_col(body, at);
                     let value = text.trim().to_owned();
                     if !value.is_empty() {
-                        links.push(RawLink {
-                            value,
-                            tag: "loc",
-                            attr: "text",
-                            line,
-                            column,
-                            name: String::new(),
-                            nofollow: false,
-                            padded: false,
-                        });
+                        links.push(RawLink::plain(value, "loc", "text", line_col(body, at)));
                     }
                 }
             }

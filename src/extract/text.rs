@@ -22,16 +22,8 @@ pub fn extract_text_urls(body: &[u8]) -> Vec<RawLink> {
             if url.len() <= "https://".len() {
                 continue;
             }
-            links.push(RawLink {
-                value: url.to_owned(),
-                tag: "text",
-                attr: "text",
-                line: n + 1,
-                column: line[..pos].chars().count() + 1,
-                name: String::new(),
-                nofollow: false,
-                padded: false,
-            });
+            let at = (n + 1, line[..pos].chars().count() + 1);
+            links.push(RawLink::plain(url.to_owned(), "text", "text", at));
         }
     }
     links
