@@ -148,19 +148,38 @@ pub(crate) struct ResultCache {
 impl ResultCache {
     /// Claims `key` for checking, recording `occurrence`. See [`Claim`].
     pub(crate) fn claim(&self, key: &str, occurrence: Occurrence) -> Claim {
+        self.claim_at(key, occurrence, usize::MAX).0
+    }
+
+    /// [`claim`](Self::claim), also telling (in the same lock) whether a parse of `key` at
+    /// `level` or lower is taken care of already: parsed or handed out at most that deep
+    /// (`parsed`), or wanted that deep by an earlier claim (`want`). An
+    /// [`upgrade`](Self::upgrade) at `level` would then change nothing, so a caller that gets
+    /// `true` skips it — the common case of a link found again, spared a filter decision and a
+    /// second lookup (see "Upgrades to parse").
+    pub(crate) fn claim_at(
+        &self,
+        key: &str,
+        occurrence: Occurrence,
+        level: usize,
+    ) -> (Claim, bool) {
         let mut slots = self.slots.lock();
         match slots.get_mut(key) {
             None => {
                 slots.insert(key.to_owned(), Slot::new(vec![occurrence]));
-                Claim::New
+                (Claim::New, false)
             }
-            Some(Slot {
-                state: State::Done(r),
-                ..
-            }) => Claim::Done(r.clone(), occurrence),
             Some(slot) => {
-                slot.occurrences.push(occurrence);
-                Claim::Pending
+                let covered = slot.parsed.is_some_and(|p| p <= level)
+                    || slot.want.is_some_and(|w| w <= level);
+                let claim = match &slot.state {
+                    State::Done(r) => Claim::Done(r.clone(), occurrence),
+                    _ => {
+                        slot.occurrences.push(occurrence);
+                        Claim::Pending
+                    }
+                };
+                (claim, covered)
             }
         }
     }
@@ -634,6 +653,30 @@ mod tests {
 
     /// A later claim that wants a parse: taken by the pending task, or made a parse job once
     /// (never twice) when the key was checked without a parse; the lowest level wins.
+    #[test]
+    fn a_claim_tells_when_an_upgrade_at_its_level_would_change_nothing() {
+        let c = ResultCache::default();
+        let covered = |level| c.claim_at("http://t/p", occ("p"), level).1;
+        assert!(!covered(0), "new");
+        assert!(!covered(5), "pending, nothing wanted or parsed");
+        assert_eq!(c.upgrade("http://t/p", 3), None);
+        assert!(covered(3) && covered(4), "wanted at 3");
+        assert!(!covered(2), "a lower level still upgrades");
+        assert_eq!(c.take_parse(&["http://t/p"], Some(1)), Some(1));
+        c.finish("http://t/p", html("http://t/p"));
+        assert!(covered(1) && covered(7), "parsed at 1");
+        assert!(!covered(0));
+        // done without a parse: not covered, and the upgrade hands out the job
+        c.claim("http://t/d", occ("p"));
+        c.finish("http://t/d", html("http://t/d"));
+        assert!(!c.claim_at("http://t/d", occ("q"), 2).1);
+        assert!(matches!(
+            c.upgrade("http://t/d", 2),
+            Some(Upgrade::Parse(..))
+        ));
+        assert!(c.claim_at("http://t/d", occ("r"), 2).1, "the job covers it");
+    }
+
     #[test]
     fn a_later_claim_upgrades_a_page_to_parse_once() {
         let c = ResultCache::default();

@@ -456,13 +456,16 @@ impl Run {
         let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
         let key = cache_key(&url);
         let occ = Occurrence { site, fragment };
-        match self.cache.claim(&key, occ) {
-            Claim::Pending => self.upgrade(&key, url, level, seed, from_web, follow),
-            Claim::Done(r, occ) => {
+        match self.cache.claim_at(&key, occ, level) {
+            (Claim::Pending, true) => {}
+            (Claim::Pending, false) => self.upgrade(&key, url, level, seed, from_web, follow),
+            (Claim::Done(r, occ), covered) => {
                 self.send(&r, occ, true);
-                self.upgrade(&key, url, level, seed, from_web, follow);
+                if !covered {
+                    self.upgrade(&key, url, level, seed, from_web, follow);
+                }
             }
-            Claim::New => {
+            (Claim::New, _) => {
                 let mut clean = url;
                 clean.set_fragment(None);
                 self.start(key, clean, level, seed, from_web, follow, inline);
