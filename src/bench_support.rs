@@ -53,18 +53,7 @@ impl Cache {
     /// Claims `key` with one occurrence found on `parent`, written as `raw`, as a crawl does.
     /// `true` when the key was new (the caller would queue it).
     pub fn claim(&self, key: &str, parent: &std::sync::Arc<str>, raw: &str) -> bool {
-        let occurrence = crate::cache::Occurrence {
-            site: Some(crate::link_site::LinkSite {
-                parent: parent.clone(),
-                raw: raw.to_owned(),
-                line: Some(1),
-                column: Some(1),
-                name: String::new(),
-                base: None,
-                warnings: Vec::new(),
-            }),
-            fragment: None,
-        };
+        let occurrence = crate::cache::Occurrence::at_top_of(parent.clone(), raw);
         matches!(self.0.claim(key, occurrence), crate::cache::Claim::New)
     }
 

@@ -74,6 +74,25 @@ pub(crate) struct Occurrence {
     pub(crate) fragment: Option<String>,
 }
 
+impl Occurrence {
+    /// A link written as `raw` at line 1, column 1 of `parent`, with no label, base, fragment or
+    /// warning: the occurrence the cache benches and tests claim with.
+    pub(crate) fn at_top_of(parent: Arc<str>, raw: &str) -> Self {
+        Occurrence {
+            site: Some(LinkSite {
+                parent,
+                raw: raw.to_owned(),
+                line: Some(1),
+                column: Some(1),
+                name: String::new(),
+                base: None,
+                warnings: Vec::new(),
+            }),
+            fragment: None,
+        }
+    }
+}
+
 /// A finished result and the occurrences to report with it (the first one is not `cached`).
 pub(crate) type Emission = (Arc<CheckResult>, Vec<Occurrence>);
 
@@ -498,18 +517,7 @@ mod tests {
     use std::thread;
 
     fn occ(parent: &str) -> Occurrence {
-        Occurrence {
-            site: Some(LinkSite {
-                parent: parent.into(),
-                raw: "x".into(),
-                line: Some(1),
-                column: Some(1),
-                name: String::new(),
-                base: None,
-                warnings: Vec::new(),
-            }),
-            fragment: None,
-        }
+        Occurrence::at_top_of(parent.into(), "x")
     }
 
     fn ok(url: &str) -> CheckResult {
