@@ -34,12 +34,12 @@ use std::time::{Duration, Instant, SystemTime};
 use ureq::http::Response;
 use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED, LOCATION, RETRY_AFTER};
 use ureq::tls::TlsConfig;
-use ureq::unversioned::resolver::DefaultResolver;
 use ureq::unversioned::transport::{Connector, DefaultConnector};
 use ureq::{Agent, Body, Proxy, ProxyProtocol};
 use url::Url;
 
 use super::connection::{self, NoteNewConnection};
+use super::resolver::CachingResolver;
 use super::{Fetched, is_parsed};
 use crate::cancel::CancelHandle;
 use crate::fetch::extras::RequestExtras;
@@ -136,7 +136,7 @@ impl HttpFetcher {
             .build();
         // The default chain plus a last link that tells whether a call opened a connection.
         let connector = DefaultConnector::new().chain(NoteNewConnection);
-        let agent = Agent::with_parts(config, connector, DefaultResolver::default());
+        let agent = Agent::with_parts(config, connector, CachingResolver::default());
         HttpFetcher {
             agent,
             gate,

@@ -7,6 +7,7 @@ mod connection;
 pub(crate) mod extras;
 pub(crate) mod file;
 pub(crate) mod http;
+mod resolver;
 
 use std::time::Duration;
 
