@@ -58,6 +58,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
 use parking_lot::Mutex;
 
 use crate::link_site::LinkSite;
@@ -93,6 +94,9 @@ impl Occurrence {
     }
 }
 
+/// Key → slot, with a fast hasher (see `Cargo.toml`).
+type Slots = HashMap<String, Slot, RandomState>;
+
 /// A finished result and the occurrences to report with it (the first one is not `cached`).
 pub(crate) type Emission = (Arc<CheckResult>, Vec<Occurrence>);
 
@@ -120,6 +124,10 @@ struct Slot {
     parsed: Option<usize>,
     /// The followed in-scope links found when it was parsed, kept under a recursion limit.
     links: Option<Arc<[Url]>>,
+    /// Done, neither broken nor warned about: an occurrence without warnings of its own makes
+    /// no report row when only problems are reported (see [`Claim::Quiet`]). Kept here so such
+    /// a claim touches neither the result nor its reference count.
+    quiet: bool,
 }
 
 /// What an upgrade asks its caller to do (see "Upgrades to parse").
@@ -141,6 +149,7 @@ impl Slot {
             want: None,
             parsed: None,
             links: None,
+            quiet: false,
         }
     }
 }
@@ -155,19 +164,23 @@ pub(crate) enum Claim {
     /// Already checked; the caller reports the occurrence (handed back, not stored) with this
     /// result.
     Done(Arc<CheckResult>, Occurrence),
+    /// Already checked, neither broken nor warned about, and the caller said such a result
+    /// needs no row for this occurrence: it only counts it. The occurrence is handed back to be
+    /// dropped outside the lock.
+    Quiet(Occurrence),
 }
 
 /// Map from cache key to placeholder or result.
 #[derive(Debug, Default)]
 pub(crate) struct ResultCache {
     /// Key → slot. Inserted by `claim`/`claim_alias` (only), finished by `finish`/`defer`.
-    slots: Mutex<HashMap<String, Slot>>,
+    slots: Mutex<Slots>,
 }
 
 impl ResultCache {
     /// Claims `key` for checking, recording `occurrence`. See [`Claim`].
     pub(crate) fn claim(&self, key: &str, occurrence: Occurrence) -> Claim {
-        self.claim_at(key, occurrence, usize::MAX).0
+        self.claim_at(key, occurrence, usize::MAX, false).0
     }
 
     /// [`claim`](Self::claim), also telling (in the same lock) whether a parse of `key` at
@@ -175,12 +188,14 @@ impl ResultCache {
     /// (`parsed`), or wanted that deep by an earlier claim (`want`). An
     /// [`upgrade`](Self::upgrade) at `level` would then change nothing, so a caller that gets
     /// `true` skips it — the common case of a link found again, spared a filter decision and a
-    /// second lookup (see "Upgrades to parse").
+    /// second lookup (see "Upgrades to parse"). `quiet_ok`: a result that is done and neither
+    /// broken nor warned about needs no row for this occurrence ([`Claim::Quiet`]).
     pub(crate) fn claim_at(
         &self,
         key: &str,
         occurrence: Occurrence,
         level: usize,
+        quiet_ok: bool,
     ) -> (Claim, bool) {
         let mut slots = self.slots.lock();
         match slots.get_mut(key) {
@@ -192,6 +207,7 @@ impl ResultCache {
                 let covered = slot.parsed.is_some_and(|p| p <= level)
                     || slot.want.is_some_and(|w| w <= level);
                 let claim = match &slot.state {
+                    State::Done(_) if quiet_ok && slot.quiet => Claim::Quiet(occurrence),
                     State::Done(r) => Claim::Done(r.clone(), occurrence),
                     _ => {
                         slot.occurrences.push(occurrence);
@@ -395,7 +411,7 @@ impl ResultCache {
 
 /// See [`ResultCache::upgrade`]: follows redirects to the URL whose content it is, then
 /// records the want (pending), hands out a parse job (done, parsable, never parsed), or drops it.
-fn upgrade_locked(slots: &mut HashMap<String, Slot>, key: &str, level: usize) -> Option<Upgrade> {
+fn upgrade_locked(slots: &mut Slots, key: &str, level: usize) -> Option<Upgrade> {
     let mut at = key.to_owned();
     // A chain is at most as long as the map; the bound also guards against a redirect cycle.
     for _ in 0..=slots.len() {
@@ -451,7 +467,7 @@ fn parsable(r: &CheckResult) -> bool {
 }
 
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.
-fn waits_on(slots: &HashMap<String, Slot>, from: &str, key: &str) -> bool {
+fn waits_on(slots: &Slots, from: &str, key: &str) -> bool {
     let mut at = from;
     // A chain is at most as long as the map; the bound also guards against a bug looping here.
     for _ in 0..=slots.len() {
@@ -466,12 +482,7 @@ fn waits_on(slots: &HashMap<String, Slot>, from: &str, key: &str) -> bool {
     true
 }
 
-fn finish_locked(
-    slots: &mut HashMap<String, Slot>,
-    key: String,
-    result: CheckResult,
-    out: &mut Vec<Emission>,
-) {
+fn finish_locked(slots: &mut Slots, key: String, result: CheckResult, out: &mut Vec<Emission>) {
     let mut work = vec![(key, result)];
     while let Some((key, result)) = work.pop() {
         // Every reported result passes here once: the one place credentials are masked.
@@ -480,6 +491,7 @@ fn finish_locked(
         if matches!(slot.state, State::Done(_)) {
             continue;
         }
+        slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
         slot.state = State::Done(result.clone());
         let occurrences = std::mem::take(&mut slot.occurrences);
         for (dkey, partial) in std::mem::take(&mut slot.dependents) {
@@ -544,6 +556,42 @@ mod tests {
             "the first result stays"
         );
         assert_eq!(c.len(), 1);
+    }
+
+    #[test]
+    fn only_a_quiet_done_result_is_claimed_quietly() {
+        let c = ResultCache::default();
+        let quiet =
+            |c: &ResultCache, key| matches!(c.claim_at(key, occ("p"), 0, true).0, Claim::Quiet(_));
+        assert!(matches!(
+            c.claim_at("good", occ("a"), 0, true).0,
+            Claim::New
+        ));
+        assert!(!quiet(&c, "good"), "pending: the occurrence is kept");
+        c.finish("good", ok("good"));
+        assert!(quiet(&c, "good"));
+        assert!(
+            matches!(c.claim_at("good", occ("p"), 0, false).0, Claim::Done(..)),
+            "a caller that needs the result gets it"
+        );
+        let mut warned = ok("warned");
+        warned.warnings.push(Warning {
+            tag: "url-too-long",
+            message: String::new(),
+        });
+        let broken = CheckResult::immediate(
+            "broken".into(),
+            Outcome::Failed {
+                kind: FailKind::InvalidUrl,
+                message: String::new(),
+            },
+            0,
+        );
+        for (key, result) in [("warned", warned), ("broken", broken)] {
+            c.claim(key, occ("a"));
+            c.finish(key, result);
+            assert!(!quiet(&c, key), "{key} makes a row");
+        }
     }
 
     /// Many threads claim the same keys at once: each key is won exactly once.
@@ -664,7 +712,7 @@ mod tests {
     #[test]
     fn a_claim_tells_when_an_upgrade_at_its_level_would_change_nothing() {
         let c = ResultCache::default();
-        let covered = |level| c.claim_at("http://t/p", occ("p"), level).1;
+        let covered = |level| c.claim_at("http://t/p", occ("p"), level, false).1;
         assert!(!covered(0), "new");
         assert!(!covered(5), "pending, nothing wanted or parsed");
         assert_eq!(c.upgrade("http://t/p", 3), None);
@@ -677,12 +725,15 @@ mod tests {
         // done without a parse: not covered, and the upgrade hands out the job
         c.claim("http://t/d", occ("p"));
         c.finish("http://t/d", html("http://t/d"));
-        assert!(!c.claim_at("http://t/d", occ("q"), 2).1);
+        assert!(!c.claim_at("http://t/d", occ("q"), 2, false).1);
         assert!(matches!(
             c.upgrade("http://t/d", 2),
             Some(Upgrade::Parse(..))
         ));
-        assert!(c.claim_at("http://t/d", occ("r"), 2).1, "the job covers it");
+        assert!(
+            c.claim_at("http://t/d", occ("r"), 2, false).1,
+            "the job covers it"
+        );
     }
 
     #[test]

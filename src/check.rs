@@ -449,14 +449,31 @@ impl Run {
                     }
                     Claim::Pending => {}
                     Claim::Done(r, occ) => self.send(&r, occ, true),
+                    Claim::Quiet(occ) => {
+                        drop(occ);
+                        self.unreported.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
                 return;
             }
         };
         let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
         let key = cache_key(&url);
+        // What `send` would do with a quiet result, decided before the claim so that the claim
+        // can skip the result: no plugin looks at links, and the occurrence has no warnings.
+        let quiet_ok = self.only_problems
+            && !self.plugins.active()
+            && site.as_ref().is_none_or(|s| s.warnings.is_empty());
         let occ = Occurrence { site, fragment };
-        match self.cache.claim_at(&key, occ, level) {
+        match self.cache.claim_at(&key, occ, level, quiet_ok) {
+            (Claim::Quiet(occ), covered) => {
+                // Freed here, not under the cache's lock.
+                drop(occ);
+                self.unreported.fetch_add(1, Ordering::Relaxed);
+                if !covered {
+                    self.upgrade(&key, url, level, seed, from_web, follow);
+                }
+            }
             (Claim::Pending, true) => {}
             (Claim::Pending, false) => self.upgrade(&key, url, level, seed, from_web, follow),
             (Claim::Done(r, occ), covered) => {

@@ -7,10 +7,18 @@
 //! (`%2f` → `%2F`). Deliberately kept distinct: trailing slashes, query order, path case, `+`
 //! vs `%20`, http vs https — each may name a different resource.
 
-use url::Url;
+use url::{Position, Url};
 
 /// The cache key of `url`: its normalised form without fragment.
 pub fn cache_key(url: &Url) -> String {
+    let plain = &url[..Position::AfterQuery];
+    // The common case, with nothing to normalise: no escape, no empty query, no trailing dot.
+    if !plain.contains('%')
+        && url.query() != Some("")
+        && !url.host_str().is_some_and(|h| h.ends_with('.'))
+    {
+        return plain.to_owned();
+    }
     let mut u = url.clone();
     u.set_fragment(None);
     if u.query() == Some("") {

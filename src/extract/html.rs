@@ -792,28 +792,27 @@ impl<'a> LineCounter<'a> {
             // Never happens with html5gum's spans; start over rather than answer wrongly.
             *self = LineCounter::new(self.src);
         }
-        for &b in &self.src[self.offset..offset] {
-            match b {
-                b'\n' => {
-                    if !self.after_cr {
-                        self.line += 1;
-                    }
-                    self.column = 1;
-                    self.after_cr = false;
-                }
-                b'\r' => {
-                    self.line += 1;
-                    self.column = 1;
-                    self.after_cr = true;
-                }
-                _ => {
-                    // Count every byte that is not a UTF-8 continuation byte.
-                    if b & 0xC0 != 0x80 {
-                        self.column += 1;
-                    }
-                    self.after_cr = false;
-                }
+        let seg = &self.src[self.offset..offset];
+        // Line breaks are found with memchr and the bytes after the last one counted in bulk:
+        // a byte-at-a-time loop here was 7% of a folder check (issue 12).
+        let mut rest = 0;
+        for i in memchr::memchr2_iter(b'\n', b'\r', seg) {
+            let crlf = seg[i] == b'\n'
+                && if i == 0 {
+                    self.after_cr
+                } else {
+                    seg[i - 1] == b'\r'
+                };
+            if !crlf {
+                self.line += 1;
             }
+            self.column = 1;
+            rest = i + 1;
+        }
+        // Every byte that is not a UTF-8 continuation byte starts a code point.
+        self.column += seg[rest..].iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        if let Some(&last) = seg.last() {
+            self.after_cr = last == b'\r';
         }
         self.offset = offset;
         (self.line, self.column)
@@ -1026,6 +1025,43 @@ mod tests {
         let links = doc("<p>\r\n<a href=/1>1</a>\r\n\r\n x<a href=/2>\r<a href=/3>").links;
         let positions: Vec<_> = links.iter().map(|l| (l.line, l.column)).collect();
         assert_eq!(positions, [(2, 1), (4, 3), (5, 1)]);
+    }
+
+    #[test]
+    fn line_counter_agrees_with_counting_byte_by_byte() {
+        // The reference: walk every byte (a CR LF pair is one break, a lone CR or LF is one).
+        fn reference(src: &[u8], offset: usize) -> (usize, usize) {
+            let (mut line, mut column, mut after_cr) = (1, 1, false);
+            for &b in &src[..offset] {
+                match b {
+                    b'\n' if after_cr => column = 1,
+                    b'\n' | b'\r' => (line, column) = (line + 1, 1),
+                    _ if b & 0xC0 != 0x80 => column += 1,
+                    _ => {}
+                }
+                after_cr = b == b'\r';
+            }
+            (line, column)
+        }
+        let mut rng = fastrand::Rng::with_seed(12);
+        let pieces: [&[u8]; 6] = [b"\r", b"\n", b"\r\n", "é".as_bytes(), b"ab", "€".as_bytes()];
+        for _ in 0..300 {
+            let mut src = Vec::new();
+            for _ in 0..rng.usize(0..40) {
+                src.extend_from_slice(pieces[rng.usize(..pieces.len())]);
+            }
+            let mut counter = LineCounter::new(&src);
+            let mut offset = 0;
+            while offset < src.len() {
+                offset = rng.usize(offset..=src.len());
+                assert_eq!(
+                    counter.locate(offset),
+                    reference(&src, offset),
+                    "{src:?} at {offset}"
+                );
+                offset += 1;
+            }
+        }
     }
 
     #[test]

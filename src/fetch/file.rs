@@ -1,6 +1,8 @@
 //! `file:` URLs: the file exists (a folder means its `index.html`, or a listing of its entries
 //! when it has none), and its content when it is a page we will parse.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
@@ -19,23 +21,20 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
         Ok(m) => m,
         Err(e) => return not_found(url, &path, &e),
     };
-    let (path, final_url) = if meta.is_dir() {
+    let (path, final_url, meta) = if meta.is_dir() {
         let index = path.join("index.html");
-        if !index.is_file() {
-            return listing(url, &path, want_body);
-        }
+        let meta = match std::fs::metadata(&index) {
+            Ok(m) if m.is_file() => m,
+            _ => return listing(url, &path, want_body),
+        };
         let mut u = url.clone();
         if !u.path().ends_with('/') {
             u.set_path(&format!("{}/", u.path()));
         }
         let u = u.join("index.html").unwrap_or(u);
-        (index, u)
+        (index, u, meta)
     } else {
-        (path, url.clone())
-    };
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) => m,
-        Err(e) => return not_found(url, &path, &e),
+        (path, url.clone(), meta)
     };
     let content_type = guess_type(&path);
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
@@ -126,12 +125,32 @@ pub(crate) fn is_listing(final_url: &Url) -> bool {
 /// file without asking the file system.
 pub(crate) fn is_folder_without_index(url: &Url) -> bool {
     let last = url.path().rsplit('/').next().unwrap_or("");
-    url.scheme() == "file"
-        && !last.contains('.')
-        && url
+    if url.scheme() != "file" || last.contains('.') {
+        return false;
+    }
+    // Every page of a site links the same few folders: each thread asks the disk once per
+    // folder (two `stat`s a link cost 5% of a folder check, issue 12). A worker thread lives for
+    // one run, so what it remembers is never older than the run.
+    thread_local! {
+        static FOLDERS: RefCell<HashMap<String, bool>> = RefCell::new(HashMap::new());
+    }
+    FOLDERS.with_borrow_mut(|known| {
+        if let Some(&answer) = known.get(url.path()) {
+            return answer;
+        }
+        let answer = url
             .to_file_path()
-            .is_ok_and(|p| p.is_dir() && !p.join("index.html").is_file())
+            .is_ok_and(|p| p.is_dir() && !p.join("index.html").is_file());
+        if known.len() >= FOLDERS_REMEMBERED {
+            known.clear();
+        }
+        known.insert(url.path().to_owned(), answer);
+        answer
+    })
 }
+
+/// Most folder answers one thread keeps (a few hundred KB at most).
+const FOLDERS_REMEMBERED: usize = 4096;
 
 fn not_found(url: &Url, path: &Path, e: &std::io::Error) -> Fetched {
     let kind = if e.kind() == std::io::ErrorKind::NotFound {
