@@ -128,6 +128,11 @@ struct Slot {
     /// no report row when only problems are reported (see [`Claim::Quiet`]). Kept here so such
     /// a claim touches neither the result nor its reference count.
     quiet: bool,
+    /// Done, and no upgrade can change anything: not a page we would parse (an image, a broken
+    /// or external URL) and not redirected to another key. Kept so that a claim of such a URL —
+    /// most links of a site, found again and again — skips the filter decision and the second
+    /// lookup of an upgrade, and `parsable`'s parse of the URL under the lock (issue 12).
+    settled: bool,
 }
 
 /// What an upgrade asks its caller to do (see "Upgrades to parse").
@@ -150,6 +155,7 @@ impl Slot {
             parsed: None,
             links: None,
             quiet: false,
+            settled: false,
         }
     }
 }
@@ -204,7 +210,8 @@ impl ResultCache {
                 (Claim::New, false)
             }
             Some(slot) => {
-                let covered = slot.parsed.is_some_and(|p| p <= level)
+                let covered = slot.settled
+                    || slot.parsed.is_some_and(|p| p <= level)
                     || slot.want.is_some_and(|w| w <= level);
                 let claim = match &slot.state {
                     State::Done(_) if quiet_ok && slot.quiet => Claim::Quiet(occurrence),
@@ -487,11 +494,14 @@ fn finish_locked(slots: &mut Slots, key: String, result: CheckResult, out: &mut 
     while let Some((key, result)) = work.pop() {
         // Every reported result passes here once: the one place credentials are masked.
         let result = Arc::new(result.without_credentials());
+        let settled =
+            !parsable(&result) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
         let slot = slots.entry(key).or_insert_with(|| Slot::new(Vec::new()));
         if matches!(slot.state, State::Done(_)) {
             continue;
         }
         slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
+        slot.settled = settled;
         slot.state = State::Done(result.clone());
         let occurrences = std::mem::take(&mut slot.occurrences);
         for (dkey, partial) in std::mem::take(&mut slot.dependents) {
@@ -734,6 +744,21 @@ mod tests {
             c.claim_at("http://t/d", occ("r"), 2, false).1,
             "the job covers it"
         );
+        // done and never to be parsed (an image, a broken page): covered at every level
+        c.claim("http://t/i.png", occ("p"));
+        c.finish("http://t/i.png", ok("http://t/i.png"));
+        assert!(c.claim_at("http://t/i.png", occ("q"), 0, false).1);
+        assert_eq!(
+            c.upgrade("http://t/i.png", 0),
+            None,
+            "as an upgrade would say"
+        );
+        // ... but a redirect to another key is not: its target may still be parsed
+        c.claim("http://t/r", occ("p"));
+        let mut moved = redirecting("http://t/r", "target");
+        moved.real_url = Some(url::Url::parse("http://t/target").unwrap());
+        c.finish("http://t/r", moved);
+        assert!(!c.claim_at("http://t/r", occ("q"), 0, false).1);
     }
 
     #[test]
