@@ -9,6 +9,7 @@ mod css;
 mod gzip;
 mod html;
 mod html_css;
+mod html_emitter;
 mod markdown;
 mod sitemap;
 mod text;
