@@ -188,6 +188,13 @@ if rps and reqs and lpw:
         "%.0f%% (%.0f of %.0f requests/s)" % (100 * x, reqs / lpw, rps), "yes" if x >= 0.5 else "NO")
 else:
     row("request rate >= 50% of nginx's", "n/a", "n/a")
+# What bounds the crawl on this machine: the same pages parsed from disk, no HTTP at all. The
+# crawl's rate cannot pass this (and shares the cores with nginx); wrk parses nothing.
+lpf_urls = med("linkpatrol-folder", "urls_checked")
+if reqs and lpw and lpf and lpf_urls:
+    row("(context) offline parse rate of the same pages: the crawl's ceiling here",
+        "%.0f URLs/s; the crawl reaches %.0f%% of it" % (lpf_urls / lpf, 100 * (reqs / lpw) / (lpf_urls / lpf)),
+        "-")
 ly_rss, lp_rss = med("lychee", "rss_kb"), med("linkpatrol", "rss_kb")
 if ly_rss and lp_rss:
     row("peak RSS <= lychee's", "%.0f MB vs %.0f MB" % (lp_rss / 1024, ly_rss / 1024),
