@@ -1,6 +1,7 @@
 //! The `linkpatrol` command: flags → `Config` → `Checker::run_with` streaming into a reporter →
 //! exit code. Ctrl-C handling lives here, not in the library.
 
+mod allocator;
 mod args;
 mod config_file;
 mod exit_guard;
@@ -24,11 +25,6 @@ use crate::args::Args;
 use crate::exit_guard::ExitGuard;
 use crate::outputs::UntilClosed;
 
-/// mimalloc instead of the system allocator: a crawl makes several small allocations per
-/// link, and glibc's malloc/free took 40% of the CPU of a large folder check.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Exit status: no broken links.
 const EXIT_OK: u8 = 0;
 /// Exit status: broken links found.
@@ -39,6 +35,7 @@ const EXIT_ERROR: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
+    allocator::tune();
     let args = match settings::args_from_command_line() {
         Ok(args) => args,
         Err(e) => return fail(&e),
