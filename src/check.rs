@@ -40,7 +40,7 @@ use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Warning, mask_url};
 use crate::plugins::host::{PageFacts, PluginHost};
 use crate::queue::UrlQueue;
 use crate::robots::RobotsCache;
-use crate::url_norm::{cache_key, redact};
+use crate::url_norm::{cache_key, cache_key_ref, redact};
 
 /// URLs longer than this get the `url-too-long` warning (browsers and servers start failing
 /// around 2,000 characters).
@@ -458,7 +458,8 @@ impl Run {
             }
         };
         let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
-        let key = cache_key(&url);
+        // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
+        let key = cache_key_ref(&url);
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.
         let quiet_ok = self.only_problems
@@ -471,18 +472,24 @@ impl Run {
                 drop(occ);
                 self.unreported.fetch_add(1, Ordering::Relaxed);
                 if !covered {
+                    let key = key.into_owned();
                     self.upgrade(&key, url, level, seed, from_web, follow);
                 }
             }
             (Claim::Pending, true) => {}
-            (Claim::Pending, false) => self.upgrade(&key, url, level, seed, from_web, follow),
+            (Claim::Pending, false) => {
+                let key = key.into_owned();
+                self.upgrade(&key, url, level, seed, from_web, follow);
+            }
             (Claim::Done(r, occ), covered) => {
                 self.send(&r, occ, true);
                 if !covered {
+                    let key = key.into_owned();
                     self.upgrade(&key, url, level, seed, from_web, follow);
                 }
             }
             (Claim::New, _) => {
+                let key = key.into_owned();
                 let mut clean = url;
                 clean.set_fragment(None);
                 self.start(key, clean, level, seed, from_web, follow, inline);

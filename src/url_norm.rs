@@ -7,18 +7,31 @@
 //! (`%2f` → `%2F`). Deliberately kept distinct: trailing slashes, query order, path case, `+`
 //! vs `%20`, http vs https — each may name a different resource.
 
+use std::borrow::Cow;
+
 use url::{Position, Url};
 
 /// The cache key of `url`: its normalised form without fragment.
 pub fn cache_key(url: &Url) -> String {
+    cache_key_ref(url).into_owned()
+}
+
+/// [`cache_key`], borrowed from `url` in the common case where there is nothing to normalise
+/// (no escape, no empty query, no trailing dot on the host): the key is then the URL up to its
+/// fragment, and a claim of a link needs no copy of it.
+pub fn cache_key_ref(url: &Url) -> Cow<'_, str> {
     let plain = &url[..Position::AfterQuery];
-    // The common case, with nothing to normalise: no escape, no empty query, no trailing dot.
     if !plain.contains('%')
         && url.query() != Some("")
         && !url.host_str().is_some_and(|h| h.ends_with('.'))
     {
-        return plain.to_owned();
+        return Cow::Borrowed(plain);
     }
+    Cow::Owned(normalized_key(url))
+}
+
+/// The key of a URL that has something to normalise.
+fn normalized_key(url: &Url) -> String {
     let mut u = url.clone();
     u.set_fragment(None);
     if u.query() == Some("") {
@@ -94,6 +107,22 @@ mod tests {
 
     fn key(s: &str) -> String {
         cache_key(&Url::parse(s).unwrap())
+    }
+
+    #[test]
+    fn the_key_is_borrowed_only_when_there_is_nothing_to_normalise() {
+        for (s, borrowed) in [
+            ("http://ex.com/p?q=1#f", true),
+            ("file:///site/a/b.html", true),
+            ("http://ex.com/a%7Eb", false),
+            ("http://ex.com/p?", false),
+            ("http://ex.com./p", false),
+        ] {
+            let url = Url::parse(s).unwrap();
+            let key = cache_key_ref(&url);
+            assert_eq!(matches!(key, Cow::Borrowed(_)), borrowed, "{s}");
+            assert_eq!(key, cache_key(&url), "{s}");
+        }
     }
 
     #[test]
