@@ -132,6 +132,10 @@ struct Slot {
     /// or external URL) and not redirected to another key. Kept so that a claim of such a URL —
     /// most links of a site, found again and again — skips the filter decision and the second
     /// lookup of an upgrade, and `parsable`'s parse of the URL under the lock (issue 12).
+    ///
+    /// `quiet` and `settled` are written once, by `finish_locked` under the map's lock in the
+    /// same step that makes the state `Done`, and never change after: a `Done` result is final,
+    /// so a claim that reads them under the lock can never see a stale answer.
     settled: bool,
 }
 
