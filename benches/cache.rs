@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::thread;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use linkpatrol::bench_support::Cache;
+use linkpatrol::internals::Cache;
 
 fn keys(n: usize) -> Vec<String> {
     (0..n)

@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
-use linkpatrol::bench_support::{Cache, Queue};
-use linkpatrol::url_norm::cache_key;
+use linkpatrol::internals::cache_key;
+use linkpatrol::internals::{Cache, Queue};
 use url::Url;
 
 /// Resident set size in bytes, from `/proc/self/statm` (0 where it cannot be read).

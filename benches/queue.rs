@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::thread;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use linkpatrol::bench_support::Queue;
+use linkpatrol::internals::Queue;
 
 /// One thread: put then get then task_done, `n` times.
 fn single_thread(n: u64) {

@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use linkpatrol::url_norm::cache_key;
+use linkpatrol::internals::cache_key;
 use url::Url;
 
 /// Links as pages write them: relative, absolute, with fragments, queries and escapes.

@@ -36,63 +36,52 @@
 //! # Ok::<(), linkpatrol::Error>(())
 //! ```
 //!
-//! # Layout
-//! Value types: [`outcome`], [`config`], [`error`], [`host_rules`], [`accept`] (valid
-//! statuses), [`cookies`] (cookies.txt), [`basic_auth`]. Pure layers: [`extract`] (HTML,
-//! sitemaps, Markdown, CSS, plain text → links), `filter` (scope and patterns), [`url_norm`] (cache keys,
-//! credential masking), `charset` (decoding), `mail` (address syntax). I/O: `fetch` (ureq
-//! agent with retries, files), `hosts` (per-host politeness and backoff), `robots` (robots.txt
-//! per origin), `cache` (placeholder on enqueue, redirect waits). Orchestration: `queue`
-//! (joinable queue, scheduled by host), `check` (the per-URL pipeline), [`Checker`] (threads, cancel, join),
-//! [`progress`] (live numbers). [`report`] turns entries into text, CSV, JSON, NDJSON, JUnit,
-//! SARIF, sitemap, failures, DOT and GML reports. [`plugins`]: the built-in plugins by name and
-//! the engine side of the [`plugin`] hooks. The `linkpatrol` binary uses only this API.
+//! # The API
+//! Every type has one path: the run and its results at the root, the report formats in
+//! [`report`], the link extractors in [`extract`], the built-in plugins in [`plugins`] and the
+//! plugin interface in [`plugin`]. How the crate is built inside — layers, the flow of one URL,
+//! the invariants — is in ARCHITECTURE.md at the top of the repository.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]
 
-pub mod accept;
-pub mod basic_auth;
-pub mod cancel;
-pub mod config;
-pub mod cookies;
-pub mod error;
+// The layers, lowest first: each uses only the ones above it in this list.
+mod config;
+mod engine;
 pub mod extract;
-pub mod outcome;
-pub mod plugins;
-pub mod progress;
-pub mod report;
-pub mod url_norm;
-
-mod cache;
-mod charset;
-mod check;
-mod checker;
-mod dns;
 mod fetch;
-mod filter;
-pub mod host_rules;
-mod hosts;
-mod link_site;
-mod mail;
-mod mail_mx;
-mod queue;
-mod robots;
+mod model;
+mod policy;
+pub mod report;
 
+#[cfg(feature = "internals")]
 #[doc(hidden)]
-pub mod bench_support;
+pub mod internals;
 
-pub use accept::AcceptStatus;
-pub use basic_auth::BasicAuth;
-pub use cancel::CancelHandle;
-pub use checker::{Checker, IDLE_INTERVAL, Report};
-pub use config::{Config, Input};
-pub use cookies::CookieJar;
-pub use error::{Error, ErrorKind};
-pub use host_rules::HostRule;
-pub use hosts::HostStats;
-pub use outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
-pub use progress::{Progress, ProgressHandle};
+pub use config::accept::AcceptStatus;
+pub use config::basic_auth::BasicAuth;
+pub use config::cookies::CookieJar;
+pub use config::host_rules::HostRule;
+pub use config::{
+    Config, DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE,
+    DEFAULT_MAX_REDIRECTS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_WAIT, DEFAULT_RETRY_BACKOFF, DEFAULT_THREADS, DEFAULT_TIMEOUT,
+    DEFAULT_USER_AGENT, Input, MAX_DURATION, resolver_from_resolv_conf,
+};
+pub use engine::checker::{Checker, IDLE_INTERVAL};
+pub use engine::progress::{Progress, ProgressHandle};
+pub use model::cancel::CancelHandle;
+pub use model::error::{Error, ErrorKind};
+pub use model::host_stats::HostStats;
+pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
+pub use model::report::Report;
+pub use model::stats::Statistics;
+
+/// The built-in plugins, by name: each is its own crate under `plugins/`, compiled in by its
+/// cargo feature (`plugin-anchors`, `plugin-regex`, …, all on by default).
+pub mod plugins {
+    pub use crate::config::plugins::{PluginInfo, builtin, builtins};
+}
 
 /// The README's examples are compiled as doctests.
 #[cfg(doctest)]

@@ -55,7 +55,7 @@ fn the_library_refuses_the_same_values_as_invalid_config() {
         assert_eq!(err.kind(), ErrorKind::InvalidConfig, "{err}");
     }
     // the limits themselves are fine
-    let year = linkpatrol::config::MAX_DURATION;
+    let year = linkpatrol::MAX_DURATION;
     assert!(Checker::new(base().timeout(year).max_retry_wait(year)).is_ok());
     assert!(Checker::new(base().max_requests_per_second(1.0 / year.as_secs_f64())).is_ok());
 }

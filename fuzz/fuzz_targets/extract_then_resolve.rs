@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use linkpatrol::extract::extract_html;
-use linkpatrol::url_norm::cache_key;
+use linkpatrol::internals::cache_key;
 use url::Url;
 
 static PAGE: LazyLock<Url> =

@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use linkpatrol::url_norm::cache_key;
+use linkpatrol::internals::cache_key;
 use url::Url;
 
 static BASE: LazyLock<Url> =

@@ -5,6 +5,7 @@
 //! whitespace trimmed), and the caller resolves it against the document URL or
 //! [`HtmlDocument::base`] once the whole document has been read.
 
+pub(crate) mod charset;
 mod css;
 mod gzip;
 mod html;

@@ -10,7 +10,7 @@ use std::time::Instant;
 use url::Url;
 
 use super::{Fetched, is_parsed};
-use crate::outcome::{FailKind, Outcome, Warning};
+use crate::model::outcome::{FailKind, Outcome, Warning};
 
 /// Checks a `file:` URL; reads the file (up to `max_body` bytes) when `want_body` and it is HTML.
 pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {

@@ -41,12 +41,13 @@ use url::Url;
 use super::connection::{self, NoteNewConnection};
 use super::resolver::CachingResolver;
 use super::{Fetched, is_parsed};
-use crate::cancel::CancelHandle;
-use crate::fetch::extras::RequestExtras;
-use crate::host_rules::HostRules;
-use crate::hosts::{HostGate, HostPermit};
-use crate::outcome::{FailKind, Hop, Outcome, Warning};
-use crate::url_norm::{cache_key, redact};
+use crate::config::host_rules::HostRules;
+use crate::fetch::request_extras::RequestExtras;
+use crate::model::cancel::CancelHandle;
+use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
+use crate::model::redact::redact;
+use crate::policy::hosts::{HostGate, HostPermit};
+use crate::policy::url_norm::cache_key;
 
 /// Bytes of a body we are not going to parse that are still read to keep the connection.
 const DRAIN_LIMIT: u64 = 64 * 1024;

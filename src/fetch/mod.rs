@@ -4,16 +4,19 @@
 //! when the caller asked for it and the content is HTML, the body bytes (capped).
 
 mod connection;
-pub(crate) mod extras;
+pub(crate) mod dns;
 pub(crate) mod file;
 pub(crate) mod http;
+pub(crate) mod mail_mx;
+pub(crate) mod request_extras;
 mod resolver;
+pub(crate) mod tls;
 
 use std::time::Duration;
 
 use url::Url;
 
-use crate::outcome::{FailKind, Hop, Outcome, Warning};
+use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 
 /// What a fetch learned about a URL.
 #[derive(Debug)]

@@ -9,8 +9,8 @@
 use std::io::{self, Write};
 
 use super::{FlushPacer, Reporter, Verbosity};
-use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
 
 /// The header row, LinkChecker's column names in its order.
 pub const CSV_COLUMNS: [&str; 17] = [

@@ -9,8 +9,8 @@ use std::io::{self, Write};
 
 use super::Reporter;
 use super::graph::{EdgeKind, LinkGraph};
-use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
 
 /// Collects the link graph and writes it as DOT at the end.
 #[derive(Debug)]

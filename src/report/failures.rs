@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 
 use super::Reporter;
-use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
 
 /// Writes every broken URL once.
 #[derive(Debug)]

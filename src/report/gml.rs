@@ -11,8 +11,8 @@ use std::io::{self, Write};
 
 use super::Reporter;
 use super::graph::LinkGraph;
-use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
 
 /// Collects the link graph and writes it as GML at the end.
 #[derive(Debug)]

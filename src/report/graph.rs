@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::state_name;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
 
 /// How an edge came about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -18,8 +18,8 @@ use std::io::{self, Write};
 
 use self::escape::Escaped;
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
-use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
 
 /// The page's style sheet, inlined into `<style>`.
 const STYLE: &str = include_str!("html/report.css");

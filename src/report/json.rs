@@ -24,8 +24,8 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::{FlushPacer, Reporter, Verbosity, failure_class, state_name, status_of};
-use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
 
 /// Writes the JSON document.
 #[derive(Debug)]

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Reporter, failure_class, xml};
-use crate::checker::Report;
-use crate::outcome::{CheckResult, Entry, Outcome, Referrer};
+use crate::model::outcome::{CheckResult, Entry, Outcome, Referrer};
+use crate::model::report::Report;
 
 /// The suite name of start URLs (no page links to them).
 const START_SUITE: &str = "(start URLs)";

@@ -23,7 +23,6 @@ mod junit;
 mod ndjson;
 mod sarif;
 mod sitemap;
-pub(crate) mod stats;
 mod text;
 mod xml;
 
@@ -39,10 +38,10 @@ pub use self::junit::JunitReporter;
 pub use self::ndjson::NdjsonReporter;
 pub use self::sarif::SarifReporter;
 pub use self::sitemap::SitemapReporter;
-pub use self::stats::{Statistics, human_bytes, statistics};
 pub use self::text::TextReporter;
-use crate::checker::Report;
-use crate::outcome::{Entry, Outcome};
+use crate::model::outcome::{Entry, Outcome};
+use crate::model::report::Report;
+use crate::model::stats::Statistics;
 
 /// A sink for report rows.
 pub trait Reporter {
@@ -370,5 +369,19 @@ impl FlushPacer {
         } else {
             false
         }
+    }
+}
+
+/// The statistics of `report` (gathered while its entries streamed by).
+pub fn statistics(report: &Report) -> Statistics {
+    report.stats.clone()
+}
+
+/// `1.2MB`, `3KB`, `17B`.
+pub fn human_bytes(n: u64) -> String {
+    match n {
+        0..1024 => format!("{n}B"),
+        1024..1_048_576 => format!("{}KB", n / 1024),
+        _ => format!("{:.1}MB", n as f64 / 1_048_576.0),
     }
 }

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::json::{entry_json, summary_json};
 use super::{FlushPacer, Reporter, Verbosity};
-use crate::checker::Report;
-use crate::outcome::Entry;
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
 
 /// Writes one JSON object per line.
 #[derive(Debug)]

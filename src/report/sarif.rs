@@ -18,8 +18,8 @@ use serde_json::{Map, Value, json};
 
 use super::json::{summary_json, tool_json};
 use super::{HTTP_ERROR, Reporter, failure_class};
-use crate::checker::Report;
-use crate::outcome::{Entry, FailKind};
+use crate::model::outcome::{Entry, FailKind};
+use crate::model::report::Report;
 
 /// The schema URI written in `$schema`.
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";

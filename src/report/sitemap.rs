@@ -13,8 +13,8 @@ use std::io::{self, Write};
 use url::Url;
 
 use super::{Reporter, xml};
-use crate::checker::Report;
-use crate::outcome::{CheckResult, Entry, Outcome};
+use crate::model::outcome::{CheckResult, Entry, Outcome};
+use crate::model::report::Report;
 
 /// The sitemap namespace.
 const NAMESPACE: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";

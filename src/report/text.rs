@@ -9,8 +9,8 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
-use crate::checker::Report;
-use crate::outcome::{CheckResult, Entry};
+use crate::model::outcome::{CheckResult, Entry};
+use crate::model::report::Report;
 
 /// Writes the text report.
 #[derive(Debug)]

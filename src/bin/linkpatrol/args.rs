@@ -8,7 +8,7 @@ use linkpatrol::report::Format;
 
 use crate::config_file::{AuthSection, HostSection};
 
-use linkpatrol::config::{
+use linkpatrol::{
     DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS,
     DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT, DEFAULT_THREADS,
     DEFAULT_TIMEOUT,

@@ -4,7 +4,7 @@
 
 use clap::builder::FalseyValueParser;
 use clap::{Arg, ArgAction, Command};
-use linkpatrol::config::DEFAULT_USER_AGENT;
+use linkpatrol::DEFAULT_USER_AGENT;
 
 /// `--help` topics (clap shows them in the order their first flag is declared), with the flags (by argument id) under each. A flag not
 /// listed shows under "Options".

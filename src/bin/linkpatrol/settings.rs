@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
-use linkpatrol::config::MAX_DURATION;
+use linkpatrol::MAX_DURATION;
 use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule};
 use regex::Regex;
 use std::net::{IpAddr, SocketAddr};
 
-use linkpatrol::config::resolver_from_resolv_conf;
+use linkpatrol::resolver_from_resolv_conf;
 use url::Url;
 
 use crate::args::Args;

@@ -1,20 +1,17 @@
-//! Plugins: the built-in ones by name (`--plugin NAME:key=value`, `--list-plugins`), and the
-//! engine side that calls every configured plugin's hooks (`host`).
+//! The built-in plugins by name (`--plugin NAME:key=value`, `--list-plugins`); the engine side
+//! that calls every configured plugin's hooks is `engine::plugin_host`.
 //!
 //! Each built-in plugin is its own crate under `plugins/`, depending only on the plugin API, and
 //! is compiled in by its cargo feature (`plugin-anchors`, `plugin-regex`, …, all on by
 //! default). A plugin does nothing unless configured: [`Config::plugin`](crate::Config::plugin)
 //! adds one (a built-in from [`builtin`], or any type implementing [`Plugin`]).
 
-pub(crate) mod host;
-mod tls;
-
 use std::fmt;
 use std::sync::Arc;
 
 use linkpatrol_plugin_api::{Options, Plugin};
 
-use crate::error::{Error, ErrorKind};
+use crate::model::error::{Error, ErrorKind};
 
 /// A built-in plugin's name and one line about what it does and its settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

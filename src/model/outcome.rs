@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::url_norm::redact_text;
+use crate::model::redact::redact_text;
 
 /// Why a URL could not be fetched or was found broken, short of an HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -42,7 +42,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::host_rules::HostRules;
+use crate::config::host_rules::HostRules;
+use crate::model::host_stats::HostStats;
 
 /// Longest politeness interval a host's 429s (or its robots.txt `Crawl-delay`) can impose.
 pub(crate) const MAX_HOST_INTERVAL: Duration = Duration::from_secs(30);
@@ -99,25 +100,6 @@ struct HostState {
     /// First and last request start: the span for the effective rate.
     first: Option<Instant>,
     last: Option<Instant>,
-}
-
-/// Statistics of one host at the end of a run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostStats {
-    /// The host key (`host:port`).
-    pub host: String,
-    /// Requests made to it (every redirect hop, retry and robots.txt fetch counts).
-    pub requests: u64,
-    /// Total time its requests waited for their politeness slots.
-    pub waited: Duration,
-    /// Requests that were retries of a failed or rate-limited one.
-    pub retries: u64,
-    /// 429 (Too Many Requests) and 503 answers.
-    pub overloaded: u64,
-    /// The minimum interval between requests at the end of the run.
-    pub interval: Duration,
-    /// Requests per second between the first and the last request (0 for one request).
-    pub effective_rate: f64,
 }
 
 fn interval_of(per_second: f64) -> Duration {
@@ -420,10 +402,10 @@ impl HostGate {
         per_second: f64,
         max_in_flight: usize,
         rules: HostRules,
-        cancel: crate::cancel::CancelHandle,
+        cancel: crate::model::cancel::CancelHandle,
     ) -> Self {
         let table = HostTable::new(per_second, max_in_flight, rules, false);
-        HostGate::over(Arc::new(crate::queue::UrlQueue::<()>::with_hosts(
+        HostGate::over(Arc::new(crate::engine::queue::UrlQueue::<()>::with_hosts(
             table, cancel,
         )))
     }
@@ -465,7 +447,7 @@ impl HostGate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cancel::CancelHandle;
+    use crate::model::cancel::CancelHandle;
     use parking_lot::Mutex;
     use regex::Regex;
     use std::thread;
@@ -707,7 +689,7 @@ mod tests {
     #[test]
     fn rules_override_rate_and_concurrency() {
         let rules = HostRules::new(vec![
-            crate::host_rules::HostRule::new(Regex::new("^slow:").unwrap())
+            crate::config::host_rules::HostRule::new(Regex::new("^slow:").unwrap())
                 .max_requests_per_second(2.0),
         ]);
         let gate = HostGate::new(0.0, 0, rules, CancelHandle::new());

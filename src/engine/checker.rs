@@ -24,24 +24,24 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::RecvTimeoutError;
 use url::Url;
 
-use crate::cache::ResultCache;
-use crate::cancel::CancelHandle;
-use crate::check::{Message, Run};
+use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
-use crate::error::{Error, ErrorKind};
-use crate::fetch::extras::RequestExtras;
+use crate::engine::cache::ResultCache;
+use crate::engine::plugin_host::PluginHost;
+use crate::engine::progress::ProgressHandle;
+use crate::engine::queue::UrlQueue;
+use crate::engine::run::{Message, Run};
 use crate::fetch::http::{HttpFetcher, HttpSettings};
-use crate::filter::Filter;
-use crate::host_rules::HostRules;
-use crate::hosts::{HostGate, HostStats, HostTable};
-use crate::mail_mx::MxCheck;
-use crate::outcome::Entry;
-use crate::plugins::host::PluginHost;
-use crate::progress::ProgressHandle;
-use crate::queue::UrlQueue;
-use crate::report::Statistics;
-use crate::report::stats::Tally;
-use crate::robots::{RobotsCache, robots_agent};
+use crate::fetch::mail_mx::MxCheck;
+use crate::fetch::request_extras::RequestExtras;
+use crate::model::cancel::CancelHandle;
+use crate::model::error::{Error, ErrorKind};
+use crate::model::outcome::Entry;
+use crate::model::report::Report;
+use crate::model::stats::Tally;
+use crate::policy::filter::Filter;
+use crate::policy::hosts::{HostGate, HostTable};
+use crate::policy::robots::{RobotsCache, robots_agent};
 
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
 pub const IDLE_INTERVAL: Duration = Duration::from_millis(50);
@@ -76,51 +76,6 @@ pub struct Checker {
     starts: Vec<Start>,
     cancel: CancelHandle,
     progress: ProgressHandle,
-}
-
-/// The outcome of a run: every entry, and the numbers of the summary.
-#[derive(Debug, Clone, Default)]
-pub struct Report {
-    /// Every report row, in the order they finished. Empty when the run was configured not
-    /// to keep them ([`Config::keep_entries`](crate::Config::keep_entries)); the numbers below
-    /// are complete either way.
-    pub entries: Vec<Entry>,
-    /// Counts and statistics over every entry (kept or not).
-    pub stats: Statistics,
-    /// Distinct URLs seen (checked, ignored, or still queued when a run was cancelled).
-    pub urls: usize,
-    /// URLs that were queued or in flight when a cancelled run stopped: not checked.
-    pub unchecked: usize,
-    /// `true` when the run was cancelled before it finished.
-    pub interrupted: bool,
-    /// Wall time of the run.
-    pub duration: Duration,
-    /// Per-host request counts and politeness waits.
-    pub hosts: Vec<HostStats>,
-    /// `true` when TLS certificates were not verified (`Config::insecure`).
-    pub insecure: bool,
-}
-
-impl Report {
-    /// Kept entries whose URL is broken.
-    pub fn broken(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter().filter(|e| e.result.outcome.is_broken())
-    }
-
-    /// Number of entries (link occurrences plus start URLs).
-    pub fn links(&self) -> usize {
-        self.stats.links
-    }
-
-    /// Number of broken entries (one per page and link).
-    pub fn errors(&self) -> usize {
-        self.stats.errors
-    }
-
-    /// Number of warnings over all entries.
-    pub fn warnings(&self) -> usize {
-        self.stats.warnings
-    }
 }
 
 const _: () = {

@@ -61,9 +61,9 @@ use std::sync::Arc;
 use foldhash::fast::RandomState;
 use parking_lot::Mutex;
 
-use crate::link_site::LinkSite;
-use crate::outcome::{CheckResult, FailKind, Outcome};
-use crate::url_norm::cache_key;
+use crate::model::link_site::LinkSite;
+use crate::model::outcome::{CheckResult, FailKind, Outcome};
+use crate::policy::url_norm::cache_key;
 use url::Url;
 
 /// One place a URL was linked from, waiting for the URL's result.
@@ -78,6 +78,7 @@ pub(crate) struct Occurrence {
 impl Occurrence {
     /// A link written as `raw` at line 1, column 1 of `parent`, with no label, base, fragment or
     /// warning: the occurrence the cache benches and tests claim with.
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn at_top_of(parent: Arc<str>, raw: &str) -> Self {
         Occurrence {
             site: Some(LinkSite {
@@ -537,7 +538,7 @@ fn compose(mut partial: CheckResult, target: &CheckResult) -> CheckResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{Hop, Warning};
+    use crate::model::outcome::{Hop, Warning};
     use std::sync::Barrier;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::thread;

@@ -6,9 +6,9 @@ use std::time::SystemTime;
 
 use url::Url;
 
-use crate::accept::AcceptStatus;
-use crate::basic_auth::BasicAuth;
-use crate::cookies::CookieJar;
+use crate::config::accept::AcceptStatus;
+use crate::config::basic_auth::BasicAuth;
+use crate::config::cookies::CookieJar;
 
 /// Per-request additions, set once per run and only read afterwards.
 #[derive(Debug, Clone, Default)]

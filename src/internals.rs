@@ -1,9 +1,16 @@
-//! Internals exposed for the criterion benches only (`benches/queue.rs`). Not part of the
-//! stable API: hidden from the docs and may change at any time.
+//! Internals for the criterion benches and the fuzz targets, behind the `internals` feature:
+//! the joinable queue, the result cache and the cache key. Not part of the stable API.
 
 use std::time::Duration;
 
-use crate::queue::UrlQueue;
+use url::Url;
+
+use crate::engine::queue::UrlQueue;
+
+/// The result cache's key of `url`: its normalised form without fragment.
+pub fn cache_key(url: &Url) -> String {
+    crate::policy::url_norm::cache_key(url)
+}
 
 /// A thin wrapper around the crawler's joinable queue.
 #[derive(Debug, Default)]
@@ -42,7 +49,7 @@ impl<T> Queue<T> {
 
 /// The result cache, for `benches/cache.rs` and `benches/frontier_memory.rs`.
 #[derive(Debug, Default)]
-pub struct Cache(crate::cache::ResultCache);
+pub struct Cache(crate::engine::cache::ResultCache);
 
 impl Cache {
     /// An empty cache.
@@ -53,15 +60,18 @@ impl Cache {
     /// Claims `key` with one occurrence found on `parent`, written as `raw`, as a crawl does.
     /// `true` when the key was new (the caller would queue it).
     pub fn claim(&self, key: &str, parent: &std::sync::Arc<str>, raw: &str) -> bool {
-        let occurrence = crate::cache::Occurrence::at_top_of(parent.clone(), raw);
-        matches!(self.0.claim(key, occurrence), crate::cache::Claim::New)
+        let occurrence = crate::engine::cache::Occurrence::at_top_of(parent.clone(), raw);
+        matches!(
+            self.0.claim(key, occurrence),
+            crate::engine::cache::Claim::New
+        )
     }
 
     /// Finishes `key` as a good link; returns how many occurrences it handed back.
     pub fn finish_ok(&self, key: &str) -> usize {
-        let result = crate::outcome::CheckResult::immediate(
+        let result = crate::model::outcome::CheckResult::immediate(
             key.to_owned(),
-            crate::outcome::Outcome::Ok { status: Some(200) },
+            crate::model::outcome::Outcome::Ok { status: Some(200) },
             0,
         );
         self.0

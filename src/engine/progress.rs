@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::check::Run;
+use crate::engine::run::Run;
 
 /// A snapshot of a run's progress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

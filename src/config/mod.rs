@@ -1,6 +1,15 @@
 //! [`Config`]: every knob of a check, with its default as a `pub const DEFAULT_*` so the CLI and
 //! the library cannot drift apart. The library never parses command-line flags; the binary
 //! turns them into a `Config` in one place.
+//!
+//! The config layer: `Config` and the values it holds (accepted statuses, credentials,
+//! cookies, per-host rules, the built-in plugins by name). Depends only on the model.
+
+pub(crate) mod accept;
+pub(crate) mod basic_auth;
+pub(crate) mod cookies;
+pub(crate) mod host_rules;
+pub(crate) mod plugins;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,12 +17,12 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::accept::AcceptStatus;
-use crate::basic_auth::BasicAuth;
-use crate::cookies::CookieJar;
-use crate::error::{Error, ErrorKind};
-use crate::host_rules::HostRule;
-use crate::plugins::PluginList;
+use crate::config::accept::AcceptStatus;
+use crate::config::basic_auth::BasicAuth;
+use crate::config::cookies::CookieJar;
+use crate::config::host_rules::HostRule;
+use crate::config::plugins::PluginList;
+use crate::model::error::{Error, ErrorKind};
 
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
 /// politeness limits keep any one host from being flooded.
@@ -54,7 +63,14 @@ pub const DEFAULT_USER_AGENT: &str = concat!(
 /// The first `nameserver` of a `resolv.conf` text (port 53), for
 /// [`Config::mx_resolver`]. The caller reads the file (usually `/etc/resolv.conf`).
 pub fn resolver_from_resolv_conf(text: &str) -> Option<SocketAddr> {
-    crate::dns::nameserver_of(text)
+    text.lines().find_map(|l| {
+        let mut words = l.split_whitespace();
+        (words.next() == Some("nameserver"))
+            .then(|| words.next())
+            .flatten()
+            .and_then(|a| a.split('%').next()?.parse::<std::net::IpAddr>().ok())
+            .map(|ip| SocketAddr::new(ip, 53))
+    })
 }
 
 /// Something to check: the start of a crawl.
@@ -175,7 +191,7 @@ impl Config {
     }
 
     /// Adds a plugin; its hooks run for every checked URL, in the order plugins were added.
-    /// Built-in plugins come from [`plugins::builtin`](crate::plugins::builtin).
+    /// Built-in plugins come from [`plugins::builtin`](crate::config::plugins::builtin).
     pub fn plugin(mut self, plugin: std::sync::Arc<dyn crate::plugin::Plugin>) -> Self {
         self.plugins.0.push(plugin);
         self

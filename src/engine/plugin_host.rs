@@ -18,14 +18,14 @@ use linkpatrol_plugin_api::{ContentView, LinkView, Page, Plugin, Remark, Respons
 use parking_lot::Mutex;
 use url::Url;
 
-use super::PluginList;
-use crate::cache::Occurrence;
-use crate::charset::html_to_utf8;
-use crate::check::{Run, Task};
+use crate::config::plugins::PluginList;
+use crate::engine::cache::Occurrence;
+use crate::engine::run::{Run, Task};
+use crate::extract::charset::html_to_utf8;
 use crate::extract::extract_html;
 use crate::fetch::{self, is_html};
-use crate::outcome::{CheckResult, FailKind, Outcome, Warning};
-use crate::url_norm::cache_key;
+use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
+use crate::policy::url_norm::cache_key;
 
 /// A cell filled once by the first caller.
 type Once<T> = Arc<OnceLock<T>>;
@@ -120,7 +120,7 @@ impl Services for Engine<'_> {
             .or_default()
             .clone();
         cell.get_or_init(|| {
-            super::tls::leaf_certificate(&host, port, self.0.plugins.timeout).map(Arc::new)
+            crate::fetch::tls::leaf_certificate(&host, port, self.0.plugins.timeout).map(Arc::new)
         })
         .clone()
     }

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::ops::RangeInclusive;
 
-use crate::outcome::Outcome;
+use crate::model::outcome::Outcome;
 
 /// A set of accepted HTTP statuses. Defaults to `100..=399`: every final status below 400, as
 /// LinkChecker judges it (redirects are followed, so a final 3xx is a 300 or 304).

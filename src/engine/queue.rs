@@ -58,9 +58,10 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
-use crate::cancel::CancelHandle;
-use crate::host_rules::HostRules;
-use crate::hosts::{HostStats, HostTable, Politeness, Slot};
+use crate::config::host_rules::HostRules;
+use crate::model::cancel::CancelHandle;
+use crate::model::host_stats::HostStats;
+use crate::policy::hosts::{HostTable, Politeness, Slot};
 
 /// How often a request waiting for a host's in-flight cap looks at the cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(100);
@@ -272,6 +273,7 @@ impl<T> UrlQueue<T> {
 
     /// Adds an item without a host and counts it as unfinished. Returns `false`, dropping the
     /// item, after [`shutdown`](Self::shutdown).
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn put(&self, item: T) -> bool {
         self.put_for(None, item)
     }

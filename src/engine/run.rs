@@ -21,26 +21,27 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 use url::{Position, Url};
 
-use crate::cache::{Claim, Emission, Occurrence, ResultCache, Upgrade};
-use crate::cancel::CancelHandle;
-use crate::charset::html_to_utf8;
+use crate::engine::cache::{Claim, Emission, Occurrence, ResultCache, Upgrade};
+use crate::engine::plugin_host::{PageFacts, PluginHost};
+use crate::engine::queue::UrlQueue;
+use crate::extract::charset::html_to_utf8;
 use crate::extract::{
     HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown, extract_sitemap,
     extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
 };
 use crate::fetch::http::host_key;
 use crate::fetch::is_html;
+use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::{self, Fetched, http::HttpFetcher};
-use crate::filter::{Decision, Filter};
-use crate::hosts::HostGate;
-use crate::link_site::LinkSite;
-use crate::mail::check_mailto;
-use crate::mail_mx::MxCheck;
-use crate::outcome::{CheckResult, Entry, FailKind, Outcome, Warning, mask_url};
-use crate::plugins::host::{PageFacts, PluginHost};
-use crate::queue::UrlQueue;
-use crate::robots::RobotsCache;
-use crate::url_norm::{cache_key, cache_key_ref, redact};
+use crate::model::cancel::CancelHandle;
+use crate::model::link_site::LinkSite;
+use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome, Warning, mask_url};
+use crate::model::redact::redact;
+use crate::policy::filter::{Decision, Filter};
+use crate::policy::hosts::HostGate;
+use crate::policy::mail::check_mailto;
+use crate::policy::robots::RobotsCache;
+use crate::policy::url_norm::{cache_key, cache_key_ref};
 
 /// URLs longer than this get the `url-too-long` warning (browsers and servers start failing
 /// around 2,000 characters).

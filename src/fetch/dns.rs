@@ -164,18 +164,6 @@ fn ask_tcp(
     Ok(answer)
 }
 
-/// The first `nameserver` of a resolv.conf text, on port 53.
-pub(crate) fn nameserver_of(resolv_conf: &str) -> Option<SocketAddr> {
-    resolv_conf.lines().find_map(|l| {
-        let mut words = l.split_whitespace();
-        (words.next() == Some("nameserver"))
-            .then(|| words.next())
-            .flatten()
-            .and_then(|a| a.split('%').next()?.parse::<std::net::IpAddr>().ok())
-            .map(|ip| SocketAddr::new(ip, 53))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,11 +248,14 @@ mod tests {
     #[test]
     fn resolv_conf() {
         let text = "# comment\nsearch lan\nnameserver 192.0.2.53\nnameserver ::1\n";
-        assert_eq!(nameserver_of(text), Some("192.0.2.53:53".parse().unwrap()));
         assert_eq!(
-            nameserver_of("nameserver fe80::1%eth0"),
+            crate::config::resolver_from_resolv_conf(text),
+            Some("192.0.2.53:53".parse().unwrap())
+        );
+        assert_eq!(
+            crate::config::resolver_from_resolv_conf("nameserver fe80::1%eth0"),
             Some("[fe80::1]:53".parse().unwrap())
         );
-        assert_eq!(nameserver_of(""), None);
+        assert_eq!(crate::config::resolver_from_resolv_conf(""), None);
     }
 }

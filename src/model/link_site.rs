@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::outcome::{Referrer, Warning};
+use crate::model::outcome::{Referrer, Warning};
 
 /// One place a link was found. See [`Referrer`] for the meaning of each field.
 #[derive(Debug, Clone, PartialEq, Eq)]

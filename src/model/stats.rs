@@ -1,13 +1,12 @@
 //! Run statistics: counts, content types, bytes downloaded, URL lengths, and per-host numbers
 //! (broken URLs joined to the gate's request counts). A [`Tally`] gathers them while entries
 //! stream by, so a run that does not keep its entries still has its summary; every format
-//! that prints a summary reads [`statistics`].
+//! that prints a summary reads them from the run's `Report`.
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::checker::Report;
-use crate::hosts::HostStats;
-use crate::outcome::{CheckResult, Entry};
+use crate::model::host_stats::HostStats;
+use crate::model::outcome::{CheckResult, Entry};
 
 /// Summary numbers of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -120,19 +119,5 @@ impl Tally {
             })
             .collect();
         self.stats
-    }
-}
-
-/// The statistics of `report` (gathered while its entries streamed by).
-pub fn statistics(report: &Report) -> Statistics {
-    report.stats.clone()
-}
-
-/// `1.2MB`, `3KB`, `17B`.
-pub fn human_bytes(n: u64) -> String {
-    match n {
-        0..1024 => format!("{n}B"),
-        1024..1_048_576 => format!("{}KB", n / 1024),
-        _ => format!("{:.1}MB", n as f64 / 1_048_576.0),
     }
 }

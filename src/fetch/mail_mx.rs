@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::dns::{self, Answer, RCODE, RData, TYPE};
+use crate::fetch::dns::{self, Answer, RCODE, RData, TYPE};
 
 /// A domain's verdict: `Err` says why mail cannot be delivered there.
 type Verdict = Result<(), String>;

@@ -1,0 +1,53 @@
+//! [`Report`]: what a finished run hands back — its entries and the numbers of its summary.
+
+use std::time::Duration;
+
+use crate::model::host_stats::HostStats;
+use crate::model::outcome::Entry;
+use crate::model::stats::Statistics;
+
+/// The outcome of a run: every entry, and the numbers of the summary.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Report {
+    /// Every report row, in the order they finished. Empty when the run was configured not
+    /// to keep them ([`Config::keep_entries`](crate::Config::keep_entries)); the numbers below
+    /// are complete either way.
+    pub entries: Vec<Entry>,
+    /// Counts and statistics over every entry (kept or not).
+    pub stats: Statistics,
+    /// Distinct URLs seen (checked, ignored, or still queued when a run was cancelled).
+    pub urls: usize,
+    /// URLs that were queued or in flight when a cancelled run stopped: not checked.
+    pub unchecked: usize,
+    /// `true` when the run was cancelled before it finished.
+    pub interrupted: bool,
+    /// Wall time of the run.
+    pub duration: Duration,
+    /// Per-host request counts and politeness waits.
+    pub hosts: Vec<HostStats>,
+    /// `true` when TLS certificates were not verified (`Config::insecure`).
+    pub insecure: bool,
+}
+
+impl Report {
+    /// Kept entries whose URL is broken.
+    pub fn broken(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|e| e.result.outcome.is_broken())
+    }
+
+    /// Number of entries (link occurrences plus start URLs).
+    pub fn links(&self) -> usize {
+        self.stats.links
+    }
+
+    /// Number of broken entries (one per page and link).
+    pub fn errors(&self) -> usize {
+        self.stats.errors
+    }
+
+    /// Number of warnings over all entries.
+    pub fn warnings(&self) -> usize {
+        self.stats.warnings
+    }
+}
