@@ -15,33 +15,23 @@
 //!    never checked (as not checked), then reads the URL counts from one snapshot of the cache:
 //!    every claimed URL either has a reported verdict or is unchecked.
 
-use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
-use url::Url;
 
-use crate::config::host_rules::HostRules;
-use crate::config::{Config, Input};
-use crate::engine::cache::ResultCache;
-use crate::engine::plugin_host::PluginHost;
+use super::assemble::{Start, assemble, start_of};
+use crate::config::Config;
 use crate::engine::progress::ProgressHandle;
-use crate::engine::queue::UrlQueue;
-use crate::engine::run::{Message, Run};
-use crate::fetch::http::{HttpFetcher, HttpSettings};
-use crate::fetch::mail_mx::MxCheck;
-use crate::fetch::request_extras::RequestExtras;
+use crate::engine::run::Message;
+use crate::fetch::Fetch;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
 use crate::model::stats::Tally;
-use crate::policy::filter::Filter;
-use crate::policy::hosts::{HostGate, HostTable};
-use crate::policy::robots::{RobotsCache, robots_agent};
 
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
 pub const IDLE_INTERVAL: Duration = Duration::from_millis(50);
@@ -61,21 +51,16 @@ const RESULT_CHANNEL_CAPACITY: usize = 4096;
 /// times over.
 const DRAIN_TICK: Duration = Duration::from_millis(2);
 
-/// A start input, validated.
-#[derive(Debug, Clone)]
-struct Start {
-    url: Url,
-    inline: Option<Arc<str>>,
-}
-
 /// A configured check, ready to run. `Send + Sync`; [`run`](Self::run) may be called more than
 /// once (each run starts afresh).
 #[derive(Debug)]
 pub struct Checker {
-    config: Config,
-    starts: Vec<Start>,
+    pub(super) config: Config,
+    pub(super) starts: Vec<Start>,
     cancel: CancelHandle,
     progress: ProgressHandle,
+    /// A fetcher in place of the run's `Router`: set only by the engine's tests.
+    pub(super) fetch_override: Option<Arc<dyn Fetch>>,
 }
 
 const _: () = {
@@ -116,7 +101,15 @@ impl Checker {
             starts,
             cancel: CancelHandle::new(),
             progress: ProgressHandle::default(),
+            fetch_override: None,
         })
+    }
+
+    /// Uses `fetch` for every URL instead of the network and the disk (engine tests).
+    #[cfg(test)]
+    pub(crate) fn with_fetch(mut self, fetch: Arc<dyn Fetch>) -> Self {
+        self.fetch_override = Some(fetch);
+        self
     }
 
     /// Uses `handle` (shared with other code) instead of the checker's own cancel handle.
@@ -167,91 +160,14 @@ impl Checker {
         let started = Instant::now();
         let cfg = &self.config;
         let cancel = self.cancel.clone();
-        let rules = HostRules::new(cfg.host_rules.clone());
-        // The queue schedules tasks by host and holds the politeness table; the gate is the
-        // fetchers' view of that table (see `hosts`).
-        let queue = Arc::new(UrlQueue::with_hosts(
-            HostTable::new(
-                cfg.max_requests_per_second,
-                cfg.host_concurrency,
-                rules.clone(),
-                cfg.robots,
-            ),
-            cancel.clone(),
-        ));
-        let gate = Arc::new(HostGate::over(queue.clone()));
-        let idle_per_host = if cfg.host_concurrency == 0 {
-            cfg.threads
-        } else {
-            cfg.host_concurrency.min(cfg.threads)
-        };
-        let http = HttpFetcher::new(
-            HttpSettings {
-                timeout: cfg.timeout,
-                user_agent: cfg.user_agent.clone(),
-                max_redirects: cfg.max_redirects,
-                max_body: cfg.max_body_size,
-                idle_per_host: idle_per_host.max(1),
-                max_retries: cfg.max_retries,
-                retry_backoff: cfg.retry_backoff,
-                max_retry_wait: cfg.max_retry_wait,
-                headers: cfg.headers.clone(),
-                start_origins: self
-                    .starts
-                    .iter()
-                    .map(|s| s.url.origin().ascii_serialization())
-                    .collect(),
-                rules,
-                insecure: cfg.insecure,
-                keep_headers: !cfg.plugins.is_empty(),
-                extras: RequestExtras {
-                    always_get: cfg.always_get,
-                    cookies: cfg.cookies.clone(),
-                    auth: cfg.basic_auth.clone(),
-                    accept: cfg.accept.clone(),
-                },
-                proxy: crate::fetch::http::proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env),
-            },
-            gate.clone(),
-            cancel.clone(),
-        );
-        let mut filter = Filter::new(
-            cfg.include.clone(),
-            cfg.exclude.clone(),
-            cfg.no_follow.clone(),
-            cfg.recursion_level,
-            cfg.check_external,
-        );
-        for s in &self.starts {
-            filter.add_start(&s.url);
-        }
         let (tx, rx) = crossbeam_channel::bounded(RESULT_CHANNEL_CAPACITY);
-        let run = Arc::new(Run {
-            queue,
-            cache: ResultCache::default(),
-            filter,
-            http,
-            cancel: cancel.clone(),
-            max_body: cfg.max_body_size,
-            max_urls: cfg.max_urls,
-            ignore_warnings: cfg.ignore_warnings.clone(),
-            seed_sitemaps: cfg.seed_sitemaps,
-            file_root: self.file_root()?,
-            site_url: self.site_url()?,
-            mx: cfg
-                .mx_resolver
-                .map(|server| MxCheck::new(server, cfg.timeout)),
-
-            robots: cfg
-                .robots
-                .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
-            gate: gate.clone(),
-            tx: tx.clone(),
-            only_problems: cfg.only_problems,
-            unreported: AtomicUsize::new(0),
-            checked: AtomicUsize::new(0),
-            plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
-        });
+        let run = Arc::new(assemble(
+            cfg,
+            &self.starts,
+            self.fetch_override.as_ref(),
+            &cancel,
+            tx.clone(),
+        )?);
         self.progress.attach(&run, started);
         let _hook = {
             // The URLs it discards stay pending in the cache: counted as unchecked at the end.
@@ -298,7 +214,7 @@ impl Checker {
                     if !idle && cancel.is_cancelled() {
                         idle = run.queue.join(Some(abort_timeout));
                         if !idle {
-                            run.http.interrupt();
+                            run.fetch.interrupt();
                             idle = run.queue.join(Some(INTERRUPT_GRACE));
                         }
                     }
@@ -382,7 +298,7 @@ impl Checker {
             cancel.reset();
         }
         report.duration = started.elapsed();
-        report.hosts = gate.stats();
+        report.hosts = run.gate.stats();
         report.stats = tally.finish(&report.hosts);
         report.insecure = cfg.insecure;
         self.progress.detach();
@@ -408,97 +324,6 @@ impl Checker {
             cfg.threads
         }
     }
-
-    /// The public URL of the local site (`Config::base_url`), ending in `/`.
-    fn site_url(&self) -> Result<Option<Url>, Error> {
-        let Some(base) = &self.config.base_url else {
-            return Ok(None);
-        };
-        let mut url = Url::parse(base.trim()).map_err(|e| {
-            Error::new(
-                ErrorKind::InvalidConfig,
-                format!("base URL `{base}' is not a valid URL: {e}"),
-            )
-        })?;
-        if !url.path().ends_with('/') {
-            url.set_path(&format!("{}/", url.path()));
-        }
-        url.set_query(None);
-        url.set_fragment(None);
-        Ok(Some(url))
-    }
-
-    /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
-    /// given as input.
-    fn file_root(&self) -> Result<Option<Url>, Error> {
-        if let Some(dir) = &self.config.root_dir {
-            let url = path_url(dir)?;
-            if !url.as_str().ends_with('/') {
-                return Err(Error::new(
-                    ErrorKind::InvalidInput,
-                    format!("`{}' is not a folder", dir.display()),
-                ));
-            }
-            return Ok(Some(url));
-        }
-        Ok(self
-            .starts
-            .iter()
-            .find(|s| {
-                s.inline.is_none() && s.url.scheme() == "file" && s.url.as_str().ends_with('/')
-            })
-            .map(|s| s.url.clone()))
-    }
-}
-
-/// Turns an input into a start URL (and its in-memory content).
-fn start_of(input: &Input) -> Result<Start, Error> {
-    let bad = |m: String| Error::new(ErrorKind::InvalidInput, m);
-    match input {
-        Input::Url(s) => {
-            let url =
-                Url::parse(s.trim()).map_err(|e| bad(format!("`{s}' is not a valid URL: {e}")))?;
-            match url.scheme() {
-                "http" | "https" | "file" => Ok(Start { url, inline: None }),
-                other => Err(bad(format!(
-                    "cannot crawl `{s}': the scheme {other}: is not supported"
-                ))),
-            }
-        }
-        Input::Path(p) => Ok(Start {
-            url: path_url(p)?,
-            inline: None,
-        }),
-        Input::Html { html, base } => {
-            let url = Url::parse(base.trim())
-                .map_err(|e| bad(format!("base `{base}' is not a valid URL: {e}")))?;
-            Ok(Start {
-                url,
-                inline: Some(Arc::from(html.as_str())),
-            })
-        }
-    }
-}
-
-/// A local path as a `file:` URL; folders get a trailing slash so relative links resolve inside.
-pub(crate) fn path_url(p: &Path) -> Result<Url, Error> {
-    let abs = std::fs::canonicalize(p).map_err(|e| {
-        Error::new(
-            ErrorKind::InvalidInput,
-            format!("cannot read `{}': {e}", p.display()),
-        )
-    })?;
-    let url = if abs.is_dir() {
-        Url::from_directory_path(&abs)
-    } else {
-        Url::from_file_path(&abs)
-    };
-    url.map_err(|()| {
-        Error::new(
-            ErrorKind::InvalidInput,
-            format!("`{}' is not a usable path", p.display()),
-        )
-    })
 }
 
 #[cfg(test)]

@@ -2,9 +2,20 @@
 //! (`run`), the result cache with its placeholders, the joinable work queue, live progress and
 //! the plugin host. The only layer that holds the others together (see ARCHITECTURE.md).
 
+mod admit;
+mod assemble;
 pub(crate) mod cache;
+mod check_task;
 pub(crate) mod checker;
+mod page_links;
+mod plugin_hooks;
 pub(crate) mod plugin_host;
 pub(crate) mod progress;
 pub(crate) mod queue;
+mod record;
 pub(crate) mod run;
+
+#[cfg(test)]
+mod fake_fetch;
+#[cfg(test)]
+mod tests;

@@ -1,22 +1,43 @@
 //! Fetching one URL: over HTTP with a shared `ureq` agent (`http`), or from disk (`file`).
+//! The engine sees only the [`Fetch`] seam; [`Router`](router::Router) is the one place the
+//! URL's scheme picks the fetcher. The fetch layer also holds the rest of the crawl's I/O:
+//! DNS for the optional MX check (`dns`, `mail_mx`) and the certificate read for plugins
+//! (`tls`).
 //!
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
 //! when the caller asked for it and the content is HTML, the body bytes (capped).
 
-mod connection;
+pub(crate) mod connection;
 pub(crate) mod dns;
 pub(crate) mod file;
 pub(crate) mod http;
 pub(crate) mod mail_mx;
 pub(crate) mod request_extras;
-mod resolver;
+pub(crate) mod resolver;
+pub(crate) mod router;
 pub(crate) mod tls;
 
+use std::fmt;
 use std::time::Duration;
 
 use url::Url;
 
 use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
+
+/// Fetches one URL, whatever its scheme: the seam between the engine and the network or disk.
+/// The run's [`Router`](router::Router) dispatches on the scheme; engine tests put a fake with
+/// canned answers in its place.
+pub(crate) trait Fetch: Send + Sync + fmt::Debug {
+    /// Checks `url`, following redirects. With `want_body`, a body we parse is returned.
+    /// `claim` is asked before each redirect hop is requested: `true` means the caller claimed
+    /// the hop's URL as another name of this check, to be requested now; `false` means the URL
+    /// is checked on its own, and the chain stops there ([`Fetched::stopped_at`]).
+    fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched;
+    /// The body of a robots.txt; `None` when there is none to obey.
+    fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>>;
+    /// Makes requests blocked in other threads return at once (a cancelled run's last step).
+    fn interrupt(&self);
+}
 
 /// What a fetch learned about a URL.
 #[derive(Debug)]

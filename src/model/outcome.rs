@@ -110,6 +110,15 @@ impl Outcome {
     pub fn is_ignored(&self) -> bool {
         matches!(self, Outcome::Ignored { .. })
     }
+
+    /// The HTTP status, when the outcome has one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Outcome::Ok { status } => *status,
+            Outcome::Broken { status } => Some(*status),
+            Outcome::Failed { .. } | Outcome::Ignored { .. } => None,
+        }
+    }
 }
 
 impl fmt::Display for Outcome {

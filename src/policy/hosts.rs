@@ -395,21 +395,6 @@ impl HostGate {
         HostGate { core }
     }
 
-    /// A gate with a table of its own (and an empty queue around it), for requests that are
-    /// not scheduled by a queue.
-    #[cfg(test)]
-    pub(crate) fn new(
-        per_second: f64,
-        max_in_flight: usize,
-        rules: HostRules,
-        cancel: crate::model::cancel::CancelHandle,
-    ) -> Self {
-        let table = HostTable::new(per_second, max_in_flight, rules, false);
-        HostGate::over(Arc::new(crate::engine::queue::UrlQueue::<()>::with_hosts(
-            table, cancel,
-        )))
-    }
-
     /// Blocks until a request to `host` may start, then returns its permit. Returns `None`
     /// when the run was cancelled meanwhile.
     pub(crate) fn wait_for_host(&self, host: &str) -> Option<HostPermit<'_>> {
@@ -451,6 +436,20 @@ mod tests {
     use parking_lot::Mutex;
     use regex::Regex;
     use std::thread;
+
+    /// A gate with a table of its own (and an empty queue around it), for requests that are
+    /// not scheduled by a queue.
+    fn new_gate(
+        per_second: f64,
+        max_in_flight: usize,
+        rules: HostRules,
+        cancel: CancelHandle,
+    ) -> HostGate {
+        let table = HostTable::new(per_second, max_in_flight, rules, false);
+        HostGate::over(Arc::new(crate::engine::queue::UrlQueue::<()>::with_hosts(
+            table, cancel,
+        )))
+    }
 
     const MS: Duration = Duration::from_millis(1);
 
@@ -565,7 +564,7 @@ mod tests {
     }
 
     fn gate(per_second: f64, in_flight: usize) -> HostGate {
-        HostGate::new(
+        new_gate(
             per_second,
             in_flight,
             HostRules::default(),
@@ -662,7 +661,7 @@ mod tests {
     #[test]
     fn cancel_wakes_a_waiting_thread() {
         let cancel = CancelHandle::new();
-        let gate = Arc::new(HostGate::new(0.1, 0, HostRules::default(), cancel.clone())); // 10 s apart
+        let gate = Arc::new(new_gate(0.1, 0, HostRules::default(), cancel.clone())); // 10 s apart
         drop(gate.wait_for_host("h:80").unwrap());
         let g = gate.clone();
         let t = Instant::now();
@@ -692,7 +691,7 @@ mod tests {
             crate::config::host_rules::HostRule::new(Regex::new("^slow:").unwrap())
                 .max_requests_per_second(2.0),
         ]);
-        let gate = HostGate::new(0.0, 0, rules, CancelHandle::new());
+        let gate = new_gate(0.0, 0, rules, CancelHandle::new());
         drop(gate.wait_for_host("slow:80").unwrap());
         drop(gate.wait_for_host("fast:80").unwrap());
         let stats = gate.stats();

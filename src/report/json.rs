@@ -23,7 +23,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use super::{FlushPacer, Reporter, Verbosity, failure_class, state_name, status_of};
+use super::{FlushPacer, Reporter, Verbosity, failure_class, state_name};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
 
@@ -108,7 +108,7 @@ pub fn entry_json(e: &Entry) -> Value {
         "result": r.outcome.to_string(),
         "valid": !r.outcome.is_broken(),
         "state": state_name(&r.outcome),
-        "status": status_of(&r.outcome),
+        "status": r.outcome.status(),
         "failure": failure_class(&r.outcome),
         "warnings": e.warnings()
             .map(|w| json!({"tag": w.tag, "message": w.message}))

@@ -307,15 +307,6 @@ pub(crate) fn state_name(outcome: &Outcome) -> &'static str {
     }
 }
 
-/// The HTTP status of an outcome, when one is known.
-pub(crate) fn status_of(outcome: &Outcome) -> Option<u16> {
-    match outcome {
-        Outcome::Ok { status } => *status,
-        Outcome::Broken { status } => Some(*status),
-        Outcome::Failed { .. } | Outcome::Ignored { .. } => None,
-    }
-}
-
 /// The failure class of a broken outcome: `http-error` for an error status, else the
 /// [`FailKind`] name; `None` when the link is not broken.
 pub(crate) fn failure_class(outcome: &Outcome) -> Option<&'static str> {

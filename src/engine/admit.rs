@@ -1,0 +1,277 @@
+//! Admitting a link into the run: decide (scope, patterns, depth), claim its cache key, then
+//! queue it, finish it at once (ignored, mail, over the URL limit) or record one more referrer;
+//! the same for redirect hops and robots.txt `Sitemap:` lines.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use url::Url;
+
+use crate::engine::cache::{Claim, Occurrence};
+use crate::fetch::http::host_key;
+use crate::model::link_site::LinkSite;
+use crate::model::outcome::{CheckResult, FailKind, Outcome};
+use crate::model::redact::redact;
+use crate::policy::filter::Decision;
+use crate::policy::mail::check_mailto;
+use crate::policy::url_norm::{cache_key, cache_key_ref};
+
+use super::run::{Run, Task};
+
+impl Run {
+    /// Feeds one start input into the run (on the supervisor thread, before it waits for the
+    /// queue to go idle).
+    pub(crate) fn seed(&self, url: Url, inline: Option<Arc<str>>) {
+        self.consider(Ok(url), None, String::new(), 0, true, false, true, inline);
+    }
+
+    /// Handles one link: decide, claim, then queue it, finish it at once, or record a referrer.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn consider(
+        &self,
+        url: Result<Url, String>,
+        site: Option<LinkSite>,
+        raw: String,
+        level: usize,
+        seed: bool,
+        from_web: bool,
+        follow: bool,
+        inline: Option<Arc<str>>,
+    ) {
+        let url = match url {
+            Ok(u) => u,
+            Err(message) => {
+                let key = format!("invalid:{raw}");
+                let occ = Occurrence {
+                    site,
+                    fragment: None,
+                };
+                match self.cache.claim(&key, occ) {
+                    Claim::New => {
+                        let outcome = Outcome::Failed {
+                            kind: FailKind::InvalidUrl,
+                            message,
+                        };
+                        self.complete(&key, CheckResult::immediate(raw, outcome, level));
+                    }
+                    Claim::Pending => {}
+                    Claim::Done(r, occ) => self.send(&r, occ, true),
+                    Claim::Quiet(occ) => {
+                        drop(occ);
+                        self.unreported.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                return;
+            }
+        };
+        let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
+        // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
+        let key = cache_key_ref(&url);
+        // What `send` would do with a quiet result, decided before the claim so that the claim
+        // can skip the result: no plugin looks at links, and the occurrence has no warnings.
+        let quiet_ok = self.only_problems
+            && !self.plugins.active()
+            && site.as_ref().is_none_or(|s| s.warnings.is_empty());
+        let occ = Occurrence { site, fragment };
+        match self.cache.claim_at(&key, occ, level, quiet_ok) {
+            (Claim::Quiet(occ), covered) => {
+                // Freed here, not under the cache's lock.
+                drop(occ);
+                self.unreported.fetch_add(1, Ordering::Relaxed);
+                if !covered {
+                    let key = key.into_owned();
+                    self.upgrade(&key, url, level, seed, from_web, follow);
+                }
+            }
+            (Claim::Pending, true) => {}
+            (Claim::Pending, false) => {
+                let key = key.into_owned();
+                self.upgrade(&key, url, level, seed, from_web, follow);
+            }
+            (Claim::Done(r, occ), covered) => {
+                self.send(&r, occ, true);
+                if !covered {
+                    let key = key.into_owned();
+                    self.upgrade(&key, url, level, seed, from_web, follow);
+                }
+            }
+            (Claim::New, _) => {
+                let key = key.into_owned();
+                let mut clean = url;
+                clean.set_fragment(None);
+                self.start(key, clean, level, seed, from_web, follow, inline);
+            }
+        }
+    }
+
+    /// A later claim of `key`: when its own decision is to parse the page, the page must be
+    /// parsed (at the lowest such level) whatever the first claim decided — so the pages
+    /// crawled do not depend on which link was claimed first (see `cache`, "Upgrades to
+    /// parse"). A parse job is queued here, inside the task that found the link, so before
+    /// that task's `task_done`.
+    pub(super) fn upgrade(
+        &self,
+        key: &str,
+        url: Url,
+        level: usize,
+        seed: bool,
+        from_web: bool,
+        follow: bool,
+    ) {
+        if !follow {
+            return;
+        }
+        if let Decision::Check {
+            internal,
+            recurse: true,
+        } = self.filter.decide(&url, level, seed, from_web)
+            && let Some(up) = self.cache.upgrade(key, level)
+        {
+            self.carry_out(up, &url, internal);
+        }
+    }
+
+    /// Decides about a URL whose key the caller just claimed: queues it, or finishes it at
+    /// once (ignored, mail, over the URL limit).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start(
+        &self,
+        key: String,
+        clean: Url,
+        level: usize,
+        seed: bool,
+        from_web: bool,
+        follow: bool,
+        inline: Option<Arc<str>>,
+    ) {
+        match self.filter.decide(&clean, level, seed, from_web) {
+            Decision::Check { .. } if self.over_url_limit() => {
+                let reason = format!(
+                    "not checked: the limit of {} URLs (--max-urls) was reached",
+                    self.max_urls.unwrap_or(0)
+                );
+                let r = CheckResult::immediate(
+                    redact(clean.as_str()).into_owned(),
+                    Outcome::Ignored { reason },
+                    level,
+                );
+                self.complete(&key, r);
+            }
+            Decision::Check { internal, recurse } => {
+                let task = Task {
+                    url: clean,
+                    key: key.clone(),
+                    level,
+                    internal,
+                    // rel=nofollow and <meta name=robots content=nofollow>: checked, not recursed
+                    recurse: recurse && follow,
+                    inline,
+                    follow,
+                    parse_only: false,
+                };
+                // Refused after shutdown: the URL stays pending, counted as unchecked.
+                let _ = self.queue.put_for(task.host(), task);
+            }
+            Decision::Mail => {
+                let verdict = check_mailto(&clean).and_then(|domains| {
+                    let Some(mx) = &self.mx else { return Ok(()) };
+                    domains.iter().try_for_each(|d| mx.check_domain(d))
+                });
+                let outcome = match verdict {
+                    Ok(()) => Outcome::Ok { status: None },
+                    Err(message) => Outcome::Failed {
+                        kind: FailKind::BadMailAddress,
+                        message,
+                    },
+                };
+                self.complete(
+                    &key,
+                    CheckResult::immediate(clean.to_string(), outcome, level),
+                );
+            }
+            Decision::Ignore(reason) => {
+                let r =
+                    CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
+                self.complete(&key, r);
+            }
+        }
+    }
+
+    /// Asked by the fetcher before it requests redirect target `next` of `task`. The target
+    /// is another name of this check — claimed as an alias and requested by this chain, `true`
+    /// — only when its own check would be this very check: the same decision (scope, recursion,
+    /// filter) and robots.txt allows it. Otherwise (`false`) it is checked as a URL of its own:
+    /// already known, or claimed now and queued (or finished) with its own decision, at this
+    /// task's level; the chain then waits for its verdict (`cache::ResultCache::defer`). So a
+    /// URL's result does not depend on whether a redirect or a link reached it first.
+    pub(super) fn claim_hop(&self, task: &Task, next: &Url) -> bool {
+        let key = cache_key(next);
+        let same = match self.filter.decide(next, task.level, false, true) {
+            Decision::Check { internal, recurse } => {
+                internal == task.internal
+                    && (recurse && task.follow) == task.recurse
+                    && self.robots_allow(next)
+            }
+            _ => false,
+        };
+        if same {
+            return self.cache.claim_alias(&key);
+        }
+        if self.cache.claim_alias(&key) {
+            let mut clean = next.clone();
+            clean.set_fragment(None);
+            self.start(key, clean, task.level, false, true, task.follow, None);
+        }
+        false
+    }
+
+    /// `true` once more distinct URLs were claimed than `max_urls` allows.
+    pub(super) fn over_url_limit(&self) -> bool {
+        self.max_urls.is_some_and(|n| self.cache.len() > n)
+    }
+
+    /// Asks robots.txt (fetching it once per origin) whether `url` may be requested.
+    pub(crate) fn robots_allow(&self, url: &Url) -> bool {
+        let Some(robots) = &self.robots else {
+            return true;
+        };
+        if !matches!(url.scheme(), "http" | "https") {
+            return true;
+        }
+        let host = host_key(url);
+        robots.allowed(
+            url,
+            |robots_url| self.fetch.fetch_robots(robots_url),
+            |rules| {
+                if let Some(delay) = rules.crawl_delay() {
+                    self.gate.crawl_delay(&host, delay);
+                }
+                if self.seed_sitemaps && self.filter.is_internal(url) {
+                    self.seed_from_sitemaps(url, rules.sitemaps());
+                }
+            },
+        )
+    }
+
+    /// Queues the `Sitemap:` URLs of a start site's robots.txt, as links found in robots.txt.
+    pub(super) fn seed_from_sitemaps(&self, url: &Url, sitemaps: &[String]) {
+        let Ok(robots_url) = url.join("/robots.txt") else {
+            return;
+        };
+        for raw in sitemaps {
+            let site = LinkSite {
+                parent: Arc::from(redact(robots_url.as_str())),
+                raw: redact(raw).into_owned(),
+                line: None,
+                column: None,
+                name: "Sitemap".into(),
+                base: None,
+                warnings: Vec::new(),
+            };
+            let parsed = robots_url
+                .join(raw.trim())
+                .map_err(|e| format!("cannot resolve `{raw}': {e}"));
+            self.consider(parsed, Some(site), raw.clone(), 1, false, true, true, None);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Assembling a run from a [`Config`]: validated start inputs, and the parts one run shares —
+//! the queue with its host table, the politeness gate, the fetcher, the filter, the cache and
+//! the plugin host. The checker then drives what is built here.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+
+use crossbeam_channel::Sender;
+use url::Url;
+
+use super::cache::ResultCache;
+use super::plugin_host::PluginHost;
+use super::queue::UrlQueue;
+use super::run::{Message, Run};
+use crate::config::host_rules::HostRules;
+use crate::config::{Config, Input};
+use crate::fetch::Fetch;
+use crate::fetch::http::{HttpFetcher, HttpSettings};
+use crate::fetch::mail_mx::MxCheck;
+use crate::fetch::request_extras::RequestExtras;
+use crate::fetch::router::Router;
+use crate::model::cancel::CancelHandle;
+use crate::model::error::{Error, ErrorKind};
+use crate::policy::filter::Filter;
+use crate::policy::hosts::{HostGate, HostTable};
+use crate::policy::robots::{RobotsCache, robots_agent};
+
+/// A start input, validated.
+#[derive(Debug, Clone)]
+pub(super) struct Start {
+    pub(super) url: Url,
+    pub(super) inline: Option<Arc<str>>,
+}
+
+/// Builds one run of `cfg` from its validated `starts`: the queue with its host table, the
+/// politeness gate over it, the fetcher (`fetch_override`, else the `Router`), the filter, the
+/// cache and the plugin host. `tx` carries its report rows to the caller's thread.
+pub(super) fn assemble(
+    cfg: &Config,
+    starts: &[Start],
+    fetch_override: Option<&Arc<dyn Fetch>>,
+    cancel: &CancelHandle,
+    tx: Sender<Message>,
+) -> Result<Run, Error> {
+    let rules = HostRules::new(cfg.host_rules.clone());
+    // The queue schedules tasks by host and holds the politeness table; the gate is the
+    // fetchers' view of that table (see `hosts`).
+    let queue = Arc::new(UrlQueue::with_hosts(
+        HostTable::new(
+            cfg.max_requests_per_second,
+            cfg.host_concurrency,
+            rules.clone(),
+            cfg.robots,
+        ),
+        cancel.clone(),
+    ));
+    let gate = Arc::new(HostGate::over(queue.clone()));
+    let idle_per_host = if cfg.host_concurrency == 0 {
+        cfg.threads
+    } else {
+        cfg.host_concurrency.min(cfg.threads)
+    };
+    let http = || {
+        HttpFetcher::new(
+            HttpSettings {
+                timeout: cfg.timeout,
+                user_agent: cfg.user_agent.clone(),
+                max_redirects: cfg.max_redirects,
+                max_body: cfg.max_body_size,
+                idle_per_host: idle_per_host.max(1),
+                max_retries: cfg.max_retries,
+                retry_backoff: cfg.retry_backoff,
+                max_retry_wait: cfg.max_retry_wait,
+                headers: cfg.headers.clone(),
+                start_origins: starts
+                    .iter()
+                    .map(|s| s.url.origin().ascii_serialization())
+                    .collect(),
+                rules,
+                insecure: cfg.insecure,
+                keep_headers: !cfg.plugins.is_empty(),
+                extras: RequestExtras {
+                    always_get: cfg.always_get,
+                    cookies: cfg.cookies.clone(),
+                    auth: cfg.basic_auth.clone(),
+                    accept: cfg.accept.clone(),
+                },
+                proxy: crate::fetch::http::proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env),
+            },
+            gate.clone(),
+            cancel.clone(),
+        )
+    };
+    let mut filter = Filter::new(
+        cfg.include.clone(),
+        cfg.exclude.clone(),
+        cfg.no_follow.clone(),
+        cfg.recursion_level,
+        cfg.check_external,
+    );
+    for s in starts {
+        filter.add_start(&s.url);
+    }
+    Ok(Run {
+        queue,
+        cache: ResultCache::default(),
+        filter,
+        fetch: match fetch_override {
+            Some(fetch) => fetch.clone(),
+            None => Arc::new(Router {
+                http: http(),
+                max_body: cfg.max_body_size,
+            }),
+        },
+        cancel: cancel.clone(),
+        max_body: cfg.max_body_size,
+        max_urls: cfg.max_urls,
+        ignore_warnings: cfg.ignore_warnings.clone(),
+        seed_sitemaps: cfg.seed_sitemaps,
+        file_root: file_root(cfg, starts)?,
+        site_url: site_url(cfg)?,
+        mx: cfg
+            .mx_resolver
+            .map(|server| MxCheck::new(server, cfg.timeout)),
+
+        robots: cfg
+            .robots
+            .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
+        gate: gate.clone(),
+        tx,
+        only_problems: cfg.only_problems,
+        unreported: AtomicUsize::new(0),
+        checked: AtomicUsize::new(0),
+        plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
+    })
+}
+
+/// The public URL of the local site (`Config::base_url`), ending in `/`.
+fn site_url(cfg: &Config) -> Result<Option<Url>, Error> {
+    let Some(base) = &cfg.base_url else {
+        return Ok(None);
+    };
+    let mut url = Url::parse(base.trim()).map_err(|e| {
+        Error::new(
+            ErrorKind::InvalidConfig,
+            format!("base URL `{base}' is not a valid URL: {e}"),
+        )
+    })?;
+    if !url.path().ends_with('/') {
+        url.set_path(&format!("{}/", url.path()));
+    }
+    url.set_query(None);
+    url.set_fragment(None);
+    Ok(Some(url))
+}
+
+/// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder
+/// given as input.
+fn file_root(cfg: &Config, starts: &[Start]) -> Result<Option<Url>, Error> {
+    if let Some(dir) = &cfg.root_dir {
+        let url = path_url(dir)?;
+        if !url.as_str().ends_with('/') {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("`{}' is not a folder", dir.display()),
+            ));
+        }
+        return Ok(Some(url));
+    }
+    Ok(starts
+        .iter()
+        .find(|s| s.inline.is_none() && s.url.scheme() == "file" && s.url.as_str().ends_with('/'))
+        .map(|s| s.url.clone()))
+}
+
+/// Turns an input into a start URL (and its in-memory content).
+pub(super) fn start_of(input: &Input) -> Result<Start, Error> {
+    let bad = |m: String| Error::new(ErrorKind::InvalidInput, m);
+    match input {
+        Input::Url(s) => {
+            let url =
+                Url::parse(s.trim()).map_err(|e| bad(format!("`{s}' is not a valid URL: {e}")))?;
+            match url.scheme() {
+                "http" | "https" | "file" => Ok(Start { url, inline: None }),
+                other => Err(bad(format!(
+                    "cannot crawl `{s}': the scheme {other}: is not supported"
+                ))),
+            }
+        }
+        Input::Path(p) => Ok(Start {
+            url: path_url(p)?,
+            inline: None,
+        }),
+        Input::Html { html, base } => {
+            let url = Url::parse(base.trim())
+                .map_err(|e| bad(format!("base `{base}' is not a valid URL: {e}")))?;
+            Ok(Start {
+                url,
+                inline: Some(Arc::from(html.as_str())),
+            })
+        }
+    }
+}
+
+/// A local path as a `file:` URL; folders get a trailing slash so relative links resolve inside.
+pub(crate) fn path_url(p: &Path) -> Result<Url, Error> {
+    let abs = std::fs::canonicalize(p).map_err(|e| {
+        Error::new(
+            ErrorKind::InvalidInput,
+            format!("cannot read `{}': {e}", p.display()),
+        )
+    })?;
+    let url = if abs.is_dir() {
+        Url::from_directory_path(&abs)
+    } else {
+        Url::from_file_path(&abs)
+    };
+    url.map_err(|()| {
+        Error::new(
+            ErrorKind::InvalidInput,
+            format!("`{}' is not a usable path", p.display()),
+        )
+    })
+}

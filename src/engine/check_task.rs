@@ -1,0 +1,241 @@
+//! Checking one task: robots.txt, the fetch (through the run's `Fetch`), the result with its
+//! warnings, and, for a page to be parsed, its links handed to `page_links`.
+
+use std::time::Instant;
+
+use url::Url;
+
+use crate::extract::charset::html_to_utf8;
+use crate::fetch::is_html;
+use crate::fetch::{self, Fetched};
+use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
+use crate::model::redact::redact;
+use crate::policy::url_norm::cache_key;
+
+use super::run::{Checked, Run, Task};
+
+/// URLs longer than this get the `url-too-long` warning (browsers and servers start failing
+/// around 2,000 characters).
+const MAX_URL_LENGTH: usize = 2000;
+
+impl Run {
+    /// Checks one task and queues its children. Never holds a lock across I/O. Also returns
+    /// the key of the final URL when the check claimed it as an alias (see below).
+    pub(super) fn check(&self, task: &Task) -> Checked {
+        let start = Instant::now();
+        if task.inline.is_none() && !self.robots_allow(&task.url) {
+            let reason = "disallowed by robots.txt (use --no-robots to check it anyway)".to_owned();
+            let mut result = CheckResult::immediate(
+                redact(task.url.as_str()).into_owned(),
+                Outcome::Ignored { reason },
+                task.level,
+            );
+            result.internal = task.internal;
+            return Checked {
+                result,
+                owned: Vec::new(),
+                stopped_at: None,
+            };
+        }
+        let fetched = if let Some(html) = &task.inline {
+            let mut f = Fetched::bare(&task.url, Outcome::Ok { status: None });
+            f.content_type = Some("text/html".into());
+            f.size = Some(html.len() as u64);
+            f.body = Some(html.as_bytes().to_vec());
+            f
+        } else {
+            // A claim that wants the page parsed may have come after the task was queued.
+            let want_body = task.recurse || self.cache.wants_parse(&task.key);
+            self.fetch
+                .fetch(&task.url, want_body, &|next| self.claim_hop(task, next))
+        };
+        let mut result = CheckResult::immediate(
+            redact(task.url.as_str()).into_owned(),
+            fetched.outcome,
+            task.level,
+        );
+        result.internal = task.internal;
+        result.redirects = fetched.redirects;
+        for hop in &mut result.redirects {
+            mask_url(&mut hop.url);
+        }
+        if fetched.final_url != task.url {
+            let mut real = fetched.final_url.clone();
+            mask_url(&mut real);
+            result.real_url = Some(real);
+        }
+        result.retries = fetched.retries;
+        if fetched.retries > 0 {
+            result
+                .infos
+                .push(format!("checked after {} tries", fetched.retries + 1));
+        }
+        result.content_type = fetched.content_type;
+        result.size = fetched.size;
+        result.download_time = fetched.download_time;
+        result.modified = fetched.modified;
+        result.warnings = fetched.warnings;
+        self.note_unparsed(&mut result, task, &fetched.final_url);
+        if task.inline.is_none() && fetched.stopped_at.is_none() {
+            self.plugins_on_response(task, &fetched.final_url, &fetched.headers, &mut result);
+        }
+        if task.inline.is_some() {
+            result.infos.push("in-memory document".into());
+        }
+        // A redirect may leave the site: scope is decided again for the final URL.
+        let still_internal = task.inline.is_some() || self.filter.is_internal(&fetched.final_url);
+        // A folder's index.html is another name of the same document: claim it, so that a
+        // link straight to it neither reads nor parses the document again. (HTTP redirect hops
+        // were claimed by the fetcher, hop by hop.)
+        let mut owned = fetched.owned;
+        let mut parse = fetched.stopped_at.is_none();
+        if task.url.scheme() == "file" && fetched.final_url != task.url {
+            let key = cache_key(&fetched.final_url);
+            if key != task.key {
+                parse = self.cache.claim_alias(&key);
+                if parse {
+                    owned.push((key, result.redirects.len()));
+                }
+            }
+        }
+        // Before the links are queued, so the verdict on this page is complete when its own
+        // links (`#section`) are counted.
+        self.add_url_warnings(&mut result, &task.url);
+        // The task's own decision, and every later claim that wants the page parsed: the
+        // lowest level wins (see `cache`, "Upgrades to parse").
+        let own_level = (task.recurse || task.inline.is_some()).then_some(task.level);
+        let mut keys: Vec<&str> = owned.iter().map(|(k, _)| k.as_str()).collect();
+        keys.push(&task.key);
+        if let Some(body) = fetched.body
+            && parse
+            && still_internal
+            && !self.cancel.is_cancelled()
+            && let Some(level) = self.cache.take_parse(&keys, own_level)
+        {
+            let content_type = result.content_type.as_deref();
+            let body = if is_html(content_type) {
+                html_to_utf8(&body, fetched.charset.as_deref())
+            } else {
+                body.into()
+            };
+            let mut facts = self.plugins.page_facts();
+            // Links to the page itself can be counted at once when only problems are reported,
+            // no plugin looks at links, and this page is no problem (see `queue_children`).
+            let own =
+                (self.only_problems && !self.plugins.active() && fetched.final_url == task.url)
+                    .then_some(&result);
+            let mut links = self.filter.has_depth_limit().then(Vec::new);
+            result.links_found = self.queue_children(
+                &body,
+                &fetched.final_url,
+                level + 1,
+                content_type,
+                facts.as_mut(),
+                own,
+                links.as_mut(),
+            );
+            if let Some(links) = links {
+                // The keys are still pending: a lower level wanted meanwhile is looked after
+                // by `serve_want` in `record`.
+                self.cache.set_links(&keys, links);
+            }
+            if let Some(facts) = facts {
+                self.plugins_on_content(task, &fetched.final_url, &body, &facts, &mut result);
+            }
+        }
+        result.check_time = start.elapsed();
+        Checked {
+            result,
+            owned,
+            stopped_at: fetched.stopped_at,
+        }
+    }
+
+    /// Runs a parse job: one GET (a page that was only checked with HEAD needs it; redirects
+    /// are followed without claiming anything), then its links are considered as any page's.
+    /// The URL's result was recorded and reported by its check; nothing is recorded here.
+    pub(super) fn parse_again(&self, task: &Task) {
+        let fetched = self.fetch.fetch(&task.url, true, &|_| true);
+        let Some(body) = fetched.body else { return };
+        if !matches!(fetched.outcome, Outcome::Ok { .. })
+            || !self.filter.is_internal(&fetched.final_url)
+            || self.cancel.is_cancelled()
+        {
+            return;
+        }
+        let Some(level) = self.cache.take_parse(&[&task.key], Some(task.level)) else {
+            return;
+        };
+        let content_type = fetched.content_type.as_deref();
+        let body = if is_html(content_type) {
+            html_to_utf8(&body, fetched.charset.as_deref())
+        } else {
+            body.into()
+        };
+        let mut links = self.filter.has_depth_limit().then(Vec::new);
+        self.queue_children(
+            &body,
+            &fetched.final_url,
+            level + 1,
+            content_type,
+            None,
+            None,
+            links.as_mut(),
+        );
+        if let Some(links) = links {
+            for up in self.cache.set_links(&[&task.key], links) {
+                self.carry_out(up, &task.url, task.internal);
+            }
+        }
+    }
+
+    /// `false` for a warning the user asked to ignore.
+    pub(crate) fn keeps(&self, w: &Warning) -> bool {
+        !self.ignore_warnings.iter().any(|t| t == w.tag)
+    }
+
+    /// Warnings about the URL itself and its content, then the ignore filter.
+    pub(super) fn add_url_warnings(&self, result: &mut CheckResult, url: &Url) {
+        if url.as_str().len() > MAX_URL_LENGTH {
+            result.warnings.push(Warning {
+                tag: "url-too-long",
+                message: format!(
+                    "URL is {} characters long, more than {MAX_URL_LENGTH}.",
+                    url.as_str().len()
+                ),
+            });
+        }
+        if matches!(result.outcome, Outcome::Ok { status: Some(200) }) && result.size == Some(0) {
+            result.warnings.push(Warning {
+                tag: "http-empty-content",
+                message: "The page has no content.".into(),
+            });
+        }
+        result.warnings.retain(|w| self.keeps(w));
+    }
+
+    /// No silent pass for content we do not read: a start URL whose type we cannot parse
+    /// (Markdown, plain text, PDF) is warned about, as LinkChecker does at level 0
+    /// (`url-content-type-unparseable`); a folder without `index.html` says it was listed (a
+    /// link to one from a page is warned about where it is found: `file-no-index`).
+    pub(super) fn note_unparsed(&self, result: &mut CheckResult, task: &Task, final_url: &Url) {
+        if !matches!(result.outcome, Outcome::Ok { .. }) || task.inline.is_some() {
+            return;
+        }
+        if fetch::file::is_listing(final_url) {
+            result
+                .infos
+                .push("A folder without index.html: its entries are listed and checked.".into());
+            return;
+        }
+        if let Some(ct) = result.content_type.as_deref()
+            && task.level == 0
+            && !fetch::is_parsed(final_url, Some(ct))
+        {
+            result.warnings.push(Warning {
+                tag: "url-content-type-unparseable",
+                message: format!("The URL with content type '{ct}' is not parseable."),
+            });
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Turning a page into links: extract them (HTML in batches, or CSS, Markdown, sitemaps,
+//! text), resolve each against the page's base and the local site root, and admit it.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use url::{Position, Url};
+
+use crate::engine::plugin_host::PageFacts;
+use crate::extract::{
+    HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown, extract_sitemap,
+    extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
+};
+use crate::fetch::is_html;
+use crate::fetch::{self};
+use crate::model::link_site::LinkSite;
+use crate::model::outcome::{CheckResult, Warning};
+use crate::model::redact::redact;
+use crate::policy::filter::Decision;
+
+use super::record::is_problem;
+use super::run::Run;
+
+/// How many links of an HTML page are resolved and considered at a time: bounds the memory of
+/// one page's link list (a source listing has 200,000 links) at the cost of one call per batch.
+pub(crate) const LINK_BATCH: usize = 1024;
+
+/// What all links of one page share while they are considered.
+struct PageLinks<'p> {
+    /// The page's (final) URL.
+    page: &'p Url,
+    /// The URL its links are resolved against: the page's `<base href>`, else the page.
+    base: Url,
+    /// One copy of the page's (masked) URL for all its link sites.
+    parent: Arc<str>,
+    /// The `<base href>` as written, shared by all link sites.
+    doc_base: Option<Arc<str>>,
+    /// `<meta name=robots content=nofollow>`: no link of the page is followed.
+    nofollow: bool,
+    /// The page came over HTTP(S).
+    from_web: bool,
+    /// The recursion level of the page's links.
+    level: usize,
+    /// See `own` of [`Run::queue_children`].
+    own: Option<&'p CheckResult>,
+}
+
+impl<'p> PageLinks<'p> {
+    /// `doc` gives the base and robots flag (its links are not read).
+    pub(super) fn new(
+        page: &'p Url,
+        doc: &HtmlDocument,
+        level: usize,
+        own: Option<&'p CheckResult>,
+    ) -> Self {
+        PageLinks {
+            page,
+            base: doc
+                .base
+                .as_deref()
+                .and_then(|b| page.join(b.trim()).ok())
+                .unwrap_or_else(|| page.clone()),
+            parent: Arc::from(redact(page.as_str())),
+            doc_base: doc.base.as_deref().map(Arc::from),
+            nofollow: doc.nofollow,
+            from_web: matches!(page.scheme(), "http" | "https"),
+            level,
+            own,
+        }
+    }
+}
+
+/// `/x` but not `//host/x`.
+pub(super) fn is_root_relative(value: &str) -> bool {
+    value.starts_with('/') && !value.starts_with("//")
+}
+
+impl Run {
+    /// Extracts the links of a page and considers each. Returns how many links it had. With
+    /// `facts`, also hands over the page's anchors and resolved links (for plugins); without,
+    /// anchors are not collected at all.
+    ///
+    /// An HTML page's links arrive in batches of [`LINK_BATCH`] while it is parsed and are
+    /// considered batch by batch, so a page with 200,000 links never holds them all (see
+    /// [`extract_html_batched`]); they are considered in document order, batched or not.
+    ///
+    /// `own` is the page's verdict (all but its timing), given when only problems are reported,
+    /// no plugin is active and the page is checked under its own key. A link back to the page
+    /// (`#line-123`; a source listing has one per line) would wait in the cache until the page
+    /// is recorded, 200,000 of them for one large page; when neither the verdict nor the link
+    /// is a problem it is counted at once instead, exactly as `send` would count it later.
+    ///
+    /// `keep` collects the page's followed in-scope links (see `cache::Upgrade::Relevel`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn queue_children(
+        &self,
+        body: &[u8],
+        page: &Url,
+        level: usize,
+        content_type: Option<&str>,
+        mut facts: Option<&mut PageFacts>,
+        own: Option<&CheckResult>,
+        mut keep: Option<&mut Vec<Url>>,
+    ) -> usize {
+        if !is_html(content_type) {
+            let links = match content_type {
+                Some("text/css") => extract_css(body),
+                Some("text/markdown" | "text/x-markdown") => extract_markdown(body),
+                // A text file given as a start input is a list of URLs; other text is not read.
+                Some("text/plain") if level == 1 => extract_text_urls(body),
+                _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {
+                    Some(xml) if is_sitemap(&xml) => extract_sitemap(&xml),
+                    _ => return 0,
+                },
+                _ if is_sitemap(body) => extract_sitemap(body),
+                _ => return 0,
+            };
+            let ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
+            let n = links.len();
+            for link in links {
+                self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
+            }
+            return n;
+        }
+        let mut ctx = None;
+        let mut n = 0;
+        let doc = extract_html_batched(body, facts.is_some(), LINK_BATCH, &mut |doc| {
+            // The base and robots flag are final from the first batch on.
+            let ctx = ctx.get_or_insert_with(|| PageLinks::new(page, doc, level, own));
+            n += doc.links.len();
+            for link in doc.links.drain(..) {
+                self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
+            }
+        });
+        if let Some(f) = facts {
+            f.anchors = doc.anchors;
+        }
+        n
+    }
+
+    /// Resolves one link of a page and considers it (see [`Run::queue_children`]).
+    /// `keep`: when given, the followed in-scope links are also pushed there (a page parsed again
+    /// at a lower level hands them on, see [`Run::queue_children`]).
+    fn consider_link(
+        &self,
+        ctx: &PageLinks<'_>,
+        facts: Option<&mut PageFacts>,
+        keep: Option<&mut Vec<Url>>,
+        link: RawLink,
+    ) {
+        let page = ctx.page;
+        let RawLink {
+            value,
+            line,
+            column,
+            name,
+            nofollow,
+            padded,
+            ..
+        } = link;
+        let url = match self.site_root(page, &value) {
+            Some(root) => root.join(value.trim_start_matches('/')),
+            None => ctx.base.join(&value),
+        }
+        .map(|u| self.local_copy(page, u))
+        .map_err(|e| format!("cannot resolve `{value}': {e}"));
+        if let (Some(f), Ok(u)) = (facts, &url)
+            && f.want_links
+        {
+            f.links.push(u.clone());
+        }
+        let mut warnings = Vec::new();
+        if let Ok(u) = &url
+            && !fetch::file::is_listing(page)
+            && fetch::file::is_folder_without_index(u)
+        {
+            warnings.push(Warning {
+                tag: "file-no-index",
+                message: format!(
+                    "`{value}' is a folder without index.html: a web server would not serve \
+                     a page here (its entries are listed and checked)."
+                ),
+            });
+        }
+        if padded {
+            warnings.push(Warning {
+                tag: "url-whitespace",
+                message: format!("URL `{value}' has whitespace at the beginning or end."),
+            });
+        }
+        warnings.retain(|w| self.keeps(w));
+        // The link as written goes to the site (masked) and, for an unparsable link only,
+        // to `consider` as its key: one copy in the common case.
+        let (shown, value) = match redact(&value) {
+            Cow::Owned(masked) => (masked, value),
+            Cow::Borrowed(_) if url.is_ok() => (value, String::new()),
+            Cow::Borrowed(_) => (value.clone(), value),
+        };
+        let site = LinkSite {
+            parent: ctx.parent.clone(),
+            raw: shown,
+            line: Some(line),
+            column: Some(column),
+            name,
+            base: ctx.doc_base.clone(),
+            warnings,
+        };
+        if let (Some(own), Ok(u)) = (ctx.own, &url)
+            && u[..Position::AfterQuery] == page[..Position::AfterQuery]
+            && !is_problem(own, Some(&site))
+        {
+            self.unreported.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let follow = !ctx.nofollow && !nofollow;
+        if let (Some(keep), Ok(u), true) = (keep, &url, follow)
+            && matches!(
+                self.filter.decide(u, ctx.level, false, ctx.from_web),
+                Decision::Check { internal: true, .. }
+            )
+        {
+            let mut u = u.clone();
+            u.set_fragment(None);
+            keep.push(u);
+        }
+        self.consider(
+            url,
+            Some(site),
+            value,
+            ctx.level,
+            false,
+            ctx.from_web,
+            follow,
+            None,
+        );
+    }
+
+    /// The site root for a root-relative link (`/about.html`) on a local page, when one is set.
+    pub(super) fn site_root(&self, page: &Url, value: &str) -> Option<&Url> {
+        let root = self.file_root.as_ref()?;
+        (page.scheme() == "file"
+            && is_root_relative(value)
+            && page.as_str().starts_with(root.as_str()))
+        .then_some(root)
+    }
+
+    /// On a local page, a link under the site's public URL (`--base-url`) points into the local
+    /// folder instead; any other URL is returned as is.
+    pub(super) fn local_copy(&self, page: &Url, url: Url) -> Url {
+        if page.scheme() == "file"
+            && let (Some(site), Some(root)) = (&self.site_url, &self.file_root)
+            && let Some(rest) = url.as_str().strip_prefix(site.as_str())
+            && let Ok(local) = root.join(rest)
+        {
+            return local;
+        }
+        url
+    }
+}

@@ -1,0 +1,192 @@
+//! The hooks of the per-URL pipeline: each call site in `check_task` and `record` calls one
+//! method here, which shows every configured plugin a view of the check and turns its remarks
+//! into warnings, infos or a verdict; and the [`Services`] plugins get back (fetches through
+//! the engine: robots.txt, politeness, retries and redirects, outside the result cache).
+//!
+//! No engine lock is held while a hook runs: hooks are called from `check` before the result
+//! is recorded and from `send` after `cache.finish` returned.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use linkpatrol_plugin_api::{ContentView, LinkView, Page, Plugin, Remark, ResponseView, Services};
+use url::Url;
+
+use super::cache::Occurrence;
+use super::plugin_host::PageFacts;
+use super::run::{Run, Task};
+use crate::extract::charset::html_to_utf8;
+use crate::extract::extract_html;
+use crate::fetch::is_html;
+use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
+
+/// The [`Services`] of one run.
+struct Engine<'a>(&'a Run);
+
+impl Services for Engine<'_> {
+    fn fetch(&self, url: &Url) -> Arc<Page> {
+        let mut clean = url.clone();
+        clean.set_fragment(None);
+        self.0.plugins.page(&clean, || self.0.fetch_page(&clean))
+    }
+
+    fn peer_certificate(&self, url: &Url) -> Result<Arc<Vec<u8>>, String> {
+        self.0.plugins.certificate(url)
+    }
+}
+
+impl Run {
+    /// A page for [`Services::fetch`]: the engine's fetch (robots.txt, politeness, retries,
+    /// redirects) and parse, without touching the crawl's result cache.
+    fn fetch_page(&self, url: &Url) -> Page {
+        if !self.robots_allow(url) {
+            return Page {
+                error: Some("disallowed by robots.txt".into()),
+                ..Page::default()
+            };
+        }
+        let fetched = self.fetch.fetch(url, true, &|_| true);
+        let html = is_html(fetched.content_type.as_deref());
+        let body = match fetched.body {
+            Some(b) if html => html_to_utf8(&b, fetched.charset.as_deref()).into_owned(),
+            Some(b) => b,
+            None => Vec::new(),
+        };
+        let anchors = if html && !body.is_empty() {
+            extract_html(&body).anchors
+        } else {
+            Vec::new()
+        };
+        Page {
+            final_url: Some(fetched.final_url),
+            status: fetched.outcome.status(),
+            ok: matches!(fetched.outcome, Outcome::Ok { .. }),
+            content_type: fetched.content_type,
+            error: match &fetched.outcome {
+                Outcome::Ok { .. } => None,
+                other => Some(other.to_string()),
+            },
+            body,
+            anchors,
+        }
+    }
+
+    /// Adds one plugin's remarks to a result: warnings and infos carry the plugin's name; a
+    /// `Broken` verdict turns a reachable URL into a failed one.
+    fn apply(&self, plugin: &dyn Plugin, remarks: Vec<Remark>, result: &mut CheckResult) {
+        let name = plugin.name();
+        for remark in remarks {
+            match remark {
+                Remark::Warning { tag, message } => result.warnings.push(Warning {
+                    tag,
+                    message: format!("{name}: {message}"),
+                }),
+                Remark::Info(info) => result.infos.push(format!("{name}: {info}")),
+                Remark::Broken(message) => {
+                    if matches!(result.outcome, Outcome::Ok { .. }) {
+                        result.outcome = Outcome::Failed {
+                            kind: FailKind::Plugin,
+                            message: format!("{name}: {message}"),
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hook: a URL's response (or file) is known.
+    pub(crate) fn plugins_on_response(
+        &self,
+        task: &Task,
+        final_url: &Url,
+        headers: &[(String, String)],
+        result: &mut CheckResult,
+    ) {
+        if !self.plugins.active() {
+            return;
+        }
+        let content_type = result.content_type.clone();
+        let view = ResponseView {
+            url: &task.url,
+            final_url,
+            status: result.outcome.status(),
+            ok: matches!(result.outcome, Outcome::Ok { .. }),
+            headers,
+            content_type: content_type.as_deref(),
+            internal: task.internal,
+        };
+        for p in self.plugins.plugins() {
+            let remarks = p.check_response(&view, &Engine(self));
+            self.apply(p.as_ref(), remarks, result);
+        }
+    }
+
+    /// Hook: a page's content was read and parsed.
+    pub(crate) fn plugins_on_content(
+        &self,
+        task: &Task,
+        final_url: &Url,
+        body: &[u8],
+        facts: &PageFacts,
+        result: &mut CheckResult,
+    ) {
+        let content_type = result.content_type.clone();
+        let view = ContentView {
+            url: &task.url,
+            final_url,
+            content_type: content_type.as_deref(),
+            body,
+            links: &facts.links,
+            anchors: &facts.anchors,
+            internal: task.internal,
+        };
+        for p in self.plugins.plugins() {
+            let remarks = p.check_content(&view, &Engine(self));
+            self.apply(p.as_ref(), remarks, result);
+        }
+    }
+
+    /// Hook: one occurrence of a link with a fragment, its target's result final. Warnings go
+    /// to the occurrence (the page that has the link). A panicking plugin becomes a warning: the
+    /// row is still reported.
+    pub(crate) fn plugins_on_link(&self, result: &CheckResult, o: &mut Occurrence) {
+        if !self.plugins.active() {
+            return;
+        }
+        let (Some(fragment), Some(referrer)) = (o.fragment.as_deref(), o.site.as_mut()) else {
+            return;
+        };
+        let Ok(target) = Url::parse(&result.url) else {
+            return;
+        };
+        let view = LinkView {
+            target: &target,
+            real_target: result.real_url.as_ref(),
+            fragment,
+            parent: &referrer.parent,
+            target_ok: matches!(result.outcome, Outcome::Ok { .. }),
+            target_content_type: result.content_type.as_deref(),
+        };
+        for p in self.plugins.plugins() {
+            let name = p.name();
+            let remarks = catch_unwind(AssertUnwindSafe(|| p.check_link(&view, &Engine(self))))
+                .unwrap_or_else(|_| {
+                    vec![Remark::warning(
+                        "plugin-panicked",
+                        "the plugin panicked while checking this link",
+                    )]
+                });
+            for remark in remarks {
+                if let Remark::Warning { tag, message } = remark {
+                    let w = Warning {
+                        tag,
+                        message: format!("{name}: {message}"),
+                    };
+                    if self.keeps(&w) {
+                        referrer.warnings.push(w);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! HTTP(S) checks through one shared `ureq` agent.
+//!
+//! ureq's own redirect handling is off: each hop is a separate request that passes
+//! [`HostGate::wait_for_host`] again and is recorded. 4xx/5xx are data, not errors. Pages to be
+//! parsed are fetched with GET; links that are only checked use HEAD, and fall back to GET when
+//! the server refuses HEAD. Bodies are read up to a cap; a body small enough is read to its
+//! end so the connection goes back to the pool, a larger one is dropped (closing is cheaper
+//! than downloading it).
+//!
+//! Retries: a timeout or broken connection (before the response or in the middle of a body we
+//! read), and a 502/503/504/429, are retried. The budget, `max_retries`, belongs to the URL (one
+//! redirect hop), whatever the method: a HEAD answered 502/503/504 is retried as GET (the
+//! server may mishandle HEAD), inside the same budget. 429 and 503 honour `Retry-After`
+//! (seconds or an HTTP date) and slow the whole host down through the gate; otherwise the wait
+//! is an exponential backoff with jitter. A 404 is never retried, nor a URL too long to send.
+//!
+//! Stale connections: a request that rode a pooled keep-alive connection and lost it before
+//! any response came (the server closed it just as we reused it) is resent at once on a new
+//! connection — not a retry, no backoff; at most once per URL (a connection reset while it was
+//! being opened looks the same and gets that one resend too). Which connection a call used is
+//! told by `connection`; the resend sets ureq's per-request `max_idle_age` to zero, which makes
+//! the pool skip (and close) that host's idle connections and dial a new one, which then goes
+//! back to the pool as usual.
+//!
+//! Headers: the user's global headers go to every host, except credentials (`Authorization`,
+//! `Cookie`, `Proxy-Authorization`), which only go to the start sites' origins — so a redirect
+//! to another origin never carries them. Host-rule headers go to matching hosts only.
+//!
+//! The module is split by job: `agent` (settings, pool, TLS, proxy), `retry` (one request
+//! with its retries), `redirect` (the chain of one check) and `response` (reading answers).
+
+mod agent;
+mod redirect;
+mod response;
+mod retry;
+
+use std::sync::Arc;
+
+use ureq::Agent;
+use url::Url;
+
+pub(crate) use self::agent::{HttpSettings, parse_proxy, proxy_for};
+pub(crate) use self::response::host_key;
+use self::response::{drain, location, read_capped};
+use self::retry::{Budget, Exchange};
+use crate::fetch::Fetched;
+use crate::model::cancel::CancelHandle;
+use crate::policy::hosts::HostGate;
+
+/// Largest robots.txt read.
+const ROBOTS_LIMIT: u64 = 512 * 1024;
+
+/// The HTTP side of a run: the agent plus the politeness gate every request passes.
+#[derive(Debug)]
+pub(crate) struct HttpFetcher {
+    agent: Agent,
+    gate: Arc<HostGate>,
+    settings: HttpSettings,
+    cancel: CancelHandle,
+}
+
+impl HttpFetcher {
+    /// Closes every connection, so requests blocked in other threads return at once.
+    pub(crate) fn interrupt(&self) {
+        self.agent.clone().shutdown();
+    }
+
+    /// Checks `url`, following redirects by hand. With `want_body`, an HTML body is returned.
+    /// `claim` is asked before each redirect hop is requested: `true` means the caller claimed
+    /// the hop's URL as another name of this check, to be requested now; `false` means the URL
+    /// is checked on its own (known already, or just queued with its own decision), and the
+    /// chain stops there (see [`Fetched::stopped_at`]).
+    pub(crate) fn fetch(
+        &self,
+        url: &Url,
+        want_body: bool,
+        claim: &dyn Fn(&Url) -> bool,
+    ) -> Fetched {
+        // Every path out of the chain must hand back the hops it claimed, so they get finished.
+        let mut owned = Vec::new();
+        let mut retries = 0;
+        let mut warnings = Vec::new();
+        let mut f = self.fetch_chain(
+            url,
+            want_body,
+            claim,
+            &mut owned,
+            &mut retries,
+            &mut warnings,
+        );
+        f.owned = owned;
+        f.retries = retries;
+        f.outcome = self.settings.extras.accept.judge(f.outcome);
+        for w in warnings {
+            if !f.warnings.iter().any(|x| x.tag == w.tag) {
+                f.warnings.push(w);
+            }
+        }
+        f
+    }
+
+    /// Fetches a robots.txt (following a few redirects). `None` when there is none to obey.
+    pub(crate) fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>> {
+        let mut current = url.clone();
+        let (mut retries, mut warnings) = (0, Vec::new());
+        for _ in 0..5 {
+            let mut budget = Budget::default();
+            let Exchange::Response(mut res, _permit) = self.exchange(
+                &current,
+                &mut false,
+                &mut budget,
+                &mut retries,
+                &mut warnings,
+            ) else {
+                return None;
+            };
+            let status = res.status().as_u16();
+            if (300..400).contains(&status) {
+                let next = location(&res).and_then(|l| current.join(&l).ok())?;
+                drain(res.body_mut());
+                current = next;
+                continue;
+            }
+            if status != 200 {
+                drain(res.body_mut());
+                return None;
+            }
+            return read_capped(res.body_mut(), ROBOTS_LIMIT)
+                .ok()
+                .map(|(b, _)| b);
+        }
+        None
+    }
+}

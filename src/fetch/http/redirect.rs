@@ -1,0 +1,175 @@
+//! The redirect chain of one check, followed by hand: each hop claimed (or handed to the URL's
+//! own check), requested through the retry loop, and its body read when it is to be parsed.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED};
+use url::Url;
+
+use super::HttpFetcher;
+use super::response::{
+    all_headers, charset_param, classify_io, drain, head_refused, header, host_key, location,
+    media_type, must_locate, read_capped, redirected, status_outcome, status_text,
+};
+use super::retry::{Budget, Exchange};
+use crate::fetch::{Fetched, is_parsed};
+use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
+use crate::policy::url_norm::cache_key;
+
+impl HttpFetcher {
+    pub(super) fn fetch_chain(
+        &self,
+        url: &Url,
+        want_body: bool,
+        claim: &dyn Fn(&Url) -> bool,
+        owned: &mut Vec<(String, usize)>,
+        retries: &mut u32,
+        warnings: &mut Vec<Warning>,
+    ) -> Fetched {
+        let mut current = url.clone();
+        let mut hops: Vec<Hop> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
+        let mut use_head = !want_body && !self.settings.extras.always_get;
+        let mut budget = Budget::default();
+        loop {
+            let exchange = self.exchange(&current, &mut use_head, &mut budget, retries, warnings);
+            let (mut res, permit) = match exchange {
+                Exchange::Response(res, permit) => (res, permit),
+                Exchange::Interrupted => return self.interrupted(url, hops),
+                Exchange::Failed(kind, message) => return self.fail(&current, hops, kind, message),
+            };
+            let status = res.status().as_u16();
+            if use_head && head_refused(status) {
+                // Some servers answer HEAD wrongly; ask again with GET (same hop).
+                drop(res);
+                drop(permit);
+                use_head = false;
+                continue;
+            }
+            let location = location(&res);
+            if (300..400).contains(&status) && (location.is_some() || must_locate(status)) {
+                drain(res.body_mut());
+                drop(permit);
+                hops.push(Hop {
+                    url: current.clone(),
+                    status,
+                });
+                let Some(location) = location else {
+                    let message = format!("{} without a Location header", status_text(status));
+                    return self.fail(&current, hops, FailKind::BadRedirect, message);
+                };
+                let next = match current.join(&location) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        let message = format!("bad Location `{location}': {e}");
+                        return self.fail(&current, hops, FailKind::BadRedirect, message);
+                    }
+                };
+                if !matches!(next.scheme(), "http" | "https") {
+                    let message = format!("redirect to unsupported URL {next}");
+                    return self.fail(&current, hops, FailKind::BadRedirect, message);
+                }
+                let key = cache_key(&next);
+                if !seen.insert(key.clone()) {
+                    let message = format!("redirect loop back to {next}");
+                    return self.fail(&next, hops, FailKind::RedirectLoop, message);
+                }
+                if hops.len() > self.settings.max_redirects {
+                    let message = format!("more than {} redirects", self.settings.max_redirects);
+                    return self.fail(&next, hops, FailKind::TooManyRedirects, message);
+                }
+                if !claim(&next) {
+                    // Checked on its own (queued, in progress or done): that gives the verdict.
+                    let mut f = Fetched::bare(&next, Outcome::Ok { status: None });
+                    f.warnings.push(redirected(&next));
+                    f.redirects = hops;
+                    f.stopped_at = Some(key);
+                    return f;
+                }
+                owned.push((key, hops.len()));
+                current = next;
+                budget = Budget::default();
+                continue;
+            }
+            let mut f = Fetched::bare(&current, status_outcome(status));
+            let content_type = header(&res, CONTENT_TYPE.as_str());
+            f.content_type = content_type.as_deref().map(media_type);
+            f.charset = content_type.as_deref().and_then(charset_param);
+            f.modified = header(&res, LAST_MODIFIED.as_str());
+            if self.settings.keep_headers {
+                f.headers = all_headers(&res);
+            }
+            f.size = header(&res, CONTENT_LENGTH.as_str()).and_then(|n| n.trim().parse().ok());
+            if !hops.is_empty() {
+                f.warnings.push(redirected(&current));
+            }
+            f.redirects = hops;
+            if use_head {
+                return f;
+            }
+            if want_body && status < 300 && is_parsed(&current, f.content_type.as_deref()) {
+                let t = Instant::now();
+                match read_capped(res.body_mut(), self.settings.max_body) {
+                    Ok((body, truncated)) => {
+                        f.size = Some(body.len() as u64);
+                        if truncated {
+                            f.warnings.push(Warning {
+                                tag: "content-too-large",
+                                message: format!(
+                                    "only the first {} bytes were parsed",
+                                    self.settings.max_body
+                                ),
+                            });
+                        }
+                        f.body = Some(body);
+                    }
+                    Err(e) => {
+                        drop(permit);
+                        if self.cancel.is_cancelled() {
+                            return self.interrupted(url, f.redirects);
+                        }
+                        let (kind, message) = classify_io(&e);
+                        if matches!(kind, FailKind::Timeout | FailKind::Io)
+                            && budget.used < self.settings.max_retries
+                        {
+                            // Cut off mid-body: a retry like one cut off before the headers.
+                            drop(res);
+                            let wait = self.backoff(budget.used);
+                            if self.cancel.sleep_until(Instant::now() + wait) {
+                                return self.interrupted(url, f.redirects);
+                            }
+                            self.count_retry(&host_key(&current), &mut budget, retries);
+                            hops = f.redirects;
+                            continue;
+                        }
+                        f.outcome = Outcome::Failed {
+                            kind,
+                            message: format!("reading the body: {message}"),
+                        };
+                        return f;
+                    }
+                }
+                f.download_time = Some(t.elapsed());
+            } else {
+                drain(res.body_mut());
+            }
+            return f;
+        }
+    }
+
+    fn fail(&self, at: &Url, hops: Vec<Hop>, kind: FailKind, message: String) -> Fetched {
+        let mut f = Fetched::failed(at, kind, message);
+        f.redirects = hops;
+        f
+    }
+
+    fn interrupted(&self, url: &Url, hops: Vec<Hop>) -> Fetched {
+        self.fail(
+            url,
+            hops,
+            FailKind::Interrupted,
+            "the run was cancelled".into(),
+        )
+    }
+}

@@ -1,0 +1,216 @@
+//! Reading a response: status classes, headers, the `Location`, bounded body reads, and
+//! failures mapped to a [`FailKind`].
+
+use std::io::Read;
+
+use ureq::Body;
+use ureq::http::Response;
+use ureq::http::header::LOCATION;
+use url::Url;
+
+use crate::model::outcome::{FailKind, Outcome, Warning};
+
+/// Bytes of a body we are not going to parse that are still read to keep the connection.
+const DRAIN_LIMIT: u64 = 64 * 1024;
+
+/// The `charset` parameter of a Content-Type value.
+pub(super) fn charset_param(ct: &str) -> Option<String> {
+    ct.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| v.trim().trim_matches('"').to_owned())
+    })
+}
+
+pub(super) fn redirected(to: &Url) -> Warning {
+    Warning {
+        tag: "http-redirected",
+        message: format!("Redirected to `{to}'."),
+    }
+}
+
+/// The politeness key of a URL: `host:port`.
+pub(crate) fn host_key(url: &Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or(""),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+/// Statuses after which a HEAD is asked again as GET: the server may not implement HEAD
+/// properly. Not for 404/410 (gone either way), nor for 429 and 502/503/504 (overload: those
+/// are retried, as GET, inside the URL's retry budget — never once more on top of it).
+pub(super) fn head_refused(status: u16) -> bool {
+    status >= 400 && !matches!(status, 404 | 410 | 429 | 502 | 503 | 504)
+}
+
+pub(super) fn status_outcome(status: u16) -> Outcome {
+    if status >= 400 {
+        Outcome::Broken { status }
+    } else {
+        Outcome::Ok {
+            status: Some(status),
+        }
+    }
+}
+
+/// Statuses that only make sense with a `Location` to go to (300 Multiple Choices and
+/// 304 Not Modified need none).
+pub(super) fn must_locate(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// `301 Moved Permanently`.
+pub(super) fn status_text(status: u16) -> String {
+    let reason = ureq::http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason());
+    format!("{status} {}", reason.unwrap_or(""))
+        .trim_end()
+        .to_owned()
+}
+
+/// The `Location` header, read as bytes: servers send raw UTF-8 (and sometimes Latin-1)
+/// although the field should be ASCII. Valid UTF-8 is kept (joining it to the URL
+/// percent-encodes it, and a non-ASCII host goes through IDNA); any other byte above 0x7F is
+/// percent-encoded as is. `None` when the header is missing or blank.
+pub(super) fn location(res: &Response<Body>) -> Option<String> {
+    location_text(res.headers().get(LOCATION)?.as_bytes())
+}
+
+/// See [`location`].
+pub(super) fn location_text(raw: &[u8]) -> Option<String> {
+    let text = match std::str::from_utf8(raw) {
+        Ok(s) => s.to_owned(),
+        Err(_) => raw
+            .iter()
+            .map(|&b| {
+                if b.is_ascii() {
+                    char::from(b).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect(),
+    };
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+pub(super) fn header(res: &Response<Body>, name: &str) -> Option<String> {
+    res.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// Every header of a response whose value is text, names lower-case, in the order sent.
+pub(super) fn all_headers(res: &Response<Body>) -> Vec<(String, String)> {
+    res.headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect()
+}
+
+/// `text/HTML; charset=utf-8` → `text/html`.
+pub(super) fn media_type(ct: &str) -> String {
+    ct.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Reads up to `cap` bytes. Returns the bytes and whether the body was longer.
+pub(super) fn read_capped(body: &mut Body, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut buf = Vec::new();
+    body.as_reader()
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut buf)?;
+    let truncated = buf.len() as u64 > cap;
+    buf.truncate(cap as usize);
+    Ok((buf, truncated))
+}
+
+/// Reads and discards a small body so the connection can be reused; gives up on a large one
+/// (the connection is then closed when the response drops).
+pub(super) fn drain(body: &mut Body) {
+    let _ = std::io::copy(
+        &mut body.as_reader().take(DRAIN_LIMIT),
+        &mut std::io::sink(),
+    );
+}
+
+/// `true` when the connection was lost before a response arrived: the server closed or reset
+/// it (what a kept-alive connection closed at the moment of its reuse looks like).
+pub(super) fn lost_before_response(e: &ureq::Error) -> bool {
+    use std::io::ErrorKind as K;
+    matches!(e, ureq::Error::Io(io) if matches!(
+        io.kind(),
+        K::UnexpectedEof | K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe
+    ))
+}
+
+/// Maps a ureq error to a failure class and message.
+pub(super) fn classify(e: &ureq::Error) -> (FailKind, String) {
+    let kind = match e {
+        ureq::Error::Timeout(_) => FailKind::Timeout,
+        ureq::Error::Io(io) => return classify_io(io),
+        ureq::Error::HostNotFound => FailKind::Dns,
+        ureq::Error::ConnectionFailed => FailKind::Connect,
+        ureq::Error::BadUri(_) => FailKind::InvalidUrl,
+        ureq::Error::Protocol(_) => FailKind::Protocol,
+        ureq::Error::Tls(_) => FailKind::Tls,
+        _ => {
+            let s = e.to_string();
+            if s.contains("tls") || s.contains("certificate") {
+                FailKind::Tls
+            } else {
+                FailKind::Io
+            }
+        }
+    };
+    (kind, e.to_string())
+}
+
+pub(super) fn classify_io(e: &std::io::Error) -> (FailKind, String) {
+    use std::io::ErrorKind as K;
+    let msg = e.to_string();
+    let kind = match e.kind() {
+        K::TimedOut | K::WouldBlock => FailKind::Timeout,
+        K::ConnectionRefused => FailKind::Connect,
+        _ if msg.contains("lookup address") || msg.contains("Name or service") => FailKind::Dns,
+        _ if msg.contains("timeout") => FailKind::Timeout,
+        _ => FailKind::Io,
+    };
+    (kind, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_bytes_become_a_joinable_string() {
+        let base = Url::parse("http://h.test/a/").unwrap();
+        let join = |raw: &[u8]| base.join(&location_text(raw).unwrap()).unwrap().to_string();
+        assert_eq!(join("/café".as_bytes()), "http://h.test/caf%C3%A9");
+        assert_eq!(join(b"/caf\xe9?q=\xe9"), "http://h.test/caf%E9?q=%E9");
+        assert_eq!(join(" next ".as_bytes()), "http://h.test/a/next");
+        assert_eq!(
+            join("http://bücher.test/x".as_bytes()),
+            "http://xn--bcher-kva.test/x"
+        );
+        assert_eq!(location_text(b""), None);
+        assert_eq!(location_text(b"  "), None);
+    }
+
+    #[test]
+    fn only_real_redirects_need_a_location() {
+        assert!(must_locate(301) && must_locate(308));
+        assert!(!must_locate(300) && !must_locate(304));
+        assert_eq!(status_text(301), "301 Moved Permanently");
+    }
+}

@@ -1,0 +1,207 @@
+//! One request with its retries: the politeness slot, headers, stale pooled connections,
+//! `Retry-After`, backoff with jitter, and the per-URL retry budget.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use ureq::Body;
+use ureq::http::Response;
+use ureq::http::header::RETRY_AFTER;
+use url::Url;
+
+use super::HttpFetcher;
+use super::response::{classify, drain, header, host_key, lost_before_response};
+use crate::fetch::connection;
+use crate::model::outcome::{FailKind, Warning};
+use crate::policy::hosts::HostPermit;
+
+/// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
+/// (its output buffer is 128 KiB), and no server would take it.
+const MAX_REQUEST_URL: usize = 64 * 1024;
+/// Headers that carry credentials: sent to the start sites only.
+const CREDENTIAL_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
+
+/// The retry state of one URL (one redirect hop), shared by its HEAD, GET and body reads.
+#[derive(Debug, Default)]
+pub(super) struct Budget {
+    /// Retries spent (each counted and backed off).
+    pub(super) used: u32,
+    /// A pooled connection went stale: this URL's requests now use new connections only.
+    fresh: bool,
+}
+
+/// How one request (with its retries) ended.
+pub(super) enum Exchange<'a> {
+    /// A response; the permit is held until the body is dealt with.
+    Response(Response<Body>, HostPermit<'a>),
+    /// No response: the failure class and message.
+    Failed(FailKind, String),
+    /// The run was cancelled.
+    Interrupted,
+}
+
+impl HttpFetcher {
+    /// The headers to send to `url`.
+    fn headers_for<'a>(
+        &'a self,
+        url: &'a Url,
+        host: &'a str,
+    ) -> impl Iterator<Item = &'a (String, String)> + 'a {
+        let own_site = self
+            .settings
+            .start_origins
+            .iter()
+            .any(|o| *o == url.origin().ascii_serialization());
+        self.settings
+            .headers
+            .iter()
+            .filter(move |(k, _)| {
+                own_site || !CREDENTIAL_HEADERS.contains(&k.to_ascii_lowercase().as_str())
+            })
+            .chain(self.settings.rules.headers(host))
+    }
+
+    /// One request to `url`, retried after transient failures and overload answers, within
+    /// the URL's `budget`. `head`: ask with HEAD; set to `false` when a 502/503/504 answer to a
+    /// HEAD made the retries use GET.
+    pub(super) fn exchange(
+        &self,
+        url: &Url,
+        head: &mut bool,
+        budget: &mut Budget,
+        retries: &mut u32,
+        warnings: &mut Vec<Warning>,
+    ) -> Exchange<'_> {
+        let host = host_key(url);
+        if url.as_str().len() > MAX_REQUEST_URL {
+            let message = format!(
+                "the URL is {} bytes long; at most {MAX_REQUEST_URL} are sent",
+                url.as_str().len()
+            );
+            return Exchange::Failed(FailKind::InvalidUrl, message);
+        }
+        loop {
+            let Some(permit) = self.gate.wait_for_host(&host) else {
+                return Exchange::Interrupted;
+            };
+            let mut req = if *head {
+                self.agent.head(url.as_str())
+            } else {
+                self.agent
+                    .get(url.as_str())
+                    .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+            };
+            for (k, v) in self.headers_for(url, &host) {
+                req = req.header(k.as_str(), v.as_str());
+            }
+            for (k, v) in self.settings.extras.headers_for(url) {
+                req = req.header(k, v);
+            }
+            if budget.fresh {
+                // No pooled connection is older than zero: ureq dials a new one.
+                req = req.config().max_idle_age(Duration::ZERO).build();
+            }
+            connection::begin();
+            let wait = match req.call() {
+                Err(e) => {
+                    drop(permit);
+                    if self.cancel.is_cancelled() {
+                        return Exchange::Interrupted;
+                    }
+                    if !budget.fresh && lost_before_response(&e) && !connection::opened_new() {
+                        // A pooled connection the server had closed: resend now, on a new one.
+                        budget.fresh = true;
+                        continue;
+                    }
+                    let (kind, message) = classify(&e);
+                    if !matches!(kind, FailKind::Timeout | FailKind::Io)
+                        || budget.used >= self.settings.max_retries
+                    {
+                        return Exchange::Failed(kind, message);
+                    }
+                    Some(self.backoff(budget.used))
+                }
+                Ok(mut res) => {
+                    let status = res.status().as_u16();
+                    if status == 429 && !warnings.iter().any(|w| w.tag == "http-rate-limited") {
+                        warnings.push(Warning {
+                            tag: "http-rate-limited",
+                            message: "the server answered 429 Too Many Requests; the host was slowed down".into(),
+                        });
+                    }
+                    if !matches!(status, 429 | 502 | 503 | 504)
+                        || budget.used >= self.settings.max_retries
+                    {
+                        return Exchange::Response(res, permit);
+                    }
+                    let asked = retry_after(&res);
+                    let wait = asked.unwrap_or_else(|| self.backoff(budget.used));
+                    if wait > self.settings.max_retry_wait {
+                        warnings.push(Warning {
+                            tag: "http-retry-after-too-long",
+                            message: format!(
+                                "the server asked to retry after {} s, more than the {} s allowed",
+                                wait.as_secs(),
+                                self.settings.max_retry_wait.as_secs()
+                            ),
+                        });
+                        return Exchange::Response(res, permit);
+                    }
+                    drain(res.body_mut());
+                    drop(res);
+                    if status != 429 {
+                        // A gateway or server in trouble may also mishandle HEAD: retry as GET.
+                        *head = false;
+                    }
+                    let wait = if matches!(status, 429 | 503) {
+                        // The whole host waits: the next slot of every thread bound there moves.
+                        self.gate
+                            .back_off(&host, Instant::now() + wait, status == 429);
+                        None
+                    } else {
+                        Some(wait)
+                    };
+                    // Freed only now, so no new task of the host starts before the pause.
+                    drop(permit);
+                    wait
+                }
+            };
+            if let Some(wait) = wait
+                && self.cancel.sleep_until(Instant::now() + wait)
+            {
+                return Exchange::Interrupted;
+            }
+            self.count_retry(&host, budget, retries);
+        }
+    }
+
+    /// Spends one retry of `budget`.
+    pub(super) fn count_retry(&self, host: &str, budget: &mut Budget, retries: &mut u32) {
+        budget.used += 1;
+        *retries += 1;
+        self.gate.note_retry(host);
+    }
+
+    /// The wait before retry `attempt + 1`: base × 2^attempt, plus up to 25 % jitter, capped.
+    pub(super) fn backoff(&self, attempt: u32) -> Duration {
+        let base = self
+            .settings
+            .retry_backoff
+            .saturating_mul(1 << attempt.min(16));
+        let jitter = base.mul_f64(fastrand::f64() * 0.25);
+        (base + jitter).min(self.settings.max_retry_wait)
+    }
+}
+
+/// `Retry-After` as a wait from now: delay-seconds or an HTTP date (a date in the past is 0).
+fn retry_after(res: &Response<Body>) -> Option<Duration> {
+    let v = header(res, RETRY_AFTER.as_str())?;
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(
+        when.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}

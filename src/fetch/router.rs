@@ -1,0 +1,39 @@
+//! [`Router`]: the run's [`Fetch`], choosing the fetcher by the URL's scheme — the one place
+//! that does.
+
+use url::Url;
+
+use super::http::HttpFetcher;
+use super::{Fetch, Fetched, file};
+use crate::model::outcome::FailKind;
+
+/// http(s) through the shared agent, `file:` from disk; any other scheme fails.
+#[derive(Debug)]
+pub(crate) struct Router {
+    /// The HTTP side: agent, retries, redirects, politeness.
+    pub(crate) http: HttpFetcher,
+    /// Bytes of a local file read for parsing.
+    pub(crate) max_body: u64,
+}
+
+impl Fetch for Router {
+    fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched {
+        match url.scheme() {
+            "file" => file::fetch(url, want_body, self.max_body),
+            "http" | "https" => self.http.fetch(url, want_body, claim),
+            other => Fetched::failed(
+                url,
+                FailKind::InvalidUrl,
+                format!("cannot fetch {other}: URLs"),
+            ),
+        }
+    }
+
+    fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>> {
+        self.http.fetch_robots(url)
+    }
+
+    fn interrupt(&self) {
+        self.http.interrupt();
+    }
+}
