@@ -1,4 +1,4 @@
-//! Memory per unique URL of the crawl frontier (issue 12, target <= 1 KiB/URL).
+//! Memory per unique URL of the crawl frontier (target <= 1 KiB/URL).
 //!
 //! Claims N distinct URLs into the result cache, each with the one occurrence that found it
 //! (sharing its page's URL, as a crawl does), and queues each as a crawl task would be queued

@@ -1,4 +1,4 @@
-//! Settings for large crawls (issue 12): problem-only entries, the bounded result channel.
+//! Settings for large crawls: problem-only entries, the bounded result channel.
 
 use std::sync::mpsc;
 use std::thread;

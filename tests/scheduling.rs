@@ -242,7 +242,7 @@ fn results_are_the_same_with_1_and_64_threads() {
     }
 }
 
-/// The full scenarios of issue 11 (about 50 s in all). Measured on the shared 2-core machine
+/// The full politeness scenarios (about 50 s in all). Measured on the shared 2-core machine
 /// (debug build, `cargo test --test integration multi_host_bench -- --ignored --nocapture`):
 /// - FIFO `get` + sleeping gate: 2 s → 423.7 s for an ideal of 12.1 s (35.0x), 25 s → 446.7 s
 ///   for 34.7 s (12.9x). Slots reserved before the 429 were not paused: 15 requests went out

@@ -132,7 +132,7 @@ pub struct Config {
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
-    // Inputs and requests (issue 9).
+    // Inputs and requests.
     pub(crate) base_url: Option<String>,
     pub(crate) always_get: bool,
     pub(crate) cookies: CookieJar,

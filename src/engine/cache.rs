@@ -132,7 +132,7 @@ struct Slot {
     /// Done, and no upgrade can change anything: not a page we would parse (an image, a broken
     /// or external URL) and not redirected to another key. Kept so that a claim of such a URL —
     /// most links of a site, found again and again — skips the filter decision and the second
-    /// lookup of an upgrade, and `parsable`'s parse of the URL under the lock (issue 12).
+    /// lookup of an upgrade, and `parsable`'s parse of the URL under the lock.
     ///
     /// `quiet` and `settled` are written once, by `finish_locked` under the map's lock in the
     /// same step that makes the state `Done`, and never change after: a `Done` result is final,

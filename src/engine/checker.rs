@@ -41,13 +41,13 @@ const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
 
 /// Messages the result channel holds before a worker waits for the consumer. Enough to ride
 /// out a slow write of the consumer; small enough that a backlog costs a few MB, not the 226 MB
-/// an unbounded channel piled up on a 2.9M-link folder (issue 12).
+/// an unbounded channel piled up on a 2.9M-link folder.
 const RESULT_CHANNEL_CAPACITY: usize = 4096;
 
 /// While rows keep arriving, the consumer takes what piled up once per tick instead of being
 /// woken for each row: a worker's send then costs no system call, where a wake-up per row
 /// (one per checked URL) cost a fifth of a folder check's time in futex calls and context
-/// switches (issue 12). Rows wait at most this long; the channel holds a tick's worth many
+/// switches. Rows wait at most this long; the channel holds a tick's worth many
 /// times over.
 const DRAIN_TICK: Duration = Duration::from_millis(2);
 

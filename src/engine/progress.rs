@@ -10,6 +10,7 @@ use crate::engine::run::Run;
 
 /// A snapshot of a run's progress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Progress {
     /// URLs waiting in the queue.
     pub queued: usize,

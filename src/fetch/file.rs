@@ -129,7 +129,7 @@ pub(crate) fn is_folder_without_index(url: &Url) -> bool {
         return false;
     }
     // Every page of a site links the same few folders: each thread asks the disk once per
-    // folder (two `stat`s a link cost 5% of a folder check, issue 12). A worker thread lives for
+    // folder (two `stat`s a link cost 5% of a folder check). A worker thread lives for
     // one run, so what it remembers is never older than the run.
     thread_local! {
         static FOLDERS: RefCell<HashMap<String, bool>> = RefCell::new(HashMap::new());

@@ -143,6 +143,7 @@ fn reason(status: u16) -> &'static str {
 
 /// A warning attached to a result, with a stable tag (`http-redirected`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Warning {
     /// Stable tag, as LinkChecker names its warnings.
     pub tag: &'static str,
@@ -152,6 +153,7 @@ pub struct Warning {
 
 /// One redirect hop: the URL that answered and the status it answered with.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Hop {
     /// The URL requested in this hop.
     pub url: Url,
@@ -161,6 +163,7 @@ pub struct Hop {
 
 /// Everything known about one checked URL. Shared (`Arc`) by every [`Entry`] that links to it.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CheckResult {
     /// The URL as checked: resolved, without fragment.
     pub url: String,
@@ -279,6 +282,7 @@ impl Referrer {
 
 /// Where a link was found: the page, the place in it, and how it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Referrer {
     /// The page that contains the link.
     pub parent: String,
@@ -311,6 +315,7 @@ impl Entry {
 /// A URL is checked once; it yields one entry per page that links to it (or one with no
 /// referrer for a start URL). Entries stream out as they become known.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Entry {
     /// The shared result of the URL's check.
     pub result: Arc<CheckResult>,

@@ -10,6 +10,7 @@ use crate::model::outcome::{CheckResult, Entry};
 
 /// Summary numbers of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Statistics {
     /// Entries (one per link occurrence, plus the start URLs).
     pub links: usize,

@@ -1,7 +1,7 @@
 //! The binary's global allocator, mimalloc, and how soon it hands freed memory back.
 //!
 //! mimalloc instead of the system allocator: a crawl makes several small allocations per link,
-//! and glibc's malloc/free took 40% of the CPU of a large folder check (issue 12).
+//! and glibc's malloc/free took 40% of the CPU of a large folder check.
 //!
 //! By default mimalloc (v3) keeps freed memory for a second before returning it to the system.
 //! A page body is freed as soon as its links are out, so on a site with multi-MB pages (the Rust

@@ -180,7 +180,7 @@ pub struct Args {
     #[arg(short = 'v', long)]
     pub verbose: bool,
 
-    // ---- Config file, inputs and requests (issue 9). Headings: see `help.rs`. ----
+    // ---- Config file, inputs and requests. Headings: see `help.rs`. ----
     /// Read settings from this TOML file [default: ./linkpatrol.toml, else
     /// $XDG_CONFIG_HOME/linkpatrol/config.toml]
     #[arg(short = 'c', long, value_name = "FILE")]
@@ -239,7 +239,7 @@ pub struct Args {
     #[arg(skip)]
     pub auth: Vec<AuthSection>,
 
-    // ---- Plugins (issue 8): parsing and building in `plugin_flags.rs`. ----
+    // ---- Plugins: parsing and building in `plugin_flags.rs`. ----
     /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     /// same plugin add up). See --list-plugins.
     #[arg(long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::plugin_flags::parse_spec)]
