@@ -18,26 +18,60 @@ use crate::policy::url_norm::{cache_key, cache_key_ref};
 
 use super::run::{Run, Task};
 
+/// How a link reached the run: what its decision depends on besides the URL itself.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Via {
+    /// The link's recursion level (start inputs: 0).
+    pub(super) level: usize,
+    /// A start input: in scope whatever the filters say.
+    pub(super) seed: bool,
+    /// Found on a page (or in a redirect) that came over HTTP(S): a `file:` link from there is
+    /// not followed.
+    pub(super) from_web: bool,
+    /// May be followed: no `rel=nofollow` and no `<meta name=robots content=nofollow>`.
+    pub(super) follow: bool,
+}
+
+impl Via {
+    /// A link found on a page at `level`.
+    pub(super) fn link(level: usize, from_web: bool, follow: bool) -> Via {
+        Via {
+            level,
+            seed: false,
+            from_web,
+            follow,
+        }
+    }
+
+    /// The filter's decision about `url` reached this way.
+    fn decide(self, run: &Run, url: &Url) -> Decision {
+        run.filter.decide(url, self.level, self.seed, self.from_web)
+    }
+}
+
 impl Run {
     /// Feeds one start input into the run (on the supervisor thread, before it waits for the
     /// queue to go idle).
     pub(crate) fn seed(&self, url: Url, inline: Option<Arc<str>>) {
-        self.consider(Ok(url), None, String::new(), 0, true, false, true, inline);
+        let via = Via {
+            level: 0,
+            seed: true,
+            from_web: false,
+            follow: true,
+        };
+        self.consider(Ok(url), None, String::new(), via, inline);
     }
 
     /// Handles one link: decide, claim, then queue it, finish it at once, or record a referrer.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn consider(
         &self,
         url: Result<Url, String>,
         site: Option<LinkSite>,
         raw: String,
-        level: usize,
-        seed: bool,
-        from_web: bool,
-        follow: bool,
+        via: Via,
         inline: Option<Arc<str>>,
     ) {
+        let level = via.level;
         let url = match url {
             Ok(u) => u,
             Err(message) => {
@@ -80,26 +114,26 @@ impl Run {
                 self.unreported.fetch_add(1, Ordering::Relaxed);
                 if !covered {
                     let key = key.into_owned();
-                    self.upgrade(&key, url, level, seed, from_web, follow);
+                    self.upgrade(&key, url, via);
                 }
             }
             (Claim::Pending, true) => {}
             (Claim::Pending, false) => {
                 let key = key.into_owned();
-                self.upgrade(&key, url, level, seed, from_web, follow);
+                self.upgrade(&key, url, via);
             }
             (Claim::Done(r, occ), covered) => {
                 self.send(&r, occ, true);
                 if !covered {
                     let key = key.into_owned();
-                    self.upgrade(&key, url, level, seed, from_web, follow);
+                    self.upgrade(&key, url, via);
                 }
             }
             (Claim::New, _) => {
                 let key = key.into_owned();
                 let mut clean = url;
                 clean.set_fragment(None);
-                self.start(key, clean, level, seed, from_web, follow, inline);
+                self.start(key, clean, via, inline);
             }
         }
     }
@@ -109,23 +143,15 @@ impl Run {
     /// crawled do not depend on which link was claimed first (see `cache`, "Upgrades to
     /// parse"). A parse job is queued here, inside the task that found the link, so before
     /// that task's `task_done`.
-    pub(super) fn upgrade(
-        &self,
-        key: &str,
-        url: Url,
-        level: usize,
-        seed: bool,
-        from_web: bool,
-        follow: bool,
-    ) {
-        if !follow {
+    pub(super) fn upgrade(&self, key: &str, url: Url, via: Via) {
+        if !via.follow {
             return;
         }
         if let Decision::Check {
             internal,
             recurse: true,
-        } = self.filter.decide(&url, level, seed, from_web)
-            && let Some(up) = self.cache.upgrade(key, level)
+        } = via.decide(self, &url)
+            && let Some(up) = self.cache.upgrade(key, via.level)
         {
             self.carry_out(up, &url, internal);
         }
@@ -133,18 +159,9 @@ impl Run {
 
     /// Decides about a URL whose key the caller just claimed: queues it, or finishes it at
     /// once (ignored, mail, over the URL limit).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn start(
-        &self,
-        key: String,
-        clean: Url,
-        level: usize,
-        seed: bool,
-        from_web: bool,
-        follow: bool,
-        inline: Option<Arc<str>>,
-    ) {
-        match self.filter.decide(&clean, level, seed, from_web) {
+    pub(super) fn start(&self, key: String, clean: Url, via: Via, inline: Option<Arc<str>>) {
+        let Via { level, follow, .. } = via;
+        match via.decide(self, &clean) {
             Decision::Check { .. } if self.over_url_limit() => {
                 let reason = format!(
                     "not checked: the limit of {} URLs (--max-urls) was reached",
@@ -220,7 +237,7 @@ impl Run {
         if self.cache.claim_alias(&key) {
             let mut clean = next.clone();
             clean.set_fragment(None);
-            self.start(key, clean, task.level, false, true, task.follow, None);
+            self.start(key, clean, Via::link(task.level, true, task.follow), None);
         }
         false
     }
@@ -271,7 +288,13 @@ impl Run {
             let parsed = robots_url
                 .join(raw.trim())
                 .map_err(|e| format!("cannot resolve `{raw}': {e}"));
-            self.consider(parsed, Some(site), raw.clone(), 1, false, true, true, None);
+            self.consider(
+                parsed,
+                Some(site),
+                raw.clone(),
+                Via::link(1, true, true),
+                None,
+            );
         }
     }
 }

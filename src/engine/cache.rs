@@ -475,7 +475,7 @@ fn parsable(r: &CheckResult) -> bool {
     };
     matches!(r.outcome, Outcome::Ok { .. })
         && r.internal
-        && crate::fetch::is_parsed(&at, r.content_type.as_deref())
+        && crate::extract::format::is_parsed(&at, r.content_type.as_deref())
 }
 
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.

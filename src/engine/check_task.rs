@@ -6,7 +6,7 @@ use std::time::Instant;
 use url::Url;
 
 use crate::extract::charset::html_to_utf8;
-use crate::fetch::is_html;
+use crate::extract::format::{is_html, is_parsed};
 use crate::fetch::{self, Fetched};
 use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
@@ -230,7 +230,7 @@ impl Run {
         }
         if let Some(ct) = result.content_type.as_deref()
             && task.level == 0
-            && !fetch::is_parsed(final_url, Some(ct))
+            && !is_parsed(final_url, Some(ct))
         {
             result.warnings.push(Warning {
                 tag: "url-content-type-unparseable",

@@ -8,17 +8,18 @@ use std::sync::atomic::Ordering;
 use url::{Position, Url};
 
 use crate::engine::plugin_host::PageFacts;
+use crate::extract::format::{Format, is_html};
 use crate::extract::{
     HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown, extract_sitemap,
     extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
 };
-use crate::fetch::is_html;
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
 
+use super::admit::Via;
 use super::record::is_problem;
 use super::run::Run;
 
@@ -104,11 +105,11 @@ impl Run {
         mut keep: Option<&mut Vec<Url>>,
     ) -> usize {
         if !is_html(content_type) {
-            let links = match content_type {
-                Some("text/css") => extract_css(body),
-                Some("text/markdown" | "text/x-markdown") => extract_markdown(body),
+            let links = match Format::of(content_type) {
+                Some(Format::Css) => extract_css(body),
+                Some(Format::Markdown) => extract_markdown(body),
                 // A text file given as a start input is a list of URLs; other text is not read.
-                Some("text/plain") if level == 1 => extract_text_urls(body),
+                Some(Format::Text) if level == 1 => extract_text_urls(body),
                 _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {
                     Some(xml) if is_sitemap(&xml) => extract_sitemap(&xml),
                     _ => return 0,
@@ -224,16 +225,8 @@ impl Run {
             u.set_fragment(None);
             keep.push(u);
         }
-        self.consider(
-            url,
-            Some(site),
-            value,
-            ctx.level,
-            false,
-            ctx.from_web,
-            follow,
-            None,
-        );
+        let via = Via::link(ctx.level, ctx.from_web, follow);
+        self.consider(url, Some(site), value, via, None);
     }
 
     /// The site root for a root-relative link (`/about.html`) on a local page, when one is set.

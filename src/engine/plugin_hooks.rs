@@ -17,7 +17,7 @@ use super::plugin_host::PageFacts;
 use super::run::{Run, Task};
 use crate::extract::charset::html_to_utf8;
 use crate::extract::extract_html;
-use crate::fetch::is_html;
+use crate::extract::format::is_html;
 use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
 
 /// The [`Services`] of one run.

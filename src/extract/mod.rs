@@ -7,6 +7,7 @@
 
 pub(crate) mod charset;
 mod css;
+pub(crate) mod format;
 mod gzip;
 mod html;
 mod html_css;

@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use url::Url;
 
-use super::{Fetched, is_parsed};
+use super::Fetched;
+use crate::extract::format::is_parsed;
 use crate::model::outcome::{FailKind, Outcome, Warning};
 
 /// Checks a `file:` URL; reads the file (up to `max_body` bytes) when `want_body` and it is HTML.

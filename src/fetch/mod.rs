@@ -106,38 +106,3 @@ impl Fetched {
         )
     }
 }
-
-/// `true` for HTML media types.
-pub(crate) fn is_html(content_type: Option<&str>) -> bool {
-    matches!(content_type, Some("text/html" | "application/xhtml+xml"))
-}
-
-/// `true` for content we extract links from: HTML, CSS, Markdown, plain text (parsed when it is
-/// a start input), XML (when it is a sitemap), and gzip only at a `.xml.gz` URL (a gzipped
-/// sitemap: other archives are not read).
-pub(crate) fn is_parsed(url: &Url, content_type: Option<&str>) -> bool {
-    match content_type {
-        Some("application/gzip" | "application/x-gzip") => url.path().ends_with(".xml.gz"),
-        Some(
-            "application/xml" | "text/xml" | "text/css" | "text/markdown" | "text/x-markdown"
-            | "text/plain",
-        ) => true,
-        other => is_html(other),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gzip_is_read_only_at_a_sitemap_url() {
-        let u = |s: &str| Url::parse(s).unwrap();
-        let gz = Some("application/gzip");
-        assert!(is_parsed(&u("http://a.test/sitemap.xml.gz"), gz));
-        assert!(!is_parsed(&u("http://a.test/release.tar.gz"), gz));
-        assert!(is_parsed(&u("http://a.test/s.css"), Some("text/css")));
-        assert!(is_parsed(&u("file:///d/README.md"), Some("text/markdown")));
-        assert!(!is_parsed(&u("http://a.test/x.png"), Some("image/png")));
-    }
-}

@@ -13,7 +13,8 @@ use super::response::{
     media_type, must_locate, read_capped, redirected, status_outcome, status_text,
 };
 use super::retry::{Budget, Exchange};
-use crate::fetch::{Fetched, is_parsed};
+use crate::extract::format::is_parsed;
+use crate::fetch::Fetched;
 use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 use crate::policy::url_norm::cache_key;
 

@@ -1,0 +1,69 @@
+//! What content is read for links, by media type: the one table that the fetchers (which
+//! bodies to read) and the engine (which extractor to run) share.
+
+use url::Url;
+
+/// A kind of content links are extracted from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// HTML or XHTML.
+    Html,
+    /// A style sheet.
+    Css,
+    /// Markdown.
+    Markdown,
+    /// Plain text: a list of URLs when it is a start input.
+    Text,
+    /// XML: read when it is a sitemap.
+    Xml,
+    /// gzip: read only at a `.xml.gz` URL (a gzipped sitemap).
+    Gzip,
+}
+
+impl Format {
+    /// The format of a media type (lower-case, without parameters); `None` for content that is
+    /// never read.
+    pub(crate) fn of(content_type: Option<&str>) -> Option<Format> {
+        Some(match content_type? {
+            "text/html" | "application/xhtml+xml" => Format::Html,
+            "text/css" => Format::Css,
+            "text/markdown" | "text/x-markdown" => Format::Markdown,
+            "text/plain" => Format::Text,
+            "application/xml" | "text/xml" => Format::Xml,
+            "application/gzip" | "application/x-gzip" => Format::Gzip,
+            _ => return None,
+        })
+    }
+}
+
+/// `true` for HTML media types.
+pub(crate) fn is_html(content_type: Option<&str>) -> bool {
+    Format::of(content_type) == Some(Format::Html)
+}
+
+/// `true` for content we extract links from: HTML, CSS, Markdown, plain text (parsed when it is
+/// a start input), XML (when it is a sitemap), and gzip only at a `.xml.gz` URL (a gzipped
+/// sitemap: other archives are not read).
+pub(crate) fn is_parsed(url: &Url, content_type: Option<&str>) -> bool {
+    match Format::of(content_type) {
+        Some(Format::Gzip) => url.path().ends_with(".xml.gz"),
+        other => other.is_some(),
+    }
+}
+
+#[cfg(test)]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_is_read_only_at_a_sitemap_url() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        let gz = Some("application/gzip");
+        assert!(is_parsed(&u("http://a.test/sitemap.xml.gz"), gz));
+        assert!(!is_parsed(&u("http://a.test/release.tar.gz"), gz));
+        assert!(is_parsed(&u("http://a.test/s.css"), Some("text/css")));
+        assert!(is_parsed(&u("file:///d/README.md"), Some("text/markdown")));
+        assert!(!is_parsed(&u("http://a.test/x.png"), Some("image/png")));
+    }
+}
