@@ -23,7 +23,8 @@ use crate::fetch::router::Router;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::policy::filter::Filter;
-use crate::policy::hosts::{HostGate, HostTable};
+use crate::policy::host_gate::HostGate;
+use crate::policy::host_table::HostTable;
 use crate::policy::robots::{RobotsCache, robots_agent};
 
 /// A start input, validated.

@@ -18,4 +18,6 @@ pub(crate) mod run;
 #[cfg(test)]
 mod fake_fetch;
 #[cfg(test)]
+mod gate_tests;
+#[cfg(test)]
 mod tests;

@@ -61,7 +61,8 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 use crate::config::host_rules::HostRules;
 use crate::model::cancel::CancelHandle;
 use crate::model::host_stats::HostStats;
-use crate::policy::hosts::{HostTable, Politeness, Slot};
+use crate::policy::host_gate::Politeness;
+use crate::policy::host_table::{HostTable, Slot};
 
 /// How often a request waiting for a host's in-flight cap looks at the cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(100);

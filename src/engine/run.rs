@@ -29,7 +29,7 @@ use crate::fetch::mail_mx::MxCheck;
 use crate::model::cancel::CancelHandle;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 use crate::policy::filter::Filter;
-use crate::policy::hosts::HostGate;
+use crate::policy::host_gate::HostGate;
 use crate::policy::robots::RobotsCache;
 
 /// One URL waiting in the queue.

@@ -1,10 +1,11 @@
 //! Policy: the decisions about a URL that need no I/O of their own — scope and patterns
 //! (`filter`), cache keys (`url_norm`), robots.txt rules (`robots`, handed its fetch),
-//! mail address syntax (`mail`) and per-host politeness (`hosts`: the slots `wait_for_host`
+//! mail address syntax (`mail`) and per-host politeness (`host_table`, and `host_gate`: the slots `wait_for_host`
 //! hands out). Depends on the model and the config (see ARCHITECTURE.md).
 
 pub(crate) mod filter;
-pub(crate) mod hosts;
+pub(crate) mod host_gate;
+pub(crate) mod host_table;
 pub(crate) mod mail;
 pub(crate) mod robots;
 pub(crate) mod url_norm;

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use texting_robots::Robot;
 use url::Url;
 
-use crate::policy::hosts::MAX_HOST_INTERVAL;
+use crate::policy::host_table::MAX_HOST_INTERVAL;
 
 /// The robots.txt rules of one origin, once fetched.
 #[derive(Debug)]

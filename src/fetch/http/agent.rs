@@ -13,7 +13,7 @@ use crate::fetch::request_extras::RequestExtras;
 use crate::fetch::resolver::CachingResolver;
 use crate::model::cancel::CancelHandle;
 use crate::model::redact::redact;
-use crate::policy::hosts::HostGate;
+use crate::policy::host_gate::HostGate;
 use std::sync::Arc;
 
 /// Settings of the shared agent.

@@ -45,7 +45,7 @@ use self::response::{drain, location, read_capped};
 use self::retry::{Budget, Exchange};
 use crate::fetch::Fetched;
 use crate::model::cancel::CancelHandle;
-use crate::policy::hosts::HostGate;
+use crate::policy::host_gate::HostGate;
 
 /// Largest robots.txt read.
 const ROBOTS_LIMIT: u64 = 512 * 1024;

@@ -12,7 +12,7 @@ use super::HttpFetcher;
 use super::response::{classify, drain, header, host_key, lost_before_response};
 use crate::fetch::connection;
 use crate::model::outcome::{FailKind, Warning};
-use crate::policy::hosts::HostPermit;
+use crate::policy::host_gate::HostPermit;
 
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
 /// (its output buffer is 128 KiB), and no server would take it.

@@ -1,5 +1,6 @@
 //! Per-host politeness: a minimum interval between request starts, a cap on requests in flight,
-//! pauses when a host says it is overloaded, and the gate every request passes.
+//! and pauses when a host says it is overloaded. The gate every request passes is
+//! `host_gate`.
 //!
 //! [`HostTable`] is the bookkeeping, with no lock and no clock of its own: every method is
 //! given `now`, so the scheduling rules are tested with made-up instants. The table lives
@@ -38,8 +39,6 @@
 //! few tasks wait for its robots.txt.
 
 use std::collections::HashMap;
-use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::host_rules::HostRules;
@@ -48,7 +47,7 @@ use crate::model::host_stats::HostStats;
 /// Longest politeness interval a host's 429s (or its robots.txt `Crawl-delay`) can impose.
 pub(crate) const MAX_HOST_INTERVAL: Duration = Duration::from_secs(30);
 /// Interval a host gets after its first 429 when it had none (or a shorter one).
-const RATE_LIMITED_INTERVAL: Duration = Duration::from_millis(500);
+pub(crate) const RATE_LIMITED_INTERVAL: Duration = Duration::from_millis(500);
 /// Largest random delay added to the end of a pause.
 const MAX_PAUSE_JITTER: Duration = Duration::from_millis(250);
 
@@ -356,100 +355,9 @@ fn take_slot(h: &mut HostState, now: Instant, wanted: Instant) -> Slot {
     }
 }
 
-/// What the gate needs from the lock that guards the [`HostTable`] (the work queue).
-pub(crate) trait Politeness: Send + Sync + fmt::Debug {
-    /// Blocks until a request to `host` may start and counts it in flight; `false` when the
-    /// run was cancelled meanwhile (nothing is then held).
-    fn acquire(&self, host: &str) -> bool;
-    /// Frees a slot taken by `acquire`.
-    fn release(&self, host: &str);
-    /// Runs `change` on the table under the lock, then reschedules `host`'s waiting tasks.
-    fn update(&self, host: &str, change: &mut dyn FnMut(&mut HostTable, Instant));
-    /// Per-host statistics, sorted by host.
-    fn stats(&self) -> Vec<HostStats>;
-}
-
-/// Per-host request slots and in-flight caps, shared by all workers of one run: the fetchers'
-/// view of the [`HostTable`] the work queue holds.
-#[derive(Debug)]
-pub(crate) struct HostGate {
-    core: Arc<dyn Politeness>,
-}
-
-/// Proof that a request to a host may run now; returns the in-flight slot when dropped.
-#[derive(Debug)]
-pub(crate) struct HostPermit<'a> {
-    gate: &'a HostGate,
-    host: String,
-}
-
-impl Drop for HostPermit<'_> {
-    fn drop(&mut self) {
-        self.gate.core.release(&self.host);
-    }
-}
-
-impl HostGate {
-    /// The gate of the table that `core` (the run's work queue) guards.
-    pub(crate) fn over(core: Arc<dyn Politeness>) -> Self {
-        HostGate { core }
-    }
-
-    /// Blocks until a request to `host` may start, then returns its permit. Returns `None`
-    /// when the run was cancelled meanwhile.
-    pub(crate) fn wait_for_host(&self, host: &str) -> Option<HostPermit<'_>> {
-        self.core.acquire(host).then(|| HostPermit {
-            gate: self,
-            host: host.to_owned(),
-        })
-    }
-
-    /// A 429 or 503 from `host`: see [`HostTable::back_off`].
-    pub(crate) fn back_off(&self, host: &str, until: Instant, rate_limited: bool) {
-        self.core.update(host, &mut |t, now| {
-            t.back_off(host, until, rate_limited, now)
-        });
-    }
-
-    /// Raises the host's interval to at least `delay` (robots.txt `Crawl-delay`).
-    pub(crate) fn crawl_delay(&self, host: &str, delay: Duration) {
-        self.core
-            .update(host, &mut |t, now| t.crawl_delay(host, delay, now));
-    }
-
-    /// Counts a retry for statistics.
-    pub(crate) fn note_retry(&self, host: &str) {
-        self.core
-            .update(host, &mut |t, now| t.note_retry(host, now));
-    }
-
-    /// Per-host statistics, sorted by host.
-    pub(crate) fn stats(&self) -> Vec<HostStats> {
-        self.core.stats()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cancel::CancelHandle;
-    use parking_lot::Mutex;
-    use regex::Regex;
-    use std::thread;
-
-    /// A gate with a table of its own (and an empty queue around it), for requests that are
-    /// not scheduled by a queue.
-    fn new_gate(
-        per_second: f64,
-        max_in_flight: usize,
-        rules: HostRules,
-        cancel: CancelHandle,
-    ) -> HostGate {
-        let table = HostTable::new(per_second, max_in_flight, rules, false);
-        HostGate::over(Arc::new(crate::engine::queue::UrlQueue::<()>::with_hosts(
-            table, cancel,
-        )))
-    }
 
     const MS: Duration = Duration::from_millis(1);
 
@@ -561,141 +469,5 @@ mod tests {
         let unused = t.reserve("c:80", t0, t0);
         t.give_back("c:80", unused, t0);
         assert_eq!(t.task_start("c:80", t0), None);
-    }
-
-    fn gate(per_second: f64, in_flight: usize) -> HostGate {
-        new_gate(
-            per_second,
-            in_flight,
-            HostRules::default(),
-            CancelHandle::new(),
-        )
-    }
-
-    #[test]
-    fn interval_spaces_one_host_but_not_another() {
-        let gate = Arc::new(gate(20.0, 0)); // 50 ms apart
-        let t0 = Instant::now();
-        let starts: Vec<Instant> = (0..4)
-            .map(|_| {
-                let _p = gate.wait_for_host("a:80").unwrap();
-                Instant::now()
-            })
-            .collect();
-        for w in starts.windows(2) {
-            assert!(
-                w[1] - w[0] >= Duration::from_millis(45),
-                "{:?}",
-                w[1] - w[0]
-            );
-        }
-        // host b's first slot is immediate although host a is booked ahead
-        let _p = gate.wait_for_host("a:80").unwrap();
-        let tb = Instant::now();
-        let _q = gate.wait_for_host("b:80").unwrap();
-        // host a is booked 250 ms past t0; host b does not wait for it
-        assert!(
-            tb.elapsed() < Duration::from_millis(150),
-            "{:?}",
-            tb.elapsed()
-        );
-        assert!(t0.elapsed() >= Duration::from_millis(150));
-        let stats = gate.stats();
-        assert_eq!(stats[0].requests, 5);
-        assert!(stats[0].waited >= Duration::from_millis(150));
-        assert!(
-            // at most the configured 20/s; the lower bound is loose because sleeps overshoot
-            // on a loaded machine
-            stats[0].effective_rate > 2.0 && stats[0].effective_rate < 25.0,
-            "{}",
-            stats[0].effective_rate
-        );
-    }
-
-    #[test]
-    fn a_sleeping_host_does_not_block_other_hosts() {
-        let gate = Arc::new(gate(1.0, 0)); // 1 s apart
-        drop(gate.wait_for_host("slow:80").unwrap());
-        let g = gate.clone();
-        let sleeper = thread::spawn(move || drop(g.wait_for_host("slow:80").unwrap()));
-        // while that thread sleeps ~1 s for "slow", other hosts pass at once
-        let t = Instant::now();
-        for i in 0..20 {
-            drop(gate.wait_for_host(&format!("fast{i}:80")).unwrap());
-        }
-        assert!(
-            t.elapsed() < Duration::from_millis(200),
-            "{:?}",
-            t.elapsed()
-        );
-        sleeper.join().unwrap();
-    }
-
-    #[test]
-    fn in_flight_cap() {
-        let gate = Arc::new(gate(0.0, 2));
-        let peak = Arc::new(Mutex::new((0usize, 0usize)));
-        let hs: Vec<_> = (0..8)
-            .map(|_| {
-                let (gate, peak) = (gate.clone(), peak.clone());
-                thread::spawn(move || {
-                    for _ in 0..20 {
-                        let _p = gate.wait_for_host("h:80").unwrap();
-                        {
-                            let mut pk = peak.lock();
-                            pk.0 += 1;
-                            pk.1 = pk.1.max(pk.0);
-                        }
-                        thread::yield_now();
-                        peak.lock().0 -= 1;
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.join().unwrap();
-        }
-        assert!(peak.lock().1 <= 2);
-    }
-
-    #[test]
-    fn cancel_wakes_a_waiting_thread() {
-        let cancel = CancelHandle::new();
-        let gate = Arc::new(new_gate(0.1, 0, HostRules::default(), cancel.clone())); // 10 s apart
-        drop(gate.wait_for_host("h:80").unwrap());
-        let g = gate.clone();
-        let t = Instant::now();
-        let waiter = thread::spawn(move || g.wait_for_host("h:80").is_none());
-        cancel.cancel();
-        assert!(waiter.join().unwrap());
-        assert!(t.elapsed() < Duration::from_secs(5));
-    }
-
-    #[test]
-    fn back_off_delays_the_whole_host_and_429_lowers_its_rate() {
-        let gate = gate(0.0, 0);
-        drop(gate.wait_for_host("h:80").unwrap());
-        let t = Instant::now();
-        gate.back_off("h:80", t + Duration::from_millis(100), true);
-        drop(gate.wait_for_host("h:80").unwrap());
-        assert!(t.elapsed() >= Duration::from_millis(100));
-        let s = &gate.stats()[0];
-        assert_eq!((s.overloaded, s.interval), (1, RATE_LIMITED_INTERVAL));
-        gate.crawl_delay("h:80", Duration::from_secs(3));
-        assert_eq!(gate.stats()[0].interval, Duration::from_secs(3));
-    }
-
-    #[test]
-    fn rules_override_rate_and_concurrency() {
-        let rules = HostRules::new(vec![
-            crate::config::host_rules::HostRule::new(Regex::new("^slow:").unwrap())
-                .max_requests_per_second(2.0),
-        ]);
-        let gate = new_gate(0.0, 0, rules, CancelHandle::new());
-        drop(gate.wait_for_host("slow:80").unwrap());
-        drop(gate.wait_for_host("fast:80").unwrap());
-        let stats = gate.stats();
-        assert_eq!(stats[0].interval, Duration::ZERO);
-        assert_eq!(stats[1].interval, Duration::from_millis(500));
     }
 }
