@@ -30,6 +30,8 @@ mod faults;
 /// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies,
 /// proxies.
 mod fetching;
+/// A folder check reads only its folders: `..%2F`, `../`, symbolic links pointing out.
+mod folder_scope;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.

@@ -129,6 +129,7 @@ pub struct Config {
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
+    pub(crate) follow_outside_root: bool,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
@@ -171,6 +172,7 @@ impl Default for Config {
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
             root_dir: None,
+            follow_outside_root: false,
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -398,6 +400,17 @@ impl Config {
     /// root-relative links point to the file system's root).
     pub fn root_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.root_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether local files outside the checked folders (the folders given as input, their
+    /// [`root_dir`](Self::root_dir)) are read. Defaults to `false`: a link that leaves them —
+    /// `../`, an encoded `..%2F`, a symbolic link pointing out — is checked for existence only,
+    /// never read, parsed or listed, and gets the warning `outside-root`. The folders a check
+    /// is given may come from someone else (a pull request); what lies beside them may not be
+    /// theirs to show.
+    pub fn follow_outside_root(mut self, yes: bool) -> Self {
+        self.follow_outside_root = yes;
         self
     }
 

@@ -16,6 +16,7 @@ use super::run::{Message, Run};
 use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
+use crate::fetch::file::FileScope;
 use crate::fetch::http::{HttpFetcher, HttpSettings};
 use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::request_extras::RequestExtras;
@@ -112,6 +113,7 @@ pub(super) fn assemble(
             None => Arc::new(Router {
                 http: http(),
                 max_body: cfg.max_body_size,
+                files: file_scope(cfg, starts),
             }),
         },
         cancel: cancel.clone(),
@@ -135,6 +137,17 @@ pub(super) fn assemble(
         checked: AtomicUsize::new(0),
         plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
     })
+}
+
+/// The folders whose files the run may read: each local start's folder (a file's own folder)
+/// and the root folder of the local site.
+fn file_scope(cfg: &Config, starts: &[Start]) -> FileScope {
+    let folders = starts
+        .iter()
+        .filter(|s| s.inline.is_none() && s.url.scheme() == "file")
+        .filter_map(|s| s.url.join(".").ok()?.to_file_path().ok())
+        .chain(cfg.root_dir.clone());
+    FileScope::new(folders, cfg.follow_outside_root)
 }
 
 /// The public URL of the local site (`Config::base_url`), ending in `/`.

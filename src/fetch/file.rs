@@ -1,10 +1,15 @@
 //! `file:` URLs: the file exists (a folder means its `index.html`, or a listing of its entries
 //! when it has none), and its content when it is a page we will parse.
+//!
+//! Only files inside the checked folders are read ([`FileScope`]): the decision is made on the
+//! path the file system would open — percent-escapes decoded (`..%2F`), `..` resolved and
+//! symbolic links followed — not on the URL's text, which a link can dress up. A file outside
+//! is checked for existence only.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use url::Url;
@@ -13,17 +18,99 @@ use super::Fetched;
 use crate::extract::format::is_parsed;
 use crate::model::outcome::{FailKind, Outcome, Warning};
 
-/// Checks a `file:` URL; reads the file (up to `max_body` bytes) when `want_body` and it is HTML.
-pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64) -> Fetched {
+/// The folders whose files a run may read: every other file is checked for existence only.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FileScope {
+    /// Canonical folders (symbolic links resolved). Empty: no local start, nothing to guard.
+    roots: Vec<PathBuf>,
+    /// Read files anywhere (`Config::follow_outside_root`).
+    anywhere: bool,
+}
+
+impl FileScope {
+    /// The scope of `folders` (made canonical here; one that does not exist is left out).
+    pub(crate) fn new(folders: impl IntoIterator<Item = PathBuf>, anywhere: bool) -> Self {
+        FileScope {
+            roots: folders
+                .into_iter()
+                .filter_map(|f| std::fs::canonicalize(f).ok())
+                .collect(),
+            anywhere,
+        }
+    }
+
+    /// `true` when the file system would open `path` inside one of the folders.
+    fn allows(&self, path: &Path) -> bool {
+        if self.anywhere || self.roots.is_empty() {
+            return true;
+        }
+        real_path(path).is_some_and(|real| self.roots.iter().any(|r| real.starts_with(r)))
+    }
+}
+
+/// The path the file system would open for `path`: `..` resolved and symbolic links followed.
+/// The folder part is resolved once per folder and thread (a site's pages share a few
+/// folders); the last component costs one `lstat`. `None` when the path does not resolve.
+fn real_path(path: &Path) -> Option<PathBuf> {
+    // Without a trailing slash: `lstat("dir/")` follows a symbolic link named `dir`.
+    let path: &Path = &path.components().collect::<PathBuf>();
+    thread_local! {
+        static FOLDERS: RefCell<HashMap<PathBuf, Option<PathBuf>>> = RefCell::new(HashMap::new());
+    }
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        // `/` itself, or a path ending in `..`.
+        return std::fs::canonicalize(path).ok();
+    };
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return std::fs::canonicalize(path).ok();
+    }
+    let folder = FOLDERS.with_borrow_mut(|known| {
+        if let Some(real) = known.get(parent) {
+            return real.clone();
+        }
+        let real = std::fs::canonicalize(parent).ok();
+        if known.len() >= FOLDERS_REMEMBERED {
+            known.clear();
+        }
+        known.insert(parent.to_owned(), real.clone());
+        real
+    })?;
+    Some(folder.join(name))
+}
+
+/// A file outside the checked folders: its existence, nothing it holds.
+fn outside_root(url: &Url, path: &Path) -> Fetched {
+    if let Err(e) = std::fs::metadata(path) {
+        return not_found(url, path, &e);
+    }
+    let mut f = Fetched::bare(url, Outcome::Ok { status: None });
+    f.warnings.push(Warning {
+        tag: "outside-root",
+        message: "The file is outside the checked folder: only its existence was checked \
+                  (--follow-outside-root reads it)."
+            .into(),
+    });
+    f
+}
+
+/// Checks a `file:` URL; reads the file (up to `max_body` bytes) when `want_body` and it is a
+/// page we parse, and only inside `scope`.
+pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope) -> Fetched {
     let Ok(path) = url.to_file_path() else {
         return Fetched::failed(url, FailKind::InvalidUrl, "not a local file path");
     };
+    if !scope.allows(&path) {
+        return outside_root(url, &path);
+    }
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,
         Err(e) => return not_found(url, &path, &e),
     };
     let (path, final_url, meta) = if meta.is_dir() {
         let index = path.join("index.html");
+        if !scope.allows(&index) {
+            return outside_root(url, &index);
+        }
         let meta = match std::fs::metadata(&index) {
             Ok(m) if m.is_file() => m,
             _ => return listing(url, &path, want_body),
@@ -204,12 +291,12 @@ mod tests {
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("sub/index.html"), "<a href=x>x</a>").unwrap();
         let u = Url::from_directory_path(dir.join("sub")).unwrap();
-        let f = fetch(&u, true, 1024);
+        let f = fetch(&u, true, 1024, &FileScope::default());
         assert_eq!(f.outcome, Outcome::Ok { status: None });
         assert!(f.final_url.as_str().ends_with("/sub/index.html"));
         assert_eq!(f.body.as_deref(), Some(&b"<a href=x>x</a>"[..]));
         let missing = Url::from_file_path(dir.join("nope.html")).unwrap();
-        let f = fetch(&missing, false, 1024);
+        let f = fetch(&missing, false, 1024, &FileScope::default());
         assert!(matches!(
             f.outcome,
             Outcome::Failed {

@@ -3,8 +3,9 @@
 
 use url::Url;
 
+use super::file::{self, FileScope};
 use super::http::HttpFetcher;
-use super::{Fetch, Fetched, file};
+use super::{Fetch, Fetched};
 use crate::model::outcome::FailKind;
 
 /// http(s) through the shared agent, `file:` from disk; any other scheme fails.
@@ -14,12 +15,14 @@ pub(crate) struct Router {
     pub(crate) http: HttpFetcher,
     /// Bytes of a local file read for parsing.
     pub(crate) max_body: u64,
+    /// The folders whose files may be read.
+    pub(crate) files: FileScope,
 }
 
 impl Fetch for Router {
     fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched {
         match url.scheme() {
-            "file" => file::fetch(url, want_body, self.max_body),
+            "file" => file::fetch(url, want_body, self.max_body, &self.files),
             "http" | "https" => self.http.fetch(url, want_body, claim),
             other => Fetched::failed(
                 url,

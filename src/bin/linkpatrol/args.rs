@@ -92,6 +92,11 @@ pub struct Args {
     #[arg(long)]
     pub no_robots: bool,
 
+    /// Read, parse and list local files outside the checked folders too (`../`, `..%2F`,
+    /// symbolic links pointing out). By default they are checked for existence only.
+    #[arg(long)]
+    pub follow_outside_root: bool,
+
     /// Also crawl the sitemaps listed in a start site's robots.txt (`Sitemap:` lines).
     #[arg(long)]
     pub sitemaps: bool,

@@ -32,6 +32,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "no_follow",
             "max_urls",
             "no_robots",
+            "follow_outside_root",
         ],
     ),
     (

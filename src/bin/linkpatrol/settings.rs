@@ -75,6 +75,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
                     .any(|f| f.lists_every_entry()),
         )
         .robots(!args.no_robots)
+        .follow_outside_root(args.follow_outside_root)
         .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
         .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)
