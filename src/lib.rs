@@ -45,7 +45,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]
 
-// The layers, lowest first: each uses only the ones above it in this list.
+// The layers (alphabetical here; their order is in ARCHITECTURE.md and tests/layers.rs).
 mod config;
 mod engine;
 pub mod extract;

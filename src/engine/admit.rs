@@ -1,6 +1,7 @@
-//! Admitting a link into the run: decide (scope, patterns, depth), claim its cache key, then
-//! queue it, finish it at once (ignored, mail, over the URL limit) or record one more referrer;
-//! the same for redirect hops and robots.txt `Sitemap:` lines.
+//! Admitting a link into the run: claim its cache key, then — for a key seen for the first
+//! time — decide (scope, patterns, depth) and queue it or finish it at once (ignored, mail,
+//! over the URL limit); a known key records one more referrer. The same for redirect hops and
+//! robots.txt `Sitemap:` lines.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -62,7 +63,8 @@ impl Run {
         self.consider(Ok(url), None, String::new(), via, inline);
     }
 
-    /// Handles one link: decide, claim, then queue it, finish it at once, or record a referrer.
+    /// Handles one link: claim it, then decide and queue it or finish it at once (a new key),
+    /// or record a referrer (a known one).
     pub(super) fn consider(
         &self,
         url: Result<Url, String>,

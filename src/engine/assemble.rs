@@ -47,7 +47,7 @@ pub(super) fn assemble(
 ) -> Result<Run, Error> {
     let rules = HostRules::new(cfg.host_rules.clone());
     // The queue schedules tasks by host and holds the politeness table; the gate is the
-    // fetchers' view of that table (see `hosts`).
+    // fetchers' view of that table (see `policy::host_gate`).
     let queue = Arc::new(UrlQueue::with_hosts(
         HostTable::new(
             cfg.max_requests_per_second,

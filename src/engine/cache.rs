@@ -235,7 +235,7 @@ impl ResultCache {
     /// `index.html`). Returns `true` when the caller now owns it and must finish it; `false`
     /// when it is already claimed under its own name. The caller makes a hop an alias only
     /// when the hop's own check would be the same check (same scope, recursion, filter and
-    /// robots.txt verdict; see `check::Run::claim_hop`); otherwise it claims the key here and
+    /// robots.txt verdict; see `Run::claim_hop` in `engine/admit.rs`); otherwise it claims the key here and
     /// queues it as a task of its own, and the redirecting URL [`defer`](Self::defer)s on it.
     pub(crate) fn claim_alias(&self, key: &str) -> bool {
         let mut slots = self.slots.lock();

@@ -1,6 +1,7 @@
 //! The engine: the [`Checker`](checker::Checker) and its worker threads, the per-URL pipeline
-//! (`run`), the result cache with its placeholders, the joinable work queue, live progress and
-//! the plugin host. The only layer that holds the others together (see ARCHITECTURE.md).
+//! (`run` and the files of its steps), the result cache with its placeholders, the joinable
+//! work queue, live progress and the plugin host. The only layer that holds the others
+//! together (see ARCHITECTURE.md).
 
 mod admit;
 mod assemble;

@@ -6,7 +6,8 @@
 //! in-flight cap. Otherwise the worker waits on the condvar only until the earliest time a
 //! lane becomes due, or until a put, a freed slot or a finished task wakes it — never for one
 //! host while another host's task is ready. The slot of the task's first request is reserved
-//! in the same step (see `hosts` for how that request uses it and for later requests).
+//! in the same step (see `policy::host_gate` for how that request uses it and for later
+//! requests).
 //! Items put without a host (files, in-memory documents) go first, in FIFO order.
 //!
 //! # Who changes what

@@ -1,10 +1,12 @@
-//! The per-URL pipeline, run by every worker: fetch, classify, extract, queue the children,
-//! record the result.
+//! The per-URL pipeline's shared state ([`Run`], [`Task`]) and the worker loop. The pipeline's
+//! steps are methods of `Run` in files of their own: `admit` (claim a link, then decide and
+//! queue it), `check_task` (fetch and check one task), `page_links` (a page's links back into
+//! `admit`), `record` (store the result, send the rows), `plugin_hooks`.
 //!
 //! ```text
-//! link ─► filter ─► cache.claim ─new─► queue.put ─► worker: fetch ─► extract ─► children ─┐
-//!                        │                                        ▲                        │
-//!                        └─pending/done: referrer recorded        └────────────────────────┘
+//! link ─► cache.claim ─new─► filter ─► queue.put ─► worker: fetch ─► extract ─► children ─┐
+//!             │                                             ▲                             │
+//!             └─pending/done: referrer recorded             └─────────────────────────────┘
 //! ```
 //! A worker finishes an item in this order: check, put every child, `cache.finish`, put the
 //! parse jobs the cache hands out, send the entries, and only then `queue.task_done` (see
@@ -152,7 +154,7 @@ pub(crate) struct Run {
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
     /// statistic read for progress displays only.
     pub(crate) checked: AtomicUsize,
-    /// The configured plugins and their fetches (see `plugins::host`).
+    /// The configured plugins and their fetches (see `plugin_host`; the hooks: `plugin_hooks`).
     pub(crate) plugins: PluginHost,
 }
 

@@ -52,7 +52,6 @@ pub(crate) fn is_parsed(url: &Url, content_type: Option<&str>) -> bool {
 }
 
 #[cfg(test)]
-#[cfg(test)]
 mod tests {
     use super::*;
 

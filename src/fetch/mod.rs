@@ -1,11 +1,13 @@
 //! Fetching one URL: over HTTP with a shared `ureq` agent (`http`), or from disk (`file`).
-//! The engine sees only the [`Fetch`] seam; [`Router`](router::Router) is the one place the
-//! URL's scheme picks the fetcher. The fetch layer also holds the rest of the crawl's I/O:
-//! DNS for the optional MX check (`dns`, `mail_mx`) and the certificate read for plugins
-//! (`tls`).
+//! The engine fetches every URL through the [`Fetch`] seam; [`Router`](router::Router) is the
+//! one place the URL's scheme picks the fetcher. The fetch layer also holds the rest of the
+//! crawl's I/O, which the engine calls directly: DNS for the optional MX check (`dns`,
+//! `mail_mx`), the certificate read for plugins (`tls`) and the folder test behind the
+//! `file-no-index` warning (`file::is_folder_without_index`).
 //!
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
-//! when the caller asked for it and the content is HTML, the body bytes (capped).
+//! when the caller asked for it and the content is one we parse (`extract::format`), the body
+//! bytes (capped).
 
 pub(crate) mod connection;
 pub(crate) mod dns;
@@ -54,7 +56,7 @@ pub(crate) struct Fetched {
     pub(crate) charset: Option<String>,
     /// Requests that were retries.
     pub(crate) retries: u32,
-    /// The body, when it was asked for, the verdict is OK and the content is HTML.
+    /// The body, when it was asked for, the verdict is OK and the content is one we parse.
     pub(crate) body: Option<Vec<u8>>,
     /// Bytes read, or the announced length.
     pub(crate) size: Option<u64>,

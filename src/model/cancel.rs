@@ -1,8 +1,8 @@
 //! The cancel handle: one thread trips it, every part of a run notices.
 //!
 //! Tripping it sets a flag (read by workers between URLs), wakes every politeness sleep at
-//! once, and runs the hooks a running check registered (the pool registers one that shuts the
-//! queue). It is the library's only stop mechanism: signal handling belongs to the binary.
+//! once, and runs the hooks a running check registered (the checker registers one that shuts
+//! the queue). It is the library's only stop mechanism: signal handling belongs to the binary.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
