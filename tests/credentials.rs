@@ -1,9 +1,13 @@
 //! Credentials in URLs (`user:password@`) never reach a report: every format, for every kind
 //! of row that can carry one (ignored schemes, filtered and mail URLs, redirects to a URL with
-//! credentials, failing redirects, link texts and warnings).
+//! credentials, failing redirects, link texts and warnings). `[[auth]]` credentials never go to a
+//! host that a URL's userinfo merely spells.
+
+use linkpatrol::BasicAuth;
+use regex::Regex;
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{assert_exit, cli, temp_dir};
+use crate::util::{assert_exit, cli, cli_in, config, run, temp_dir};
 
 const USER: &str = "alice";
 const SECRET: &str = "s3cr3tpw";
@@ -92,4 +96,79 @@ fn no_report_format_shows_a_password() {
         assert!(csv.contains(masked), "{masked} missing:\n{csv}");
     }
     assert!(server.count("/target") >= 1 && server.count("/other") == 1);
+}
+
+/// `Authorization` for `user` / `pass` (what `[[auth]]` below sends).
+const USER_PASS: &str = "Basic dXNlcjpwYXNz";
+
+/// Two loopback sites, A and B. A's start page links to B behind a userinfo that spells A's
+/// origin, `http://127.0.0.1:PORT_A@127.0.0.1:PORT_B/steal`, and to `/hop`, a 302 to the same
+/// kind of URL; `/secure` on A wants the password. B answers everything. Returns (A, B, the
+/// `[[auth]]` pattern for A's origin as a user would write it).
+fn site_and_thief() -> (TestServer, TestServer, String) {
+    let thief = TestServer::start(Routes::new().fallback(Reply::html("thanks")));
+    let b = thief.addr();
+    let site = TestServer::start(Routes::new().dynamic(move |req| {
+        let a = req.header("host")?.to_owned();
+        Some(match req.path_only() {
+            "/" => Reply::html(format!(
+                "<a href='http://{a}@{b}/steal'>b</a><a href='/hop'>hop</a>\
+                 <a href='/secure'>s</a>"
+            )),
+            "/hop" => Reply::redirect(302, &format!("http://{a}@{b}/steal-via-redirect")),
+            "/secure" if req.header("authorization") == Some(USER_PASS) => Reply::html("in"),
+            "/secure" => Reply::status(401),
+            _ => return None,
+        })
+    }));
+    let pattern = format!("^{}", regex::escape(&site.base()));
+    (site, thief, pattern)
+}
+
+/// A got the password on every request; B was asked for both URLs and never got it.
+#[track_caller]
+fn only_the_site_got_the_password(site: &TestServer, thief: &TestServer) {
+    let asked = site.requests();
+    assert!(
+        asked.iter().any(|r| r.path_only() == "/secure"),
+        "{asked:?}"
+    );
+    for r in &asked {
+        assert_eq!(r.header("authorization"), Some(USER_PASS), "{r:?}");
+    }
+    assert!(thief.count("/steal") >= 1 && thief.count("/steal-via-redirect") >= 1);
+    for r in thief.requests() {
+        // What a URL's own userinfo sends (`127.0.0.1:PORT` as user and password), if anything.
+        assert_ne!(r.header("authorization"), Some(USER_PASS), "{r:?}");
+    }
+}
+
+#[test]
+fn basic_auth_never_goes_to_a_host_spelled_as_userinfo() {
+    let (site, thief, pattern) = site_and_thief();
+    let auth = BasicAuth::new(Regex::new(&pattern).unwrap(), "user", "pass");
+    let report = run(config(&site.url("/"), 2).basic_auth(auth));
+    assert_eq!(report.errors(), 0, "{:#?}", report.entries);
+    only_the_site_got_the_password(&site, &thief);
+}
+
+#[test]
+fn basic_auth_from_the_config_file_never_goes_to_a_host_spelled_as_userinfo() {
+    let (site, thief, pattern) = site_and_thief();
+    let dir = temp_dir("credentials-auth");
+    std::fs::write(
+        dir.join("auth.toml"),
+        format!("[[auth]]\npattern = '{pattern}'\nusername = \"user\"\npassword = \"pass\"\n"),
+    )
+    .unwrap();
+    let args = [
+        "-c",
+        "auth.toml",
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+    ];
+    let out = cli_in(&dir, &[], &[&args[..], &[&site.url("/")]].concat());
+    assert_exit(&out, 0);
+    only_the_site_got_the_password(&site, &thief);
 }

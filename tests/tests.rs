@@ -23,7 +23,7 @@ mod cli;
 mod config_file;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
-/// Credentials in URLs are masked in every report format.
+/// Credentials: masked in every report format; `[[auth]]` only for its own origin.
 mod credentials;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
 mod faults;
