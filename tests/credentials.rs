@@ -1,9 +1,9 @@
 //! Credentials in URLs (`user:password@`) never reach a report: every format, for every kind
 //! of row that can carry one (ignored schemes, filtered and mail URLs, redirects to a URL with
-//! credentials, failing redirects, link texts and warnings). `[[auth]]` credentials never go to a
-//! host that a URL's userinfo merely spells.
+//! credentials, failing redirects, link texts and warnings); nor an error message. `[[auth]]`
+//! credentials never go to a host that a URL's userinfo merely spells.
 
-use linkpatrol::BasicAuth;
+use linkpatrol::{BasicAuth, Checker, Config};
 use regex::Regex;
 
 use crate::server::{Reply, Routes, TestServer};
@@ -171,4 +171,34 @@ fn basic_auth_from_the_config_file_never_goes_to_a_host_spelled_as_userinfo() {
     let out = cli_in(&dir, &[], &[&args[..], &[&site.url("/")]].concat());
     assert_exit(&out, 0);
     only_the_site_got_the_password(&site, &thief);
+}
+
+#[test]
+fn error_messages_mask_the_password_of_an_invalid_url() {
+    let bad = "http://u:s3cret@127.0.0.1:99999/";
+    let dir = temp_dir("credentials-errors");
+    std::fs::write(dir.join("urls.txt"), format!("# start\n{bad}\n")).unwrap();
+    for args in [
+        vec!["--no-config", bad],
+        vec!["--no-config", "--input-file", "urls.txt"],
+    ] {
+        let out = cli_in(&dir, &[], &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_exit(&out, 2);
+        assert!(
+            err.contains("`http://***@127.0.0.1:99999/' is not a valid URL"),
+            "{err}"
+        );
+        assert!(!err.contains("s3cret"), "{err}");
+        if args.contains(&"urls.txt") {
+            assert!(err.contains("urls.txt, line 2: "), "{err}");
+        }
+    }
+    // The library's own errors, for an embedder.
+    for input in [bad, "ftp://u:s3cret@127.0.0.1/"] {
+        let e = Checker::new(Config::new().input_url(input)).unwrap_err();
+        let shown = e.to_string();
+        assert!(shown.contains("://***@127.0.0.1"), "{shown}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
 }
