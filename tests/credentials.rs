@@ -1,9 +1,11 @@
 //! Credentials in URLs (`user:password@`) never reach a report: every format, for every kind
 //! of row that can carry one (ignored schemes, filtered and mail URLs, redirects to a URL with
-//! credentials, failing redirects, link texts and warnings); nor an error message. `[[auth]]`
-//! credentials never go to a host that a URL's userinfo merely spells.
+//! credentials, failing redirects, link texts and warnings); nor an error message, nor the
+//! command plugin's program. `[[auth]]` credentials never go to a host that a URL's userinfo
+//! merely spells.
 
-use linkpatrol::{BasicAuth, Checker, Config};
+use linkpatrol::plugin::Options;
+use linkpatrol::{BasicAuth, Checker, Config, plugins};
 use regex::Regex;
 
 use crate::server::{Reply, Routes, TestServer};
@@ -201,4 +203,34 @@ fn error_messages_mask_the_password_of_an_invalid_url() {
         assert!(shown.contains("://***@127.0.0.1"), "{shown}");
         assert!(!shown.contains("s3cret"), "{shown}");
     }
+}
+
+#[test]
+fn the_command_plugin_program_never_sees_the_password() {
+    let server = TestServer::start(Routes::new().page("/", "<p>one page</p>"));
+    let dir = temp_dir("credentials-command");
+    let told = dir.join("url.txt");
+    let mut options = Options::new("command");
+    options.push("program", "/bin/sh");
+    options.push("arg", "-c");
+    options.push("arg", r#"printf %s "$LINKPATROL_URL" > "$0""#);
+    options.push("arg", told.to_str().unwrap());
+    let command = plugins::builtin("command", &options).unwrap();
+    let with_user = server
+        .url("/")
+        .replace("http://", &format!("http://{USER}:{SECRET}@"));
+    let report = run(config(&with_user, 1).plugin(command));
+    assert_eq!(
+        report.errors() + report.warnings(),
+        0,
+        "{:#?}",
+        report.entries
+    );
+    // The request itself carried the credentials; the program got the URL without them.
+    let asked = server.requests();
+    assert!(
+        asked.iter().all(|r| r.header("authorization").is_some()),
+        "{asked:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&told).unwrap(), server.url("/"));
 }

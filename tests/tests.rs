@@ -23,8 +23,8 @@ mod cli;
 mod config_file;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
-/// Credentials: masked in every report format and error message; `[[auth]]` only for its own
-/// origin.
+/// Credentials: masked in every report format, error message and plugin program; `[[auth]]`
+/// only for its own origin.
 mod credentials;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
 mod faults;
