@@ -10,6 +10,9 @@ pub mod util;
 /// passes through it.
 pub mod proxy;
 
+/// A loopback HTTPS server with the self-signed certificate of tests/data/tls.
+pub mod tls_server;
+
 /// Chromium and LibreOffice for the report tests: found on PATH, run with a deadline, or skipped loudly.
 pub mod external;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
@@ -29,7 +32,7 @@ mod credentials;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
 mod faults;
 /// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies,
-/// proxies.
+/// proxies, a self-signed certificate.
 mod fetching;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
