@@ -74,6 +74,7 @@ pub use model::cancel::CancelHandle;
 pub use model::error::{Error, ErrorKind};
 pub use model::host_stats::HostStats;
 pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
+pub use model::redact::redact_text;
 pub use model::report::Report;
 pub use model::stats::Statistics;
 

@@ -1,5 +1,5 @@
 //! One URL's fetch against real misbehaving servers: redirect chains and loops, hangs, dropped
-//! connections, HEAD refused, huge bodies.
+//! connections, HEAD refused, huge bodies, a certificate nobody signed.
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -8,7 +8,8 @@ use linkpatrol::{FailKind, Outcome};
 
 use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli_with_env, config, entry, run};
+use crate::tls_server::TlsServer;
+use crate::util::{assert_exit, cli_in, cli_with_env, config, entry, run, temp_dir};
 
 fn failed_kind(o: &Outcome) -> Option<FailKind> {
     match o {
@@ -544,4 +545,56 @@ fn the_environment_proxy_and_no_proxy_are_honoured() {
         "127.0.0.2 is in NO_PROXY: {new:?}"
     );
     assert_eq!(external.count("/x"), 2, "checked directly the second time");
+}
+
+/// A self-signed certificate fails the check as `tls` (not `io`, and without retries: a
+/// certificate does not get better on a second try); `--insecure` accepts it.
+#[test]
+fn a_self_signed_certificate_is_a_tls_failure_unless_insecure() {
+    let server = TlsServer::start("<p>hello</p>");
+    let dir = temp_dir("fetching-tls");
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "--no-config",
+            "--no-status",
+            "-v",
+            "-o",
+            "json",
+            "-F",
+            "csv/out.csv",
+        ];
+        args.extend_from_slice(extra);
+        let url = server.url("/");
+        args.push(&url);
+        let out = cli_in(&dir, &[], &args);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let csv = std::fs::read_to_string(dir.join("out.csv")).unwrap();
+        (out, json["entries"][0].clone(), csv)
+    };
+    let (out, entry, csv) = check(&[]);
+    assert_exit(&out, 1);
+    assert_eq!(entry["failure"], "tls", "{entry}");
+    let result = entry["result"].as_str().unwrap();
+    assert!(
+        result.starts_with("tls: invalid peer certificate"),
+        "{entry}"
+    );
+    assert_eq!(
+        entry["infos"],
+        serde_json::json!([]),
+        "not retried: {entry}"
+    );
+    assert!(
+        csv.contains(";Error: tls: invalid peer certificate"),
+        "{csv}"
+    );
+
+    let (out, entry, csv) = check(&["--insecure"]);
+    assert_exit(&out, 0);
+    assert_eq!(
+        (&entry["state"], &entry["status"]),
+        (&"ok".into(), &200.into()),
+        "{entry}"
+    );
+    assert!(csv.contains(";200 OK;"), "{csv}");
 }

@@ -10,9 +10,8 @@ use linkpatrol::plugin::{Options, Plugin};
 use linkpatrol::{Config, Report, plugins};
 
 use crate::server::{Reply, Routes, TestServer};
+use crate::tls_server;
 use crate::util::{assert_exit, cli, config, entry, run, temp_dir};
-
-mod tls_server;
 
 /// A built-in plugin with these settings.
 fn plugin(name: &str, settings: &[(&str, &str)]) -> Arc<dyn Plugin> {

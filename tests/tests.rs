@@ -10,6 +10,9 @@ pub mod util;
 /// passes through it.
 pub mod proxy;
 
+/// A loopback HTTPS server with the self-signed certificate of tests/data/tls.
+pub mod tls_server;
+
 /// Chromium and LibreOffice for the report tests: found on PATH, run with a deadline, or skipped loudly.
 pub mod external;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
@@ -23,12 +26,13 @@ mod cli;
 mod config_file;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
-/// Credentials in URLs are masked in every report format.
+/// Credentials: masked in every report format, error message and plugin program; `[[auth]]`
+/// only for its own origin.
 mod credentials;
 /// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
 mod faults;
 /// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies,
-/// proxies.
+/// proxies, a self-signed certificate.
 mod fetching;
 /// A folder check reads only its folders: `..%2F`, `../`, symbolic links pointing out.
 mod folder_scope;

@@ -1,13 +1,15 @@
 //! [`BasicAuth`]: HTTP basic credentials for the URLs matching a pattern. They are sent only to
-//! matching URLs (checked again on every redirect hop), and never shown: `Debug` masks the
-//! password, and reports mask credentials in URLs.
+//! matching URLs (checked again on every redirect hop), never to a URL that carries its own
+//! `user:password@`, and never shown: `Debug` masks the password, and reports mask credentials
+//! in URLs.
 
 use std::fmt;
 
 use regex::Regex;
 use url::Url;
 
-/// Credentials for the URLs whose text matches `pattern`.
+/// Credentials for the URLs whose text matches `pattern`. A URL with a user name or password of
+/// its own never matches: its credentials are the ones it carries.
 #[derive(Clone)]
 pub struct BasicAuth {
     pattern: Regex,
@@ -27,7 +29,8 @@ impl fmt::Debug for BasicAuth {
 
 impl BasicAuth {
     /// Credentials for URLs matching `pattern` (searched anywhere in the URL; anchor it with
-    /// `^https://host/` to be strict).
+    /// `^https://host/` to be strict). The text searched never has a `user:password@` part, so
+    /// `http://host@elsewhere/` cannot pass for `http://host`.
     pub fn new(pattern: Regex, username: impl Into<String>, password: impl Into<String>) -> Self {
         BasicAuth {
             pattern,
@@ -36,9 +39,11 @@ impl BasicAuth {
         }
     }
 
-    /// `true` when these credentials are for `url`.
+    /// `true` when these credentials are for `url`. A URL with userinfo is refused before the
+    /// pattern is tried: in `http://a.test@b.test/` the host is `b.test`, but the text starts
+    /// like `a.test`'s URLs, and the user name is the page author's to choose.
     pub(crate) fn matches(&self, url: &Url) -> bool {
-        self.pattern.is_match(url.as_str())
+        !has_userinfo(url) && self.pattern.is_match(url.as_str())
     }
 
     /// The `Authorization` header value.
@@ -46,6 +51,11 @@ impl BasicAuth {
         let pair = format!("{}:{}", self.username, self.password);
         format!("Basic {}", base64(pair.as_bytes()))
     }
+}
+
+/// `true` when `url` carries a user name or a password.
+fn has_userinfo(url: &Url) -> bool {
+    !url.username().is_empty() || url.password().is_some()
 }
 
 /// Standard base64 with padding (RFC 4648).
@@ -100,5 +110,21 @@ mod tests {
         assert!(a.matches(&Url::parse("http://intra.test/x").unwrap()));
         assert!(!a.matches(&Url::parse("http://other.test/intra.test/").unwrap()));
         assert!(!format!("{a:?}").contains("sesame"));
+    }
+
+    #[test]
+    fn userinfo_never_matches() {
+        let a = BasicAuth::new(Regex::new("^http://a\\.test").unwrap(), "u", "p");
+        assert!(a.matches(&Url::parse("http://a.test:8080/x").unwrap()));
+        for url in [
+            "http://a.test@b.test/steal",
+            "http://a.test:8080@b.test/steal",
+            "http://a.test:8080:pw@b.test/",
+            "http://u:p@a.test/",
+            "http://u@a.test/",
+            "http://:p@a.test/",
+        ] {
+            assert!(!a.matches(&Url::parse(url).unwrap()), "{url}");
+        }
     }
 }

@@ -26,6 +26,8 @@ pub(crate) struct RequestExtras {
 impl RequestExtras {
     /// The `Cookie` and `Authorization` headers for a request to `url` (each hop of a redirect
     /// chain asks again, so credentials never follow a redirect to a URL they are not for).
+    /// Cookies match the URL's host, basic auth the URL's text without userinfo (see
+    /// [`BasicAuth`]): a `user:password@` part that spells another host changes neither.
     pub(crate) fn headers_for(&self, url: &Url) -> Vec<(&'static str, String)> {
         let mut headers = Vec::new();
         if let Some(c) = self.cookies.header_for(url, SystemTime::now()) {
@@ -35,5 +37,40 @@ impl RequestExtras {
             headers.push(("Authorization", a.header_value()));
         }
         headers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use regex::Regex;
+
+    use super::*;
+
+    #[test]
+    fn userinfo_spelling_a_host_gets_none_of_its_credentials() {
+        let extras = RequestExtras {
+            cookies: CookieJar::parse_netscape("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tc1\n").unwrap(),
+            auth: vec![BasicAuth::new(
+                Regex::new("^http://127\\.0\\.0\\.1:18005").unwrap(),
+                "u",
+                "p",
+            )],
+            ..RequestExtras::default()
+        };
+        let names = |url: &str| -> Vec<&str> {
+            let url = Url::parse(url).unwrap();
+            extras
+                .headers_for(&url)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        assert_eq!(
+            names("http://127.0.0.1:18005/page"),
+            ["Cookie", "Authorization"]
+        );
+        assert!(names("http://127.0.0.1:18005@127.0.0.2:18006/steal").is_empty());
+        // Its own host with its own credentials: the cookie, not the configured password.
+        assert_eq!(names("http://me:pw@127.0.0.1:18005/page"), ["Cookie"]);
     }
 }

@@ -1,7 +1,10 @@
 //! The run-stopping error type. A broken link is never an `Error`: it is an
 //! [`Outcome`](crate::Outcome) in the report.
 
+use std::borrow::Cow;
 use std::fmt;
+
+use crate::model::redact::redact_text;
 
 /// What kind of run-stopping problem happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,7 +18,8 @@ pub enum ErrorKind {
     Io,
 }
 
-/// A problem that prevents a check from running.
+/// A problem that prevents a check from running. Its message never shows the user name or
+/// password of a URL it quotes (they read `***`).
 #[derive(Debug, Clone)]
 pub struct Error {
     kind: ErrorKind,
@@ -23,11 +27,15 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error of `kind`. Credentials in URLs quoted by `message` are masked here, so no
+    /// caller has to: messages quote inputs and settings as given, and those may not even
+    /// parse as URLs.
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
-            kind,
-            message: message.into(),
+        let mut message = message.into();
+        if let Cow::Owned(masked) = redact_text(&message) {
+            message = masked;
         }
+        Error { kind, message }
     }
 
     /// The kind of problem (match on this, not on the message).
@@ -43,3 +51,20 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_mask_credentials() {
+        let e = Error::new(
+            ErrorKind::InvalidInput,
+            "`http://u:s3cret@127.0.0.1:99999/' is not a valid URL: invalid port number",
+        );
+        assert_eq!(
+            e.to_string(),
+            "`http://***@127.0.0.1:99999/' is not a valid URL: invalid port number"
+        );
+    }
+}

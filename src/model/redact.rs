@@ -18,8 +18,19 @@ pub(crate) fn redact(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// `text` with the user name and password of **every** URL in it replaced by `***`: for messages
 /// and link texts that may quote URLs (`Redirected to `http://u:p@h/x'.`). An authority ends at
-/// `/ ? # \`, whitespace or a quote character.
-pub(crate) fn redact_text(text: &str) -> std::borrow::Cow<'_, str> {
+/// `/ ? # \`, whitespace or a quote character. Works on text, so a URL that does not parse is
+/// masked too.
+///
+/// Reports and [`Error`](crate::Error) messages are masked already; this is for the messages an
+/// embedder writes itself (the `linkpatrol` binary passes each error line through it).
+///
+/// ```
+/// assert_eq!(
+///     linkpatrol::redact_text("`http://u:s3cret@h.test:99999/' is not a valid URL"),
+///     "`http://***@h.test:99999/' is not a valid URL"
+/// );
+/// ```
+pub fn redact_text(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("://") || !text.contains('@') {
         return text.into();
     }

@@ -7,6 +7,12 @@
 //! A plugin is called from many worker threads at once; its hooks take `&self`, so any state it
 //! keeps (a cache) needs its own synchronisation. The engine holds none of its own locks while a
 //! hook runs.
+//!
+//! The URLs of a [`ResponseView`] and a [`ContentView`] are the ones checked, with any
+//! `user:password@` they carry, so that [`Services::fetch`] can use them (a [`LinkView`] shows
+//! its target as reported, credentials masked as `***`). Reports mask those credentials; a
+//! plugin that hands a URL to anything outside the process (a program, a file, a log) takes them
+//! out first, as the `command` plugin does for `$LINKPATROL_URL`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -1,7 +1,8 @@
 //! The `command` plugin: runs an external program on every parsed page — extension without
-//! Rust. The page's content goes to its stdin, the URL is in `LINKPATROL_URL` (and the media
-//! type in `LINKPATROL_CONTENT_TYPE`); each non-empty line it prints on stdout becomes a
-//! warning. A program that runs past the timeout is killed and reported.
+//! Rust. The page's content goes to its stdin, the URL is in `LINKPATROL_URL` (without its user
+//! name and password; the media type is in `LINKPATROL_CONTENT_TYPE`); each non-empty line it
+//! prints on stdout becomes a warning. A program that runs past the timeout is killed and
+//! reported.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -9,7 +10,7 @@ mod run;
 
 use std::time::Duration;
 
-use linkpatrol_plugin_api::{ContentView, Options, Plugin, Remark, Services};
+use linkpatrol_plugin_api::{ContentView, Options, Plugin, Remark, Services, Url};
 
 pub use run::{Finished, run_with_timeout};
 
@@ -66,8 +67,9 @@ impl Plugin for Command {
     }
 
     fn check_content(&self, content: &ContentView<'_>, _: &dyn Services) -> Vec<Remark> {
+        let url = without_userinfo(content.final_url);
         let env = [
-            ("LINKPATROL_URL", content.final_url.as_str()),
+            ("LINKPATROL_URL", url.as_str()),
             (
                 "LINKPATROL_CONTENT_TYPE",
                 content.content_type.unwrap_or(""),
@@ -114,6 +116,22 @@ impl Plugin for Command {
         }
         remarks
     }
+}
+
+/// `url` without its user name and password: what the program is told.
+///
+/// The credentials are taken away here, not by the engine for every plugin. A plugin in the
+/// process is code the embedder compiled in, running where the credentials are anyway, and it
+/// may need the URL whole (`Services::fetch` of a page behind its own `user:password@`). The
+/// program is another process: its environment can be read by the same user
+/// (`/proc/PID/environ`), is inherited by everything it starts and ends up in its logs, and it
+/// only needs the URL to know which page it is reading.
+fn without_userinfo(url: &Url) -> Url {
+    let mut bare = url.clone();
+    // Both fail only for a URL without a host, which has no userinfo either.
+    let _ = bare.set_username("");
+    let _ = bare.set_password(None);
+    bare
 }
 
 #[cfg(test)]

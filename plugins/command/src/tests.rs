@@ -15,7 +15,11 @@ fn sh(script: &str, timeout: &str) -> Command {
 }
 
 fn page(plugin: &Command, body: &[u8]) -> Vec<Remark> {
-    let url = Url::parse("http://h.test/page.html").unwrap();
+    page_at(plugin, "http://h.test/page.html", body)
+}
+
+fn page_at(plugin: &Command, url: &str, body: &[u8]) -> Vec<Remark> {
+    let url = Url::parse(url).unwrap();
     let view = ContentView {
         url: &url,
         final_url: &url,
@@ -44,6 +48,21 @@ fn stdout_lines_become_warnings_with_url_and_content() {
         ]
     );
     assert!(page(&sh("cat > /dev/null", "10"), b"x").is_empty());
+}
+
+#[test]
+fn the_program_never_sees_the_user_name_or_password() {
+    let p = sh(r#"echo "$LINKPATROL_URL""#, "10");
+    for (url, told) in [
+        (
+            "http://u:s3cret@h.test:8080/p?q=1",
+            "http://h.test:8080/p?q=1",
+        ),
+        ("https://token@h.test/", "https://h.test/"),
+        ("http://:s3cret@h.test/", "http://h.test/"),
+    ] {
+        assert_eq!(page_at(&p, url, b""), [Remark::warning(TAG, told)], "{url}");
+    }
 }
 
 #[test]

@@ -99,7 +99,8 @@ pub struct HostSection {
     pub headers: BTreeMap<String, String>,
 }
 
-/// `[[auth]]`: HTTP basic auth for the URLs matching `pattern` (a regex on the whole URL).
+/// `[[auth]]`: HTTP basic auth for the URLs matching `pattern` (a regex on the whole URL; a URL
+/// with a `user:password@` of its own never matches).
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct AuthSection {

@@ -62,9 +62,12 @@ fn main() -> ExitCode {
 }
 
 /// Prints the error as one line on stderr (multi-line messages, such as a regex error's, are
-/// joined) and returns the error exit status.
+/// joined) and returns the error exit status. Credentials in the URLs it quotes are masked
+/// here, once for every message: an input, a setting or a config file may hold
+/// `user:password@`, and the URL may not even parse.
 fn fail(e: &anyhow::Error) -> ExitCode {
     let text = format!("{e:#}");
+    let text = linkpatrol::redact_text(&text);
     let line: Vec<&str> = text
         .lines()
         .map(str::trim)

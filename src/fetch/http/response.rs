@@ -162,7 +162,7 @@ pub(super) fn classify(e: &ureq::Error) -> (FailKind, String) {
         ureq::Error::ConnectionFailed => FailKind::Connect,
         ureq::Error::BadUri(_) => FailKind::InvalidUrl,
         ureq::Error::Protocol(_) => FailKind::Protocol,
-        ureq::Error::Tls(_) => FailKind::Tls,
+        ureq::Error::Tls(_) | ureq::Error::Rustls(_) => FailKind::Tls,
         _ => {
             let s = e.to_string();
             if s.contains("tls") || s.contains("certificate") {
@@ -175,9 +175,15 @@ pub(super) fn classify(e: &ureq::Error) -> (FailKind, String) {
     (kind, e.to_string())
 }
 
+/// Maps an I/O error to a failure class and message. ureq's rustls connector hands a failed
+/// handshake back as an I/O error wrapping the `rustls::Error` (a bad certificate reads
+/// `invalid peer certificate: UnknownIssuer`): that is `tls`, whatever its I/O kind.
 pub(super) fn classify_io(e: &std::io::Error) -> (FailKind, String) {
     use std::io::ErrorKind as K;
     let msg = e.to_string();
+    if wraps_rustls(e) {
+        return (FailKind::Tls, msg);
+    }
     let kind = match e.kind() {
         K::TimedOut | K::WouldBlock => FailKind::Timeout,
         K::ConnectionRefused => FailKind::Connect,
@@ -188,9 +194,35 @@ pub(super) fn classify_io(e: &std::io::Error) -> (FailKind, String) {
     (kind, msg)
 }
 
+/// `true` when a `rustls::Error` is somewhere in the chain of `e`'s sources.
+fn wraps_rustls(e: &std::io::Error) -> bool {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = e.get_ref().map(|inner| inner as _);
+    while let Some(err) = next {
+        if err.is::<rustls::Error>() {
+            return true;
+        }
+        next = err.source();
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
+    use std::io;
+
+    use rustls::CertificateError;
+
     use super::*;
+
+    #[test]
+    fn handshake_failures_are_tls() {
+        let bad_cert = || rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer);
+        let io = io::Error::new(io::ErrorKind::InvalidData, bad_cert());
+        assert_eq!(classify(&ureq::Error::Io(io)).0, FailKind::Tls);
+        assert_eq!(classify(&ureq::Error::Rustls(bad_cert())).0, FailKind::Tls);
+        let reset = io::Error::new(io::ErrorKind::ConnectionReset, "reset by peer");
+        assert_eq!(classify(&ureq::Error::Io(reset)).0, FailKind::Io);
+    }
 
     #[test]
     fn location_bytes_become_a_joinable_string() {

@@ -1,5 +1,6 @@
 //! A tiny HTTPS server on 127.0.0.1:0 (rustls, the self-signed test certificate in
-//! tests/data/tls) answering every request with one HTML page, for the cert-expiry plugin.
+//! tests/data/tls) answering every request with one HTML page: for the cert-expiry plugin, and
+//! for certificate failures (verified, the certificate is refused).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -20,8 +21,8 @@ pub struct TlsServer {
 impl TlsServer {
     /// Serves `html` for every path.
     pub fn start(html: &str) -> TlsServer {
-        let cert = include_bytes!("../data/tls/localhost.cert.der").to_vec();
-        let key = include_bytes!("../data/tls/localhost.key.der").to_vec();
+        let cert = include_bytes!("data/tls/localhost.cert.der").to_vec();
+        let key = include_bytes!("data/tls/localhost.key.der").to_vec();
         let config =
             ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
                 .with_safe_default_protocol_versions()
