@@ -1,9 +1,13 @@
 //! The config file through the binary: discovery, precedence (file < environment < flags),
-//! `--print-config` round trip, unknown keys and bad values. The environment is only ever set
-//! on the child process, never in this multi-threaded test process.
+//! `--print-config` round trip, unknown keys and bad values, and the keys a `linkpatrol.toml`
+//! found in the current folder may not set unless trusted. The environment is only ever set on
+//! the child process, never in this multi-threaded test process.
 
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::proxy::TestProxy;
 use crate::server::{Routes, TestServer};
 use crate::util::{assert_exit, assert_one_line_error, cli_in, temp_dir};
 
@@ -229,4 +233,304 @@ fn config_errors_name_the_file_the_key_and_the_line() {
 
     let out = cli_in(&dir, &[("LINKPATROL_THREADS", "many")], &["--print-config"]);
     assert_one_line_error(&out, &["many", "--threads"]);
+}
+
+/// A folder as a checkout would have it: `index.html` holding `page`, and a `linkpatrol.toml`
+/// holding `toml`.
+fn checkout(name: &str, page: &str, toml: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    std::fs::write(dir.join("index.html"), page).unwrap();
+    std::fs::write(dir.join("linkpatrol.toml"), toml).unwrap();
+    dir
+}
+
+/// Runs `linkpatrol` in `dir` with `env` and `args`, then the quiet, fast flags.
+fn run_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut all = args.to_vec();
+    all.extend(["--no-status", "--max-requests-per-second", "0"]);
+    cli_in(dir, env, &all)
+}
+
+/// The refusal of the local config file: exit 2 and one line naming the file, `shown` (the key
+/// as the message shows it) and every way to trust the file.
+#[track_caller]
+fn assert_refused(out: &Output, shown: &str) {
+    assert_one_line_error(
+        out,
+        &[
+            "./linkpatrol.toml sets ",
+            shown,
+            "may not set",
+            "--trust-config",
+            "LINKPATROL_TRUST_CONFIG=1",
+            "-c ./linkpatrol.toml",
+        ],
+    );
+}
+
+/// Environment variables of a run, `(NAME, VALUE)`.
+type Env<'a> = &'a [(&'a str, &'a str)];
+
+/// The ways to trust a local file: the flag, the variable, naming it with `-c`.
+const TRUSTED: [(Env, &[&str]); 3] = [
+    (&[], &["--trust-config"]),
+    (&[("LINKPATROL_TRUST_CONFIG", "1")], &[]),
+    (&[], &["-c", "./linkpatrol.toml"]),
+];
+
+#[test]
+fn a_local_command_plugin_runs_nothing_unless_trusted() {
+    let section = "[plugins.command]\nprogram = \"/bin/sh\"\narg = [\"-c\", \"touch PWNED\"]\n";
+    for (toml, shown) in [
+        (
+            format!("plugin = [\"command\"]\n{section}"),
+            "`plugin = command`",
+        ),
+        (section.to_owned(), "`[plugins.command]`"),
+        (
+            "plugin = [\"command:program=/bin/sh,arg=-c,arg=touch PWNED\"]\n".to_owned(),
+            "`plugin = command`",
+        ),
+    ] {
+        let dir = checkout("cfg-local-command", "<a href='index.html'>me</a>", &toml);
+        let pwned = dir.join("PWNED");
+        for env in [&[][..], &[("LINKPATROL_TRUST_CONFIG", "0")]] {
+            let out = run_in(&dir, env, &["."]);
+            assert_refused(&out, shown);
+            assert!(out.stdout.is_empty(), "no report");
+            assert!(!pwned.exists(), "the program ran: {toml}");
+        }
+        for (env, flags) in TRUSTED {
+            let out = run_in(&dir, env, &[flags, &["."]].concat());
+            assert_exit(&out, 0);
+            assert!(pwned.exists(), "trusted with {env:?} {flags:?}: {toml}");
+            std::fs::remove_file(&pwned).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_local_file_output_writes_nothing_unless_trusted() {
+    let elsewhere = temp_dir("cfg-local-file-output-target");
+    let target = elsewhere.join("precious.txt");
+    std::fs::write(&target, "precious").unwrap();
+    let dir = checkout(
+        "cfg-local-file-output",
+        "<p>no links</p>",
+        &format!("file-output = [\"text/{}\"]\n", target.display()),
+    );
+    let out = run_in(&dir, &[], &["-q", "."]);
+    assert_refused(&out, "`file-output`");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        2,
+        "no file written"
+    );
+
+    let out = run_in(&dir, &[], &["-q", "--trust-config", "."]);
+    assert_exit(&out, 0);
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.contains("URLs checked"), "trusted: {written}");
+}
+
+#[test]
+fn a_local_proxy_sees_nothing_unless_trusted() {
+    let site = TestServer::start(Routes::new().page("/", "ok"));
+    let proxy = TestProxy::start();
+    let dir = checkout(
+        "cfg-local-proxy",
+        "",
+        &format!("proxy = \"{}\"\n", proxy.url()),
+    );
+    let out = run_in(
+        &dir,
+        &[],
+        &["-H", "Authorization: Bearer mine", &site.url("/")],
+    );
+    assert_refused(&out, "`proxy`");
+    assert!(proxy.requests().is_empty(), "{:?}", proxy.requests());
+    assert!(site.requests().is_empty(), "no request at all");
+
+    let out = run_in(&dir, &[], &["--trust-config", &site.url("/")]);
+    assert_exit(&out, 0);
+    let host = site.addr().to_string();
+    assert!(
+        proxy.targets().iter().any(|t| t.contains(&host)),
+        "trusted: {:?}",
+        proxy.targets()
+    );
+}
+
+#[test]
+fn a_local_dns_server_is_asked_nothing_unless_trusted() {
+    let resolver = UdpSocket::bind("127.0.0.1:0").unwrap();
+    resolver.set_nonblocking(true).unwrap();
+    let dir = checkout(
+        "cfg-local-dns",
+        "<a href='mailto:a@mail.test'>mail</a>",
+        &format!(
+            "check-mx = true\ndns-server = \"{}\"\n",
+            resolver.local_addr().unwrap()
+        ),
+    );
+    // A datagram sent over loopback is in the socket's queue by the time its sender exits.
+    let received = || {
+        let mut buf = [0u8; 512];
+        resolver.recv_from(&mut buf).is_ok()
+    };
+    let out = run_in(&dir, &[], &["."]);
+    assert_refused(&out, "`dns-server`");
+    assert!(!received(), "the resolver was asked");
+
+    // Nobody answers: the lookup times out and the link is reported.
+    let out = run_in(&dir, &[], &["--trust-config", "--timeout", "0.3", "."]);
+    assert_exit(&out, 1);
+    assert!(received(), "trusted: the resolver was asked");
+}
+
+#[test]
+fn a_local_cookie_file_is_not_sent_unless_trusted() {
+    let site = TestServer::start(Routes::new().page("/", "ok"));
+    let elsewhere = temp_dir("cfg-local-cookie-jar");
+    let jar = elsewhere.join("cookies.txt");
+    std::fs::write(&jar, "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc\n").unwrap();
+    let dir = checkout(
+        "cfg-local-cookie",
+        "",
+        &format!("cookie-file = \"{}\"\n", jar.display()),
+    );
+    let out = run_in(&dir, &[], &[&site.url("/")]);
+    assert_refused(&out, "`cookie-file`");
+    assert!(site.requests().is_empty(), "no request");
+
+    let out = run_in(&dir, &[], &["-c", "./linkpatrol.toml", &site.url("/")]);
+    assert_exit(&out, 0);
+    let cookies: Vec<Option<String>> = site
+        .requests()
+        .iter()
+        .map(|r| r.header("cookie").map(str::to_owned))
+        .collect();
+    assert!(
+        cookies.contains(&Some("session=abc".to_owned())),
+        "trusted: {cookies:?}"
+    );
+}
+
+#[test]
+fn local_basic_auth_is_not_sent_unless_trusted() {
+    let site = TestServer::start(Routes::new().page("/", "ok"));
+    let dir = checkout(
+        "cfg-local-auth",
+        "",
+        "[[auth]]\npattern = '.'\nusername = \"user\"\npassword = \"pass\"\n",
+    );
+    let out = run_in(&dir, &[], &[&site.url("/")]);
+    assert_refused(&out, "`[[auth]]`");
+    assert!(site.requests().is_empty(), "no request");
+
+    let out = run_in(&dir, &[("LINKPATROL_TRUST_CONFIG", "1")], &[&site.url("/")]);
+    assert_exit(&out, 0);
+    assert!(
+        site.requests()
+            .iter()
+            .any(|r| r.header("authorization") == Some("Basic dXNlcjpwYXNz")),
+        "trusted: {:?}",
+        site.requests()
+    );
+}
+
+#[test]
+fn local_insecure_input_files_and_paths_outside_the_folder_are_refused() {
+    let site = TestServer::start(Routes::new().page("/", "ok"));
+    let elsewhere = temp_dir("cfg-local-outside");
+    std::fs::write(elsewhere.join("urls.txt"), site.url("/")).unwrap();
+    std::fs::write(elsewhere.join("index.html"), "<p>outside</p>").unwrap();
+    let outside = elsewhere.display().to_string();
+    for (toml, shown) in [
+        ("insecure = true\n".to_owned(), "`insecure`"),
+        (
+            "follow-outside-root = true\n".to_owned(),
+            "`follow-outside-root`",
+        ),
+        (
+            format!("input-file = [\"{outside}/urls.txt\"]\n"),
+            "`input-file`",
+        ),
+        (
+            format!("inputs = [\"{outside}\"]\n"),
+            "`inputs` outside the current folder",
+        ),
+        (
+            format!("inputs = [\"file://{outside}/index.html\"]\n"),
+            "`inputs` outside the current folder",
+        ),
+        (
+            format!("root-dir = \"{outside}\"\n"),
+            "`root-dir` outside the current folder",
+        ),
+    ] {
+        let dir = checkout("cfg-local-outside-folder", "<a href='/x'>x</a>", &toml);
+        // `inputs` from the file, when no input is given.
+        let out = run_in(&dir, &[], &[]);
+        assert_refused(&out, shown);
+        assert!(out.stdout.is_empty(), "no report");
+        assert!(site.requests().is_empty(), "no request: {toml}");
+        let out = run_in(&dir, &[], &["--trust-config", "--print-config"]);
+        assert_exit(&out, 0);
+    }
+    // A symbolic link out of the folder leaves it too; paths inside it are fine.
+    let dir = checkout(
+        "cfg-local-symlink",
+        "<p>in</p>",
+        "inputs = [\"out/index.html\"]\n",
+    );
+    std::os::unix::fs::symlink(&elsewhere, dir.join("out")).unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    assert_refused(
+        &run_in(&dir, &[], &[]),
+        "`inputs` outside the current folder",
+    );
+    std::fs::write(
+        dir.join("linkpatrol.toml"),
+        "inputs = [\"index.html\", \"./sub/../index.html\"]\nroot-dir = \".\"\n",
+    )
+    .unwrap();
+    assert_exit(&run_in(&dir, &[], &[]), 0);
+}
+
+#[test]
+fn harmless_local_keys_still_apply() {
+    let dir = checkout(
+        "cfg-local-harmless",
+        "<a href='private/gone.html'>p</a><a href='#nowhere'>a</a>",
+        "threads = 3\ntimeout = 7\nexclude = [\"/private/\"]\ninputs = [\"index.html\"]\n\
+         plugin = [\"anchors\"]\n",
+    );
+    let toml = stdout(&run_in(&dir, &[], &["--print-config"]));
+    assert_eq!(key_line(&toml, "threads"), "threads = 3");
+    assert_eq!(key_line(&toml, "timeout"), "timeout = 7.0");
+    // The excluded link is not broken; the anchors plugin reports the missing anchor.
+    let out = run_in(&dir, &[], &["--fail-on-warnings"]);
+    assert_exit(&out, 1);
+    let report = stdout(&out);
+    assert!(!report.contains("gone.html"), "{report}");
+    assert!(report.contains("nowhere"), "{report}");
+    assert!(report.contains("0 errors found"), "{report}");
+}
+
+#[test]
+fn the_user_config_folder_is_trusted() {
+    let dir = temp_dir("cfg-user-trusted");
+    std::fs::write(dir.join("index.html"), "<p>page</p>").unwrap();
+    let folder = dir.join("home/.config/linkpatrol");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("config.toml"),
+        "[plugins.command]\nprogram = \"/bin/sh\"\narg = [\"-c\", \"touch RAN\"]\n",
+    )
+    .unwrap();
+    let out = run_in(&dir, &[], &["."]);
+    assert_exit(&out, 0);
+    assert!(dir.join("RAN").exists(), "the user's own plugin ran");
 }

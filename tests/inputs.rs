@@ -21,7 +21,6 @@ fn row<'a>(rows: &'a [Row], urlname: &str, parent_end: &str) -> &'a Row {
 /// Runs the binary with `stdin` fed in.
 fn check_with_stdin(extra: &[&str], stdin: &str) -> Output {
     let mut child = linkpatrol()
-        .arg("--no-config")
         .args(CSV_FLAGS)
         .args(extra)
         .stdin(Stdio::piped())

@@ -42,6 +42,7 @@ fn in_memory_html_is_checked_without_fetching_its_base() {
     let server = TestServer::start(Routes::new().page("/ok", "ok"));
     let html = "<p><a href='ok'>fine</a>\n<a href='missing'>gone</a><a href='#top'>self</a></p>";
     let config = Config::new()
+        .proxy_from_env(false)
         .input_html(html, server.url("/page.html"))
         .input_html("<a href='/ok'>again</a>", server.url("/other.html"))
         .max_requests_per_second(0.0);

@@ -11,7 +11,7 @@ use linkpatrol::{Config, Report, plugins};
 
 use crate::server::{Reply, Routes, TestServer};
 use crate::tls_server;
-use crate::util::{assert_exit, cli, config, entry, run, temp_dir};
+use crate::util::{assert_exit, cli, cli_in, config, entry, run, temp_dir};
 
 /// A built-in plugin with these settings.
 fn plugin(name: &str, settings: &[(&str, &str)]) -> Arc<dyn Plugin> {
@@ -445,17 +445,21 @@ fn plugins_from_a_config_file_section_and_key() {
     )
     .unwrap();
     let csv = dir.join("out.csv");
-    let out = cli(&[
-        "-c",
-        file.to_str().unwrap(),
-        "--no-status",
-        "-q",
-        "--max-requests-per-second",
-        "0",
-        "-F",
-        &format!("csv/{}", csv.display()),
-        &site.url("/"),
-    ]);
+    let out = cli_in(
+        &dir,
+        &[],
+        &[
+            "-c",
+            file.to_str().unwrap(),
+            "--no-status",
+            "-q",
+            "--max-requests-per-second",
+            "0",
+            "-F",
+            &format!("csv/{}", csv.display()),
+            &site.url("/"),
+        ],
+    );
     assert_exit(&out, 0);
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(
@@ -465,7 +469,7 @@ fn plugins_from_a_config_file_section_and_key() {
     assert!(text.contains("[regex-match] regex: Found `TODO'"), "{text}");
 
     std::fs::write(&file, "[plugins.regex]\npatern = 'x'\n").unwrap();
-    let bad = cli(&["-c", file.to_str().unwrap(), &site.url("/")]);
+    let bad = cli_in(&dir, &[], &["-c", file.to_str().unwrap(), &site.url("/")]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown setting `patern'"));
 }

@@ -116,6 +116,7 @@ fn crawl(s: Scenario) -> Measured {
     let site = TestServer::start(Routes::new().page("/", &links));
 
     let config = Config::new()
+        .proxy_from_env(false)
         .input_url(site.url("/"))
         .threads(s.threads)
         .timeout(Duration::from_secs(10));

@@ -2,8 +2,9 @@
 //! the CLI binary and read its CSV back, wait for and signal running processes.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use linkpatrol::{Checker, Config, Entry, Report};
@@ -66,22 +67,45 @@ pub fn broken(report: &Report) -> BTreeSet<String> {
     report.broken().map(|e| e.result.url.clone()).collect()
 }
 
-/// The `linkpatrol` binary, not started yet, without the machine's proxy variables.
+/// The `linkpatrol` binary, not started yet, that reads no config file (`--no-config`) and
+/// none of this machine's settings (see [`hermetic`]), with `HOME` in an empty folder.
 pub fn linkpatrol() -> Command {
+    let mut cmd = hermetic(empty_home());
+    cmd.arg("--no-config");
+    cmd
+}
+
+/// The `linkpatrol` binary, not started yet, with none of this machine's settings: no
+/// `LINKPATROL_*` variable and no proxy variable of this process reaches it, and `HOME` and
+/// `XDG_CONFIG_HOME` point into `home`, so the user's own config file is never read. Variables
+/// this process reads itself (`LINKPATROL_REQUIRE_TOOLS`) are unaffected.
+pub fn hermetic(home: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
     for var in PROXY_VARS {
         cmd.env_remove(var);
     }
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("LINKPATROL_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"));
     cmd
 }
 
-/// Runs the `linkpatrol` binary with `args`.
+/// An empty folder for `HOME`, the same for every test of this process (nothing writes to it).
+fn empty_home() -> &'static Path {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    HOME.get_or_init(|| temp_dir("empty-home"))
+}
+
+/// Runs `linkpatrol --no-config` with `args` (see [`linkpatrol`]).
 pub fn cli(args: &[&str]) -> Output {
     cli_with_env(args, &[])
 }
 
-/// Runs the `linkpatrol` binary with `args`, without the machine's proxy variables and with
-/// `env` set.
+/// Runs `linkpatrol --no-config` with `args` and `env` set (see [`linkpatrol`]).
 pub fn cli_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     linkpatrol()
         .args(args)
@@ -90,20 +114,13 @@ pub fn cli_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("the binary runs")
 }
 
-/// Runs the binary in `dir` with extra environment variables. `HOME` and `XDG_CONFIG_HOME`
-/// point into `dir`, so the user's own config file never leaks into a test; no `LINKPATROL_*`
-/// variable of this process reaches it.
+/// Runs the binary in `dir` with extra environment variables and no `--no-config`: the config
+/// tests pass their own flags. `HOME` and `XDG_CONFIG_HOME` point into `dir/home` (see
+/// [`hermetic`]), so a test can put a user config there.
 pub fn cli_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut cmd = linkpatrol();
-    cmd.current_dir(dir)
-        .env("HOME", dir.join("home"))
-        .env("XDG_CONFIG_HOME", dir.join("home/.config"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("LINKPATROL_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.envs(env.iter().copied())
+    hermetic(&dir.join("home"))
+        .current_dir(dir)
+        .envs(env.iter().copied())
         .args(args)
         .output()
         .expect("the binary runs")

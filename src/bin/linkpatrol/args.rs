@@ -195,6 +195,13 @@ pub struct Args {
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
 
+    /// Trust a ./linkpatrol.toml found in the current folder: let it set the keys that run
+    /// programs, write files, reroute requests or read outside the folder (the command plugin,
+    /// file-output, proxy, …), which it may not set otherwise. A file given with -c and the
+    /// user's own config file are always trusted.
+    #[arg(long)]
+    pub trust_config: bool,
+
     /// Print the effective configuration (file < environment < flags) as TOML and exit.
     #[arg(long)]
     pub print_config: bool,

@@ -119,22 +119,35 @@ impl std::fmt::Debug for AuthSection {
     }
 }
 
-/// The config file to read: `--config`, else `./linkpatrol.toml`, else
+/// Where the config file to read was found; only [`Found::InCurrentFolder`] may be untrusted
+/// (see `trust.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Named with `-c`/`--config` (or `LINKPATROL_CONFIG`).
+    Named,
+    /// `./linkpatrol.toml`, which may come from the repository being checked.
+    InCurrentFolder,
+    /// The user's own `config.toml` in the user config folder.
+    InUserFolder,
+}
+
+/// The config file to read and where it was found: `--config`, else `./linkpatrol.toml`, else
 /// `$XDG_CONFIG_HOME/linkpatrol/config.toml` (`~/.config/…`); none with `--no-config`.
-pub fn locate(args: &Args) -> Option<PathBuf> {
+pub fn locate(args: &Args) -> Option<(PathBuf, Found)> {
     if args.no_config {
         return None;
     }
     if let Some(p) = &args.config {
-        return Some(p.clone());
+        return Some((p.clone(), Found::Named));
     }
-    let local = PathBuf::from(LOCAL_FILE);
+    let local = Path::new(".").join(LOCAL_FILE);
     if local.is_file() {
-        return Some(local);
+        return Some((local, Found::InCurrentFolder));
     }
     dirs::config_dir()
         .map(|d| d.join("linkpatrol").join("config.toml"))
         .filter(|p| p.is_file())
+        .map(|p| (p, Found::InUserFolder))
 }
 
 /// Reads and parses a config file. Errors are one line naming the file and, for TOML errors,
@@ -388,11 +401,11 @@ pub fn to_toml(config: &FileConfig) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A config with every key set.
-    fn every_key() -> FileConfig {
+    pub(crate) fn every_key() -> FileConfig {
         FileConfig {
             inputs: Some(vec!["https://example.test/".into(), "docs".into()]),
             stdin: Some(true),
@@ -481,6 +494,7 @@ mod tests {
             "version",
             "config",
             "no-config",
+            "trust-config",
             "print-config",
             "check-extern",
             "list-plugins",

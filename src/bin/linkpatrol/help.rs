@@ -20,7 +20,10 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "sitemaps",
         ],
     ),
-    ("Config file", &["config", "no_config", "print_config"]),
+    (
+        "Config file",
+        &["config", "no_config", "trust_config", "print_config"],
+    ),
     (
         "Scope",
         &[
@@ -191,6 +194,14 @@ mod tests {
         assert_eq!(
             header.get_env().and_then(|e| e.to_str()),
             Some("LINKPATROL_HEADER")
+        );
+        let trust = cmd
+            .get_arguments()
+            .find(|a| a.get_id() == "trust_config")
+            .unwrap();
+        assert_eq!(
+            trust.get_env().and_then(|e| e.to_str()),
+            Some("LINKPATROL_TRUST_CONFIG")
         );
     }
 }

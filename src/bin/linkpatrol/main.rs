@@ -11,6 +11,7 @@ mod outputs;
 mod plugin_flags;
 mod settings;
 mod status;
+mod trust;
 
 use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};

@@ -14,11 +14,12 @@ use linkpatrol::resolver_from_resolv_conf;
 use url::Url;
 
 use crate::args::Args;
-use crate::config_file::{self, HostSection};
-use crate::{help, inputs};
+use crate::config_file::{self, Found, HostSection};
+use crate::{help, inputs, trust};
 
 /// Parses the command line with its environment variables, then fills what neither gave from
-/// the config file. A usage error comes back as one line; `--help` and `--version` print and
+/// the config file (refused when it was found in the current folder, is not trusted and sets a
+/// key such a file may not set). A usage error comes back as one line; `--help` and `--version` print and
 /// exit here.
 pub fn args_from_command_line() -> Result<Args> {
     let matches = match help::decorate(Args::command()).try_get_matches() {
@@ -26,8 +27,11 @@ pub fn args_from_command_line() -> Result<Args> {
         Err(e) => return Err(usage_error(e)),
     };
     let mut args = Args::from_arg_matches(&matches).map_err(usage_error)?;
-    if let Some(path) = config_file::locate(&args) {
+    if let Some((path, found)) = config_file::locate(&args) {
         let file = config_file::load(&path)?;
+        if found == Found::InCurrentFolder && !args.trust_config {
+            trust::check_local(&file, &path)?;
+        }
         config_file::apply(&mut args, &matches, &file, &path)?;
     }
     Ok(args)

@@ -1,0 +1,327 @@
+//! What a config file found in the current folder may not set: that folder is often a checkout
+//! of the very repository being checked, so its `linkpatrol.toml` is untrusted input.
+//!
+//! A file named with `-c`, the user's own `config.toml` (in the user config folder) and a local
+//! file under `--trust-config` are trusted and may set every key. A local file without that
+//! trust may set every key but those of [`REFUSED_IN_LOCAL`]; when it sets one, nothing runs:
+//! the refusal is one line naming the file, the keys and how to trust the file.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use url::Url;
+
+use crate::config_file::FileConfig;
+use crate::inputs::looks_like_url;
+
+/// How a refused key is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Whatever its value.
+    Always,
+    /// When one of its local paths (or `file:` URLs) leads outside the current folder, once
+    /// symbolic links are resolved.
+    OutsideFolder,
+}
+
+/// The keys a config file found in the current folder may not set, and why each is
+/// dangerous. The key is as written in the file; a plugin's is `plugins.NAME`, whether it is
+/// set by a `[plugins.NAME]` section or by `plugin = ["NAME…"]`.
+///
+/// - `plugins.command`: runs a program of the file's choosing, with the user's rights, on
+///   every parsed page.
+/// - `file-output`: writes (truncates) files at any path, outside the folder too.
+/// - `proxy`: sends every request through a server the file names, with the headers, cookies
+///   and passwords the user gives on the command line; the proxy can read and answer them all.
+/// - `dns-server`: sends the `--check-mx` lookups to a resolver the file names, which learns
+///   every mail domain and decides every verdict.
+/// - `insecure`: turns certificate checks off, so anyone on the network path can read and
+///   change the requests, the user's headers and cookies included.
+/// - `cookie-file`: reads a file at any path (its lines can end up in an error message) and
+///   sends cookies the user did not choose.
+/// - `input-file`: reads files at any path; every line becomes an input, which is requested
+///   or read, and shown in the report when it is not a valid one (`/proc/self/environ`).
+/// - `auth`: `[[auth]]` sends a username and password with every request whose URL matches
+///   a pattern; credentials, and where they go, are the user's choice, not a checkout's.
+/// - `follow-outside-root`: lets a folder check read, parse and list files outside the folder
+///   (`../`, `..%2F`, symbolic links pointing out), which the checkout's pages would then show.
+/// - `inputs`, `root-dir`: a start input or the site's root outside the folder would have the
+///   crawl read, parse and report files the checkout does not contain (`/etc`, `~/.ssh`);
+///   inside the folder they work as usual.
+pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
+    ("plugins.command", Refusal::Always),
+    ("file-output", Refusal::Always),
+    ("proxy", Refusal::Always),
+    ("dns-server", Refusal::Always),
+    ("insecure", Refusal::Always),
+    ("cookie-file", Refusal::Always),
+    ("input-file", Refusal::Always),
+    ("auth", Refusal::Always),
+    ("follow-outside-root", Refusal::Always),
+    ("inputs", Refusal::OutsideFolder),
+    ("root-dir", Refusal::OutsideFolder),
+];
+
+/// Fails with one line when the config file found in the current folder at `path` sets a key
+/// of [`REFUSED_IN_LOCAL`].
+pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
+    let folder = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .context("cannot read the current folder")?;
+    let set = keys_set(file)?;
+    let mut refused = Vec::new();
+    for (key, refusal) in REFUSED_IN_LOCAL {
+        for (_, shown) in set.iter().filter(|(k, _)| k == key) {
+            match refusal {
+                Refusal::Always => refused.push(shown.clone()),
+                Refusal::OutsideFolder => {
+                    for p in paths_of(file, key) {
+                        if leaves(&folder, &p) {
+                            refused.push(format!(
+                                "{shown} outside the current folder (`{}')",
+                                p.display()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let p = path.display();
+    bail!(
+        "{p} sets {}, which a config found in the current folder may not set (it could come \
+         from the repository being checked); trust it with --trust-config, \
+         LINKPATROL_TRUST_CONFIG=1 or -c {p}",
+        refused.join(", ")
+    )
+}
+
+/// Every key `file` sets, with the way a message shows it: top-level keys by name, `[[auth]]`
+/// and `[[hosts]]` as `auth` and `hosts`, each plugin as `plugins.NAME`.
+pub fn keys_set(file: &FileConfig) -> Result<Vec<(String, String)>> {
+    let table = toml::Table::try_from(file).context("cannot read the config file's keys")?;
+    let mut keys = Vec::new();
+    for (key, value) in &table {
+        match (key.as_str(), value) {
+            ("plugins", toml::Value::Table(plugins)) => {
+                keys.extend(
+                    plugins
+                        .keys()
+                        .map(|name| (format!("plugins.{name}"), format!("`[plugins.{name}]`"))),
+                );
+            }
+            ("plugin", _) => {
+                keys.push(("plugin".to_owned(), "`plugin`".to_owned()));
+                // The name as `--plugin` reads it: the part before the first `:`, trimmed.
+                for spec in file.plugin.iter().flatten() {
+                    let name = spec.split_once(':').map_or(&spec[..], |(n, _)| n).trim();
+                    keys.push((format!("plugins.{name}"), format!("`plugin = {name}`")));
+                }
+            }
+            (key, toml::Value::Array(items))
+                if items.first().is_some_and(toml::Value::is_table) =>
+            {
+                keys.push((key.to_owned(), format!("`[[{key}]]`")));
+            }
+            (key, _) => keys.push((key.to_owned(), format!("`{key}`"))),
+        }
+    }
+    Ok(keys)
+}
+
+/// The local paths a path-valued key names: `root-dir`, and the `inputs` that are paths or
+/// `file:` URLs (not `-`, the standard input, nor http(s) URLs).
+fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
+    match key {
+        "root-dir" => file.root_dir.iter().cloned().collect(),
+        "inputs" => file
+            .inputs
+            .iter()
+            .flatten()
+            .filter(|i| *i != "-")
+            .filter_map(|i| {
+                if !looks_like_url(i) {
+                    return Some(PathBuf::from(i));
+                }
+                let url = Url::parse(i.trim()).ok()?;
+                // A `file:` URL that names no local path is refused by the input parser.
+                (url.scheme() == "file").then(|| url.to_file_path().ok())?
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `true` when `path` (relative to `folder`, the canonical current folder) exists and leads
+/// outside `folder` once `..` and symbolic links are resolved. A path that does not exist
+/// reads nothing: the input parser refuses it.
+fn leaves(folder: &Path, path: &Path) -> bool {
+    folder
+        .join(path)
+        .canonicalize()
+        .is_ok_and(|real| !real.starts_with(folder))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config_file::{self, parse};
+
+    /// The keys a config file found in the current folder may set, and why each is harmless
+    /// there. With [`REFUSED_IN_LOCAL`], every key of the file is listed exactly once: a new
+    /// key (or a new built-in plugin) fails `every_key_is_classified` until it is put in one.
+    const ALLOWED_IN_LOCAL: &[(&str, &str)] = &[
+        ("stdin", "reads the standard input the user gives"),
+        (
+            "base-url",
+            "maps URLs onto the site folder, which stays inside",
+        ),
+        ("sitemaps", "crawls what robots.txt of a start site lists"),
+        ("recursion-level", "scope"),
+        ("internal-only", "scope"),
+        ("include", "scope"),
+        ("exclude", "scope"),
+        ("no-follow", "scope"),
+        ("max-urls", "scope"),
+        ("no-robots", "politeness towards the sites checked"),
+        ("timeout", "limits"),
+        ("max-redirects", "limits"),
+        ("max-retries", "limits"),
+        ("max-retry-wait", "limits"),
+        ("max-body-size", "limits"),
+        ("user-agent", "a header the file's author may choose"),
+        (
+            "header",
+            "headers of the file's own choosing; flags replace them, never join them",
+        ),
+        ("host-header", "as header"),
+        ("accept", "which statuses count as valid"),
+        ("method", "HEAD or GET"),
+        (
+            "check-mx",
+            "looks up mail domains with the system's own resolver",
+        ),
+        ("threads", "limits"),
+        ("max-requests-per-second", "politeness"),
+        ("host-concurrency", "politeness"),
+        ("host-rate", "politeness"),
+        ("host-max-concurrency", "politeness"),
+        ("abort-timeout", "limits"),
+        ("output", "the format on stdout"),
+        ("quiet", "stdout"),
+        ("verbose", "stdout"),
+        ("no-status", "stderr"),
+        ("csv-delimiter", "the report's shape"),
+        ("csv-bom", "the report's shape"),
+        ("ignore-warning", "the report's content"),
+        ("fail-on-warnings", "the exit status"),
+        (
+            "plugin",
+            "the list itself; each plugin it names is classified as plugins.NAME",
+        ),
+        ("hosts", "per-host rates, caps and headers, as the flags"),
+        ("plugins.anchors", "reads the pages being checked"),
+        ("plugins.regex", "reads the pages being checked"),
+        (
+            "plugins.cert-expiry",
+            "reads the certificates of the sites checked",
+        ),
+        (
+            "plugins.http-headers",
+            "reads the responses of the sites checked",
+        ),
+    ];
+
+    #[test]
+    fn every_key_is_classified() {
+        let mut every = config_file::tests::every_key();
+        for p in linkpatrol::plugins::builtins() {
+            every.plugins.entry(p.name.to_owned()).or_default();
+        }
+        let keys: Vec<String> = keys_set(&every)
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        for key in &keys {
+            let refused = REFUSED_IN_LOCAL.iter().any(|(k, _)| k == key);
+            let allowed = ALLOWED_IN_LOCAL.iter().any(|(k, _)| k == key);
+            assert!(
+                refused ^ allowed,
+                "key `{key}' must be in exactly one of REFUSED_IN_LOCAL and ALLOWED_IN_LOCAL"
+            );
+        }
+        let listed = REFUSED_IN_LOCAL
+            .iter()
+            .map(|(k, _)| k)
+            .chain(ALLOWED_IN_LOCAL.iter().map(|(k, _)| k));
+        for key in listed {
+            assert!(keys.iter().any(|k| k == key), "`{key}' is no config key");
+        }
+    }
+
+    #[test]
+    fn a_file_cannot_trust_itself() {
+        let e = parse("trust-config = true\n").unwrap_err();
+        assert!(e.contains("trust-config"), "{e}");
+    }
+
+    #[test]
+    fn plugins_are_keyed_by_name_in_both_forms() {
+        let file = parse("plugin = ['regex:pattern=x', ' command ']\n[plugins.anchors]\n").unwrap();
+        let keys: Vec<(String, String)> = keys_set(&file).unwrap();
+        let names: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "plugin",
+                "plugins.regex",
+                "plugins.command",
+                "plugins.anchors"
+            ]
+        );
+        assert_eq!(keys[2].1, "`plugin = command`");
+        assert_eq!(keys[3].1, "`[plugins.anchors]`");
+    }
+
+    #[test]
+    fn the_refusal_is_one_line_naming_the_file_and_every_key() {
+        let file = parse(
+            "threads = 2\nproxy = 'http://127.0.0.1:1'\n\n[[auth]]\npattern = 'x'\n\
+             username = 'u'\npassword = 'p'\n",
+        )
+        .unwrap();
+        let e = check_local(&file, Path::new("./linkpatrol.toml"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.starts_with("./linkpatrol.toml sets `proxy`, `[[auth]]`, which"),
+            "{e}"
+        );
+        assert!(e.ends_with("-c ./linkpatrol.toml"), "{e}");
+        let harmless = parse("threads = 2\ninputs = ['.', 'https://example.test/', '-']\n");
+        assert!(check_local(&harmless.unwrap(), Path::new("x")).is_ok());
+    }
+
+    #[test]
+    fn paths_may_not_leave_the_folder() {
+        let folder = std::env::current_dir().unwrap().canonicalize().unwrap();
+        assert!(!leaves(&folder, Path::new("src")));
+        assert!(!leaves(&folder, Path::new("./src/../tests")));
+        assert!(leaves(&folder, Path::new("..")));
+        assert!(leaves(&folder, Path::new("/")));
+        assert!(!leaves(&folder, Path::new("no/such/path")));
+        let file = parse("inputs = ['file:///', 'src']\nroot-dir = '/'\n").unwrap();
+        let e = check_local(&file, Path::new("x")).unwrap_err().to_string();
+        assert!(
+            e.contains("`inputs` outside the current folder (`/')")
+                && e.contains("`root-dir` outside the current folder (`/')")
+                && !e.contains("`src'"),
+            "{e}"
+        );
+    }
+}
