@@ -11,6 +11,14 @@
 //! [`ReportOptions::verbosity`] selects the entries of the text, CSV, JSON and NDJSON reports.
 //! The other formats have a fixed scope: JUnit lists every link (CI tools count passes),
 //! SARIF and failures list only problems, the sitemap only good pages, the graphs every link.
+//!
+//! # Text from pages and servers
+//! Link texts, hrefs as written, server answers and file names are chosen by others. Each
+//! format writes them in its own safe spelling: [`escape_controls`] for the text report, the
+//! CLI's messages (a page must not drive the reader's terminal or forge a
+//! line of the report), percent-encoding for the failures list, `xml.rs` for JUnit and the
+//! sitemap, `html/escape.rs` for the HTML report, serde_json for JSON, NDJSON and SARIF, and
+//! their own quoting for the graphs.
 
 mod csv;
 mod dot;
@@ -23,6 +31,7 @@ mod junit;
 mod ndjson;
 mod sarif;
 mod sitemap;
+mod terminal;
 mod text;
 mod xml;
 
@@ -38,6 +47,7 @@ pub use self::junit::JunitReporter;
 pub use self::ndjson::NdjsonReporter;
 pub use self::sarif::SarifReporter;
 pub use self::sitemap::SitemapReporter;
+pub use self::terminal::{escape_controls, is_control};
 pub use self::text::TextReporter;
 use crate::model::outcome::{Entry, Outcome};
 use crate::model::report::Report;
