@@ -136,3 +136,32 @@ fn an_error_message_spells_out_the_input_it_quotes() {
         "{err}"
     );
 }
+
+#[test]
+fn csv_cells_spell_out_what_pages_wrote() {
+    let site = hostile_site();
+    let text = report(&site, "csv", &["-v"]);
+    assert_no_forged_line("csv", &text);
+    let rows = crate::util::csv_records(text.as_bytes());
+    let named = |name: &str| rows.iter().any(|r| &r[10] == name);
+    assert!(named(TITLE_AND_RED_SHOWN), "{rows:#?}");
+    assert!(
+        rows.iter().any(|r| r[0] == format!("x\\n{FORGED}")),
+        "{rows:#?}"
+    );
+    // --csv-raw writes the cells as found.
+    let url = site.url("/");
+    let out = cli(&[
+        "--no-config",
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+        "-o",
+        "csv",
+        "--csv-raw",
+        &url,
+    ]);
+    assert_exit(&out, 1);
+    let rows = crate::util::csv_records(&out.stdout);
+    assert!(rows.iter().any(|r| &r[10] == TITLE_AND_RED), "{rows:#?}");
+}

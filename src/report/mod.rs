@@ -15,10 +15,10 @@
 //! # Text from pages and servers
 //! Link texts, hrefs as written, server answers and file names are chosen by others. Each
 //! format writes them in its own safe spelling: [`escape_controls`] for the text report, the
-//! CLI's messages (a page must not drive the reader's terminal or forge a
+//! CSV cells and the CLI's messages (a page must not drive the reader's terminal or forge a
 //! line of the report), percent-encoding for the failures list, `xml.rs` for JUnit and the
 //! sitemap, `html/escape.rs` for the HTML report, serde_json for JSON, NDJSON and SARIF, and
-//! their own quoting for the graphs.
+//! their own quoting for the graphs. The CSV also defuses formulas (`csv.rs`).
 
 mod csv;
 mod dot;
@@ -185,6 +185,9 @@ pub struct ReportOptions {
     pub csv_delimiter: u8,
     /// Start the CSV with a UTF-8 byte-order mark, so Excel reads it as UTF-8. Defaults to off.
     pub csv_bom: bool,
+    /// Write CSV cells as found: no `'` before a text cell a spreadsheet would run as a
+    /// formula, no escaped control characters ([`CsvReporter::with_raw`]). Defaults to off.
+    pub csv_raw: bool,
 }
 
 impl Default for ReportOptions {
@@ -193,6 +196,7 @@ impl Default for ReportOptions {
             verbosity: Verbosity::Problems,
             csv_delimiter: b';',
             csv_bom: false,
+            csv_raw: false,
         }
     }
 }
@@ -215,7 +219,8 @@ pub fn reporter_for<'a>(
         Format::Gml => Box::new(GmlReporter::new(out)),
         Format::Csv => Box::new(
             CsvReporter::new(out, options.csv_delimiter, options.verbosity)
-                .with_bom(options.csv_bom),
+                .with_bom(options.csv_bom)
+                .with_raw(options.csv_raw),
         ),
         Format::Html => Box::new(HtmlReporter::new(out, options.verbosity)),
     }

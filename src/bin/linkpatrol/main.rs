@@ -109,6 +109,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         },
         csv_delimiter: args.csv_delimiter as u8,
         csv_bom: args.csv_bom,
+        csv_raw: args.csv_raw,
     };
     let mut reporter = Fanout::new();
     if !args.quiet {
