@@ -1,5 +1,5 @@
-//! Text that pages and files choose, in the reports and messages that reach a terminal: no
-//! escape sequence, no forged line.
+//! Text that pages and files choose, in every report and message: no escape sequence or forged
+//! line where a terminal shows it, nothing XML 1.0 cannot carry in the XML reports.
 
 use std::process::Output;
 
@@ -164,4 +164,82 @@ fn csv_cells_spell_out_what_pages_wrote() {
     assert_exit(&out, 1);
     let rows = crate::util::csv_records(&out.stdout);
     assert!(rows.iter().any(|r| &r[10] == TITLE_AND_RED), "{rows:#?}");
+}
+
+/// Every format, each written to a file by one run.
+const FORMATS: [&str; 11] = [
+    "text", "csv", "html", "json", "ndjson", "junit", "sarif", "sitemap", "failures", "dot", "gml",
+];
+
+#[test]
+fn no_report_format_writes_a_control_character_a_page_chose() {
+    let site = hostile_site();
+    let dir = temp_dir("untrusted-every-format");
+    let mut args: Vec<String> = [
+        "--no-config",
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(["-q".into(), "-v".into()]);
+    for f in FORMATS {
+        args.push("-F".into());
+        args.push(format!("{f}/{}", dir.join(format!("out.{f}")).display()));
+    }
+    args.push(site.url("/"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = cli(&args);
+    assert_exit(&out, 1);
+    let read = |f: &str| std::fs::read(dir.join(format!("out.{f}"))).unwrap();
+    for f in FORMATS {
+        let bytes = read(f);
+        assert!(!bytes.is_empty(), "{f} written");
+        assert!(
+            !bytes.contains(&0x1b) && !bytes.contains(&0x07),
+            "{f}: raw ESC or BEL:\n{}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+    // The formats meant for terminals and line tools carry no control character at all.
+    for f in ["text", "csv", "failures", "json", "ndjson", "sarif"] {
+        assert_terminal_safe(f, &read(f));
+    }
+    // JSON escapes rather than drops: the name reads back as the page wrote it.
+    let json: serde_json::Value = serde_json::from_slice(&read("json")).unwrap();
+    let names: Vec<&str> = json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert!(names.contains(&TITLE_AND_RED), "{names:?}");
+    assert!(
+        names.contains(&"\u{9b}31m C1 \u{202e}override"),
+        "{names:?}"
+    );
+    for line in String::from_utf8(read("ndjson")).unwrap().lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap();
+    }
+    serde_json::from_slice::<serde_json::Value>(&read("sarif")).unwrap();
+    // The XML reports are well-formed XML 1.0: only tab, line feed and carriage return below
+    // U+0020, never U+FFFE or U+FFFF; what XML cannot carry is shown as U+FFFD.
+    for f in ["junit", "sitemap"] {
+        let text = String::from_utf8(read(f)).unwrap();
+        roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{f}: {e}\n{text}"));
+        let illegal: Vec<char> = text
+            .chars()
+            .filter(|&c| {
+                (c < ' ' && !matches!(c, '\t' | '\n' | '\r'))
+                    || matches!(c, '\u{fffe}' | '\u{ffff}')
+            })
+            .collect();
+        assert!(illegal.is_empty(), "{f}: {illegal:?}");
+    }
+    let junit = String::from_utf8(read("junit")).unwrap();
+    assert!(
+        junit.contains("\u{fffd}]0;TITLE\u{fffd}\u{fffd}[31mRED"),
+        "the hostile name is in the JUnit report: {junit}"
+    );
 }

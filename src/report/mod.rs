@@ -17,8 +17,9 @@
 //! format writes them in its own safe spelling: [`escape_controls`] for the text report, the
 //! CSV cells and the CLI's messages (a page must not drive the reader's terminal or forge a
 //! line of the report), percent-encoding for the failures list, `xml.rs` for JUnit and the
-//! sitemap, `html/escape.rs` for the HTML report, serde_json for JSON, NDJSON and SARIF, and
-//! their own quoting for the graphs. The CSV also defuses formulas (`csv.rs`).
+//! sitemap, `html/escape.rs` for the HTML report, `json::write_json` for JSON, NDJSON and SARIF
+//! (every control character as `\uXXXX`), and their own quoting for the graphs. No format
+//! writes a raw ESC or BEL a page chose. The CSV also defuses formulas (`csv.rs`).
 
 mod csv;
 mod dot;

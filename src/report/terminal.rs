@@ -6,8 +6,9 @@
 //! (`\x1b]0;TITLE\x07`, `\x1b[31m`) drives the reader's terminal, and a line break forges a
 //! line of our own, such as the text report's `That's it. … 0 errors found`. [`is_control`]
 //! names the characters that do this; [`escape_controls`] spells them out for people (the text
-//! report, the CLI's messages, CSV cells) and [`percent_encode_controls`] for URL lists (the
-//! failures list), where a script reads the line back as a URL.
+//! report, the CLI's messages, CSV cells), [`percent_encode_controls`] for URL lists (the
+//! failures list), where a script reads the line back as a URL, and [`escape_json_controls`]
+//! for JSON, as `\uXXXX` escapes.
 //!
 //! Printable text, non-ASCII included, is left as it is. A backslash is not escaped: the
 //! output is for reading, not for parsing back, so `\n` in the output may stand for a line
@@ -81,6 +82,29 @@ pub(crate) fn percent_encode_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `json`, a document serde_json wrote, with the [`is_control`] characters serde_json leaves
+/// raw (it escapes only U+0000 to U+001F) written as `\uXXXX` escapes: DEL, the C1 controls,
+/// U+2028, U+2029 and the bidirectional controls. JSON's own syntax is printable ASCII plus the
+/// line breaks and spaces of pretty printing, so these characters can only be inside strings,
+/// where the escape stands for the same character. Borrowed when there is nothing to escape.
+pub(crate) fn escape_json_controls(json: &str) -> Cow<'_, str> {
+    let raw = |c: char| c >= '\u{7f}' && is_control(c);
+    let Some(first) = json.find(raw) else {
+        return Cow::Borrowed(json);
+    };
+    let mut out = String::with_capacity(json.len() + 8);
+    out.push_str(&json[..first]);
+    for c in json[first..].chars() {
+        if raw(c) {
+            // Every such character is in the Basic Multilingual Plane: four hex digits.
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +161,24 @@ mod tests {
         let out = escape_controls(href);
         assert_eq!(out.lines().count(), 1);
         assert_eq!(out, r"x\nThat's it. 1 link checked, 0 errors found");
+    }
+
+    #[test]
+    fn json_gets_the_escapes_serde_json_leaves_out() {
+        let value = serde_json::json!({"name": "\x1b[31m\u{7f}\u{9b}\u{2028}\u{202e}é\n"});
+        let json = serde_json::to_string_pretty(&value).unwrap();
+        let safe = escape_json_controls(&json);
+        assert!(
+            safe.contains(r#""\u001b[31m\u007f\u009b\u2028\u202eé\n""#),
+            "{safe}"
+        );
+        assert!(!safe.chars().any(|c| c != '\n' && is_control(c)), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value);
+        assert!(matches!(
+            escape_json_controls(r#"{"a":"é ✓"}"#),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]
