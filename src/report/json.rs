@@ -23,6 +23,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
+use super::terminal::escape_json_controls;
 use super::{FlushPacer, Reporter, Verbosity, failure_class, state_name};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
@@ -55,7 +56,7 @@ impl<W: Write> JsonReporter<W> {
         if !self.opened {
             self.opened = true;
             write!(self.out, "{{\"tool\":")?;
-            serde_json::to_writer(&mut self.out, &tool_json())?;
+            write_json(&mut self.out, &tool_json(), false)?;
             write!(self.out, ",\"entries\":[")?;
         }
         Ok(())
@@ -70,7 +71,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
         self.open()?;
         let sep = if self.written == 0 { "\n" } else { ",\n" };
         self.out.write_all(sep.as_bytes())?;
-        serde_json::to_writer(&mut self.out, &entry_json(entry))?;
+        write_json(&mut self.out, &entry_json(entry), false)?;
         self.written += 1;
         // Streamed: entries reach the file within FLUSH_INTERVAL.
         if self.pacer.due() {
@@ -86,10 +87,23 @@ impl<W: Write> Reporter for JsonReporter<W> {
     fn finish(&mut self, report: &Report) -> io::Result<()> {
         self.open()?;
         write!(self.out, "\n],\n\"summary\":")?;
-        serde_json::to_writer(&mut self.out, &summary_json(report))?;
+        write_json(&mut self.out, &summary_json(report), false)?;
         writeln!(self.out, "}}")?;
         self.out.flush()
     }
+}
+
+/// Writes `value` as JSON, compact or `pretty`, with every control character escaped: serde_json
+/// leaves DEL, the C1 controls and the Unicode line separators raw, and a terminal showing the
+/// report would act on them ([`escape_json_controls`]). JSON, NDJSON and SARIF write through
+/// here.
+pub(crate) fn write_json(out: &mut impl Write, value: &Value, pretty: bool) -> io::Result<()> {
+    let json = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    }?;
+    out.write_all(escape_json_controls(&json).as_bytes())
 }
 
 /// `{"name": "linkpatrol", "version": …}`.

@@ -11,6 +11,15 @@
 //! [`ReportOptions::verbosity`] selects the entries of the text, CSV, JSON and NDJSON reports.
 //! The other formats have a fixed scope: JUnit lists every link (CI tools count passes),
 //! SARIF and failures list only problems, the sitemap only good pages, the graphs every link.
+//!
+//! # Text from pages and servers
+//! Link texts, hrefs as written, server answers and file names are chosen by others. Each
+//! format writes them in its own safe spelling: [`escape_controls`] for the text report, the
+//! CSV cells and the CLI's messages (a page must not drive the reader's terminal or forge a
+//! line of the report), percent-encoding for the failures list, `xml.rs` for JUnit and the
+//! sitemap, `html/escape.rs` for the HTML report, `json::write_json` for JSON, NDJSON and SARIF
+//! (every control character as `\uXXXX`), and their own quoting for the graphs. No format
+//! writes a raw ESC or BEL a page chose. The CSV also defuses formulas (`csv.rs`).
 
 mod csv;
 mod dot;
@@ -23,6 +32,7 @@ mod junit;
 mod ndjson;
 mod sarif;
 mod sitemap;
+mod terminal;
 mod text;
 mod xml;
 
@@ -38,6 +48,7 @@ pub use self::junit::JunitReporter;
 pub use self::ndjson::NdjsonReporter;
 pub use self::sarif::SarifReporter;
 pub use self::sitemap::SitemapReporter;
+pub use self::terminal::{escape_controls, is_control};
 pub use self::text::TextReporter;
 use crate::model::outcome::{Entry, Outcome};
 use crate::model::report::Report;
@@ -175,6 +186,9 @@ pub struct ReportOptions {
     pub csv_delimiter: u8,
     /// Start the CSV with a UTF-8 byte-order mark, so Excel reads it as UTF-8. Defaults to off.
     pub csv_bom: bool,
+    /// Write CSV cells as found: no `'` before a text cell a spreadsheet would run as a
+    /// formula, no escaped control characters ([`CsvReporter::with_raw`]). Defaults to off.
+    pub csv_raw: bool,
 }
 
 impl Default for ReportOptions {
@@ -183,6 +197,7 @@ impl Default for ReportOptions {
             verbosity: Verbosity::Problems,
             csv_delimiter: b';',
             csv_bom: false,
+            csv_raw: false,
         }
     }
 }
@@ -205,7 +220,8 @@ pub fn reporter_for<'a>(
         Format::Gml => Box::new(GmlReporter::new(out)),
         Format::Csv => Box::new(
             CsvReporter::new(out, options.csv_delimiter, options.verbosity)
-                .with_bom(options.csv_bom),
+                .with_bom(options.csv_bom)
+                .with_raw(options.csv_raw),
         ),
         Format::Html => Box::new(HtmlReporter::new(out, options.verbosity)),
     }

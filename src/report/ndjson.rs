@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use super::json::{entry_json, summary_json};
+use super::json::{entry_json, summary_json, write_json};
 use super::{FlushPacer, Reporter, Verbosity};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
@@ -38,7 +38,7 @@ impl<W: Write> NdjsonReporter<W> {
         if let Value::Object(map) = &mut value {
             map.insert("type".into(), Value::from(kind));
         }
-        serde_json::to_writer(&mut self.out, &value)?;
+        write_json(&mut self.out, &value, false)?;
         self.out.write_all(b"\n")
     }
 }

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use super::json::{summary_json, tool_json};
+use super::json::{summary_json, tool_json, write_json};
 use super::{HTTP_ERROR, Reporter, failure_class};
 use crate::model::outcome::{Entry, FailKind};
 use crate::model::report::Report;
@@ -230,7 +230,7 @@ impl<W: Write> Reporter for SarifReporter<W> {
                 "properties": {"summary": summary_json(report)},
             }],
         });
-        serde_json::to_writer_pretty(&mut self.out, &log)?;
+        write_json(&mut self.out, &log, true)?;
         writeln!(self.out)?;
         self.out.flush()
     }

@@ -3,11 +3,17 @@
 //!
 //! Blocks are grouped per URL, so they are written by `finish` once every referrer is known;
 //! `finish` also runs after a cancelled run.
+//!
+//! Every string that comes from a page, a server or a file name (URLs, link text, results,
+//! warnings, content types) passes through [`escape_controls`] as it is written, so a report
+//! on a terminal has no escape sequence and no line break the data chose: each field stays on
+//! its own line. The report writes no colour codes of its own.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use super::terminal::escape_controls as esc;
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::outcome::{CheckResult, Entry};
 use crate::model::report::Report;
@@ -41,20 +47,20 @@ impl<W: Write> TextReporter<W> {
             .referrer
             .as_ref()
             .map_or(result.url.as_str(), |r| r.raw.as_str());
-        writeln!(o, "URL        `{shown}'")?;
+        writeln!(o, "URL        `{}'", esc(shown))?;
         if let Some(r) = &first.referrer
             && !r.name.is_empty()
         {
-            writeln!(o, "Name       `{}'", r.name)?;
+            writeln!(o, "Name       `{}'", esc(&r.name))?;
         }
         for e in entries {
             if let Some(r) = &e.referrer {
-                write!(o, "Parent URL {}", r.parent)?;
+                write!(o, "Parent URL {}", esc(&r.parent))?;
                 if let (Some(l), Some(c)) = (r.line, r.column) {
                     write!(o, ", line {l}, col {c}")?;
                 }
                 if r.raw != shown {
-                    write!(o, " (as `{}')", r.raw)?;
+                    write!(o, " (as `{}')", esc(&r.raw))?;
                 }
                 writeln!(o)?;
             }
@@ -63,9 +69,9 @@ impl<W: Write> TextReporter<W> {
             .real_url
             .as_ref()
             .map_or(result.url.as_str(), |u| u.as_str());
-        writeln!(o, "Real URL   {real}")?;
+        writeln!(o, "Real URL   {}", esc(real))?;
         for hop in &result.redirects {
-            writeln!(o, "Redirect   {} {}", hop.status, hop.url)?;
+            writeln!(o, "Redirect   {} {}", hop.status, esc(hop.url.as_str()))?;
         }
         writeln!(
             o,
@@ -76,15 +82,21 @@ impl<W: Write> TextReporter<W> {
             writeln!(o, "Size       {}", human_bytes(s))?;
         }
         for i in &result.infos {
-            writeln!(o, "Info       {i}")?;
+            writeln!(o, "Info       {}", esc(i))?;
         }
         for w in &result.warnings {
-            writeln!(o, "Warning    [{}] {}", w.tag, w.message)?;
+            writeln!(o, "Warning    [{}] {}", esc(w.tag), esc(&w.message))?;
         }
         for e in entries {
             for w in e.referrer.iter().flat_map(|r| r.warnings.iter()) {
                 let page = e.referrer.as_ref().map_or("", |r| r.parent.as_str());
-                writeln!(o, "Warning    [{}] {} (on {page})", w.tag, w.message)?;
+                writeln!(
+                    o,
+                    "Warning    [{}] {} (on {})",
+                    esc(w.tag),
+                    esc(&w.message),
+                    esc(page)
+                )?;
             }
         }
         if result.retries > 0 {
@@ -95,7 +107,11 @@ impl<W: Write> TextReporter<W> {
         } else {
             "Valid"
         };
-        writeln!(o, "Result     {verdict}: {}", result.outcome)?;
+        writeln!(
+            o,
+            "Result     {verdict}: {}",
+            esc(&result.outcome.to_string())
+        )?;
         writeln!(o)
     }
 }
@@ -124,7 +140,7 @@ impl<W: Write> Reporter for TextReporter<W> {
         let types: Vec<String> = stats
             .content_types
             .iter()
-            .map(|(k, n)| format!("{n} {k}"))
+            .map(|(k, n)| format!("{n} {}", esc(k)))
             .collect();
         if !types.is_empty() {
             writeln!(o, "Content types: {}.", types.join(", "))?;
@@ -136,7 +152,7 @@ impl<W: Write> Reporter for TextReporter<W> {
             writeln!(
                 o,
                 "Host {}: {} requests ({:.1}/s), {} retries, {} overload answers (429/503), {} broken, {} waiting for politeness.",
-                h.host,
+                esc(&h.host),
                 h.requests,
                 h.effective_rate,
                 h.retries,

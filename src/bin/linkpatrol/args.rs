@@ -181,6 +181,12 @@ pub struct Args {
     #[arg(long)]
     pub csv_bom: bool,
 
+    /// Write CSV cells as found. By default a text cell that a spreadsheet would run as a
+    /// formula (it starts with =, +, -, @, a tab or a carriage return) gets a leading ' and
+    /// control characters are spelled out (\e, \n, \u{7}).
+    #[arg(long)]
+    pub csv_raw: bool,
+
     /// Report every checked link, not only broken ones and warnings.
     #[arg(short = 'v', long)]
     pub verbose: bool,

@@ -71,6 +71,7 @@ pub struct FileConfig {
     pub no_status: Option<bool>,
     pub csv_delimiter: Option<char>,
     pub csv_bom: Option<bool>,
+    pub csv_raw: Option<bool>,
     pub ignore_warning: Option<Vec<String>>,
     pub fail_on_warnings: Option<bool>,
     // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
@@ -257,6 +258,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         no_status,
         csv_delimiter,
         csv_bom,
+        csv_raw,
         ignore_warning,
         fail_on_warnings
     );
@@ -386,6 +388,7 @@ pub fn effective(args: &Args) -> FileConfig {
         no_status: Some(args.no_status),
         csv_delimiter: Some(args.csv_delimiter),
         csv_bom: Some(args.csv_bom),
+        csv_raw: Some(args.csv_raw),
         ignore_warning: list(&args.ignore_warning),
         fail_on_warnings: Some(args.fail_on_warnings),
         plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
@@ -449,6 +452,7 @@ pub(crate) mod tests {
             no_status: Some(true),
             csv_delimiter: Some(','),
             csv_bom: Some(true),
+            csv_raw: Some(true),
             ignore_warning: Some(vec!["http-redirected".into()]),
             fail_on_warnings: Some(true),
             plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),

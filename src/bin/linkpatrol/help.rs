@@ -79,6 +79,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "no_status",
             "csv_delimiter",
             "csv_bom",
+            "csv_raw",
             "ignore_warning",
             "fail_on_warnings",
         ],

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use linkpatrol::Checker;
-use linkpatrol::report::{Fanout, ReportOptions, Verbosity, reporter_for};
+use linkpatrol::report::{Fanout, ReportOptions, Verbosity, escape_controls, reporter_for};
 
 use crate::args::Args;
 use crate::exit_guard::ExitGuard;
@@ -65,7 +65,9 @@ fn main() -> ExitCode {
 /// Prints the error as one line on stderr (multi-line messages, such as a regex error's, are
 /// joined) and returns the error exit status. Credentials in the URLs it quotes are masked
 /// here, once for every message: an input, a setting or a config file may hold
-/// `user:password@`, and the URL may not even parse.
+/// `user:password@`, and the URL may not even parse. A message may also quote a line of an
+/// input list or a file name from a checked-out folder, so its control characters are spelled
+/// out.
 fn fail(e: &anyhow::Error) -> ExitCode {
     let text = format!("{e:#}");
     let text = linkpatrol::redact_text(&text);
@@ -74,7 +76,7 @@ fn fail(e: &anyhow::Error) -> ExitCode {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    eprintln!("linkpatrol: error: {}", line.join(" "));
+    eprintln!("linkpatrol: error: {}", escape_controls(&line.join(" ")));
     ExitCode::from(EXIT_ERROR)
 }
 
@@ -108,6 +110,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         },
         csv_delimiter: args.csv_delimiter as u8,
         csv_bom: args.csv_bom,
+        csv_raw: args.csv_raw,
     };
     let mut reporter = Fanout::new();
     if !args.quiet {

@@ -3,8 +3,9 @@
 //!
 //! The same escaping is safe in text and in quoted attribute values: `&`, `<`, `>`, `"` and `'`
 //! become character references, so untrusted text can neither open an element nor leave an
-//! attribute. NUL, which HTML parsers drop or replace, becomes U+FFFD. The page layout lives in
-//! the parent module.
+//! attribute. NUL, which HTML parsers drop or replace, and the other ASCII controls but tab,
+//! line feed and carriage return (HTML calls them parse errors; a terminal showing the file
+//! would act on an ESC) become U+FFFD. The page layout lives in the parent module.
 
 use std::fmt;
 
@@ -23,7 +24,7 @@ impl fmt::Display for Escaped<'_> {
                 b'>' => "&gt;",
                 b'"' => "&quot;",
                 b'\'' => "&#39;",
-                b'\0' => "\u{FFFD}",
+                b'\0'..=b'\x08' | b'\x0b' | b'\x0c' | b'\x0e'..=b'\x1f' | b'\x7f' => "\u{FFFD}",
                 _ => continue,
             };
             // The bytes above are ASCII, so `i` is always a char boundary.
@@ -82,6 +83,10 @@ mod tests {
     #[test]
     fn nul_is_replaced_and_neighbours_kept() {
         assert_eq!(esc("a\0<b"), "a\u{FFFD}&lt;b");
+        assert_eq!(
+            esc("\x1b]0;T\x07\x7f\t\n\r"),
+            "\u{FFFD}]0;T\u{FFFD}\u{FFFD}\t\n\r"
+        );
         assert_eq!(esc("<"), "&lt;");
         assert_eq!(esc("é<é"), "é&lt;é", "multi-byte text around an escape");
     }
