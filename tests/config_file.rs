@@ -453,6 +453,7 @@ fn local_insecure_input_files_and_paths_outside_the_folder_are_refused() {
             "follow-outside-root = true\n".to_owned(),
             "`follow-outside-root`",
         ),
+        ("csv-raw = true\n".to_owned(), "`csv-raw`"),
         (
             format!("input-file = [\"{outside}/urls.txt\"]\n"),
             "`input-file`",

@@ -43,6 +43,8 @@ pub enum Refusal {
 ///   or read, and shown in the report when it is not a valid one (`/proc/self/environ`).
 /// - `auth`: `[[auth]]` sends a username and password with every request whose URL matches
 ///   a pattern; credentials, and where they go, are the user's choice, not a checkout's.
+/// - `csv-raw`: turns off the quote before CSV cells a spreadsheet would run as formulas, so
+///   the checkout's own pages could put formulas into the CSV the user opens.
 /// - `follow-outside-root`: lets a folder check read, parse and list files outside the folder
 ///   (`../`, `..%2F`, symbolic links pointing out), which the checkout's pages would then show.
 /// - `inputs`, `root-dir`: a start input or the site's root outside the folder would have the
@@ -58,6 +60,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("input-file", Refusal::Always),
     ("auth", Refusal::Always),
     ("follow-outside-root", Refusal::Always),
+    ("csv-raw", Refusal::Always),
     ("inputs", Refusal::OutsideFolder),
     ("root-dir", Refusal::OutsideFolder),
 ];
