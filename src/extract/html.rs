@@ -15,6 +15,7 @@ use html5gum::{Span, State, Tokenizer};
 
 use super::html_css::{style_attribute_links, style_block_links};
 use super::html_emitter::{LinkEmitter, TagSink};
+use super::line_col::{Convention, LineCounter};
 use super::{HtmlDocument, RawLink};
 
 /// Cap, in characters, of [`RawLink::name`].
@@ -285,6 +286,8 @@ struct AttrSlot {
 /// [`HtmlDocument`].
 struct Collector<'a, 's> {
     doc: HtmlDocument,
+    /// The document's bytes.
+    src: &'a [u8],
     lines: LineCounter<'a>,
     /// Collect `id`s and `<a name>`s into `doc.anchors`.
     want_anchors: bool,
@@ -324,7 +327,8 @@ impl<'a, 's> Collector<'a, 's> {
     fn new(src: &'a [u8], want_anchors: bool, batches: Option<Batches<'s>>) -> Self {
         Collector {
             doc: HtmlDocument::default(),
-            lines: LineCounter::new(src),
+            src,
+            lines: LineCounter::new(src, Convention::Html),
             want_anchors,
             batches,
             in_start_tag: false,
@@ -350,7 +354,7 @@ impl<'a, 's> Collector<'a, 's> {
     fn finish(mut self) -> HtmlDocument {
         self.close_anchor();
         // A `<style>` left open runs to the end of the document.
-        self.close_style_block(self.lines.src.len());
+        self.close_style_block(self.src.len());
         if let Some(batches) = &mut self.batches
             && !self.doc.links.is_empty()
         {
@@ -370,7 +374,7 @@ impl<'a, 's> Collector<'a, 's> {
         }
         let settled = *batches
             .settled_after
-            .get_or_insert_with(|| settled_after(self.lines.src));
+            .get_or_insert_with(|| settled_after(self.src));
         if self.tag_start <= settled {
             return;
         }
@@ -542,7 +546,7 @@ impl<'a, 's> Collector<'a, 's> {
             return;
         };
         let value = &self.values[slot.start..slot.end];
-        let raw = self.lines.src.get(span.start..span.end).unwrap_or_default();
+        let raw = self.src.get(span.start..span.end).unwrap_or_default();
         let lines = &mut self.lines;
         style_attribute_links(
             value,
@@ -557,8 +561,7 @@ impl<'a, 's> Collector<'a, 's> {
         let Some(start) = self.style_text_start.take() else {
             return;
         };
-        let src = self.lines.src;
-        let text = src.get(start..end.max(start)).unwrap_or_default();
+        let text = self.src.get(start..end.max(start)).unwrap_or_default();
         let lines = &mut self.lines;
         style_block_links(text, |at| lines.locate(start + at), &mut self.doc.links);
     }
@@ -726,60 +729,6 @@ impl LabelBuilder {
 
     fn finish(self) -> String {
         self.text
-    }
-}
-
-/// Turns byte offsets into 1-based (line, column in code points). Offsets are asked for in
-/// increasing order, so the source is scanned once in total.
-struct LineCounter<'a> {
-    src: &'a [u8],
-    offset: usize,
-    line: usize,
-    column: usize,
-    after_cr: bool,
-}
-
-impl<'a> LineCounter<'a> {
-    fn new(src: &'a [u8]) -> Self {
-        LineCounter {
-            src,
-            offset: 0,
-            line: 1,
-            column: 1,
-            after_cr: false,
-        }
-    }
-
-    fn locate(&mut self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.src.len());
-        if offset < self.offset {
-            // Never happens with html5gum's spans; start over rather than answer wrongly.
-            *self = LineCounter::new(self.src);
-        }
-        let seg = &self.src[self.offset..offset];
-        // Line breaks are found with memchr and the bytes after the last one counted in bulk:
-        // a byte-at-a-time loop here was 7% of a folder check (issue 12).
-        let mut rest = 0;
-        for i in memchr::memchr2_iter(b'\n', b'\r', seg) {
-            let crlf = seg[i] == b'\n'
-                && if i == 0 {
-                    self.after_cr
-                } else {
-                    seg[i - 1] == b'\r'
-                };
-            if !crlf {
-                self.line += 1;
-            }
-            self.column = 1;
-            rest = i + 1;
-        }
-        // Every byte that is not a UTF-8 continuation byte starts a code point.
-        self.column += seg[rest..].iter().filter(|&&b| b & 0xC0 != 0x80).count();
-        if let Some(&last) = seg.last() {
-            self.after_cr = last == b'\r';
-        }
-        self.offset = offset;
-        (self.line, self.column)
     }
 }
 
@@ -989,43 +938,6 @@ mod tests {
         let links = doc("<p>\r\n<a href=/1>1</a>\r\n\r\n x<a href=/2>\r<a href=/3>").links;
         let positions: Vec<_> = links.iter().map(|l| (l.line, l.column)).collect();
         assert_eq!(positions, [(2, 1), (4, 3), (5, 1)]);
-    }
-
-    #[test]
-    fn line_counter_agrees_with_counting_byte_by_byte() {
-        // The reference: walk every byte (a CR LF pair is one break, a lone CR or LF is one).
-        fn reference(src: &[u8], offset: usize) -> (usize, usize) {
-            let (mut line, mut column, mut after_cr) = (1, 1, false);
-            for &b in &src[..offset] {
-                match b {
-                    b'\n' if after_cr => column = 1,
-                    b'\n' | b'\r' => (line, column) = (line + 1, 1),
-                    _ if b & 0xC0 != 0x80 => column += 1,
-                    _ => {}
-                }
-                after_cr = b == b'\r';
-            }
-            (line, column)
-        }
-        let mut rng = fastrand::Rng::with_seed(12);
-        let pieces: [&[u8]; 6] = [b"\r", b"\n", b"\r\n", "é".as_bytes(), b"ab", "€".as_bytes()];
-        for _ in 0..300 {
-            let mut src = Vec::new();
-            for _ in 0..rng.usize(0..40) {
-                src.extend_from_slice(pieces[rng.usize(..pieces.len())]);
-            }
-            let mut counter = LineCounter::new(&src);
-            let mut offset = 0;
-            while offset < src.len() {
-                offset = rng.usize(offset..=src.len());
-                assert_eq!(
-                    counter.locate(offset),
-                    reference(&src, offset),
-                    "{src:?} at {offset}"
-                );
-                offset += 1;
-            }
-        }
     }
 
     #[test]

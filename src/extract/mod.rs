@@ -10,6 +10,7 @@ mod gzip;
 mod html;
 mod html_css;
 mod html_emitter;
+mod line_col;
 mod markdown;
 mod sitemap;
 mod text;
