@@ -15,6 +15,9 @@ mod markdown;
 mod sitemap;
 mod text;
 
+#[cfg(test)]
+mod tests;
+
 pub use css::extract_css;
 pub use gzip::{gunzip_capped, is_gzip};
 pub use html::{extract_html, extract_html_batched};
