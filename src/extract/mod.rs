@@ -8,8 +8,6 @@
 mod css;
 mod gzip;
 mod html;
-mod html_css;
-mod html_emitter;
 mod line_col;
 mod markdown;
 mod sitemap;

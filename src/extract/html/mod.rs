@@ -1,22 +1,25 @@
 //! HTML link extraction on top of html5gum's tokenizer.
 //!
-//! A [`LinkEmitter`] (see [`super::html_emitter`]) reports start tags, attribute names and
-//! values, end tags and text to a [`Collector`], copying a value or a run of text only when the
-//! collector asks for it. The collector buffers the interesting attributes of the current start
+//! A [`LinkEmitter`] (see [`emitter`]) reports start tags, attribute names and values, end tags
+//! and text to a [`Collector`], copying a value or a run of text only when the collector asks
+//! for it. The collector buffers the interesting attributes of the current start
 //! tag and decides at the closing `>` what they yield: links, the base URL, anchors or the robots
 //! flag. After `<script>`, `<style>` and friends it switches the tokenizer into raw-text states,
 //! so their contents never produce links, but (unlike html5gum's `naive_next_state`) parses
 //! `<noscript>` contents as markup, as a user agent without scripting and LinkChecker do. The CSS
-//! of `<style>` blocks and `style` attributes goes to [`super::html_css`].
+//! of `<style>` blocks and `style` attributes goes to [`style`].
+
+mod emitter;
+mod style;
 
 use std::borrow::Cow;
 
 use html5gum::{Span, State, Tokenizer};
 
-use super::html_css::{style_attribute_links, style_block_links};
-use super::html_emitter::{LinkEmitter, TagSink};
 use super::line_col::{Convention, LineCounter};
 use super::{HtmlDocument, RawLink};
+use emitter::{LinkEmitter, TagSink};
+use style::{style_attribute_links, style_block_links};
 
 /// Cap, in characters, of [`RawLink::name`].
 const MAX_NAME_CHARS: usize = 256;

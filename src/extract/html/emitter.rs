@@ -7,8 +7,8 @@
 //! `<a>`). This emitter asks the sink, once an attribute's name is complete, whether its value
 //! matters, and, before keeping text, whether text matters right now. It reports the same events,
 //! at the same moments and with the same byte offsets as the `CallbackEmitter` does, so the
-//! sink's results do not depend on which of the two drives it (a test in `html.rs` checks this
-//! on random fragments). Comments, doctypes and parse errors are dropped.
+//! sink's results do not depend on which of the two drives it (a test in `html/mod.rs` checks
+//! this on random fragments). Comments, doctypes and parse errors are dropped.
 //!
 //! # Why not the `CallbackEmitter`
 //! Measured against it, A/B in the same minute on the shared 2-core machine: the
@@ -25,8 +25,8 @@ use html5gum::{Emitter, Error, Span, State};
 
 /// The longest tag or attribute name a [`TagSink`] is shown. The names that matter to link
 /// extraction are at most 10 bytes long (`blockquote`, `formaction`, `http-equiv`; the tests of
-/// every tag and attribute kind in `html.rs` fail if one does not fit); a longer name is passed
-/// as the empty name, which matches none of them.
+/// every tag and attribute kind in `html/mod.rs` fail if one does not fit); a longer name is
+/// passed as the empty name, which matches none of them.
 pub(super) const MAX_NAME_LEN: usize = 16;
 
 /// What a [`LinkEmitter`] reports to. Names are ASCII-lowercased by the tokenizer, and empty if
