@@ -10,6 +10,8 @@
 //! of `<style>` blocks and `style` attributes goes to [`style`].
 
 mod emitter;
+mod refresh;
+mod srcset;
 mod style;
 
 use std::borrow::Cow;
@@ -19,6 +21,8 @@ use html5gum::{Span, State, Tokenizer};
 use super::line_col::{Convention, LineCounter};
 use super::{HtmlDocument, RawLink};
 use emitter::{LinkEmitter, TagSink};
+use refresh::refresh_url;
+use srcset::srcset_urls;
 use style::{style_attribute_links, style_block_links};
 
 /// Cap, in characters, of [`RawLink::name`].
@@ -735,99 +739,6 @@ impl LabelBuilder {
     }
 }
 
-/// Calls `f` with each image candidate URL of a `srcset` value, following the WHATWG parsing
-/// algorithm (descriptors are skipped, not validated). A URL is a run of non-whitespace, so
-/// commas inside it (`/img,v2.png 2x`) survive; commas at its end separate candidates.
-fn srcset_urls(input: &str, mut f: impl FnMut(&str)) {
-    let bytes = input.as_bytes();
-    let mut pos = 0;
-    loop {
-        while pos < bytes.len() && (bytes[pos].is_ascii_whitespace() || bytes[pos] == b',') {
-            pos += 1;
-        }
-        if pos == bytes.len() {
-            return;
-        }
-        let start = pos;
-        while pos < bytes.len() && !bytes[pos].is_ascii_whitespace() {
-            pos += 1;
-        }
-        let url = &input[start..pos];
-        if url.ends_with(',') {
-            // "a.png, b.png": no descriptors follow.
-            f(url.trim_end_matches(','));
-            continue;
-        }
-        f(url);
-        // Skip the descriptors up to the comma that ends the candidate (not one in parentheses).
-        let mut in_parens = false;
-        while pos < bytes.len() {
-            match bytes[pos] {
-                b'(' => in_parens = true,
-                b')' => in_parens = false,
-                b',' if !in_parens => {
-                    pos += 1;
-                    break;
-                }
-                _ => {}
-            }
-            pos += 1;
-        }
-    }
-}
-
-/// The URL of a `<meta http-equiv=refresh>` content value (`5; url='/next'` gives `/next`),
-/// following the WHATWG "shared declarative refresh steps". `None` if the value is invalid or
-/// names no URL (a plain reload).
-fn refresh_url(content: &str) -> Option<&str> {
-    let bytes = content.as_bytes();
-    let skip_ws = |mut pos: usize| {
-        while pos < bytes.len() && bytes[pos].is_ascii_whitespace() {
-            pos += 1;
-        }
-        pos
-    };
-    // The delay: digits and dots, starting with one of them.
-    let mut pos = skip_ws(0);
-    if !bytes
-        .get(pos)
-        .is_some_and(|&b| b.is_ascii_digit() || b == b'.')
-    {
-        return None;
-    }
-    while pos < bytes.len() && (bytes[pos].is_ascii_digit() || bytes[pos] == b'.') {
-        pos += 1;
-    }
-    // The separator.
-    if pos < bytes.len() {
-        let b = bytes[pos];
-        if !(b == b';' || b == b',' || b.is_ascii_whitespace()) {
-            return None;
-        }
-        pos = skip_ws(pos);
-        if pos < bytes.len() && (bytes[pos] == b';' || bytes[pos] == b',') {
-            pos += 1;
-        }
-        pos = skip_ws(pos);
-    }
-    // An optional `url =` (any case), then optional quotes.
-    let mut url = &content[pos..];
-    if bytes.len() - pos >= 3 && bytes[pos..pos + 3].eq_ignore_ascii_case(b"url") {
-        let after = skip_ws(pos + 3);
-        if bytes.get(after) == Some(&b'=') {
-            url = &content[skip_ws(after + 1)..];
-        }
-    }
-    if let Some(quote @ ('"' | '\'')) = url.chars().next() {
-        url = &url[1..];
-        if let Some(end) = url.find(quote) {
-            url = &url[..end];
-        }
-    }
-    let url = url.trim_ascii();
-    (!url.is_empty()).then_some(url)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1166,66 +1077,6 @@ mod tests {
             d.anchors,
             ["top", "Intro", "old-style", "both", "both-name", "first"]
         );
-    }
-
-    #[test]
-    fn srcset_forms() {
-        // (srcset, its URLs joined by " | ")
-        let cases = [
-            ("/a.png", "/a.png"),
-            ("/a.png 1x, /b.png 2x", "/a.png | /b.png"),
-            ("/a.png 480w,/b.png 800w", "/a.png | /b.png"),
-            (
-                "/img,v2.png 2x, /img,v3.png 3x",
-                "/img,v2.png | /img,v3.png",
-            ),
-            ("/a.png, /b.png", "/a.png | /b.png"),
-            ("  \n/a.png  1.5x ,\n\t/b.png\t2x  ,  ", "/a.png | /b.png"),
-            ("/a.png 100w (min-width: 1px, x), /b.png", "/a.png | /b.png"),
-            (
-                "data:image/png;base64,iVB 1x, /b.png",
-                "data:image/png;base64,iVB | /b.png",
-            ),
-            (",,,", ""),
-            ("", ""),
-        ];
-        for (srcset, expected) in cases {
-            let html = format!(r#"<img srcset="{srcset}">"#);
-            assert_eq!(values(&html).join(" | "), expected, "{srcset:?}");
-        }
-        let d = doc(r#"<img alt=pic srcset="/a.png 1x, /b.png 2x">"#);
-        assert_eq!(d.links.len(), 2);
-        assert!(
-            d.links
-                .iter()
-                .all(|l| l.attr == "srcset" && l.name == "pic")
-        );
-    }
-
-    #[test]
-    fn meta_refresh_forms() {
-        let cases: &[(&str, Option<&str>)] = &[
-            ("5; url=/next", Some("/next")),
-            ("0;URL='/quoted'", Some("/quoted")),
-            ("3 , Url = \"/dq\" trailing", Some("/dq")),
-            ("1; /bare", Some("/bare")),
-            ("0.5 url=/dot", Some("/dot")),
-            ("  7;url=  /spaced  ", Some("/spaced")),
-            ("2; url='/unterminated", Some("/unterminated")),
-            ("4; urlx", Some("urlx")),
-            ("5", None),
-            ("5;", None),
-            ("url=/no-delay", None),
-            ("5x; url=/bad-delay", None),
-            ("", None),
-        ];
-        for &(content, expected) in cases {
-            assert_eq!(refresh_url(content), expected, "{content:?}");
-            let escaped = content.replace('"', "&quot;");
-            let html = format!(r#"<meta http-equiv="Refresh" content="{escaped}">"#);
-            let links = values(&html);
-            assert_eq!(links.first().map(String::as_str), expected, "{content:?}");
-        }
     }
 
     #[test]
