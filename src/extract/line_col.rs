@@ -35,9 +35,9 @@ pub(super) enum Convention {
 pub(super) struct LineCounter<'a> {
     src: &'a [u8],
     convention: Convention,
-    /// Everything before this offset is counted. It is 0, the end of `src`, or the offset of a
-    /// byte that is not a UTF-8 continuation byte: no character, valid or not, spans it, so the
-    /// count from here on adds up to the count from the line start.
+    /// Everything before this offset is counted. For [`Convention::Plain`] it is 0, the end of
+    /// `src`, or the offset of a byte that is not a UTF-8 continuation byte: no character, valid
+    /// or not, spans it, so the count from here on adds up to the count from the line start.
     offset: usize,
     /// Line and column of the byte at `offset`.
     line: usize,
@@ -65,13 +65,18 @@ impl<'a> LineCounter<'a> {
         if offset < self.offset {
             *self = LineCounter::new(self.src, self.convention);
         }
-        // Keep the count only up to the last clean split at or before `offset`, and count the
-        // few continuation bytes after it on a copy: an offset inside a character then gives
-        // what counting its line from the start gives, and the next call starts clean.
-        let clean = (self.offset..=offset)
-            .rev()
-            .find(|&i| self.src.get(i).is_none_or(|&b| !is_continuation(b)))
-            .unwrap_or(self.offset);
+        // A lossy decoding of the line can only be counted piece by piece where no character
+        // spans the split. Keep the count up to the last such split at or before `offset`, and
+        // count the few continuation bytes after it on a copy: an offset inside a character
+        // then gives what counting its line from the start gives, and the next call starts
+        // clean. Counting lead bytes adds up across any split.
+        let clean = match self.convention {
+            Convention::Html => offset,
+            Convention::Plain => (self.offset..=offset)
+                .rev()
+                .find(|&i| self.src.get(i).is_none_or(|&b| !is_continuation(b)))
+                .unwrap_or(self.offset),
+        };
         self.advance(clean);
         if clean == offset {
             return (self.line, self.column);
