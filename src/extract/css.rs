@@ -3,13 +3,14 @@
 //! escape keeps the next character). Pure.
 
 use super::RawLink;
-use super::sitemap::line_col;
+use super::line_col::{Convention, LineCounter};
 
 /// The links of a style sheet, in document order.
 pub fn extract_css(body: &[u8]) -> Vec<RawLink> {
     let mut links = Vec::new();
+    let mut lines = LineCounter::new(body, Convention::Plain);
     scan_css(body, |at, value, attr| {
-        links.push(RawLink::plain(value, "css", attr, line_col(body, at)));
+        links.push(RawLink::plain(value, "css", attr, lines.locate(at)));
     });
     links
 }

@@ -4,7 +4,7 @@
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::sitemap::line_col;
+use super::line_col::{Convention, LineCounter};
 use super::{RawLink, extract_html};
 
 /// The most characters kept of a link's text.
@@ -17,6 +17,9 @@ pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS;
+    // Event offsets follow the document, so the counter moves forward (and starts over, still
+    // right, should one ever go back).
+    let mut lines = LineCounter::new(text.as_bytes(), Convention::Plain);
     let mut links: Vec<RawLink> = Vec::new();
     // Index in `links` of the link whose text is being collected.
     let mut open: Option<usize> = None;
@@ -37,13 +40,13 @@ pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
                 };
                 open = Some(links.len());
                 titles.push(title.to_string());
-                links.push(link(&text, range.start, value, "a", "href", ""));
+                links.push(link(lines.locate(range.start), value, "a", "href", ""));
             }
             Event::Start(Tag::Image {
                 dest_url, title, ..
             }) => {
                 let value = dest_url.trim().to_owned();
-                links.push(link(&text, range.start, value, "img", "src", &title));
+                links.push(link(lines.locate(range.start), value, "img", "src", &title));
             }
             Event::End(TagEnd::Link) => {
                 if let Some(i) = open.take() {
@@ -66,7 +69,7 @@ pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
                 }
             }
             Event::Html(html) | Event::InlineHtml(html) => {
-                let (line, column) = line_col(text.as_bytes(), range.start);
+                let (line, column) = lines.locate(range.start);
                 for mut l in extract_html(html.as_bytes()).links {
                     if l.line == 1 {
                         l.column += column - 1;
@@ -82,8 +85,7 @@ pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
 }
 
 fn link(
-    text: &str,
-    at: usize,
+    at: (usize, usize),
     value: String,
     tag: &'static str,
     attr: &'static str,
@@ -91,7 +93,7 @@ fn link(
 ) -> RawLink {
     RawLink {
         name: title.to_owned(),
-        ..RawLink::plain(value, tag, attr, line_col(text.as_bytes(), at))
+        ..RawLink::plain(value, tag, attr, at)
     }
 }
 

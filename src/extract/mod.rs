@@ -10,11 +10,13 @@ mod css;
 pub(crate) mod format;
 mod gzip;
 mod html;
-mod html_css;
-mod html_emitter;
+mod line_col;
 mod markdown;
 mod sitemap;
 mod text;
+
+#[cfg(test)]
+mod tests;
 
 pub use css::extract_css;
 pub use gzip::{gunzip_capped, is_gzip};
@@ -35,11 +37,13 @@ pub struct RawLink {
     /// The attribute the value came from: `"href"`, `"src"`, `"srcset"`, `"data"`, `"action"`,
     /// `"formaction"`, `"poster"`, `"cite"`, or `"content"` for a `<meta http-equiv=refresh>`.
     pub attr: &'static str,
-    /// 1-based line of the `<` that opens the element's start tag. `\n`, `\r\n` and a lone
-    /// `\r` each end a line.
+    /// 1-based line of the `<` that opens the element's start tag (in HTML), or of where the
+    /// link starts in other formats: its `url(` or `@import` in CSS, its `<loc>` in a sitemap,
+    /// the link or image in Markdown, the URL in plain text. `\n` and `\r\n` end a line, and so
+    /// does a lone `\r` in HTML (not in the other formats).
     pub line: usize,
-    /// 1-based column of that `<`, counted in characters (UTF-8 code points), as LinkChecker
-    /// reports it.
+    /// 1-based column of that position, counted in characters (UTF-8 code points), as
+    /// LinkChecker reports it.
     pub column: usize,
     /// Human label. For `<a>`: its text content (plus the `alt` of images inside it), whitespace
     /// collapsed to single spaces, trimmed and capped at 256 characters. Otherwise, or when that

@@ -7,6 +7,7 @@ use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::Event;
 
 use super::RawLink;
+use super::line_col::{Convention, LineCounter};
 
 /// `true` when `body` looks like a sitemap: its root element is `urlset` or `sitemapindex`.
 pub fn is_sitemap(body: &[u8]) -> bool {
@@ -31,6 +32,7 @@ pub fn extract_sitemap(body: &[u8]) -> Vec<RawLink> {
     let mut reader = Reader::from_reader(body);
     let mut buf = Vec::new();
     let mut links = Vec::new();
+    let mut lines = LineCounter::new(body, Convention::Plain);
     // Inside <loc>: the text so far and where the element started.
     let mut loc: Option<(String, usize)> = None;
     loop {
@@ -72,7 +74,7 @@ pub fn extract_sitemap(body: &[u8]) -> Vec<RawLink> {
                 {
                     let value = text.trim().to_owned();
                     if !value.is_empty() {
-                        links.push(RawLink::plain(value, "loc", "text", line_col(body, at)));
+                        links.push(RawLink::plain(value, "loc", "text", lines.locate(at)));
                     }
                 }
             }
@@ -82,22 +84,6 @@ pub fn extract_sitemap(body: &[u8]) -> Vec<RawLink> {
         buf.clear();
     }
     links
-}
-
-/// 1-based line and column (in characters) of byte offset `at`.
-pub(super) fn line_col(body: &[u8], at: usize) -> (usize, usize) {
-    let at = at.min(body.len());
-    let before = &body[..at];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&body[line_start..at])
-        .chars()
-        .count()
-        + 1;
-    (line, column)
 }
 
 #[cfg(test)]

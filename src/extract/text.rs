@@ -4,12 +4,18 @@
 //! one. Pure.
 
 use super::RawLink;
+use super::line_col::{Convention, LineCounter};
 
 /// The URLs written in a text, in order.
 pub fn extract_text_urls(body: &[u8]) -> Vec<RawLink> {
     let text = String::from_utf8_lossy(body);
+    let mut lines = LineCounter::new(text.as_bytes(), Convention::Plain);
     let mut links = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    let mut line_start = 0;
+    // Each line keeps its `\n` (or `\r\n`): whitespace, so it ends a URL and is never in one.
+    for line in text.split_inclusive('\n') {
+        let start = line_start;
+        line_start += line.len();
         let lower = line.to_ascii_lowercase();
         let mut from = 0;
         while let Some(pos) = next_scheme(&lower, from) {
@@ -22,7 +28,7 @@ pub fn extract_text_urls(body: &[u8]) -> Vec<RawLink> {
             if url.len() <= "https://".len() {
                 continue;
             }
-            let at = (n + 1, line[..pos].chars().count() + 1);
+            let at = lines.locate(start + pos);
             links.push(RawLink::plain(url.to_owned(), "text", "text", at));
         }
     }
@@ -75,6 +81,22 @@ mod tests {
                 ("http://ex.test/b".into(), 3, 5),
                 ("https://ex.test/wiki/X_(y)".into(), 3, 28),
                 ("HTTPS://ex.test/c".into(), 4, 6),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lone_cr_does_not_end_a_line() {
+        let text = "a\r\nhttps://ex.test/1 \rhttps://ex.test/2\n";
+        let got: Vec<(String, usize, usize)> = extract_text_urls(text.as_bytes())
+            .into_iter()
+            .map(|l| (l.value, l.line, l.column))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("https://ex.test/1".into(), 2, 1),
+                ("https://ex.test/2".into(), 2, 20),
             ]
         );
     }

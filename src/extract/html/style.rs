@@ -1,8 +1,8 @@
 //! CSS inside HTML: the `url(…)` and `@import` links of `<style>` blocks and `style` attributes,
 //! each placed at its own line and column in the HTML file.
 
-use super::RawLink;
-use super::css::scan_css;
+use crate::extract::RawLink;
+use crate::extract::css::scan_css;
 
 /// [`RawLink::tag`] of every link found in CSS inside HTML.
 const TAG: &str = "style";
