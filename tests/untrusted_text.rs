@@ -34,7 +34,6 @@ fn hostile_site() -> TestServer {
 fn report(site: &TestServer, format: &str, extra: &[&str]) -> String {
     let url = site.url("/");
     let mut args = vec![
-        "--no-config",
         "--no-status",
         "--max-requests-per-second",
         "0",
@@ -152,7 +151,6 @@ fn csv_cells_spell_out_what_pages_wrote() {
     // --csv-raw writes the cells as found.
     let url = site.url("/");
     let out = cli(&[
-        "--no-config",
         "--no-status",
         "--max-requests-per-second",
         "0",
@@ -175,14 +173,9 @@ const FORMATS: [&str; 11] = [
 fn no_report_format_writes_a_control_character_a_page_chose() {
     let site = hostile_site();
     let dir = temp_dir("untrusted-every-format");
-    let mut args: Vec<String> = [
-        "--no-config",
-        "--no-status",
-        "--max-requests-per-second",
-        "0",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut args: Vec<String> = ["--no-status", "--max-requests-per-second", "0"]
+        .map(String::from)
+        .to_vec();
     args.extend(["-q".into(), "-v".into()]);
     for f in FORMATS {
         args.push("-F".into());
