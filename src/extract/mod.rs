@@ -27,6 +27,7 @@ pub use text::extract_text_urls;
 
 /// One link as written in a document, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RawLink {
     /// The attribute value: character references decoded, surrounding ASCII whitespace trimmed,
     /// invalid UTF-8 replaced by U+FFFD. May be empty (`href=""` or a bare `href`).
@@ -80,6 +81,7 @@ impl RawLink {
 
 /// Everything the crawler needs from one HTML document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HtmlDocument {
     /// The links, in document order. Within one element, in attribute order; the candidates of
     /// one `srcset` in the order written.
