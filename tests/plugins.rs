@@ -1,7 +1,7 @@
 //! Plugins end to end on loopback sites: anchors over http and file (each page fetched once,
 //! however many fragments point into it), regex hits and misses, the command plugin's timeout
-//! (its process group killed, its output kept), cert-expiry against a local TLS server, and
-//! plugin warnings in every report format.
+//! (its process group killed, its output kept), cert-expiry against a local TLS server (one
+//! deadline for the read, through the run's proxy), and plugin warnings in every report format.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use linkpatrol::plugin::{Options, Plugin};
 use linkpatrol::{Config, Report, plugins};
 
+use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
 use crate::tls_server;
 use crate::util::{assert_exit, cli, cli_in, config, entry, run, temp_dir};
@@ -374,6 +375,65 @@ fn config_days(server: &tls_server::TlsServer, days: &str) -> Report {
     run(config(&server.url("/"), 1)
         .insecure(true)
         .plugin(plugin("cert-expiry", &[("days", days)])))
+}
+
+#[test]
+fn cert_expiry_gives_up_on_a_server_that_drips_its_handshake_at_the_runs_timeout() {
+    // The check of `/` rides the first connection; the certificate read opens a second one,
+    // which gets a byte every 1.5 s: a timeout per read (2 s) alone would never end it.
+    let server = tls_server::TlsServer::start_dripping_after_first("no links");
+    let timeout = Duration::from_secs(2);
+    assert!(tls_server::DRIP_EVERY < timeout);
+    let t = Instant::now();
+    let report = run(config(&server.url("/"), 1)
+        .timeout(timeout)
+        .robots(false)
+        .insecure(true)
+        .plugin(plugin("cert-expiry", &[])));
+    let took = t.elapsed();
+    assert!(took < timeout + Duration::from_secs(1), "took {took:?}");
+    let home = entry(&report, &server.url("/"));
+    assert!(!home.result.outcome.is_broken(), "{}", home.result.outcome);
+    let target = format!("127.0.0.1:{}", server.port());
+    assert_eq!(
+        home.result.infos,
+        [format!(
+            "cert-expiry: cannot get the certificate of {target}: TLS handshake with {target}: \
+             timed out (2s for the whole connection)"
+        )]
+    );
+    assert_eq!(
+        server.connections(),
+        2,
+        "the check's and the certificate read's"
+    );
+}
+
+#[test]
+fn cert_expiry_reads_the_certificate_through_the_runs_proxy() {
+    let server = tls_server::TlsServer::start("no links");
+    let proxy = TestProxy::start();
+    let report = run(config(&server.url("/"), 1)
+        .proxy(proxy.url())
+        .user_agent("linkpatrol-proxy-test")
+        .insecure(true)
+        .plugin(plugin("cert-expiry", &[("days", "5000")])));
+    let warnings = tagged_warnings(&report, &server.url("/"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("cert-expiring cert-expiry: The certificate of"),
+        "{warnings:?}"
+    );
+    // Every connection the server accepted came through the proxy: the check's (robots.txt
+    // and `/` on one) and the certificate read's.
+    let connects = proxy.requests();
+    assert_eq!(connects.len(), server.connections(), "{connects:?}");
+    assert_eq!(connects.len(), 2, "{connects:?}");
+    for r in connects {
+        assert_eq!(r.method, "CONNECT");
+        assert_eq!(r.target, format!("127.0.0.1:{}", server.port()));
+        assert_eq!(r.header("user-agent"), Some("linkpatrol-proxy-test"));
+    }
 }
 
 #[test]
