@@ -1,6 +1,7 @@
 //! Plugins end to end on loopback sites: anchors over http and file (each page fetched once,
-//! however many fragments point into it), regex hits and misses, the command plugin's timeout,
-//! cert-expiry against a local TLS server, and plugin warnings in every report format.
+//! however many fragments point into it), regex hits and misses, the command plugin's timeout
+//! (its process group killed, its output kept), cert-expiry against a local TLS server (one
+//! deadline for the read, through the run's proxy), and plugin warnings in every report format.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 use linkpatrol::plugin::{Options, Plugin};
 use linkpatrol::{Config, Report, plugins};
 
+use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
 use crate::tls_server;
 use crate::util::{assert_exit, cli, cli_in, config, entry, run, temp_dir};
@@ -210,16 +212,41 @@ fn regex_warns_on_pages_that_match_and_not_on_others() {
     assert!(on("/").is_empty());
 }
 
+/// The processes of group `pgid` that still run (zombies excluded: they run no more code and
+/// wait for init to reap them), read from /proc.
+#[cfg(target_os = "linux")]
+fn running_in_group(pgid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            // "PID (COMMAND) STATE PPID PGRP ...": the command may hold spaces and parentheses.
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+            fields.first().is_some_and(|state| *state != "Z")
+                && fields.get(2).and_then(|g| g.parse().ok()) == Some(pgid)
+        })
+        .collect()
+}
+
 #[test]
-fn a_hung_command_is_killed_at_its_timeout_and_the_crawl_goes_on() {
+fn a_hung_command_is_killed_with_its_process_group_at_its_timeout_and_the_crawl_goes_on() {
     let site = TestServer::start(
         Routes::new()
             .page("/", "<a href='/a'>a</a> <a href='/b'>b</a>")
             .page("/a", "slow")
             .page("/b", "fast"),
     );
-    // Prints a line, then hangs on pages that say "slow".
-    let script = "echo \"seen $LINKPATROL_URL\"; if grep -q slow; then exec sleep 60; fi";
+    // Prints two lines and leaves a sleep in the background (holding stdout open) on every
+    // page; on pages that say "slow" it also waits on a sleep in the foreground. The shell is
+    // its process group's leader: `$$` is the group's id.
+    let script = "echo \"seen $LINKPATROL_URL\"; echo \"group $$\"; sleep 300 & \
+                  if grep -q slow; then sleep 300; fi";
     let command = plugin(
         "command",
         &[
@@ -232,27 +259,60 @@ fn a_hung_command_is_killed_at_its_timeout_and_the_crawl_goes_on() {
     );
     let t = Instant::now();
     let report = run(config(&site.url("/"), 2).plugin(command));
+    // /a's 3 s and a moment for / and /b, whose sleeps in the background are not waited for.
     assert!(
-        t.elapsed() < Duration::from_secs(30),
+        t.elapsed() < Duration::from_secs(15),
         "took {:?}",
         t.elapsed()
     );
     let on = |path: &str| tagged_warnings(&report, &site.url(path));
-    let a = on("/a");
-    assert_eq!(a.len(), 2, "{a:?}");
+    let (a, b) = (on("/a"), on("/b"));
+    assert_eq!(a.len(), 3, "{a:?}");
     assert_eq!(
         a[0],
         format!("command-warning command: seen {}", site.url("/a"))
     );
+    assert!(a[1].starts_with("command-warning command: group "), "{a:?}");
     assert!(
-        a[1].starts_with("command-failed command: `sh' ran longer than"),
+        a[2].starts_with("command-failed command: `sh' ran longer than"),
         "{a:?}"
     );
     assert_eq!(
-        on("/b"),
-        [format!("command-warning command: seen {}", site.url("/b"))]
+        b.len(),
+        2,
+        "the output is kept, the exit status is 0: {b:?}"
+    );
+    assert_eq!(
+        b[0],
+        format!("command-warning command: seen {}", site.url("/b"))
     );
     assert_eq!(report.errors(), 0, "a plugin warning is not a broken link");
+    let groups: Vec<u32> = ["/", "/a", "/b"]
+        .iter()
+        .flat_map(|p| on(p))
+        .filter_map(|w| {
+            w.strip_prefix("command-warning command: group ")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(groups.len(), 3, "{groups:?}");
+    // Every process of the three groups was killed. SIGKILL is delivered asynchronously: a
+    // killed process may take a moment to finish dying, so each group gets up to 5 s.
+    #[cfg(target_os = "linux")]
+    {
+        let until = Instant::now() + Duration::from_secs(5);
+        for g in groups {
+            while !running_in_group(g).is_empty() {
+                assert!(
+                    Instant::now() < until,
+                    "group {g} outlived the run: {:?}",
+                    running_in_group(g)
+                );
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
 }
 
 #[test]
@@ -315,6 +375,65 @@ fn config_days(server: &tls_server::TlsServer, days: &str) -> Report {
     run(config(&server.url("/"), 1)
         .insecure(true)
         .plugin(plugin("cert-expiry", &[("days", days)])))
+}
+
+#[test]
+fn cert_expiry_gives_up_on_a_server_that_drips_its_handshake_at_the_runs_timeout() {
+    // The check of `/` rides the first connection; the certificate read opens a second one,
+    // which gets a byte every 1.5 s: a timeout per read (2 s) alone would never end it.
+    let server = tls_server::TlsServer::start_dripping_after_first("no links");
+    let timeout = Duration::from_secs(2);
+    assert!(tls_server::DRIP_EVERY < timeout);
+    let t = Instant::now();
+    let report = run(config(&server.url("/"), 1)
+        .timeout(timeout)
+        .robots(false)
+        .insecure(true)
+        .plugin(plugin("cert-expiry", &[])));
+    let took = t.elapsed();
+    assert!(took < timeout + Duration::from_secs(1), "took {took:?}");
+    let home = entry(&report, &server.url("/"));
+    assert!(!home.result.outcome.is_broken(), "{}", home.result.outcome);
+    let target = format!("127.0.0.1:{}", server.port());
+    assert_eq!(
+        home.result.infos,
+        [format!(
+            "cert-expiry: cannot get the certificate of {target}: TLS handshake with {target}: \
+             timed out (2s for the whole connection)"
+        )]
+    );
+    assert_eq!(
+        server.connections(),
+        2,
+        "the check's and the certificate read's"
+    );
+}
+
+#[test]
+fn cert_expiry_reads_the_certificate_through_the_runs_proxy() {
+    let server = tls_server::TlsServer::start("no links");
+    let proxy = TestProxy::start();
+    let report = run(config(&server.url("/"), 1)
+        .proxy(proxy.url())
+        .user_agent("linkpatrol-proxy-test")
+        .insecure(true)
+        .plugin(plugin("cert-expiry", &[("days", "5000")])));
+    let warnings = tagged_warnings(&report, &server.url("/"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("cert-expiring cert-expiry: The certificate of"),
+        "{warnings:?}"
+    );
+    // Every connection the server accepted came through the proxy: the check's (robots.txt
+    // and `/` on one) and the certificate read's.
+    let connects = proxy.requests();
+    assert_eq!(connects.len(), server.connections(), "{connects:?}");
+    assert_eq!(connects.len(), 2, "{connects:?}");
+    for r in connects {
+        assert_eq!(r.method, "CONNECT");
+        assert_eq!(r.target, format!("127.0.0.1:{}", server.port()));
+        assert_eq!(r.header("user-agent"), Some("linkpatrol-proxy-test"));
+    }
 }
 
 #[test]

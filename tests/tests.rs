@@ -50,7 +50,8 @@ mod mail_dns;
 mod outputs;
 /// Results independent of link order: a page first found nofollow or beyond -r is parsed.
 mod parse_order;
-/// Plugins: anchors (each page fetched once), regex, command timeout, cert-expiry, formats.
+/// Plugins: anchors (each page fetched once), regex, command timeout and process group,
+/// cert-expiry (deadline, proxy), formats.
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;

@@ -1,11 +1,13 @@
 //! A tiny HTTPS server on 127.0.0.1:0 (rustls, the self-signed test certificate in
 //! tests/data/tls) answering every request with one HTML page: for the cert-expiry plugin, and
-//! for certificate failures (verified, the certificate is refused).
+//! for certificate failures (verified, the certificate is refused). Or one that serves its
+//! first connection only and, on every later one, sends the start of a TLS record one byte at
+//! a time, every 1.5 s.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
@@ -16,11 +18,26 @@ use rustls::{ServerConfig, ServerConnection, StreamOwned};
 pub struct TlsServer {
     port: u16,
     stop: Arc<AtomicBool>,
+    /// Connections accepted so far.
+    accepted: Arc<AtomicUsize>,
 }
+
+/// The gap between two bytes of a dripping connection.
+pub const DRIP_EVERY: Duration = Duration::from_millis(1500);
 
 impl TlsServer {
     /// Serves `html` for every path.
     pub fn start(html: &str) -> TlsServer {
+        TlsServer::start_with(html, false)
+    }
+
+    /// Serves `html` on its first connection; every later one gets a TLS record header, then
+    /// one byte every [`DRIP_EVERY`] until the client goes away.
+    pub fn start_dripping_after_first(html: &str) -> TlsServer {
+        TlsServer::start_with(html, true)
+    }
+
+    fn start_with(html: &str, drip: bool) -> TlsServer {
         let cert = include_bytes!("data/tls/localhost.cert.der").to_vec();
         let key = include_bytes!("data/tls/localhost.key.der").to_vec();
         let config =
@@ -37,18 +54,33 @@ impl TlsServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
-        let (flag, html) = (stop.clone(), html.to_owned());
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let (flag, count, html) = (stop.clone(), accepted.clone(), html.to_owned());
         thread::spawn(move || {
             for stream in listener.incoming() {
                 if flag.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
+                let first = count.fetch_add(1, Ordering::SeqCst) == 0;
                 let (config, html) = (config.clone(), html.clone());
-                thread::spawn(move || serve(stream, config, &html));
+                if drip && !first {
+                    thread::spawn(move || drip_to(stream));
+                } else {
+                    thread::spawn(move || serve(stream, config, &html));
+                }
             }
         });
-        TlsServer { port, stop }
+        TlsServer {
+            port,
+            stop,
+            accepted,
+        }
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
     }
 
     /// The port it listens on.
@@ -67,6 +99,16 @@ impl Drop for TlsServer {
         self.stop.store(true, Ordering::SeqCst);
         // Wake the accept loop.
         let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// The header of a 16 KiB handshake record, then its bytes one by one, every [`DRIP_EVERY`],
+/// until a write fails (the client closed the connection).
+fn drip_to(mut stream: TcpStream) {
+    let mut sent = stream.write_all(&[0x16, 0x03, 0x03, 0x40, 0x00]);
+    while sent.is_ok() {
+        thread::sleep(DRIP_EVERY);
+        sent = stream.write_all(&[0]);
     }
 }
 

@@ -239,7 +239,9 @@ impl Config {
         self
     }
 
-    /// Timeout per request phase. Defaults to [`DEFAULT_TIMEOUT`].
+    /// Timeout per request phase; a plugin's certificate read (`Services::peer_certificate`)
+    /// gets it once for the whole read: lookup, connect, proxy tunnel and handshake. Defaults
+    /// to [`DEFAULT_TIMEOUT`].
     pub fn timeout(mut self, t: Duration) -> Self {
         self.timeout = t;
         self
@@ -362,9 +364,9 @@ impl Config {
         self
     }
 
-    /// Sends every http(s) request through this proxy: `http://[user:password@]host[:port]`
-    /// (or `https://…`), which is asked to `CONNECT` to each host — also for plain `http`
-    /// links. Overrides the environment (and its `NO_PROXY`). Defaults to none. A URL that is
+    /// Sends every http(s) request, and every certificate read of a plugin, through this
+    /// proxy: `http://[user:password@]host[:port]` (or `https://…`), which is asked to
+    /// `CONNECT` to each host — also for plain `http` links. Overrides the environment (and its `NO_PROXY`). Defaults to none. A URL that is
     /// not an http(s) proxy makes [`Checker::new`](crate::Checker::new) fail.
     pub fn proxy(mut self, url: impl Into<String>) -> Self {
         self.proxy = Some(url.into());

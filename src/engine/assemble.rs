@@ -17,10 +17,12 @@ use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
 use crate::fetch::file::FileScope;
-use crate::fetch::http::{HttpFetcher, HttpSettings};
+use crate::fetch::http::{HttpFetcher, HttpSettings, proxy_for};
 use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::request_extras::RequestExtras;
 use crate::fetch::router::Router;
+use crate::fetch::tls::CertReader;
+use crate::fetch::tunnel::Route;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::policy::filter::Filter;
@@ -63,6 +65,8 @@ pub(super) fn assemble(
     } else {
         cfg.host_concurrency.min(cfg.threads)
     };
+    // One proxy for the run: the agent's requests and the plugins' certificate reads.
+    let proxy = proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env);
     let http = || {
         HttpFetcher::new(
             HttpSettings {
@@ -88,7 +92,7 @@ pub(super) fn assemble(
                     auth: cfg.basic_auth.clone(),
                     accept: cfg.accept.clone(),
                 },
-                proxy: crate::fetch::http::proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env),
+                proxy: proxy.clone(),
             },
             gate.clone(),
             cancel.clone(),
@@ -135,7 +139,17 @@ pub(super) fn assemble(
         only_problems: cfg.only_problems,
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
-        plugins: PluginHost::new(&cfg.plugins, cfg.timeout),
+        plugins: PluginHost::new(
+            &cfg.plugins,
+            CertReader {
+                timeout: cfg.timeout,
+                route: Route {
+                    proxy,
+                    insecure: cfg.insecure,
+                    user_agent: cfg.user_agent.clone(),
+                },
+            },
+        ),
     })
 }
 

@@ -10,14 +10,13 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use linkpatrol_plugin_api::{Page, Plugin};
 use parking_lot::Mutex;
 use url::Url;
 
 use crate::config::plugins::PluginList;
-use crate::fetch::tls::leaf_certificate;
+use crate::fetch::tls::CertReader;
 use crate::policy::url_norm::cache_key;
 
 /// A cell filled once by the first caller.
@@ -33,8 +32,8 @@ pub(crate) struct PluginHost {
     pages: Mutex<HashMap<String, Once<Arc<Page>>>>,
     /// Leaf certificates by `host:port`.
     certs: Mutex<HashMap<String, Once<Certificate>>>,
-    /// Connect and handshake timeout of a certificate fetch (the run's `--timeout`).
-    timeout: Duration,
+    /// Reads the certificates: within the run's `--timeout`, through its proxy.
+    cert_reader: CertReader,
 }
 
 impl fmt::Debug for PluginHost {
@@ -46,10 +45,10 @@ impl fmt::Debug for PluginHost {
 }
 
 impl PluginHost {
-    pub(crate) fn new(list: &PluginList, timeout: Duration) -> PluginHost {
+    pub(crate) fn new(list: &PluginList, cert_reader: CertReader) -> PluginHost {
         PluginHost {
             plugins: list.0.clone(),
-            timeout,
+            cert_reader,
             ..PluginHost::default()
         }
     }
@@ -80,7 +79,7 @@ impl PluginHost {
             .entry(format!("{host}:{port}"))
             .or_default()
             .clone();
-        cell.get_or_init(|| leaf_certificate(&host, port, self.timeout).map(Arc::new))
+        cell.get_or_init(|| self.cert_reader.leaf_certificate(&host, port).map(Arc::new))
             .clone()
     }
 

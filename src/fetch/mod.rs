@@ -2,8 +2,10 @@
 //! The engine fetches every URL through the [`Fetch`] seam; [`Router`](router::Router) is the
 //! one place the URL's scheme picks the fetcher. The fetch layer also holds the rest of the
 //! crawl's I/O, which the engine calls directly: DNS for the optional MX check (`dns`,
-//! `mail_mx`), the certificate read for plugins (`tls`) and the folder test behind the
-//! `file-no-index` warning (`file::is_folder_without_index`).
+//! `mail_mx`), the certificate read for plugins (`tls`, over a connection of its own that
+//! `tunnel` opens through the run's proxy; `read_only` is the verifier that accepts any
+//! certificate) and the folder test behind the `file-no-index` warning
+//! (`file::is_folder_without_index`).
 //!
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
 //! when the caller asked for it and the content is one we parse (`extract::format`), the body
@@ -14,10 +16,12 @@ pub(crate) mod dns;
 pub(crate) mod file;
 pub(crate) mod http;
 pub(crate) mod mail_mx;
+pub(crate) mod read_only;
 pub(crate) mod request_extras;
 pub(crate) mod resolver;
 pub(crate) mod router;
 pub(crate) mod tls;
+pub(crate) mod tunnel;
 
 use std::fmt;
 use std::time::Duration;

@@ -1,8 +1,9 @@
 //! The `command` plugin: runs an external program on every parsed page — extension without
 //! Rust. The page's content goes to its stdin, the URL is in `LINKPATROL_URL` (without its user
 //! name and password; the media type is in `LINKPATROL_CONTENT_TYPE`); each non-empty line it
-//! prints on stdout becomes a warning. A program that runs past the timeout is killed and
-//! reported.
+//! prints on stdout becomes a warning. A program that runs past the timeout is killed, with
+//! every process it started (its process group, on Unix), and reported; the lines it printed
+//! before are kept.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

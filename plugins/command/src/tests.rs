@@ -50,6 +50,47 @@ fn stdout_lines_become_warnings_with_url_and_content() {
     assert!(page(&sh("cat > /dev/null", "10"), b"x").is_empty());
 }
 
+/// The numbers after `label ` in the warnings (a script prints its process ids that way).
+#[cfg(unix)]
+fn pids(remarks: &[Remark], label: &str) -> Vec<i32> {
+    remarks
+        .iter()
+        .filter_map(|r| match r {
+            Remark::Warning { tag: TAG, message } => {
+                message.strip_prefix(label)?.trim().parse().ok()
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether process `pid` still runs: it exists and is not a zombie (a zombie runs no more
+/// code; it waits for its parent, here init, to reap it).
+#[cfg(unix)]
+fn running(pid: i32) -> bool {
+    if nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_err() {
+        return false;
+    }
+    // On Linux the state follows the command name in /proc/PID/stat; elsewhere it exists.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit_once(')')
+            .is_none_or(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// Asserts that each of `pids` is gone. `SIGKILL` is delivered asynchronously: a killed
+/// process may take a moment to finish dying after the run returned, so each gets up to 5 s.
+#[cfg(unix)]
+fn assert_gone(pids: &[i32]) {
+    let until = Instant::now() + Duration::from_secs(5);
+    for &pid in pids {
+        while running(pid) {
+            assert!(Instant::now() < until, "process {pid} outlived the run");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
 #[test]
 fn the_program_never_sees_the_user_name_or_password() {
     let p = sh(r#"echo "$LINKPATROL_URL""#, "10");
@@ -65,24 +106,52 @@ fn the_program_never_sees_the_user_name_or_password() {
     }
 }
 
+#[cfg(unix)]
 #[test]
-fn a_hung_program_is_killed_at_the_timeout() {
-    // 2 s: long enough for `sh` to start and echo on a loaded machine, short for a test.
-    let p = sh("echo started; exec sleep 30", "2");
+fn a_hung_program_is_killed_with_every_process_it_started_and_its_output_is_kept() {
+    // The shell waits on two sleeps: killing the shell alone would leave both running, holding
+    // its stdout open, and lose the lines above.
+    let p = sh(
+        "echo \"leader $$\"; sleep 300 & echo \"child $!\"; sleep 300 & echo \"child $!\"; wait",
+        "1",
+    );
     let t = Instant::now();
     let r = page(&p, b"");
     // Not killed before its time, and not left running long after it.
     assert!(
-        (Duration::from_secs(2)..Duration::from_secs(10)).contains(&t.elapsed()),
+        (Duration::from_secs(1)..Duration::from_secs(6)).contains(&t.elapsed()),
         "took {:?}",
         t.elapsed()
     );
-    assert_eq!(r.len(), 2, "{r:?}");
-    assert_eq!(r[0], Remark::warning(TAG, "started"));
+    assert_eq!(r.len(), 4, "{r:?}");
     assert!(
-        matches!(&r[1], Remark::Warning { tag: TAG_FAILED, message } if message.contains("was killed")),
+        matches!(&r[3], Remark::Warning { tag: TAG_FAILED, message } if message.contains("was killed")),
         "{r:?}"
     );
+    let (leader, children) = (pids(&r, "leader "), pids(&r, "child "));
+    assert_eq!((leader.len(), children.len()), (1, 2), "{r:?}");
+    assert_gone(&[leader, children].concat());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_program_that_leaves_a_child_holding_its_output_is_not_waited_for() {
+    // The script exits at once; its background sleep keeps stdout open for 300 s.
+    let p = sh(
+        "echo \"leader $$\"; sleep 300 & echo \"child $!\"; exit 0",
+        "30",
+    );
+    let t = Instant::now();
+    let r = page(&p, b"");
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t.elapsed()
+    );
+    assert_eq!(r.len(), 2, "exited with 0, not killed: {r:?}");
+    let (leader, children) = (pids(&r, "leader "), pids(&r, "child "));
+    assert_eq!((leader.len(), children.len()), (1, 1), "{r:?}");
+    assert_gone(&children);
 }
 
 #[test]
