@@ -8,10 +8,13 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs::Metadata;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use foldhash::fast::RandomState as FastHash;
 use url::Url;
 
 use super::Fetched;
@@ -28,6 +31,33 @@ pub(crate) struct FileScope {
 }
 
 impl FileScope {
+    /// The metadata of `path` (symbolic links followed), and whether the file system opens it
+    /// inside one of the folders. A plain file costs one `lstat`, as a `stat` would; a
+    /// symbolic link a `stat` and a `realpath` more.
+    fn look_up(&self, path: &Path) -> std::io::Result<(Metadata, bool)> {
+        // Without a trailing slash: `lstat("dir/")` follows a symbolic link named `dir`.
+        let trimmed;
+        let path =
+            if path.as_os_str().len() > 1 && path.as_os_str().to_string_lossy().ends_with('/') {
+                trimmed = path.components().collect::<PathBuf>();
+                trimmed.as_path()
+            } else {
+                path
+            };
+        let own = std::fs::symlink_metadata(path)?;
+        let link = own.file_type().is_symlink();
+        let meta = if link { std::fs::metadata(path)? } else { own };
+        if self.anywhere || self.roots.is_empty() {
+            return Ok((meta, true));
+        }
+        let real = if link {
+            std::fs::canonicalize(path).ok()
+        } else {
+            real_path_of_entry(path)
+        };
+        let inside = real.is_some_and(|real| self.roots.iter().any(|r| real.starts_with(r)));
+        Ok((meta, inside))
+    }
     /// The scope of `folders` (made canonical here; one that does not exist is left out).
     pub(crate) fn new(folders: impl IntoIterator<Item = PathBuf>, anywhere: bool) -> Self {
         FileScope {
@@ -38,51 +68,37 @@ impl FileScope {
             anywhere,
         }
     }
-
-    /// `true` when the file system would open `path` inside one of the folders.
-    fn allows(&self, path: &Path) -> bool {
-        if self.anywhere || self.roots.is_empty() {
-            return true;
-        }
-        real_path(path).is_some_and(|real| self.roots.iter().any(|r| real.starts_with(r)))
-    }
 }
 
-/// The path the file system would open for `path`: `..` resolved and symbolic links followed.
-/// The folder part is resolved once per folder and thread (a site's pages share a few
-/// folders); the last component costs one `lstat`. `None` when the path does not resolve.
-fn real_path(path: &Path) -> Option<PathBuf> {
-    // Without a trailing slash: `lstat("dir/")` follows a symbolic link named `dir`.
-    let path: &Path = &path.components().collect::<PathBuf>();
+/// The path the file system opens for `path`, itself no symbolic link: its folder with `..`
+/// resolved and symbolic links followed, then its name. The folder part is resolved once per
+/// folder and thread (a site's pages share a few folders). `None` when it does not resolve.
+fn real_path_of_entry(path: &Path) -> Option<PathBuf> {
+    // Keyed by the folder's bytes: hashing a `Path` parses its components.
     thread_local! {
-        static FOLDERS: RefCell<HashMap<PathBuf, Option<PathBuf>>> = RefCell::new(HashMap::new());
+        static FOLDERS: RefCell<HashMap<OsString, Option<PathBuf>, FastHash>> =
+            RefCell::new(HashMap::default());
     }
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         // `/` itself, or a path ending in `..`.
         return std::fs::canonicalize(path).ok();
     };
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return std::fs::canonicalize(path).ok();
-    }
     let folder = FOLDERS.with_borrow_mut(|known| {
-        if let Some(real) = known.get(parent) {
+        if let Some(real) = known.get(parent.as_os_str()) {
             return real.clone();
         }
         let real = std::fs::canonicalize(parent).ok();
         if known.len() >= FOLDERS_REMEMBERED {
             known.clear();
         }
-        known.insert(parent.to_owned(), real.clone());
+        known.insert(parent.as_os_str().to_owned(), real.clone());
         real
     })?;
     Some(folder.join(name))
 }
 
-/// A file outside the checked folders: its existence, nothing it holds.
-fn outside_root(url: &Url, path: &Path) -> Fetched {
-    if let Err(e) = std::fs::metadata(path) {
-        return not_found(url, path, &e);
-    }
+/// A file that exists outside the checked folders: nothing it holds is read.
+fn outside_root(url: &Url) -> Fetched {
     let mut f = Fetched::bare(url, Outcome::Ok { status: None });
     f.warnings.push(Warning {
         tag: "outside-root",
@@ -99,20 +115,16 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     let Ok(path) = url.to_file_path() else {
         return Fetched::failed(url, FailKind::InvalidUrl, "not a local file path");
     };
-    if !scope.allows(&path) {
-        return outside_root(url, &path);
-    }
-    let meta = match std::fs::metadata(&path) {
-        Ok(m) => m,
+    let meta = match scope.look_up(&path) {
+        Ok((m, true)) => m,
+        Ok((_, false)) => return outside_root(url),
         Err(e) => return not_found(url, &path, &e),
     };
     let (path, final_url, meta) = if meta.is_dir() {
         let index = path.join("index.html");
-        if !scope.allows(&index) {
-            return outside_root(url, &index);
-        }
-        let meta = match std::fs::metadata(&index) {
-            Ok(m) if m.is_file() => m,
+        let meta = match scope.look_up(&index) {
+            Ok((m, true)) if m.is_file() => m,
+            Ok((_, false)) => return outside_root(url),
             _ => return listing(url, &path, want_body),
         };
         let mut u = url.clone();

@@ -27,6 +27,27 @@ pub fn is_control(c: char) -> bool {
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// The byte offset of the first [`is_control`] character of `s`. Every report cell passes
+/// here, so a byte scan finds the candidates — ASCII controls, DEL, and the lead bytes of the
+/// C1 block (`0xC2`) and of U+2028–U+2069 (`0xE2`) — and only those are decoded.
+fn first_control(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes[from..]
+        .iter()
+        .position(|&b| b < 0x20 || b == 0x7f || b == 0xC2 || b == 0xE2)
+    {
+        let at = from + i;
+        // A lead byte or an ASCII byte: `at` is a character boundary.
+        let c = s[at..].chars().next()?;
+        if is_control(c) {
+            return Some(at);
+        }
+        from = at + c.len_utf8();
+    }
+    None
+}
+
 /// `s` with every [`is_control`] character spelled out: ESC as `\e`, line feed as `\n`,
 /// carriage return as `\r`, tab as `\t`, any other as `\u{XX}` (its code point in lowercase
 /// hex, as Rust writes it: `\u{7}` for BEL, `\u{9b}`, `\u{202e}`). Borrowed when there is
@@ -40,7 +61,7 @@ pub fn is_control(c: char) -> bool {
 /// assert_eq!(escape_controls("Café ✓"), "Café ✓");
 /// ```
 pub fn escape_controls(s: &str) -> Cow<'_, str> {
-    let Some(first) = s.find(is_control) else {
+    let Some(first) = first_control(s) else {
         return Cow::Borrowed(s);
     };
     let mut out = String::with_capacity(s.len() + 8);
@@ -64,7 +85,7 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
 /// (`%1B`, `%0A`, `%C2%9B`): the spelling a URL parser gives these characters, so a URL stays
 /// the same URL. Borrowed when there is nothing to encode.
 pub(crate) fn percent_encode_controls(s: &str) -> Cow<'_, str> {
-    let Some(first) = s.find(is_control) else {
+    let Some(first) = first_control(s) else {
         return Cow::Borrowed(s);
     };
     let mut out = String::with_capacity(s.len() + 8);
