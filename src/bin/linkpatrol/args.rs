@@ -6,22 +6,16 @@ use std::path::PathBuf;
 use clap::Parser;
 use linkpatrol::report::Format;
 
-use crate::config_file::{AuthSection, HostSection};
+use crate::values::{
+    AuthSection, FileOutput, HostSection, file_output, format_name, header, host_header,
+    non_negative, pattern_number, positive_secs, thread_count,
+};
 
 use linkpatrol::{
     DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS,
     DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT, DEFAULT_THREADS,
     DEFAULT_TIMEOUT,
 };
-
-/// `-F TYPE[/FILE]`: a report format written to a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileOutput {
-    /// The format.
-    pub format: Format,
-    /// The file; the format's default name when not given.
-    pub path: String,
-}
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
 #[derive(Debug, Parser)]
@@ -266,77 +260,4 @@ pub struct Args {
     /// List the plugins of this build with their settings, then exit.
     #[arg(long)]
     pub list_plugins: bool,
-}
-
-pub(crate) fn format_name(s: &str) -> Result<Format, String> {
-    Format::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown report type `{s}' (one of: {})", names.join(", "))
-    })
-}
-
-pub(crate) fn file_output(s: &str) -> Result<FileOutput, String> {
-    let (name, path) = match s.split_once('/') {
-        Some((name, path)) if !path.is_empty() => (name, Some(path)),
-        _ => (s.trim_end_matches('/'), None),
-    };
-    let format = format_name(name)?;
-    Ok(FileOutput {
-        format,
-        path: path.map_or_else(|| format.default_file_name().to_owned(), str::to_owned),
-    })
-}
-
-pub(crate) fn header(s: &str) -> Result<(String, String), String> {
-    let (name, value) = s
-        .split_once(':')
-        .ok_or_else(|| format!("`{s}' is not a header: use `NAME: VALUE'"))?;
-    let name = name.trim();
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
-    {
-        return Err(format!("`{name}' is not a valid header name"));
-    }
-    Ok((name.to_owned(), value.trim().to_owned()))
-}
-
-pub(crate) fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
-    let (pattern, n) = s
-        .rsplit_once('=')
-        .ok_or_else(|| format!("`{s}' is not REGEX=N"))?;
-    let n = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{n}' is not a valid number"))?;
-    Ok((pattern.to_owned(), n))
-}
-
-pub(crate) fn host_header(s: &str) -> Result<(String, (String, String)), String> {
-    let (pattern, h) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}' is not REGEX=NAME: VALUE"))?;
-    Ok((pattern.to_owned(), header(h)?))
-}
-
-pub(crate) fn thread_count(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if (1..=1024).contains(&n) => Ok(n),
-        _ => Err(format!("`{s}' is not a thread count from 1 to 1024")),
-    }
-}
-
-pub(crate) fn positive_secs(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{s}' is not a positive number of seconds")),
-    }
-}
-
-pub(crate) fn non_negative(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("`{s}' is not a number >= 0")),
-    }
 }

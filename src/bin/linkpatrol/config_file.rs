@@ -14,7 +14,8 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 use serde::{Deserialize, Serialize};
 
-use crate::args::{self, Args};
+use crate::args::Args;
+use crate::values::{self, AuthSection, HostSection};
 
 /// The name of the config file looked for in the current folder.
 pub const LOCAL_FILE: &str = "linkpatrol.toml";
@@ -84,40 +85,6 @@ pub struct FileConfig {
     /// `[plugins.NAME]`: a plugin's settings, `key = value` or `key = [values]`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugins: BTreeMap<String, BTreeMap<String, toml::Value>>,
-}
-
-/// `[[hosts]]`: settings for the hosts whose `host:port` matches `pattern` (a regex).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct HostSection {
-    pub pattern: String,
-    /// Request starts per second for these hosts (0 = no limit).
-    pub rate: Option<f64>,
-    /// Requests in flight for each of these hosts (0 = no limit).
-    pub max_concurrency: Option<usize>,
-    /// Headers sent to these hosts only.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headers: BTreeMap<String, String>,
-}
-
-/// `[[auth]]`: HTTP basic auth for the URLs matching `pattern` (a regex on the whole URL; a URL
-/// with a `user:password@` of its own never matches).
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct AuthSection {
-    pub pattern: String,
-    pub username: String,
-    pub password: String,
-}
-
-impl std::fmt::Debug for AuthSection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuthSection")
-            .field("pattern", &self.pattern)
-            .field("username", &self.username)
-            .field("password", &"***")
-            .finish()
-    }
 }
 
 /// Where the config file to read was found; only [`Found::InCurrentFolder`] may be untrusted
@@ -272,25 +239,25 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         dns_server,
         proxy
     );
-    take_parsed!(threads, threads, args::thread_count);
-    take_parsed!(timeout, timeout, args::positive_secs);
-    take_parsed!(max_retry_wait, max_retry_wait, args::non_negative);
+    take_parsed!(threads, threads, values::thread_count);
+    take_parsed!(timeout, timeout, values::positive_secs);
+    take_parsed!(max_retry_wait, max_retry_wait, values::non_negative);
     take_parsed!(
         max_requests_per_second,
         max_requests_per_second,
-        args::non_negative
+        values::non_negative
     );
-    take_parsed!(abort_timeout, abort_timeout, args::non_negative);
-    take_parsed!(output, output, args::format_name);
-    take_list!(headers, header, args::header);
-    take_list!(host_header, host_header, args::host_header);
-    take_list!(host_rate, host_rate, args::pattern_number::<f64>);
+    take_parsed!(abort_timeout, abort_timeout, values::non_negative);
+    take_parsed!(output, output, values::format_name);
+    take_list!(headers, header, values::header);
+    take_list!(host_header, host_header, values::host_header);
+    take_list!(host_rate, host_rate, values::pattern_number::<f64>);
     take_list!(
         host_max_concurrency,
         host_max_concurrency,
-        args::pattern_number::<usize>
+        values::pattern_number::<usize>
     );
-    take_list!(file_outputs, file_output, args::file_output);
+    take_list!(file_outputs, file_output, values::file_output);
     take_list!(plugins, plugin, crate::plugin_flags::parse_spec);
     if !given(m, "plugins") {
         let sections = crate::plugin_flags::from_sections(&file.plugins)

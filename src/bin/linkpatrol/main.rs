@@ -12,6 +12,7 @@ mod plugin_flags;
 mod settings;
 mod status;
 mod trust;
+mod values;
 
 use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};

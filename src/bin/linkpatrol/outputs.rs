@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::args::FileOutput;
+use crate::values::FileOutput;
 
 /// Opens every `-F` file, and only once all of them opened truncates them: a bad path (a
 /// missing folder, a read-only file) fails the run before an earlier file loses its contents.

@@ -14,7 +14,8 @@ use linkpatrol::resolver_from_resolv_conf;
 use url::Url;
 
 use crate::args::Args;
-use crate::config_file::{self, Found, HostSection};
+use crate::config_file::{self, Found};
+use crate::values::HostSection;
 use crate::{help, inputs, trust};
 
 /// Parses the command line with its environment variables, then fills what neither gave from
