@@ -40,10 +40,14 @@ pub(crate) fn host_key(url: &Url) -> String {
 }
 
 /// Statuses after which a HEAD is asked again as GET: the server may not implement HEAD
-/// properly. Not for 404/410 (gone either way), nor for 429 and 502/503/504 (overload: those
-/// are retried, as GET, inside the URL's retry budget — never once more on top of it).
+/// properly (405, 501, a 403 or 400 from a server that refuses the method, a 500 from one that
+/// crashes on it). Not for answers a GET would get the same way: 401 and 407 (the GET carries
+/// the same credentials), 404/410 (gone either way) and 414 (the same URL); nor for 429 and
+/// 502/503/504 (overload: those are retried, as GET, inside the URL's retry budget — never once
+/// more on top of it). A request that got no answer at all (DNS, refused connection, TLS,
+/// timeout) is never asked again as GET: `Exchange::Failed` ends the chain.
 pub(super) fn head_refused(status: u16) -> bool {
-    status >= 400 && !matches!(status, 404 | 410 | 429 | 502 | 503 | 504)
+    status >= 400 && !matches!(status, 401 | 404 | 407 | 410 | 414 | 429 | 502 | 503 | 504)
 }
 
 pub(super) fn status_outcome(status: u16) -> Outcome {
@@ -237,6 +241,16 @@ mod tests {
         );
         assert_eq!(location_text(b""), None);
         assert_eq!(location_text(b"  "), None);
+    }
+
+    #[test]
+    fn head_is_asked_again_as_get_only_where_a_get_can_differ() {
+        for refused in [400, 403, 405, 406, 500, 501] {
+            assert!(head_refused(refused), "{refused}");
+        }
+        for same in [200, 301, 401, 404, 407, 410, 414, 429, 502, 503, 504] {
+            assert!(!head_refused(same), "{same}");
+        }
     }
 
     #[test]
