@@ -553,6 +553,49 @@ fn the_proxy_flag_is_used_and_checked() {
     }
 }
 
+/// A proxy that cannot be reached: each result says it was the proxy, and which (its password
+/// masked), and the site is never reached directly.
+#[test]
+fn an_unreachable_proxy_is_named_in_the_result() {
+    let (site, _external) = two_hosts();
+    // Bind then drop a listener: nothing listens on that port afterwards.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = temp_dir("fetching-dead-proxy");
+    let proxy = format!("http://u:s3cret@127.0.0.1:{port}");
+    let out = cli_in(
+        &dir,
+        &[],
+        &[
+            "--no-config",
+            "--no-status",
+            "-o",
+            "json",
+            "--proxy",
+            &proxy,
+            &site.url("/"),
+        ],
+    );
+    assert_exit(&out, 1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let start = json["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["urlname"] == site.url("/"))
+        .unwrap_or_else(|| panic!("no entry for the start page: {stdout}"));
+    assert_eq!(start["failure"], "connect", "{stdout}");
+    let result = start["result"].as_str().expect("a result");
+    let expected = format!("connect: connect to proxy http://***@127.0.0.1:{port}: ");
+    assert!(result.starts_with(&expected), "{result}");
+    assert!(!stdout.contains("s3cret"), "{stdout}");
+    assert!(site.requests().is_empty());
+}
+
 /// The environment's proxy is honoured (`HTTP_PROXY`), and `NO_PROXY` hosts bypass it. Run
 /// as a subprocess: the test binary's own environment is never changed.
 #[test]

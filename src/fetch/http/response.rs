@@ -3,9 +3,9 @@
 
 use std::io::Read;
 
-use ureq::Body;
-use ureq::http::Response;
 use ureq::http::header::LOCATION;
+use ureq::http::{Response, Uri};
+use ureq::{Body, Proxy, ProxyProtocol};
 use url::Url;
 
 use crate::model::outcome::{FailKind, Outcome, Warning};
@@ -179,6 +179,48 @@ pub(super) fn classify(e: &ureq::Error) -> (FailKind, String) {
     (kind, e.to_string())
 }
 
+/// The message of a failure to reach `proxy` on the way to `url`, naming the proxy (its
+/// credentials masked): `connect to proxy http://127.0.0.1:3128: Connection refused`. Through a
+/// `CONNECT` proxy the only connection we open is the one to the proxy, so a refused connection
+/// is the proxy's, and so is a failed lookup unless the proxy resolves targets locally. Other
+/// failures, and URLs the proxy's `NO_PROXY` list sends direct, keep `message`.
+pub(super) fn proxy_failure(
+    proxy: Option<&Proxy>,
+    url: &Url,
+    kind: FailKind,
+    message: String,
+) -> String {
+    let Some(proxy) = proxy else {
+        return message;
+    };
+    let direct = url
+        .as_str()
+        .parse::<Uri>()
+        .is_ok_and(|uri| proxy.is_no_proxy(&uri));
+    let at_proxy = match kind {
+        FailKind::Connect => true,
+        FailKind::Dns => !proxy.resolve_target(),
+        _ => false,
+    };
+    if direct || !at_proxy {
+        return message;
+    }
+    let scheme = match proxy.protocol() {
+        ProxyProtocol::Https => "https",
+        _ => "http",
+    };
+    let credentials = if proxy.username().is_some() {
+        "***@"
+    } else {
+        ""
+    };
+    format!(
+        "connect to proxy {scheme}://{credentials}{}:{}: {message}",
+        proxy.host(),
+        proxy.port()
+    )
+}
+
 /// Maps an I/O error to a failure class and message. ureq's rustls connector hands a failed
 /// handshake back as an I/O error wrapping the `rustls::Error` (a bad certificate reads
 /// `invalid peer certificate: UnknownIssuer`): that is `tls`, whatever its I/O kind.
@@ -241,6 +283,29 @@ mod tests {
         );
         assert_eq!(location_text(b""), None);
         assert_eq!(location_text(b"  "), None);
+    }
+
+    #[test]
+    fn a_failure_to_reach_the_proxy_names_it_without_its_password() {
+        let url = Url::parse("http://site.test/x").unwrap();
+        let proxy = Proxy::new("http://u:s3cret@127.0.0.1:9").unwrap();
+        let refused = || "Connection refused".to_owned();
+        assert_eq!(
+            proxy_failure(Some(&proxy), &url, FailKind::Connect, refused()),
+            "connect to proxy http://***@127.0.0.1:9: Connection refused"
+        );
+        let plain = Proxy::new("127.0.0.1:3128").unwrap();
+        assert_eq!(
+            proxy_failure(Some(&plain), &url, FailKind::Dns, "not found".into()),
+            "connect to proxy http://127.0.0.1:3128: not found"
+        );
+        // a failure past the proxy, or with no proxy, keeps its message
+        let tls = proxy_failure(Some(&proxy), &url, FailKind::Tls, "bad cert".into());
+        assert_eq!(tls, "bad cert");
+        assert_eq!(
+            proxy_failure(None, &url, FailKind::Connect, refused()),
+            refused()
+        );
     }
 
     #[test]
