@@ -156,6 +156,34 @@ fn head_refused_falls_back_to_get() {
     assert_eq!(external.count_method("GET", "/x"), 1);
 }
 
+/// A HEAD answered 401 (or 404) gets no GET: the GET would carry the same credentials.
+#[test]
+fn a_head_answered_401_is_not_asked_again_as_get() {
+    let external = TestServer::start_on(
+        "127.0.0.2",
+        Routes::new()
+            .reply("/private", Reply::status(401))
+            .reply("/gone", Reply::not_found()),
+    );
+    let server = TestServer::start(Routes::new().page(
+        "/",
+        &format!(
+            "<a href='{}'>p</a><a href='{}'>g</a>",
+            external.url("/private"),
+            external.url("/gone")
+        ),
+    ));
+    let report = run(config(&server.url("/"), 2));
+    assert_eq!(
+        entry(&report, &external.url("/private")).result.outcome,
+        Outcome::Broken { status: 401 }
+    );
+    for path in ["/private", "/gone"] {
+        assert_eq!(external.count_method("HEAD", path), 1, "{path}");
+        assert_eq!(external.count_method("GET", path), 0, "{path}");
+    }
+}
+
 #[test]
 fn a_huge_page_is_parsed_up_to_the_cap() {
     let server = TestServer::start(Routes::new().page("/", "<a href='/huge'>big</a>").reply(
@@ -185,7 +213,8 @@ fn connection_refused_is_a_connect_error() {
     let server = TestServer::start(
         Routes::new().page("/", &format!("<a href='http://127.0.0.2:{port}/'>x</a>")),
     );
-    let report = run(config(&server.url("/"), 2));
+    // Without robots.txt, whose fetch would be a request of its own to the dead host.
+    let report = run(config(&server.url("/"), 2).robots(false));
     let e = entry(&report, &format!("http://127.0.0.2:{port}/"));
     assert_eq!(
         failed_kind(&e.result.outcome),
@@ -193,6 +222,14 @@ fn connection_refused_is_a_connect_error() {
         "{:?}",
         e.result.outcome
     );
+    // One attempt: a connection that was refused is neither retried nor asked again as GET.
+    let dead = format!("127.0.0.2:{port}");
+    let stats = report
+        .hosts
+        .iter()
+        .find(|h| h.host == dead)
+        .unwrap_or_else(|| panic!("no statistics for {dead}: {:?}", report.hosts));
+    assert_eq!((stats.requests, stats.retries), (1, 0), "{stats:?}");
 }
 
 #[test]
@@ -514,6 +551,49 @@ fn the_proxy_flag_is_used_and_checked() {
         assert!(!err.contains("s3cret"), "{err}");
         eprintln!("--proxy {bad}: {}", err.trim());
     }
+}
+
+/// A proxy that cannot be reached: each result says it was the proxy, and which (its password
+/// masked), and the site is never reached directly.
+#[test]
+fn an_unreachable_proxy_is_named_in_the_result() {
+    let (site, _external) = two_hosts();
+    // Bind then drop a listener: nothing listens on that port afterwards.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = temp_dir("fetching-dead-proxy");
+    let proxy = format!("http://u:s3cret@127.0.0.1:{port}");
+    let out = cli_in(
+        &dir,
+        &[],
+        &[
+            "--no-config",
+            "--no-status",
+            "-o",
+            "json",
+            "--proxy",
+            &proxy,
+            &site.url("/"),
+        ],
+    );
+    assert_exit(&out, 1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let start = json["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["urlname"] == site.url("/"))
+        .unwrap_or_else(|| panic!("no entry for the start page: {stdout}"));
+    assert_eq!(start["failure"], "connect", "{stdout}");
+    let result = start["result"].as_str().expect("a result");
+    let expected = format!("connect: connect to proxy http://***@127.0.0.1:{port}: ");
+    assert!(result.starts_with(&expected), "{result}");
+    assert!(!stdout.contains("s3cret"), "{stdout}");
+    assert!(site.requests().is_empty());
 }
 
 /// The environment's proxy is honoured (`HTTP_PROXY`), and `NO_PROXY` hosts bypass it. Run

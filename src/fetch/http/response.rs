@@ -3,9 +3,9 @@
 
 use std::io::Read;
 
-use ureq::Body;
-use ureq::http::Response;
 use ureq::http::header::LOCATION;
+use ureq::http::{Response, Uri};
+use ureq::{Body, Proxy, ProxyProtocol};
 use url::Url;
 
 use crate::model::outcome::{FailKind, Outcome, Warning};
@@ -40,10 +40,14 @@ pub(crate) fn host_key(url: &Url) -> String {
 }
 
 /// Statuses after which a HEAD is asked again as GET: the server may not implement HEAD
-/// properly. Not for 404/410 (gone either way), nor for 429 and 502/503/504 (overload: those
-/// are retried, as GET, inside the URL's retry budget — never once more on top of it).
+/// properly (405, 501, a 403 or 400 from a server that refuses the method, a 500 from one that
+/// crashes on it). Not for answers a GET would get the same way: 401 and 407 (the GET carries
+/// the same credentials), 404/410 (gone either way) and 414 (the same URL); nor for 429 and
+/// 502/503/504 (overload: those are retried, as GET, inside the URL's retry budget — never once
+/// more on top of it). A request that got no answer at all (DNS, refused connection, TLS,
+/// timeout) is never asked again as GET: `Exchange::Failed` ends the chain.
 pub(super) fn head_refused(status: u16) -> bool {
-    status >= 400 && !matches!(status, 404 | 410 | 429 | 502 | 503 | 504)
+    status >= 400 && !matches!(status, 401 | 404 | 407 | 410 | 414 | 429 | 502 | 503 | 504)
 }
 
 pub(super) fn status_outcome(status: u16) -> Outcome {
@@ -175,6 +179,48 @@ pub(super) fn classify(e: &ureq::Error) -> (FailKind, String) {
     (kind, e.to_string())
 }
 
+/// The message of a failure to reach `proxy` on the way to `url`, naming the proxy (its
+/// credentials masked): `connect to proxy http://127.0.0.1:3128: Connection refused`. Through a
+/// `CONNECT` proxy the only connection we open is the one to the proxy, so a refused connection
+/// is the proxy's, and so is a failed lookup unless the proxy resolves targets locally. Other
+/// failures, and URLs the proxy's `NO_PROXY` list sends direct, keep `message`.
+pub(super) fn proxy_failure(
+    proxy: Option<&Proxy>,
+    url: &Url,
+    kind: FailKind,
+    message: String,
+) -> String {
+    let Some(proxy) = proxy else {
+        return message;
+    };
+    let direct = url
+        .as_str()
+        .parse::<Uri>()
+        .is_ok_and(|uri| proxy.is_no_proxy(&uri));
+    let at_proxy = match kind {
+        FailKind::Connect => true,
+        FailKind::Dns => !proxy.resolve_target(),
+        _ => false,
+    };
+    if direct || !at_proxy {
+        return message;
+    }
+    let scheme = match proxy.protocol() {
+        ProxyProtocol::Https => "https",
+        _ => "http",
+    };
+    let credentials = if proxy.username().is_some() {
+        "***@"
+    } else {
+        ""
+    };
+    format!(
+        "connect to proxy {scheme}://{credentials}{}:{}: {message}",
+        proxy.host(),
+        proxy.port()
+    )
+}
+
 /// Maps an I/O error to a failure class and message. ureq's rustls connector hands a failed
 /// handshake back as an I/O error wrapping the `rustls::Error` (a bad certificate reads
 /// `invalid peer certificate: UnknownIssuer`): that is `tls`, whatever its I/O kind.
@@ -237,6 +283,39 @@ mod tests {
         );
         assert_eq!(location_text(b""), None);
         assert_eq!(location_text(b"  "), None);
+    }
+
+    #[test]
+    fn a_failure_to_reach_the_proxy_names_it_without_its_password() {
+        let url = Url::parse("http://site.test/x").unwrap();
+        let proxy = Proxy::new("http://u:s3cret@127.0.0.1:9").unwrap();
+        let refused = || "Connection refused".to_owned();
+        assert_eq!(
+            proxy_failure(Some(&proxy), &url, FailKind::Connect, refused()),
+            "connect to proxy http://***@127.0.0.1:9: Connection refused"
+        );
+        let plain = Proxy::new("127.0.0.1:3128").unwrap();
+        assert_eq!(
+            proxy_failure(Some(&plain), &url, FailKind::Dns, "not found".into()),
+            "connect to proxy http://127.0.0.1:3128: not found"
+        );
+        // a failure past the proxy, or with no proxy, keeps its message
+        let tls = proxy_failure(Some(&proxy), &url, FailKind::Tls, "bad cert".into());
+        assert_eq!(tls, "bad cert");
+        assert_eq!(
+            proxy_failure(None, &url, FailKind::Connect, refused()),
+            refused()
+        );
+    }
+
+    #[test]
+    fn head_is_asked_again_as_get_only_where_a_get_can_differ() {
+        for refused in [400, 403, 405, 406, 500, 501] {
+            assert!(head_refused(refused), "{refused}");
+        }
+        for same in [200, 301, 401, 404, 407, 410, 414, 429, 502, 503, 504] {
+            assert!(!head_refused(same), "{same}");
+        }
     }
 
     #[test]

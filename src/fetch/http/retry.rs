@@ -9,7 +9,7 @@ use ureq::http::header::RETRY_AFTER;
 use url::Url;
 
 use super::HttpFetcher;
-use super::response::{classify, drain, header, host_key, lost_before_response};
+use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
 use crate::fetch::connection;
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::HostPermit;
@@ -116,7 +116,8 @@ impl HttpFetcher {
                     if !matches!(kind, FailKind::Timeout | FailKind::Io)
                         || budget.used >= self.settings.max_retries
                     {
-                        return Exchange::Failed(kind, message);
+                        let proxy = self.settings.proxy.as_ref();
+                        return Exchange::Failed(kind, proxy_failure(proxy, url, kind, message));
                     }
                     Some(self.backoff(budget.used))
                 }
