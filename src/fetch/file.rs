@@ -140,6 +140,10 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
     f.content_type = Some(content_type.to_owned());
+    // A regular file only: a device or a pipe reports no length.
+    if meta.is_file() && meta.len() == 0 {
+        f.warnings.push(Warning::empty_content());
+    }
     if want_body && is_parsed(&final_url, Some(content_type)) {
         let t = Instant::now();
         // Sized once from the file's length (+1 to see the end without growing): growing from
