@@ -152,6 +152,37 @@ fn external_links_are_checked_but_not_recursed() {
 }
 
 #[test]
+fn quoted_and_percent_encoded_mail_addresses_are_checked_as_written() {
+    let server = TestServer::start(Routes::new().page(
+        "/",
+        "<a href='mailto:%22a%20b%22@example.com'>1</a>\
+         <a href='mailto:\"a\"\"@example.com'>2</a>\
+         <a href='mailto:%22a%5C%22@example.com'>3</a>\
+         <a href='mailto:a@example.com.111'>4</a>",
+    ));
+    let report = run(config(&server.url("/"), 2));
+    let verdict = |needle: &str| {
+        report
+            .entries
+            .iter()
+            .find(|e| e.referrer.as_ref().is_some_and(|r| r.raw == needle))
+            .map(|e| e.result.outcome.clone())
+            .unwrap_or_else(|| panic!("no entry for {needle}"))
+    };
+    assert_eq!(
+        verdict("mailto:%22a%20b%22@example.com"),
+        Outcome::Ok { status: None }
+    );
+    for bad in [
+        "mailto:\"a\"\"@example.com",
+        "mailto:%22a%5C%22@example.com",
+        "mailto:a@example.com.111",
+    ] {
+        assert!(verdict(bad).is_broken(), "{bad}");
+    }
+}
+
+#[test]
 fn schemes_we_cannot_check_are_ignored_and_mail_is_checked_for_syntax() {
     let server = TestServer::start(Routes::new().page(
         "/",

@@ -1,6 +1,7 @@
 //! No silent passes: a folder without `index.html` is listed (as LinkChecker does) and a link
-//! to one is warned about; a start file we cannot parse (a PDF) is warned about; robots.txt
-//! groups follow `--user-agent`; `--max-urls 0` means no limit.
+//! to one is warned about (from a Markdown page, only when it has no README or `index.md`
+//! either); a start file we cannot parse (a PDF) and an empty file are warned about;
+//! robots.txt groups follow `--user-agent`; `--max-urls 0` means no limit.
 
 use linkpatrol::Outcome;
 
@@ -52,6 +53,66 @@ fn a_folder_without_index_html_is_listed_and_a_link_to_one_is_warned_about() {
         !rows.iter().any(|r| r[7].contains(".git")),
         "hidden entries are not listed"
     );
+}
+
+#[test]
+fn a_markdown_link_to_a_folder_with_a_readme_is_not_warned_about() {
+    let dir = temp_dir("readme-folder");
+    for sub in ["docs", "guide", "plain"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::write(dir.join("docs/README.md"), "# docs").unwrap();
+    std::fs::write(dir.join("guide/index.md"), "# guide").unwrap();
+    std::fs::write(dir.join("plain/notes.txt"), "notes").unwrap();
+    std::fs::write(
+        dir.join("README.md"),
+        "[docs](docs/)\n[guide](guide)\n[plain](plain/)\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("page.html"), "<a href='docs/'>docs</a>").unwrap();
+    let (code, rows) = csv_rows(&[dir.join("README.md").to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{rows:?}");
+    let (code, html_rows) = csv_rows(&[dir.join("page.html").to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{html_rows:?}");
+    let warnings = |rows: &[csv::StringRecord], name: &str| {
+        rows.iter()
+            .find(|r| &r[0] == name && !r[1].is_empty())
+            .unwrap_or_else(|| panic!("no link {name}: {rows:?}"))[4]
+            .to_owned()
+    };
+    assert_eq!(warnings(&rows, "docs/"), "", "GitHub shows docs/README.md");
+    assert_eq!(warnings(&rows, "guide"), "", "guide/index.md");
+    assert!(
+        warnings(&rows, "plain/").starts_with("[file-no-index]"),
+        "{rows:?}"
+    );
+    assert!(
+        warnings(&html_rows, "docs/").starts_with("[file-no-index]"),
+        "a web server does not serve a README: {html_rows:?}"
+    );
+}
+
+#[test]
+fn an_empty_file_is_warned_about_as_an_empty_http_page_is() {
+    let dir = temp_dir("empty-file");
+    std::fs::write(
+        dir.join("index.html"),
+        "<a href='empty.html'>e</a>\n<a href='full.html'>f</a>",
+    )
+    .unwrap();
+    std::fs::write(dir.join("empty.html"), "").unwrap();
+    std::fs::write(dir.join("full.html"), "<p>content</p>").unwrap();
+    let (code, rows) = csv_rows(&[dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "a warning is not a failure: {rows:?}");
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| &r[0] == name)
+            .unwrap_or_else(|| panic!("no row {name}: {rows:?}"))
+    };
+    let empty = row("empty.html");
+    assert!(empty[4].starts_with("[http-empty-content]"), "{empty:?}");
+    assert_eq!(&empty[6], "True", "{empty:?}");
+    assert!(row("full.html")[4].is_empty(), "{rows:?}");
 }
 
 #[test]

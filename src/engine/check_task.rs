@@ -206,10 +206,7 @@ impl Run {
             });
         }
         if matches!(result.outcome, Outcome::Ok { status: Some(200) }) && result.size == Some(0) {
-            result.warnings.push(Warning {
-                tag: "http-empty-content",
-                message: "The page has no content.".into(),
-            });
+            result.warnings.push(Warning::empty_content());
         }
         result.warnings.retain(|w| self.keeps(w));
     }

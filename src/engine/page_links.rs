@@ -41,6 +41,8 @@ struct PageLinks<'p> {
     nofollow: bool,
     /// The page came over HTTP(S).
     from_web: bool,
+    /// The page is Markdown: a link to a folder with a README is not `file-no-index`.
+    markdown: bool,
     /// The recursion level of the page's links.
     level: usize,
     /// See `own` of [`Run::queue_children`].
@@ -66,6 +68,7 @@ impl<'p> PageLinks<'p> {
             doc_base: doc.base.as_deref().map(Arc::from),
             nofollow: doc.nofollow,
             from_web: matches!(page.scheme(), "http" | "https"),
+            markdown: false,
             level,
             own,
         }
@@ -105,7 +108,8 @@ impl Run {
         mut keep: Option<&mut Vec<Url>>,
     ) -> usize {
         if !is_html(content_type) {
-            let links = match Format::of(content_type) {
+            let format = Format::of(content_type);
+            let links = match format {
                 Some(Format::Css) => extract_css(body),
                 Some(Format::Markdown) => extract_markdown(body),
                 // A text file given as a start input is a list of URLs; other text is not read.
@@ -117,7 +121,8 @@ impl Run {
                 _ if is_sitemap(body) => extract_sitemap(body),
                 _ => return 0,
             };
-            let ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
+            let mut ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
+            ctx.markdown = matches!(format, Some(Format::Markdown));
             let n = links.len();
             for link in links {
                 self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
@@ -174,7 +179,7 @@ impl Run {
         let mut warnings = Vec::new();
         if let Ok(u) = &url
             && !fetch::file::is_listing(page)
-            && fetch::file::is_folder_without_index(u)
+            && fetch::file::is_folder_without_index(u, ctx.markdown)
         {
             warnings.push(Warning {
                 tag: "file-no-index",

@@ -140,6 +140,10 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
     f.content_type = Some(content_type.to_owned());
+    // A regular file only: a device or a pipe reports no length.
+    if meta.is_file() && meta.len() == 0 {
+        f.warnings.push(Warning::empty_content());
+    }
     if want_body && is_parsed(&final_url, Some(content_type)) {
         let t = Instant::now();
         // Sized once from the file's length (+1 to see the end without growing): growing from
@@ -220,10 +224,12 @@ pub(crate) fn is_listing(final_url: &Url) -> bool {
     final_url.scheme() == "file" && final_url.path().ends_with('/')
 }
 
-/// `true` for a `file:` URL naming a folder that has no `index.html`. Asked for every `file:`
-/// link of a page, so a link whose last segment has an extension (`page.html`) is taken for a
-/// file without asking the file system.
-pub(crate) fn is_folder_without_index(url: &Url) -> bool {
+/// `true` for a `file:` URL naming a folder that has no `index.html`. With `markdown` (the
+/// link is on a Markdown page, and GitHub shows a folder's README), a folder with one of
+/// [`MARKDOWN_INDEXES`] has an index too. Asked for every `file:` link of a page, so a link
+/// whose last segment has an extension (`page.html`) is taken for a file without asking the
+/// file system.
+pub(crate) fn is_folder_without_index(url: &Url, markdown: bool) -> bool {
     let last = url.path().rsplit('/').next().unwrap_or("");
     if url.scheme() != "file" || last.contains('.') {
         return false;
@@ -232,22 +238,58 @@ pub(crate) fn is_folder_without_index(url: &Url) -> bool {
     // folder (two `stat`s a link cost 5% of a folder check). A worker thread lives for
     // one run, so what it remembers is never older than the run.
     thread_local! {
-        static FOLDERS: RefCell<HashMap<String, bool>> = RefCell::new(HashMap::new());
+        static FOLDERS: RefCell<HashMap<String, Folder>> = RefCell::new(HashMap::new());
     }
     FOLDERS.with_borrow_mut(|known| {
-        if let Some(&answer) = known.get(url.path()) {
-            return answer;
+        if !known.contains_key(url.path()) {
+            let no_index_html = url
+                .to_file_path()
+                .is_ok_and(|p| p.is_dir() && !p.join("index.html").is_file());
+            if known.len() >= FOLDERS_REMEMBERED {
+                known.clear();
+            }
+            let folder = Folder {
+                no_index_html,
+                markdown_index: None,
+            };
+            known.insert(url.path().to_owned(), folder);
         }
-        let answer = url
-            .to_file_path()
-            .is_ok_and(|p| p.is_dir() && !p.join("index.html").is_file());
-        if known.len() >= FOLDERS_REMEMBERED {
-            known.clear();
+        let Some(folder) = known.get_mut(url.path()) else {
+            return false;
+        };
+        if !folder.no_index_html || !markdown {
+            return folder.no_index_html;
         }
-        known.insert(url.path().to_owned(), answer);
-        answer
+        let has = *folder.markdown_index.get_or_insert_with(|| {
+            url.to_file_path()
+                .is_ok_and(|p| MARKDOWN_INDEXES.iter().any(|name| p.join(name).is_file()))
+        });
+        !has
     })
 }
+
+/// What one thread remembers of a folder (see [`is_folder_without_index`]).
+#[derive(Clone, Copy)]
+struct Folder {
+    /// It is a folder and has no `index.html`.
+    no_index_html: bool,
+    /// It has one of [`MARKDOWN_INDEXES`]; asked only for a link on a Markdown page.
+    markdown_index: Option<bool>,
+}
+
+/// The files that make a folder linked from a Markdown page a page of its own: GitHub renders
+/// its README, a Markdown site its `index.md`. Each spelling is one `stat`: the folder is not
+/// listed, since it may lie outside the checked folders, which are never listed.
+const MARKDOWN_INDEXES: [&str; 8] = [
+    "README.md",
+    "README",
+    "readme.md",
+    "Readme.md",
+    "README.MD",
+    "ReadMe.md",
+    "readme",
+    "index.md",
+];
 
 /// Most folder answers one thread keeps (a few hundred KB at most).
 const FOLDERS_REMEMBERED: usize = 4096;

@@ -151,6 +151,16 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// `http-empty-content`: an HTTP 200 answer or a regular file with zero bytes.
+    pub(crate) fn empty_content() -> Self {
+        Warning {
+            tag: "http-empty-content",
+            message: "The page has no content.".into(),
+        }
+    }
+}
+
 /// One redirect hop: the URL that answered and the status it answered with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

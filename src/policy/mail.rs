@@ -44,12 +44,16 @@ fn check_address(a: &str) -> Result<(), String> {
             "mail address `{a}' has an empty or too long local part"
         ));
     }
-    let local_ok = local.split('.').all(|atom| {
-        !atom.is_empty()
-            && atom
-                .chars()
-                .all(|c| c.is_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
-    }) || (local.starts_with('"') && local.ends_with('"') && local.len() >= 2);
+    let local_ok = if local.starts_with('"') {
+        is_quoted_string(local)
+    } else {
+        local.split('.').all(|atom| {
+            !atom.is_empty()
+                && atom
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c))
+        })
+    };
     if !local_ok {
         return Err(format!("mail address `{a}' has an invalid local part"));
     }
@@ -64,11 +68,40 @@ fn check_address(a: &str) -> Result<(), String> {
                 && !l.starts_with('-')
                 && !l.ends_with('-')
                 && l.chars().all(|c| c.is_alphanumeric() || c == '-')
-        });
+        })
+        // RFC 3696 section 2: a top-level domain is never all-numeric.
+        && !domain
+            .rsplit('.')
+            .next()
+            .is_some_and(|tld| tld.chars().all(|c| c.is_ascii_digit()));
     if !domain_ok {
         return Err(format!("mail address `{a}' has an invalid domain"));
     }
     Ok(())
+}
+
+/// Whether `local` is exactly one quoted string (RFC 5321 `Quoted-string`): `"`, then
+/// printable characters other than `"` and `\` (space included, and non-ASCII as RFC 6531
+/// allows) or `\` followed by a printable character, then a closing `"` that ends `local`.
+fn is_quoted_string(local: &str) -> bool {
+    let Some(inner) = local.strip_prefix('"') else {
+        return false;
+    };
+    let printable = |c: char| c == ' ' || c.is_ascii_graphic() || !c.is_ascii();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return chars.next().is_none(),
+            '\\' => {
+                if !chars.next().is_some_and(printable) {
+                    return false;
+                }
+            }
+            c if printable(c) && !c.is_control() => {}
+            _ => return false,
+        }
+    }
+    false // no closing quote
 }
 
 fn percent_decode(s: &str) -> String {
@@ -119,6 +152,22 @@ mod tests {
         assert!(!ok("mailto:a@b.test?cc=broken"));
         assert!(!ok("mailto:?to=x@y.test&BCC=nobody"));
         assert!(ok("mailto:"));
+        // a quoted local part: `"`, quoted text or `\`-escaped pairs, `"`, then only the `@`
+        assert!(ok(r#"mailto:"a b"@example.com"#));
+        assert!(ok(r#"mailto:"a\"b"@example.com"#));
+        assert!(ok(r#"mailto:"a@b"@example.com"#));
+        assert!(ok("mailto:%22a%20b%22@example.com"));
+        assert!(!ok(r#"mailto:"a""@example.com"#));
+        assert!(!ok(r#"mailto:""a"@example.com"#));
+        assert!(!ok(r#"mailto:"a\"@example.com"#));
+        assert!(!ok("mailto:%22a%5C%22@example.com"));
+        assert!(!ok(r#"mailto:"@example.com"#));
+        assert!(!ok("mailto:%22a%09b%22@example.com"));
+        // RFC 3696 section 2: an all-numeric top-level domain is not a domain
+        assert!(!ok("mailto:a@example.com.111"));
+        assert!(!ok("mailto:a@192.0.2.1"));
+        assert!(ok("mailto:a@example.c0m"));
+        assert!(ok("mailto:a@[192.0.2.1]"));
         let domains = |s: &str| check_mailto(&Url::parse(s).unwrap()).unwrap();
         assert_eq!(
             domains("mailto:a@X.test,b@x.test?cc=c@y.test&bcc=d@[192.0.2.1]"),
