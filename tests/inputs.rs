@@ -422,3 +422,46 @@ fn a_local_site_with_root_dir_and_base_url() {
     assert_eq!(&row(&r, "/about/", "index.html")[6], "True");
     assert_eq!(&row(&r, &format!("{base}about/"), "index.html")[6], "True");
 }
+
+#[test]
+fn a_protocol_relative_link_in_a_folder_takes_the_site_scheme() {
+    let dir = temp_dir("inputs-protocol-relative");
+    std::fs::create_dir_all(dir.join("public")).unwrap();
+    std::fs::write(
+        dir.join("public/index.html"),
+        "<script src='//cdn.example.net/lib.js'></script>",
+    )
+    .unwrap();
+    // --internal-only: the CDN link is listed, never requested.
+    for (extra, want) in [
+        (&[][..], "https://cdn.example.net/lib.js"),
+        (
+            &["--base-url", "http://example.org/"][..],
+            "http://cdn.example.net/lib.js",
+        ),
+    ] {
+        let mut args = vec!["--internal-only"];
+        args.extend_from_slice(extra);
+        args.push("public");
+        let out = csv_run_in(&dir, &args);
+        let r = rows(&out);
+        let link = row(&r, "//cdn.example.net/lib.js", "public/index.html");
+        assert_eq!(&link[7], want, "{extra:?}: {link:?}");
+        assert!(!link[3].contains("invalid-url"), "{extra:?}: {link:?}");
+        assert!(link[3].contains("external link"), "{extra:?}: {link:?}");
+    }
+}
+
+#[test]
+fn a_protocol_relative_link_on_a_web_page_keeps_its_scheme() {
+    let server = TestServer::start(Routes::new().page("/ok", "ok"));
+    let link = format!("//{}", server.url("/ok").trim_start_matches("http://"));
+    let server_page =
+        TestServer::start(Routes::new().page("/", &format!("<a href='{link}'>x</a>")));
+    let dir = temp_dir("inputs-protocol-relative-web");
+    let out = csv_run_in(&dir, &[&server_page.url("/")]);
+    let r = rows(&out);
+    let row = row(&r, &link, "/");
+    assert_eq!(&row[7], &server.url("/ok"), "{row:?}");
+    assert_eq!(&row[6], "True", "{row:?}");
+}

@@ -1,9 +1,9 @@
 //! Per-host politeness, measured with the server's arrival timestamps.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::server::{Routes, TestServer};
-use crate::util::{config, run};
+use crate::util::{assert_exit, cli, cli_in, config, run, temp_dir};
 
 #[test]
 fn the_per_host_interval_is_respected_and_other_hosts_are_not_delayed() {
@@ -89,4 +89,81 @@ fn host_concurrency_caps_requests_in_flight() {
         "{} connections",
         server.connections()
     );
+}
+
+/// A site on 127.0.0.1 whose start page links `pages` pages.
+fn loopback_site(pages: usize) -> TestServer {
+    let links: String = (0..pages)
+        .map(|i| format!("<a href='/p{i}'>p</a>"))
+        .collect();
+    TestServer::start(Routes::new().page("/", &links).dynamic(|req| {
+        req.path_only()
+            .starts_with("/p")
+            .then(|| crate::server::Reply::html("page"))
+    }))
+}
+
+/// Asserts that the server got 7 requests (robots.txt, the start page, 5 pages) at 10 per
+/// second: slot k is due 100 ms × k after the first, which is not before `started`, and a
+/// request never arrives before its slot. (Gaps between arrivals can be shorter when a
+/// thread wakes late on a busy machine, so they are not compared.)
+fn assert_paced(server: &TestServer, started: Instant) {
+    let mut times: Vec<_> = server.requests().iter().map(|r| r.at).collect();
+    times.sort();
+    assert_eq!(times.len(), 7, "robots.txt, the start page, 5 pages");
+    for (k, at) in times.iter().enumerate() {
+        assert!(
+            *at - started >= Duration::from_millis(100) * k as u32,
+            "request {k} arrived {:?} after the start",
+            *at - started
+        );
+    }
+}
+
+#[test]
+fn loopback_is_not_throttled_by_default() {
+    let server = loopback_site(60);
+    let started = Instant::now();
+    let out = cli(&["--no-status", &server.url("/")]);
+    let took = started.elapsed();
+    assert_exit(&out, 0);
+    assert_eq!(
+        server.requests().len(),
+        62,
+        "robots.txt, the start page, 60 pages"
+    );
+    // the default 10 per second would need 6.1 s
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}
+
+#[test]
+fn a_rate_given_explicitly_holds_for_loopback() {
+    let server = loopback_site(5);
+    let started = Instant::now();
+    let out = cli(&[
+        "--no-status",
+        "--max-requests-per-second",
+        "10",
+        &server.url("/"),
+    ]);
+    assert_exit(&out, 0);
+    assert_paced(&server, started);
+
+    let server = loopback_site(5);
+    let dir = temp_dir("loopback-rate");
+    let config = dir.join("linkpatrol.toml");
+    std::fs::write(&config, "max-requests-per-second = 10\n").unwrap();
+    let started = Instant::now();
+    let out = cli_in(
+        &dir,
+        &[],
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--no-status",
+            &server.url("/"),
+        ],
+    );
+    assert_exit(&out, 0);
+    assert_paced(&server, started);
 }

@@ -30,6 +30,7 @@ pub const DEFAULT_THREADS: usize = 16;
 /// Timeout of each phase of a request (resolve, connect, response headers, body). 30 s.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Request starts per second per host. Defaults to 10 (LinkChecker's default); 0 = no limit.
+/// Loopback hosts are exempt unless [`Config::loopback_unthrottled`] is turned off.
 pub const DEFAULT_MAX_REQUESTS_PER_SECOND: f64 = 10.0;
 /// Requests in flight per host. Defaults to 16; 0 = no limit beyond the thread count.
 pub const DEFAULT_HOST_CONCURRENCY: usize = 16;
@@ -106,6 +107,7 @@ pub struct Config {
     pub(crate) threads: usize,
     pub(crate) timeout: Duration,
     pub(crate) max_requests_per_second: f64,
+    pub(crate) loopback_unthrottled: bool,
     pub(crate) host_concurrency: usize,
     pub(crate) max_redirects: usize,
     pub(crate) max_body_size: u64,
@@ -149,6 +151,7 @@ impl Default for Config {
             threads: DEFAULT_THREADS,
             timeout: DEFAULT_TIMEOUT,
             max_requests_per_second: DEFAULT_MAX_REQUESTS_PER_SECOND,
+            loopback_unthrottled: true,
             host_concurrency: DEFAULT_HOST_CONCURRENCY,
             max_redirects: DEFAULT_MAX_REDIRECTS,
             max_body_size: DEFAULT_MAX_BODY_SIZE,
@@ -248,9 +251,21 @@ impl Config {
     }
 
     /// Request starts per second per host; 0 = unlimited. Defaults to
-    /// [`DEFAULT_MAX_REQUESTS_PER_SECOND`].
+    /// [`DEFAULT_MAX_REQUESTS_PER_SECOND`]. A rate set here holds for loopback hosts too: it
+    /// turns [`loopback_unthrottled`](Self::loopback_unthrottled) off.
     pub fn max_requests_per_second(mut self, n: f64) -> Self {
         self.max_requests_per_second = if n.is_finite() && n > 0.0 { n } else { 0.0 };
+        self.loopback_unthrottled = false;
+        self
+    }
+
+    /// With `true`, loopback hosts (`127.0.0.0/8`, `[::1]`, `localhost`) get no per-host
+    /// rate limit: a local development server is checked as fast as it answers. A host rule
+    /// ([`HostRule::max_requests_per_second`]) still applies to them. Defaults to `true`;
+    /// [`max_requests_per_second`](Self::max_requests_per_second) sets it to `false`, so call
+    /// this after it to keep loopback exempt from an explicit rate.
+    pub fn loopback_unthrottled(mut self, on: bool) -> Self {
+        self.loopback_unthrottled = on;
         self
     }
 

@@ -56,7 +56,8 @@ pub(super) fn assemble(
             cfg.host_concurrency,
             rules.clone(),
             cfg.robots,
-        ),
+        )
+        .loopback_unthrottled(cfg.loopback_unthrottled),
         cancel.clone(),
     ));
     let gate = Arc::new(HostGate::over(queue.clone()));

@@ -167,7 +167,10 @@ impl Run {
         } = link;
         let url = match self.site_root(page, &value) {
             Some(root) => root.join(value.trim_start_matches('/')),
-            None => ctx.base.join(&value),
+            None => match self.web_scheme(&ctx.base, &value) {
+                Some(scheme) => Url::parse(&format!("{scheme}:{}", value.trim())),
+                None => ctx.base.join(&value),
+            },
         }
         .map(|u| self.local_copy(page, u))
         .map_err(|e| format!("cannot resolve `{value}': {e}"));
@@ -241,6 +244,15 @@ impl Run {
             && is_root_relative(value)
             && page.as_str().starts_with(root.as_str()))
         .then_some(root)
+    }
+
+    /// The scheme of a protocol-relative link (`//cdn.example.net/lib.js`) under a `file:` base:
+    /// a browser viewing the site would use the site's, so `--base-url`'s scheme when given,
+    /// else `https`. `None` for any other link or base (a `//` link on a web page keeps the
+    /// page's scheme, as `Url::join` gives it).
+    pub(super) fn web_scheme(&self, base: &Url, value: &str) -> Option<&str> {
+        (base.scheme() == "file" && value.trim().starts_with("//"))
+            .then(|| self.site_url.as_ref().map_or("https", Url::scheme))
     }
 
     /// On a local page, a link under the site's public URL (`--base-url`) points into the local

@@ -116,6 +116,8 @@ pub(crate) struct HostTable {
     hosts: HashMap<String, HostState>,
     /// Request starts per second per host by default (0 = unlimited).
     per_second: f64,
+    /// Loopback hosts get no rate limit by default (a rule may still set one).
+    loopback_unthrottled: bool,
     /// Requests in flight per host by default (0 = unlimited).
     max_in_flight: usize,
     /// Per-host overrides.
@@ -139,11 +141,18 @@ impl HostTable {
         HostTable {
             hosts: HashMap::new(),
             per_second,
+            loopback_unthrottled: false,
             max_in_flight,
             rules,
             probe_first,
             rng: fastrand::Rng::new(),
         }
+    }
+
+    /// With `on`, loopback hosts (see [`is_loopback`]) get no rate limit unless a rule sets one.
+    pub(crate) fn loopback_unthrottled(mut self, on: bool) -> Self {
+        self.loopback_unthrottled = on;
+        self
     }
 
     /// Uses a fixed jitter seed (tests).
@@ -154,7 +163,12 @@ impl HostTable {
     }
 
     fn state(&mut self, host: &str, now: Instant) -> &mut HostState {
-        let (rules, per_second, max_in_flight) = (&self.rules, self.per_second, self.max_in_flight);
+        let (rules, max_in_flight) = (&self.rules, self.max_in_flight);
+        let per_second = if self.loopback_unthrottled && is_loopback(host) {
+            0.0
+        } else {
+            self.per_second
+        };
         self.hosts
             .entry(host.to_owned())
             .or_insert_with(|| HostState {
@@ -343,6 +357,21 @@ impl HostTable {
     }
 }
 
+/// `true` when the host part of the key `host:port` is a loopback address (`127.0.0.0/8`,
+/// `[::1]`) or `localhost`.
+pub(crate) fn is_loopback(key: &str) -> bool {
+    let host = key.rsplit_once(':').map_or(key, |(host, _)| host);
+    let host = host.trim_end_matches('.');
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    match bare.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => host.eq_ignore_ascii_case("localhost"),
+    }
+}
+
 /// Takes the next slot of `h` (not before `now`, nor inside a pause) and moves `next_slot` on.
 fn take_slot(h: &mut HostState, now: Instant, wanted: Instant) -> Slot {
     let earliest = h.next_slot.max(h.paused_until.unwrap_or(h.next_slot));
@@ -469,5 +498,52 @@ mod tests {
         let unused = t.reserve("c:80", t0, t0);
         t.give_back("c:80", unused, t0);
         assert_eq!(t.task_start("c:80", t0), None);
+    }
+
+    #[test]
+    fn loopback_hosts_are_unthrottled_unless_a_rule_sets_a_rate() {
+        let t0 = Instant::now();
+        let rules = HostRules::new(vec![
+            crate::config::host_rules::HostRule::new(
+                regex::Regex::new("^localhost:8081$").unwrap(),
+            )
+            .max_requests_per_second(10.0),
+        ]);
+        let mut t = HostTable::new(10.0, 0, rules, false).loopback_unthrottled(true);
+        for host in [
+            "127.0.0.1:8080",
+            "127.1.2.3:80",
+            "[::1]:8080",
+            "localhost:8080",
+            "LocalHost.:80",
+        ] {
+            let a = t.reserve(host, t0, t0);
+            let b = t.reserve(host, t0, t0);
+            assert_eq!((a.due, b.due), (t0, t0), "{host} is throttled");
+        }
+        // other hosts keep the default rate, and a rule holds for loopback too
+        for host in [
+            "example.org:80",
+            "128.0.0.1:80",
+            "[::2]:80",
+            "localhost:8081",
+        ] {
+            t.reserve(host, t0, t0);
+            assert_eq!(t.reserve(host, t0, t0).due, t0 + 100 * MS, "{host}");
+        }
+        // without the exemption, loopback gets the default rate
+        let mut t = table(10.0, 0);
+        t.reserve("127.0.0.1:8080", t0, t0);
+        assert_eq!(t.reserve("127.0.0.1:8080", t0, t0).due, t0 + 100 * MS);
+    }
+
+    #[test]
+    fn is_loopback_reads_the_host_part_of_the_key() {
+        assert!(is_loopback("127.0.0.1:80"));
+        assert!(is_loopback("[::1]:443"));
+        assert!(is_loopback("localhost:3000"));
+        assert!(!is_loopback("localhost.example:80"));
+        assert!(!is_loopback("[::ffff:1.2.3.4]:80"));
+        assert!(!is_loopback("10.0.0.1:80"));
     }
 }

@@ -38,7 +38,8 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs)]
     pub timeout: f64,
 
-    /// Request starts per second per host; 0 means no limit.
+    /// Request starts per second per host; 0 means no limit. Loopback hosts (127.0.0.0/8, ::1,
+    /// localhost) have none unless this is given.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS_PER_SECOND, value_parser = non_negative)]
     pub max_requests_per_second: f64,
 
@@ -241,6 +242,11 @@ pub struct Args {
     /// /etc/resolv.conf]
     #[arg(long, value_name = "ADDR")]
     pub dns_server: Option<String>,
+
+    /// `true` when the flag, its environment variable or the config file set
+    /// --max-requests-per-second: then it holds for loopback hosts too; no flag.
+    #[arg(skip)]
+    pub rate_given: bool,
 
     /// The per-host sections (`[[hosts]]`) of the config file; no flag.
     #[arg(skip)]

@@ -150,7 +150,7 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
 }
 
 /// `true` when the argument `id` was given on the command line or in the environment.
-fn given(m: &ArgMatches, id: &str) -> bool {
+pub fn given(m: &ArgMatches, id: &str) -> bool {
     matches!(
         m.value_source(id),
         Some(ValueSource::CommandLine | ValueSource::EnvVariable)
@@ -242,6 +242,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     take_parsed!(threads, threads, values::thread_count);
     take_parsed!(timeout, timeout, values::positive_secs);
     take_parsed!(max_retry_wait, max_retry_wait, values::non_negative);
+    args.rate_given |= file.max_requests_per_second.is_some();
     take_parsed!(
         max_requests_per_second,
         max_requests_per_second,

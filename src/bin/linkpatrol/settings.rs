@@ -28,6 +28,7 @@ pub fn args_from_command_line() -> Result<Args> {
         Err(e) => return Err(usage_error(e)),
     };
     let mut args = Args::from_arg_matches(&matches).map_err(usage_error)?;
+    args.rate_given = config_file::given(&matches, "max_requests_per_second");
     if let Some((path, found)) = config_file::locate(&args) {
         let file = config_file::load(&path)?;
         if found == Found::InCurrentFolder && !args.trust_config {
@@ -63,6 +64,8 @@ pub fn config_from(args: &Args) -> Result<Config> {
             "--max-requests-per-second",
             args.max_requests_per_second,
         )?)
+        // Loopback (a local development server) is exempt from the default rate only.
+        .loopback_unthrottled(!args.rate_given)
         .host_concurrency(args.host_concurrency)
         .recursion_level(args.recursion_level)
         .check_external(!args.internal_only)
