@@ -275,6 +275,8 @@ impl PyReport {
     /// `junit`, `sarif`, `sitemap`, `failures`, `dot`, `gml`), as `-F FORMAT/PATH` would. With
     /// `verbose=False` (the CLI's default) the text, CSV, HTML, JSON and NDJSON reports list
     /// problems only; the other formats have a fixed scope.
+    // The keyword arguments of the Python method, one parameter each.
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (path, format = "text", *, verbose = false, csv_delimiter = ";", csv_bom = false, csv_raw = false))]
     fn write(
         &self,
