@@ -10,6 +10,7 @@ pub(crate) mod basic_auth;
 pub(crate) mod cookies;
 pub(crate) mod host_rules;
 pub(crate) mod plugins;
+pub(crate) mod shard;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -22,6 +23,7 @@ use crate::config::basic_auth::BasicAuth;
 use crate::config::cookies::CookieJar;
 use crate::config::host_rules::HostRule;
 use crate::config::plugins::PluginList;
+use crate::config::shard::{FoundLink, Shard};
 use crate::model::error::{Error, ErrorKind};
 
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
@@ -142,6 +144,9 @@ pub struct Config {
     pub(crate) basic_auth: Vec<BasicAuth>,
     pub(crate) accept: AcceptStatus,
     pub(crate) mx_resolver: Option<SocketAddr>,
+    // Sharding by host (shard.rs).
+    pub(crate) shard: Option<Shard>,
+    pub(crate) found_links: Vec<FoundLink>,
 }
 
 impl Default for Config {
@@ -185,6 +190,8 @@ impl Default for Config {
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
             mx_resolver: None,
+            shard: None,
+            found_links: Vec::new(),
         }
     }
 }
@@ -503,6 +510,26 @@ impl Config {
 impl Config {
     /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
     /// request rates so low that the interval between two requests would exceed it.
+    /// Makes this run one shard of a check split by host ([`Shard`]), phase 1: start inputs
+    /// on hosts other shards own are left to them, and every external link, and every link to
+    /// a page of a start site another shard owns, is exported to the owner of its host, not
+    /// checked (its entry's result has [`exported_to`](crate::CheckResult::exported_to) set;
+    /// it counts in no statistic). Phase 2 is a run of the same shard over the exported links
+    /// it owns ([`found_link`](Self::found_link)), which are checked, never exported again.
+    /// Every entry is delivered, as with `only_problems(false)`. Defaults to `None`.
+    pub fn shard(mut self, shard: Shard) -> Self {
+        self.shard = Some(shard);
+        self
+    }
+
+    /// Adds a link another run found (a shard's export): it is checked and reported as if
+    /// found on its page, and never recursed into. A run of found links alone needs no
+    /// inputs. Defaults to none.
+    pub fn found_link(mut self, link: FoundLink) -> Self {
+        self.found_links.push(link);
+        self
+    }
+
     pub(crate) fn validate(&self) -> Result<(), Error> {
         let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
         let max = MAX_DURATION.as_secs();

@@ -85,6 +85,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
         ],
     ),
     ("Plugins", &["plugins", "list_plugins"]),
+    ("Sharding", &["shard", "export_external", "external_from"]),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.

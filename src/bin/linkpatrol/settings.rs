@@ -134,6 +134,12 @@ pub fn config_from(args: &Args) -> Result<Config> {
     config = add_requests(config, args)?;
     config = inputs::add_inputs(config, args)?;
     config = crate::plugin_flags::add_plugins(config, &args.plugins)?;
+    if let Some(shard) = args.shard {
+        config = config.shard(shard);
+        for link in crate::shard_files::read_exports(&args.external_from, shard)? {
+            config = config.found_link(link);
+        }
+    }
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");
     }

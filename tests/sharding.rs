@@ -1,0 +1,161 @@
+//! Sharding by host (`--shard I/N`): three shards, each run twice (phase 1 with
+//! `--export-external`, phase 2 with every export as `--external-from`), give together the
+//! rows of one run over everything, and no URL is requested twice across the six runs.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use linkpatrol::Shard;
+
+use crate::server::{Reply, Routes, TestServer};
+use crate::util::{CSV_FLAGS, assert_exit, cli, csv_records, temp_dir};
+
+/// CSV columns that differ between two runs of the same site: dltime, checktime (timings) and
+/// cached (which occurrence of a URL came first).
+const UNSTABLE_COLUMNS: [usize; 3] = [11, 13, 14];
+
+/// Four start sites (127.0.0.20-23) that link to their own pages and to two other hosts
+/// (127.0.0.24-25): good and missing pages, a link many sites share, a fragment.
+fn sites() -> (Vec<TestServer>, Vec<TestServer>) {
+    let external: Vec<TestServer> = (24..=25)
+        .map(|i| {
+            TestServer::start_on(
+                &format!("127.0.0.{i}"),
+                Routes::new()
+                    .page("/ok.html", "<p>ok</p>")
+                    .reply("/moved", Reply::redirect(301, "/ok.html")),
+            )
+        })
+        .collect();
+    let e = |j: usize, path: &str| external[j % 2].url(path);
+    let starts = (20..=23)
+        .enumerate()
+        .map(|(i, ip)| {
+            let home = format!(
+                "<a href=\"/a.html\">a</a>\n<a href=\"/missing.html\">m</a>\n\
+                 <a href=\"{}\">ok</a> <a href=\"{}\">gone</a>\n<a href=\"{}#top\">frag</a>\n",
+                e(i, "/ok.html"),
+                e(i, "/gone.html"),
+                e(i + 1, "/ok.html"),
+            );
+            let a = format!(
+                "<a href=\"/\">home</a>\n<a href=\"{}\">shared</a> <a href=\"{}\">moved</a>\n",
+                e(0, "/ok.html"),
+                e(1, "/moved"),
+            );
+            TestServer::start_on(
+                &format!("127.0.0.{ip}"),
+                Routes::new().page("/", &home).page("/a.html", &a),
+            )
+        })
+        .collect();
+    (starts, external)
+}
+
+/// The rows of a CSV report, without the unstable columns, sorted.
+fn stable_rows(csv: &[u8]) -> Vec<Vec<String>> {
+    let mut rows: Vec<Vec<String>> = csv_records(csv)
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(i, _)| !UNSTABLE_COLUMNS.contains(i))
+                .map(|(_, c)| c.to_owned())
+                .collect()
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn run(threads: &str, args: &[String]) -> std::process::Output {
+    let mut all: Vec<&str> = CSV_FLAGS.to_vec();
+    all.extend(["-t", threads]);
+    all.extend(args.iter().map(String::as_str));
+    cli(&all)
+}
+
+/// The requests each server got after the first `skip[i]`, as (server, path).
+fn requests_after(servers: &[&TestServer], skip: &[usize]) -> Vec<(String, String)> {
+    servers
+        .iter()
+        .zip(skip)
+        .flat_map(|(s, &n)| {
+            s.requests()
+                .into_iter()
+                .skip(n)
+                .map(|r| (s.base(), r.path))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn three_shards_in_two_phases_give_the_rows_of_one_run_and_request_each_url_once() {
+    for threads in ["1", "4"] {
+        shards_equal_one_run(threads);
+    }
+}
+
+fn shards_equal_one_run(threads: &str) {
+    let (starts, external) = sites();
+    let start_urls: Vec<String> = starts.iter().map(|s| s.url("/")).collect();
+    let owners: Vec<usize> = starts
+        .iter()
+        .chain(&external)
+        .map(|s| Shard::owner_of_host(&s.addr().ip().to_string(), 3))
+        .collect();
+    assert!(
+        owners
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            > 1,
+        "the hosts spread over more than one shard: {owners:?}"
+    );
+
+    let single = run(threads, &start_urls);
+    assert_exit(&single, 1);
+    let all: Vec<&TestServer> = starts.iter().chain(&external).collect();
+    let before: Vec<usize> = all.iter().map(|s| s.requests().len()).collect();
+
+    let dir = temp_dir(&format!("sharding-{threads}"));
+    let export = |i: usize| dir.join(format!("export-{i}.ndjson"));
+    let mut sharded = Vec::new();
+    for i in 0..3 {
+        let mut args = vec![
+            "--shard".to_owned(),
+            format!("{i}/3"),
+            "--export-external".to_owned(),
+            path(&export(i)),
+        ];
+        args.extend(start_urls.iter().cloned());
+        let out = run(threads, &args);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+        sharded.extend(stable_rows(&out.stdout));
+    }
+    for i in 0..3 {
+        let mut args = vec!["--shard".to_owned(), format!("{i}/3")];
+        for j in 0..3 {
+            args.extend(["--external-from".to_owned(), path(&export(j))]);
+        }
+        let out = run(threads, &args);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+        sharded.extend(stable_rows(&out.stdout));
+    }
+    sharded.sort();
+    assert_eq!(sharded, stable_rows(&single.stdout));
+
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for r in requests_after(&all, &before) {
+        *seen.entry(r).or_default() += 1;
+    }
+    let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "requested more than once: {twice:?}");
+    // Every URL of the single run was requested by some shard (`gone.html` included).
+    assert!(seen.keys().any(|(_, p)| p == "/gone.html"));
+}
+
+fn path(p: &Path) -> String {
+    p.to_str().expect("a UTF-8 temp path").to_owned()
+}
