@@ -114,12 +114,15 @@ fn shards_equal_one_run(threads: &str) {
         "the hosts spread over more than one shard: {owners:?}"
     );
 
-    let single = run(threads, &start_urls);
+    let dir = temp_dir(&format!("sharding-{threads}"));
+    let ndjson = |name: &str| path(&dir.join(format!("{name}.ndjson")));
+    let mut single_args = vec!["-F".to_owned(), format!("ndjson/{}", ndjson("single"))];
+    single_args.extend(start_urls.iter().cloned());
+    let single = run(threads, &single_args);
     assert_exit(&single, 1);
     let all: Vec<&TestServer> = starts.iter().chain(&external).collect();
     let before: Vec<usize> = all.iter().map(|s| s.requests().len()).collect();
 
-    let dir = temp_dir(&format!("sharding-{threads}"));
     let export = |i: usize| dir.join(format!("export-{i}.ndjson"));
     let mut sharded = Vec::new();
     for i in 0..3 {
@@ -128,6 +131,8 @@ fn shards_equal_one_run(threads: &str) {
             format!("{i}/3"),
             "--export-external".to_owned(),
             path(&export(i)),
+            "-F".to_owned(),
+            format!("ndjson/{}", ndjson(&format!("phase1-{i}"))),
         ];
         args.extend(start_urls.iter().cloned());
         let out = run(threads, &args);
@@ -135,7 +140,12 @@ fn shards_equal_one_run(threads: &str) {
         sharded.extend(stable_rows(&out.stdout));
     }
     for i in 0..3 {
-        let mut args = vec!["--shard".to_owned(), format!("{i}/3")];
+        let mut args = vec![
+            "--shard".to_owned(),
+            format!("{i}/3"),
+            "-F".to_owned(),
+            format!("ndjson/{}", ndjson(&format!("phase2-{i}"))),
+        ];
         for j in 0..3 {
             args.extend(["--external-from".to_owned(), path(&export(j))]);
         }
@@ -143,17 +153,63 @@ fn shards_equal_one_run(threads: &str) {
         assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
         sharded.extend(stable_rows(&out.stdout));
     }
+    let sharded_requests = requests_after(&all, &before);
     sharded.sort();
     assert_eq!(sharded, stable_rows(&single.stdout));
 
+    // `merge` of the six NDJSON reports: the single run's rows and statistics.
+    let parts: Vec<String> = (1..=2)
+        .flat_map(|p| (0..3).map(move |i| format!("phase{p}-{i}")))
+        .map(|n| ndjson(&n))
+        .collect();
+    let mut merge_args = vec!["merge", "-v", "-o", "csv"];
+    merge_args.extend(parts.iter().map(String::as_str));
+    let merged = cli_bare(&merge_args);
+    assert_exit(&merged, 1);
+    assert_eq!(stable_rows(&merged.stdout), stable_rows(&single.stdout));
+    merge_args[3] = "ndjson";
+    let merged = cli_bare(&merge_args);
+    let summary = |text: &[u8]| -> serde_json::Value {
+        let text = String::from_utf8_lossy(text);
+        serde_json::from_str(text.lines().last().expect("a summary line")).unwrap()
+    };
+    let single_summary = summary(&std::fs::read(ndjson("single")).unwrap());
+    let merged_summary = summary(&merged.stdout);
+    for key in [
+        "links",
+        "errors",
+        "warnings",
+        "urls",
+        "broken_urls",
+        "bytes",
+        "content_types",
+        "url_lengths",
+    ] {
+        assert_eq!(merged_summary[key], single_summary[key], "{key}");
+    }
+    // A report written without -v lists problems only: merging it is refused.
+    let problems = cli(&["--no-status", "-o", "ndjson", &start_urls[0]]);
+    let problems_file = dir.join("problems.ndjson");
+    std::fs::write(&problems_file, problems.stdout).unwrap();
+    let refused = cli_bare(&["merge", &path(&problems_file)]);
+    assert_exit(&refused, 2);
+
     let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for r in requests_after(&all, &before) {
+    for r in sharded_requests {
         *seen.entry(r).or_default() += 1;
     }
     let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "requested more than once: {twice:?}");
     // Every URL of the single run was requested by some shard (`gone.html` included).
     assert!(seen.keys().any(|(_, p)| p == "/gone.html"));
+}
+
+/// The binary with `args` and nothing else (`merge` takes no other flag first).
+fn cli_bare(args: &[&str]) -> std::process::Output {
+    crate::util::hermetic(&temp_dir("sharding-home"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn path(p: &Path) -> String {

@@ -522,6 +522,11 @@ impl Config {
         self
     }
 
+    /// The shard this run is ([`shard`](Self::shard)), if any.
+    pub fn sharding(&self) -> Option<Shard> {
+        self.shard
+    }
+
     /// Adds a link another run found (a shard's export): it is checked and reported as if
     /// found on its page, and never recursed into. A run of found links alone needs no
     /// inputs. Defaults to none.

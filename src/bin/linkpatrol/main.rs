@@ -7,6 +7,7 @@ mod config_file;
 mod exit_guard;
 mod help;
 mod inputs;
+mod merge;
 mod outputs;
 mod plugin_flags;
 mod settings;
@@ -39,6 +40,12 @@ const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     allocator::tune();
+    if std::env::args_os().nth(1).is_some_and(|a| a == "merge") {
+        return match merge::run() {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => fail(&e),
+        };
+    }
     let args = match settings::args_from_command_line() {
         Ok(args) => args,
         Err(e) => return fail(&e),
