@@ -44,8 +44,14 @@ impl PyChecker {
     /// Checks `inputs` (a URL, a path, or an iterable of them) to the end and returns the
     /// report. Ctrl-C stops the run: the report then holds what was finished, with
     /// `interrupted` set.
-    fn run(&self, py: Python<'_>, inputs: &Bound<'_, PyAny>) -> PyResult<PyReport> {
-        let mut drive = self.start(inputs)?;
+    #[pyo3(signature = (inputs, *, found = None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        inputs: &Bound<'_, PyAny>,
+        found: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyReport> {
+        let mut drive = self.start(inputs, found)?;
         let mut entries = Vec::new();
         loop {
             match drive.next(py)? {
@@ -58,8 +64,13 @@ impl PyChecker {
 
     /// Checks `inputs`, yielding each `Result` as soon as it is known, while the crawl goes
     /// on. The iterator's `report` holds the whole report once it is exhausted.
-    fn iter(&self, inputs: &Bound<'_, PyAny>) -> PyResult<PyResults> {
-        let drive = self.start(inputs)?;
+    #[pyo3(signature = (inputs, *, found = None))]
+    fn iter(
+        &self,
+        inputs: &Bound<'_, PyAny>,
+        found: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyResults> {
+        let drive = self.start(inputs, found)?;
         let cancel = drive.cancel_handle();
         Ok(PyResults {
             state: Mutex::new(IterState {
@@ -79,10 +90,19 @@ impl PyChecker {
 }
 
 impl PyChecker {
-    fn start(&self, inputs: &Bound<'_, PyAny>) -> PyResult<Drive> {
+    fn start(
+        &self,
+        inputs: &Bound<'_, PyAny>,
+        found: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Drive> {
         let mut config = self.config.clone();
         for input in inputs_of(inputs)? {
             config = config.input(input);
+        }
+        if let Some(found) = found {
+            for link in options::found_links(config.sharding(), found)? {
+                config = config.found_link(link);
+            }
         }
         let checker = linkpatrol::Checker::new(config)
             .map_err(engine_error)?
@@ -209,7 +229,27 @@ fn check(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyReport> {
     let checker = PyChecker::new(options)?;
-    checker.run(py, inputs.as_any())
+    checker.run(py, inputs.as_any(), None)
+}
+
+/// `merge(*ndjson)`: one report from NDJSON reports (`Report.ndjson()` of each shard's
+/// phases, or the text of `-o ndjson -v` files), as one run over everything.
+#[pyfunction]
+#[pyo3(signature = (*reports))]
+fn merge(py: Python<'_>, reports: Vec<String>) -> PyResult<PyReport> {
+    let report = py
+        .detach(|| {
+            linkpatrol::report::merge_ndjson(
+                reports
+                    .iter()
+                    .enumerate()
+                    .map(|(i, text)| (format!("report {}", i + 1), text.as_bytes())),
+            )
+        })
+        .map_err(engine_error)?;
+    Ok(PyReport {
+        report: Arc::new(report),
+    })
 }
 
 /// The names `Checker(**options)` takes.
@@ -226,6 +266,7 @@ fn _linkpatrol(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyResult_>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(option_names, m)?)?;
+    m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

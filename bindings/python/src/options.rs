@@ -11,6 +11,54 @@ use linkpatrol::{AcceptStatus, Config, CookieJar, HostRule, MAX_DURATION};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// The links another shard exported (`Result.to_dict()` of rows with `exported_to` set) that
+/// `shard` owns, as found links: url, fragment, parent, urlname, line, column, name, base,
+/// level.
+pub fn found_links(
+    shard: Option<linkpatrol::Shard>,
+    rows: &Bound<'_, PyAny>,
+) -> PyResult<Vec<linkpatrol::FoundLink>> {
+    let mut out = Vec::new();
+    for row in rows.try_iter()? {
+        let row = row?;
+        let row = row
+            .cast::<PyDict>()
+            .map_err(|_| PyTypeError::new_err("found: each link is a dict (Result.to_dict())"))?;
+        let text = |key: &str| -> PyResult<Option<String>> {
+            match row.get_item(key)? {
+                Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
+                _ => Ok(None),
+            }
+        };
+        let number = |key: &str| -> PyResult<Option<usize>> {
+            match row.get_item(key)? {
+                Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
+                _ => Ok(None),
+            }
+        };
+        let missing = |k: &str| PyValueError::new_err(format!("found: a link without `{k}'"));
+        let url = text("url")?.ok_or_else(|| missing("url"))?;
+        let parent = text("parent")?.ok_or_else(|| missing("parent"))?;
+        let level = number("level")?.ok_or_else(|| missing("level"))?;
+        let full = match text("fragment")? {
+            Some(f) => format!("{url}#{f}"),
+            None => url,
+        };
+        if let (Some(shard), Ok(parsed)) = (shard, url::Url::parse(&full))
+            && !shard.owns(&parsed)
+        {
+            continue;
+        }
+        out.push(
+            linkpatrol::FoundLink::new(full, parent, text("urlname")?.unwrap_or_default(), level)
+                .at(number("line")?, number("column")?)
+                .name(text("name")?.unwrap_or_default())
+                .base(text("base")?),
+        );
+    }
+    Ok(out)
+}
 use regex::Regex;
 
 /// Every option `Checker(**options)` takes, in the order the README lists them.
@@ -50,6 +98,7 @@ pub const OPTIONS: &[&str] = &[
     "check_mx",
     "dns_server",
     "plugin",
+    "shard",
 ];
 
 /// CLI flags that shape the command's own output or input, not the check.
@@ -70,6 +119,7 @@ const CLI_ONLY: &[&str] = &[
     "stdin",
     "input_file",
     "list_plugins",
+    "export_external",
     "external_from",
 ];
 
@@ -223,6 +273,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 }
                 config
             }
+            "shard" => config.shard(parse_shard(&v)?),
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(
                     "option `{other}' shapes the command's output, not the check: \
@@ -385,6 +436,28 @@ fn checked_rate(v: &Value<'_, '_>, per_second: f64) -> PyResult<f64> {
         )));
     }
     Ok(per_second)
+}
+
+/// `shard="I/N"` or `shard=(I, N)`.
+fn parse_shard(v: &Value<'_, '_>) -> PyResult<linkpatrol::Shard> {
+    let (i, n): (i64, i64) = if v.value.is_instance_of::<PyString>() {
+        let s = v.string()?;
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| v.bad_text(&format!("`{s}' is not I/N")))?;
+        (
+            i.trim().parse().map_err(|_| v.bad("I/N"))?,
+            n.trim().parse().map_err(|_| v.bad("I/N"))?,
+        )
+    } else {
+        v.value
+            .extract()
+            .map_err(|_| v.wrong_type("\"I/N\" or a tuple (I, N)"))?
+    };
+    let (Ok(i), Ok(n)) = (usize::try_from(i), usize::try_from(n)) else {
+        return Err(v.bad("a shard I/N with 0 <= I < N"));
+    };
+    linkpatrol::Shard::new(i, n).map_err(|e| v.bad_text(&e.to_string()))
 }
 
 /// `NAME: VALUE`, as `--header` reads it.

@@ -180,6 +180,13 @@ impl PyResult_ {
             .collect()
     }
 
+    /// The shard that checks this link, when this run (a shard's phase 1) exported it instead
+    /// of checking it; `None` for a link this run checked.
+    #[getter]
+    fn exported_to(&self) -> Option<usize> {
+        self.entry.result.exported_to
+    }
+
     /// Every field, as the JSON and NDJSON reports write an entry.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &entry_json(&self.entry))
@@ -318,6 +325,33 @@ impl PyReport {
             .map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
+    /// The report as NDJSON text listing every row (as `-o ndjson -v`), for `merge`.
+    fn ndjson(&self, py: Python<'_>) -> PyResult<String> {
+        let report = self.report.clone();
+        let options = ReportOptions {
+            verbosity: Verbosity::All,
+            ..ReportOptions::default()
+        };
+        let bytes = py
+            .detach(move || {
+                let mut out = Vec::new();
+                feed(&report, Format::Ndjson, &mut out, &options).map(|()| out)
+            })
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|e| PyOSError::new_err(e.to_string()))
+    }
+
+    /// The rows this run exported to other shards (phase 1 of a sharded check), as dicts for
+    /// `Checker.run(..., found=...)` of phase 2.
+    fn exported(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        self.report
+            .entries
+            .iter()
+            .filter(|e| e.result.exported_to.is_some())
+            .map(|e| to_py(py, &entry_json(e)))
+            .collect()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Report(links={}, errors={}, warnings={}, urls={}, interrupted={})",
@@ -345,12 +379,25 @@ fn write_report(
         std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
     })?;
     let mut out = BufWriter::new(file);
-    {
-        let mut reporter = reporter_for(format, Box::new(&mut out), options);
-        for entry in &report.entries {
-            reporter.entry(entry)?;
-        }
-        reporter.finish(report)?;
-    }
+    feed(report, format, &mut out, options)?;
     out.flush()
+}
+
+/// Feeds the entries this run checked (not those it exported to other shards) to a reporter
+/// of `format` writing to `out`.
+fn feed(
+    report: &linkpatrol::Report,
+    format: Format,
+    out: &mut dyn Write,
+    options: &ReportOptions,
+) -> std::io::Result<()> {
+    let mut reporter = reporter_for(format, Box::new(out), options);
+    for entry in report
+        .entries
+        .iter()
+        .filter(|e| e.result.exported_to.is_none())
+    {
+        reporter.entry(entry)?;
+    }
+    reporter.finish(report)
 }

@@ -14,6 +14,7 @@ from ._linkpatrol import (
     Results,
     __version__,
     check,
+    merge,
     option_names,
 )
 
@@ -24,5 +25,6 @@ __all__ = [
     "Results",
     "__version__",
     "check",
+    "merge",
     "option_names",
 ]
