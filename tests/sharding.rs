@@ -7,7 +7,9 @@ use std::path::Path;
 
 use linkpatrol::Shard;
 
-use crate::server::{Reply, Routes, TestServer};
+use std::sync::{Arc, OnceLock};
+
+use crate::server::{Reply, Request, Routes, TestServer};
 use crate::util::{CSV_FLAGS, assert_exit, cli, csv_records, temp_dir};
 
 /// CSV columns that differ between two runs of the same site: dltime, checktime (timings) and
@@ -28,7 +30,9 @@ fn sites() -> (Vec<TestServer>, Vec<TestServer>) {
         })
         .collect();
     let e = |j: usize, path: &str| external[j % 2].url(path);
-    let starts = (20..=23)
+    // The start sites' home URLs, known once all of them listen.
+    let homes: Arc<OnceLock<Vec<String>>> = Arc::default();
+    let starts: Vec<TestServer> = (20..=23)
         .enumerate()
         .map(|(i, ip)| {
             let home = format!(
@@ -38,17 +42,27 @@ fn sites() -> (Vec<TestServer>, Vec<TestServer>) {
                 e(i, "/gone.html"),
                 e(i + 1, "/ok.html"),
             );
-            let a = format!(
-                "<a href=\"/\">home</a>\n<a href=\"{}\">shared</a> <a href=\"{}\">moved</a>\n",
-                e(0, "/ok.html"),
-                e(1, "/moved"),
-            );
+            let (shared, moved) = (e(0, "/ok.html"), e(1, "/moved"));
+            let homes = homes.clone();
+            // a.html also links to the next start site: a link between two start sites.
+            let a = move |r: &Request| {
+                let next = homes.get().map_or("", |h| h[(i + 1) % h.len()].as_str());
+                (r.path_only() == "/a.html").then(|| {
+                    Reply::html(format!(
+                        "<a href=\"/\">home</a>\n<a href=\"{shared}\">shared</a> \
+                         <a href=\"{moved}\">moved</a>\n<a href=\"{next}\">next site</a>\n"
+                    ))
+                })
+            };
             TestServer::start_on(
                 &format!("127.0.0.{ip}"),
-                Routes::new().page("/", &home).page("/a.html", &a),
+                Routes::new().page("/", &home).dynamic(a),
             )
         })
         .collect();
+    homes
+        .set(starts.iter().map(|s| s.url("/")).collect())
+        .expect("set once");
     (starts, external)
 }
 
@@ -145,6 +159,8 @@ fn shards_equal_one_run(threads: &str) {
             format!("{i}/3"),
             "-F".to_owned(),
             format!("ndjson/{}", ndjson(&format!("phase2-{i}"))),
+            "--reuse-results".to_owned(),
+            ndjson(&format!("phase1-{i}")),
         ];
         for j in 0..3 {
             args.extend(["--external-from".to_owned(), path(&export(j))]);

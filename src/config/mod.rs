@@ -147,6 +147,7 @@ pub struct Config {
     // Sharding by host (shard.rs).
     pub(crate) shard: Option<Shard>,
     pub(crate) found_links: Vec<FoundLink>,
+    pub(crate) reused: Vec<std::sync::Arc<crate::model::outcome::CheckResult>>,
 }
 
 impl Default for Config {
@@ -192,6 +193,7 @@ impl Default for Config {
             mx_resolver: None,
             shard: None,
             found_links: Vec::new(),
+            reused: Vec::new(),
         }
     }
 }
@@ -519,6 +521,19 @@ impl Config {
     /// Every entry is delivered, as with `only_problems(false)`. Defaults to `None`.
     pub fn shard(mut self, shard: Shard) -> Self {
         self.shard = Some(shard);
+        self
+    }
+
+    /// Takes `result` as this run's result for its URL, without a request: a link to that URL
+    /// gets a row with it. Phase 2 of a sharded check reuses its phase-1 results this way
+    /// (read back with [`merge_ndjson`](crate::report::merge_ndjson)), so a link exported to
+    /// a URL the shard already checked is not requested again. The first result given for a
+    /// URL wins. Defaults to none.
+    pub fn reuse_result(
+        mut self,
+        result: std::sync::Arc<crate::model::outcome::CheckResult>,
+    ) -> Self {
+        self.reused.push(result);
         self
     }
 

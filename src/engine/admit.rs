@@ -72,6 +72,19 @@ impl Run {
         self.consider(Ok(url), None, String::new(), via, inline);
     }
 
+    /// Takes a result of an earlier run (`Config::reuse_result`) as this run's result for its
+    /// URL: its key is claimed and finished at once, with no occurrence; links to it then get
+    /// rows with this result, and no request is made. A key already claimed keeps its claim.
+    pub(crate) fn seed_reused(&self, result: &CheckResult) {
+        let Ok(url) = Url::parse(&result.url) else {
+            return;
+        };
+        let key = cache_key(&url);
+        if self.cache.claim_alias(&key) {
+            self.complete(&key, result.clone());
+        }
+    }
+
     /// Feeds one link another run found (a shard's export) into the run, as if it had been
     /// found on its page: checked, never recursed into (its page is not a start site here).
     pub(crate) fn seed_found(&self, link: FoundLink) {

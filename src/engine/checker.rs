@@ -81,7 +81,11 @@ impl Checker {
     /// implies more than that between two requests.
     pub fn new(config: Config) -> Result<Self, Error> {
         config.validate()?;
-        if config.inputs.is_empty() && config.found_links.is_empty() && config.shard.is_none() {
+        if config.inputs.is_empty()
+            && config.found_links.is_empty()
+            && config.reused.is_empty()
+            && config.shard.is_none()
+        {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
                 "nothing to check: give a URL or a path",
@@ -200,6 +204,7 @@ impl Checker {
             let (run, cancel) = (run.clone(), cancel.clone());
             let starts = self.starts.clone();
             let found = cfg.found_links.clone();
+            let reused = cfg.reused.clone();
             thread::Builder::new()
                 .name("linkpatrol-supervisor".into())
                 .spawn(move || {
@@ -209,6 +214,9 @@ impl Checker {
                     // this thread waits for idleness, after seeding.
                     for s in starts {
                         run.seed(s.url, s.inline);
+                    }
+                    for result in reused {
+                        run.seed_reused(&result);
                     }
                     for link in found {
                         run.seed_found(link);

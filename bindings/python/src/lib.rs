@@ -44,14 +44,15 @@ impl PyChecker {
     /// Checks `inputs` (a URL, a path, or an iterable of them) to the end and returns the
     /// report. Ctrl-C stops the run: the report then holds what was finished, with
     /// `interrupted` set.
-    #[pyo3(signature = (inputs, *, found = None))]
+    #[pyo3(signature = (inputs, *, found = None, reuse = None))]
     fn run(
         &self,
         py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
         found: Option<&Bound<'_, PyAny>>,
+        reuse: Option<&str>,
     ) -> PyResult<PyReport> {
-        let mut drive = self.start(inputs, found)?;
+        let mut drive = self.start(inputs, found, reuse)?;
         let mut entries = Vec::new();
         loop {
             match drive.next(py)? {
@@ -64,13 +65,14 @@ impl PyChecker {
 
     /// Checks `inputs`, yielding each `Result` as soon as it is known, while the crawl goes
     /// on. The iterator's `report` holds the whole report once it is exhausted.
-    #[pyo3(signature = (inputs, *, found = None))]
+    #[pyo3(signature = (inputs, *, found = None, reuse = None))]
     fn iter(
         &self,
         inputs: &Bound<'_, PyAny>,
         found: Option<&Bound<'_, PyAny>>,
+        reuse: Option<&str>,
     ) -> PyResult<PyResults> {
-        let drive = self.start(inputs, found)?;
+        let drive = self.start(inputs, found, reuse)?;
         let cancel = drive.cancel_handle();
         Ok(PyResults {
             state: Mutex::new(IterState {
@@ -94,6 +96,7 @@ impl PyChecker {
         &self,
         inputs: &Bound<'_, PyAny>,
         found: Option<&Bound<'_, PyAny>>,
+        reuse: Option<&str>,
     ) -> PyResult<Drive> {
         let mut config = self.config.clone();
         for input in inputs_of(inputs)? {
@@ -102,6 +105,13 @@ impl PyChecker {
         if let Some(found) = found {
             for link in options::found_links(config.sharding(), found)? {
                 config = config.found_link(link);
+            }
+        }
+        if let Some(text) = reuse {
+            let earlier = linkpatrol::report::merge_ndjson([("reuse".to_owned(), text.as_bytes())])
+                .map_err(engine_error)?;
+            for entry in earlier.entries {
+                config = config.reuse_result(entry.result);
             }
         }
         let checker = linkpatrol::Checker::new(config)
@@ -229,7 +239,7 @@ fn check(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyReport> {
     let checker = PyChecker::new(options)?;
-    checker.run(py, inputs.as_any(), None)
+    checker.run(py, inputs.as_any(), None, None)
 }
 
 /// `merge(*ndjson)`: one report from NDJSON reports (`Report.ndjson()` of each shard's

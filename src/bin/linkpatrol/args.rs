@@ -272,6 +272,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub external_from: Vec<PathBuf>,
 
+    /// Phase 2 of a sharded check: this shard's phase-1 NDJSON report (written with -v); a
+    /// link already checked there gets that result, with no new request.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub reuse_results: Option<PathBuf>,
+
     // ---- Plugins: parsing and building in `plugin_flags.rs`. ----
     /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     /// same plugin add up). See --list-plugins.

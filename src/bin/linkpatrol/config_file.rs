@@ -466,6 +466,7 @@ pub(crate) mod tests {
             "shard",
             "export-external",
             "external-from",
+            "reuse-results",
             "help",
             "version",
             "config",

@@ -85,7 +85,10 @@ const HEADINGS: &[(&str, &[&str])] = &[
         ],
     ),
     ("Plugins", &["plugins", "list_plugins"]),
-    ("Sharding", &["shard", "export_external", "external_from"]),
+    (
+        "Sharding",
+        &["shard", "export_external", "external_from", "reuse_results"],
+    ),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.

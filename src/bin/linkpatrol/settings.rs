@@ -139,6 +139,11 @@ pub fn config_from(args: &Args) -> Result<Config> {
         for link in crate::shard_files::read_exports(&args.external_from, shard)? {
             config = config.found_link(link);
         }
+        if let Some(path) = &args.reuse_results {
+            for result in crate::shard_files::read_results(path)? {
+                config = config.reuse_result(result);
+            }
+        }
     }
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");

@@ -79,6 +79,21 @@ pub fn read_exports(files: &[PathBuf], shard: Shard) -> Result<Vec<FoundLink>> {
     Ok(found)
 }
 
+/// The results of an NDJSON report (a shard's phase 1, written with `-v`), one per URL.
+pub fn read_results(path: &Path) -> Result<Vec<std::sync::Arc<linkpatrol::CheckResult>>> {
+    let file = File::open(path)
+        .with_context(|| format!("cannot read --reuse-results {}", path.display()))?;
+    let name = format!("--reuse-results {}", path.display());
+    let report = linkpatrol::report::merge_ndjson([(name, BufReader::new(file))])?;
+    let mut seen = std::collections::HashSet::new();
+    Ok(report
+        .entries
+        .into_iter()
+        .filter(|e| seen.insert(e.result.url.clone()))
+        .map(|e| e.result)
+        .collect())
+}
+
 /// One export line as a found link.
 fn found_link(v: &Value) -> Result<FoundLink> {
     let text = |key: &str| v.get(key).and_then(Value::as_str);

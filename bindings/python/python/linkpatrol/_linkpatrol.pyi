@@ -149,10 +149,12 @@ class Checker:
         shard: Union[str, Tuple[int, int]] = ...,
     ) -> None: ...
     def run(
-        self, inputs: Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None
+        self, inputs: Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None,
+        reuse: Optional[str] = None,
     ) -> Report: ...
     def iter(
-        self, inputs: Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None
+        self, inputs: Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None,
+        reuse: Optional[str] = None,
     ) -> Results: ...
     def cancel(self) -> None: ...
 

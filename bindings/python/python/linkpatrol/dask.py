@@ -1,8 +1,9 @@
 """A check split by host, run as Dask tasks: ``check(inputs, client, shards=N, **options)``.
 
 Phase 1 runs one task per shard: each crawls the start sites whose host it owns and exports
-the links every other host (and its own external hosts) gets checked by. Phase 2 runs one task
-per shard over every shard's exports: each checks the exported links whose host it owns. The
+its external links and its links to other shards' start sites. Phase 2 runs one task per shard
+over every shard's exports: each checks the exported links whose host it owns, reusing the
+results of its own phase 1 (so no URL is requested twice). The
 six (2 x N) reports are merged into one :class:`linkpatrol.Report`, with the rows and statistics
 of one run over everything. Each host is requested by one shard only, so the per-host rate
 holds across the cluster.
@@ -39,11 +40,16 @@ def _phase1(
 
 
 def _phase2(
-    exported: list[dict[str, Any]], shard: int, shards: int, options: dict[str, Any]
+    exported: list[dict[str, Any]],
+    phase1: str,
+    shard: int,
+    shards: int,
+    options: dict[str, Any],
 ) -> str:
-    """Checks the exported links this shard owns; its report."""
+    """Checks the exported links this shard owns, reusing what its phase 1 checked; its
+    report."""
     checker = linkpatrol.Checker(shard=f"{shard}/{shards}", **options)
-    return checker.run([], found=exported).ndjson()
+    return checker.run([], found=exported, reuse=phase1).ndjson()
 
 
 def _results(futures: list[Any], shards: int, phase: int) -> list[Any]:
@@ -80,7 +86,8 @@ def check(
     # One copy of the exports per worker, not one per task.
     [scattered] = client.scatter([exported], broadcast=True)
     phase2 = [
-        client.submit(_phase2, scattered, i, shards, options, pure=False) for i in range(shards)
+        client.submit(_phase2, scattered, first[i][0], i, shards, options, pure=False)
+        for i in range(shards)
     ]
     second = _results(phase2, shards, 2)
     return linkpatrol.merge(*[text for text, _ in first], *second)
