@@ -136,6 +136,7 @@ fn shards_equal_one_run(threads: &str) {
     assert_exit(&single, 1);
     let all: Vec<&TestServer> = starts.iter().chain(&external).collect();
     let before: Vec<usize> = all.iter().map(|s| s.requests().len()).collect();
+    let mut served_by = Runs::new(&before);
 
     let export = |i: usize| dir.join(format!("export-{i}.ndjson"));
     let mut sharded = Vec::new();
@@ -152,6 +153,7 @@ fn shards_equal_one_run(threads: &str) {
         let out = run(threads, &args);
         assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
         sharded.extend(stable_rows(&out.stdout));
+        served_by.note(&all);
     }
     for i in 0..3 {
         let mut args = vec![
@@ -168,8 +170,13 @@ fn shards_equal_one_run(threads: &str) {
         let out = run(threads, &args);
         assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
         sharded.extend(stable_rows(&out.stdout));
+        served_by.note(&all);
     }
     let sharded_requests = requests_after(&all, &before);
+    // Each host's requests came from one of the six runs only, so its interval held.
+    for (host, runs) in all.iter().zip(&served_by.runs) {
+        assert!(runs.len() <= 1, "{} served runs {runs:?}", host.base());
+    }
     sharded.sort();
     assert_eq!(sharded, stable_rows(&single.stdout));
 
@@ -218,6 +225,35 @@ fn shards_equal_one_run(threads: &str) {
     assert!(twice.is_empty(), "requested more than once: {twice:?}");
     // Every URL of the single run was requested by some shard (`gone.html` included).
     assert!(seen.keys().any(|(_, p)| p == "/gone.html"));
+}
+
+/// Which of the runs made requests to each server.
+struct Runs {
+    seen: Vec<usize>,
+    runs: Vec<Vec<usize>>,
+    next: usize,
+}
+
+impl Runs {
+    fn new(counts: &[usize]) -> Runs {
+        Runs {
+            seen: counts.to_vec(),
+            runs: vec![Vec::new(); counts.len()],
+            next: 0,
+        }
+    }
+
+    /// After a run: each server whose log grew was served by it.
+    fn note(&mut self, servers: &[&TestServer]) {
+        for (i, s) in servers.iter().enumerate() {
+            let n = s.requests().len();
+            if n > self.seen[i] {
+                self.runs[i].push(self.next);
+                self.seen[i] = n;
+            }
+        }
+        self.next += 1;
+    }
 }
 
 /// The binary with `args` and nothing else (`merge` takes no other flag first).
