@@ -230,3 +230,65 @@ impl Tally {
         self.stats
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn entry(url: &str, outcome: Outcome, fragment: Option<&str>) -> Entry {
+        Entry {
+            result: Arc::new(CheckResult::immediate(url.into(), outcome, 1)),
+            referrer: None,
+            fragment: fragment.map(str::to_owned),
+            cached: false,
+        }
+    }
+
+    #[test]
+    fn skips_are_counted_by_reason_and_named_in_order() {
+        let counter = SkipCounter::default();
+        for reason in [
+            SkipReason::Excluded,
+            SkipReason::Robots,
+            SkipReason::Robots,
+            SkipReason::Scheme,
+        ] {
+            counter.add(reason);
+        }
+        let skipped = counter.get();
+        assert_eq!(skipped.total(), 4);
+        assert_eq!(
+            skipped.reasons(),
+            [
+                ("disallowed by robots.txt", 2),
+                ("by --exclude", 1),
+                ("with a scheme not checked", 1)
+            ]
+        );
+        assert!(Skipped::default().reasons().is_empty());
+    }
+
+    #[test]
+    fn a_missing_fragment_is_a_broken_link_not_a_broken_url() {
+        let fragment = |message: &str| Outcome::Failed {
+            kind: FailKind::Fragment,
+            message: message.into(),
+        };
+        let mut tally = Tally::default();
+        tally.add(&entry("file:///d/a.html", fragment("x"), Some("x")));
+        tally.add(&entry("file:///d/a.html", fragment("x"), Some("x")));
+        tally.add(&entry("file:///d/a.html", fragment("y"), Some("y")));
+        tally.add(&entry(
+            "file:///d/a.html",
+            Outcome::Ok { status: None },
+            None,
+        ));
+        let stats = tally.finish(&[]);
+        assert_eq!(stats.errors, 3);
+        assert_eq!(stats.broken_urls, 2, "a.html#x and a.html#y");
+        assert_eq!(stats.links, 4);
+        assert_eq!(stats.content_types.values().sum::<usize>(), 1);
+    }
+}
