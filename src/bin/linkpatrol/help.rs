@@ -84,7 +84,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "fail_on_warnings",
         ],
     ),
-    ("Plugins", &["plugins", "list_plugins"]),
+    ("Plugins", &["check_anchors", "plugins", "list_plugins"]),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
