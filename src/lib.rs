@@ -77,7 +77,7 @@ pub use model::host_stats::HostStats;
 pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 pub use model::redact::redact_text;
 pub use model::report::Report;
-pub use model::stats::Statistics;
+pub use model::stats::{Skipped, Statistics};
 
 /// The built-in plugins, by name: each is its own crate under `plugins/`, compiled in by its
 /// cargo feature (`plugin-anchors`, `plugin-regex`, …, all on by default).

@@ -36,14 +36,20 @@ mod faults;
 mod fetching;
 /// A folder check reads only its folders: `..%2F`, `../`, symbolic links pointing out.
 mod folder_scope;
+/// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
+mod fragments;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
 mod inputs;
+/// Query strings of links on a page in a legacy charset take its encoding.
+mod legacy_charset;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
 /// Out-of-range settings: refused with one line or clamped, never a panic.
 mod limits;
+/// A local folder and its index.html, a file and its query strings: one document each.
+mod local_documents;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
 /// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
@@ -69,6 +75,8 @@ mod sharding;
 mod signals;
 /// No silent passes: folders without index.html, unparseable starts, robots.txt agent, --max-urls 0.
 mod silent_passes;
+/// URLs not checked are counted by reason; a start URL robots.txt refuses is warned about.
+mod skipped_urls;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.

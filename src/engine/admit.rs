@@ -11,9 +11,11 @@ use url::Url;
 use crate::config::shard::FoundLink;
 use crate::engine::cache::{Claim, Occurrence};
 use crate::fetch::http::host_key;
+use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, FailKind, Outcome};
 use crate::model::redact::redact;
+use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::mail::check_mailto;
 use crate::policy::url_norm::{cache_key, cache_key_ref};
@@ -148,7 +150,8 @@ impl Run {
         };
         let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
         // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
-        let key = cache_key_ref(&url);
+        // A local folder with an index.html and the index.html are one key (`document_key`).
+        let key = fetch::file::document_key(&url, cache_key_ref(&url));
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.
         let quiet_ok = self.only_problems
@@ -211,6 +214,7 @@ impl Run {
         let Via { level, follow, .. } = via;
         match via.decide(self, &clean) {
             Decision::Check { .. } if self.over_url_limit() => {
+                self.skipped.add(SkipReason::UrlLimit);
                 let reason = format!(
                     "not checked: the limit of {} URLs (--max-urls) was reached",
                     self.max_urls.unwrap_or(0)
@@ -271,7 +275,8 @@ impl Run {
                     CheckResult::immediate(clean.to_string(), outcome, level),
                 );
             }
-            Decision::Ignore(reason) => {
+            Decision::Ignore(why, reason) => {
+                self.skipped.add(why);
                 let r =
                     CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
                 self.complete(&key, r);

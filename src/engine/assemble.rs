@@ -25,6 +25,7 @@ use crate::fetch::tls::CertReader;
 use crate::fetch::tunnel::Route;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
+use crate::model::stats::SkipCounter;
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::host_table::HostTable;
@@ -143,6 +144,7 @@ pub(super) fn assemble(
         shard: cfg.shard,
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
+        skipped: SkipCounter::default(),
         plugins: PluginHost::new(
             &cfg.plugins,
             CertReader {

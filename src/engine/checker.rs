@@ -315,6 +315,7 @@ impl Checker {
         report.duration = started.elapsed();
         report.hosts = run.gate.stats();
         report.stats = tally.finish(&report.hosts);
+        report.stats.skipped = run.skipped.get();
         report.insecure = cfg.insecure;
         self.progress.detach();
         Ok(report)

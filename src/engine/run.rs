@@ -30,6 +30,7 @@ use crate::fetch::http::host_key;
 use crate::fetch::mail_mx::MxCheck;
 use crate::model::cancel::CancelHandle;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
+use crate::model::stats::SkipCounter;
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::robots::RobotsCache;
@@ -156,6 +157,9 @@ pub(crate) struct Run {
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
     /// statistic read for progress displays only.
     pub(crate) checked: AtomicUsize,
+    /// URLs not checked, by reason (robots.txt, scope, patterns, limit, scheme): counted once
+    /// per URL where it is decided (`start`, `check`).
+    pub(crate) skipped: SkipCounter,
     /// The configured plugins and their fetches (see `plugin_host`; the hooks: `plugin_hooks`).
     pub(crate) plugins: PluginHost,
 }

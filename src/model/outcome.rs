@@ -47,6 +47,9 @@ pub enum FailKind {
     Internal,
     /// A plugin found the URL broken (its message says which and why).
     Plugin,
+    /// This link's `#fragment` names nothing on its page (the `anchors` plugin). The URL itself
+    /// is fine: only the entries of links with that fragment carry this verdict.
+    Fragment,
 }
 
 impl FailKind {
@@ -67,6 +70,7 @@ impl FailKind {
             FailKind::BadMailAddress => "bad-mail-address",
             FailKind::Interrupted => "interrupted",
             FailKind::Internal => "internal",
+            FailKind::Fragment => "fragment",
             FailKind::Plugin => "plugin",
         }
     }

@@ -278,6 +278,12 @@ pub struct Args {
     pub reuse_results: Option<PathBuf>,
 
     // ---- Plugins: parsing and building in `plugin_flags.rs`. ----
+    /// Check that each link's #fragment names an anchor of its page (HTML ids and names,
+    /// Markdown headings): the `anchors` plugin. A missing one is an error; `--plugin
+    /// anchors:severity=warning` makes it a warning.
+    #[arg(long)]
+    pub check_anchors: bool,
+
     /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     /// same plugin add up). See --list-plugins.
     #[arg(long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::plugin_flags::parse_spec)]

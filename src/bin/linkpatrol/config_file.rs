@@ -75,6 +75,7 @@ pub struct FileConfig {
     pub csv_raw: Option<bool>,
     pub ignore_warning: Option<Vec<String>>,
     pub fail_on_warnings: Option<bool>,
+    pub check_anchors: Option<bool>,
     // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
     pub plugin: Option<Vec<String>>,
     // Sections (tables come after plain keys in TOML).
@@ -227,7 +228,8 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         csv_bom,
         csv_raw,
         ignore_warning,
-        fail_on_warnings
+        fail_on_warnings,
+        check_anchors
     );
     take_some!(
         root_dir,
@@ -359,6 +361,7 @@ pub fn effective(args: &Args) -> FileConfig {
         csv_raw: Some(args.csv_raw),
         ignore_warning: list(&args.ignore_warning),
         fail_on_warnings: Some(args.fail_on_warnings),
+        check_anchors: Some(args.check_anchors),
         plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
         hosts: args.hosts.clone(),
         auth: args.auth.clone(),
@@ -423,6 +426,7 @@ pub(crate) mod tests {
             csv_raw: Some(true),
             ignore_warning: Some(vec!["http-redirected".into()]),
             fail_on_warnings: Some(true),
+            check_anchors: Some(true),
             plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),
             hosts: vec![HostSection {
                 pattern: "^docs\\.example\\.test:443$".into(),

@@ -84,7 +84,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "fail_on_warnings",
         ],
     ),
-    ("Plugins", &["plugins", "list_plugins"]),
+    ("Plugins", &["check_anchors", "plugins", "list_plugins"]),
     (
         "Sharding",
         &["shard", "export_external", "external_from", "reuse_results"],
