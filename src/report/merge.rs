@@ -6,11 +6,11 @@
 //! warnings of the URL and of the occurrence come back together, on the result; every report
 //! shows them together). Lines of `"type": "export"` (a shard's exported links) and unknown
 //! types are skipped. The summary lines give the per-host request numbers (summed; the
-//! interval and rate are the largest), `unchecked` (summed), `interrupted` and `insecure` (any),
-//! and the duration (the longest). `urls` is the number of distinct URLs of the rows. A file
-//! whose summary counts more links than it has rows was written without `-v`: merging it
-//! would lose rows, so it is refused. Every value read is checked; a bad line is an error
-//! naming the file and line, never a panic.
+//! interval and rate are the largest), the URLs skipped by reason and `unchecked` (summed),
+//! `interrupted` and `insecure` (any), and the duration (the longest). `urls` is the number of
+//! distinct URLs of the rows. A file whose summary counts more links than it has rows was
+//! written without `-v`: merging it would lose rows, so it is refused. Every value read is
+//! checked; a bad line is an error naming the file and line, never a panic.
 //!
 //! [`entry_json`]: super::entry_json
 
@@ -26,7 +26,7 @@ use crate::model::error::{Error, ErrorKind};
 use crate::model::host_stats::HostStats;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 use crate::model::report::Report;
-use crate::model::stats::Tally;
+use crate::model::stats::{Skipped, Tally};
 
 /// Reads every NDJSON report of `files` (a name for messages and a reader each) into one
 /// report.
@@ -39,6 +39,7 @@ pub fn merge_ndjson<R: BufRead>(
 ) -> Result<Report, Error> {
     let mut report = Report::default();
     let mut hosts: BTreeMap<String, HostStats> = BTreeMap::new();
+    let mut skipped = Skipped::default();
     for (name, reader) in files {
         let mut rows = 0usize;
         let mut counted = 0usize;
@@ -62,6 +63,7 @@ pub fn merge_ndjson<R: BufRead>(
                 Some("summary") => {
                     counted += number(&v, "links").unwrap_or(0) as usize;
                     add_summary(&mut report, &mut hosts, &v);
+                    add_skipped(&mut skipped, &v);
                 }
                 _ => {}
             }
@@ -85,7 +87,20 @@ pub fn merge_ndjson<R: BufRead>(
     report.urls = urls.len();
     report.hosts = hosts.into_values().collect();
     report.stats = tally.finish(&report.hosts);
+    report.stats.skipped = skipped;
     Ok(report)
+}
+
+/// Adds a summary's URLs skipped by reason (summed: a URL two shards skipped counts twice).
+fn add_skipped(skipped: &mut Skipped, v: &Value) {
+    let Some(s) = v.get("skipped") else { return };
+    let n = |key: &str| number(s, key).unwrap_or(0) as usize;
+    skipped.robots += n("robots");
+    skipped.outside_scope += n("outside_scope");
+    skipped.excluded += n("excluded");
+    skipped.not_included += n("not_included");
+    skipped.url_limit += n("url_limit");
+    skipped.scheme += n("scheme");
 }
 
 fn number(v: &Value, key: &str) -> Option<u64> {
