@@ -115,6 +115,9 @@ def main() -> None:
           f"{single.errors} broken, min gap {min(single_gaps) * 1000:.0f} ms")
     print(f"dask (2 processes x 4 shards, threads=4): {dask_wall:.2f} s, {merged.links} links, "
           f"{merged.errors} broken, min gap {min(gaps) * 1000:.0f} ms")
+    short = lambda g: sum(1 for x in g if x < 0.9 / RATE)  # noqa: E731
+    print(f"gaps under 90% of the interval: single {short(single_gaps)} of {len(single_gaps)}, "
+          f"dask {short(gaps)} of {len(gaps)}")
     print(f"ratio {dask_wall / single_wall:.2f}; same broken set: {same_broken}; "
           f"same statistics: {same_stats}; URLs requested twice in the dask run: {twice}")
 
