@@ -69,6 +69,8 @@ mod request_options;
 mod scale;
 /// Host-aware scheduling across 22 loopback hosts: wall time against the busiest host's schedule.
 mod scheduling;
+/// Sharding by host: three shards in two phases give the rows of one run, each URL requested once.
+mod sharding;
 /// Signals to the binary and cancel bookkeeping: whole rows, no lost rows, exact counts.
 mod signals;
 /// No silent passes: folders without index.html, unparseable starts, robots.txt agent, --max-urls 0.

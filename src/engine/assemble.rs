@@ -138,7 +138,10 @@ pub(super) fn assemble(
             .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
         gate: gate.clone(),
         tx,
-        only_problems: cfg.only_problems,
+        // A shard delivers every entry: its exported links are never problems, and phase 2
+        // needs them all.
+        only_problems: cfg.only_problems && cfg.shard.is_none(),
+        shard: cfg.shard,
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
         skipped: SkipCounter::default(),

@@ -149,6 +149,8 @@ pub(crate) struct Run {
     /// Build and send only entries that are problems (`Config::only_problems`); the others
     /// are counted in `unreported`.
     pub(crate) only_problems: bool,
+    /// This run's shard: links to hosts other shards own are exported, not checked.
+    pub(crate) shard: Option<crate::config::shard::Shard>,
     /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when
     /// every worker that counted has finished its tasks (the queue's lock orders that).
     pub(crate) unreported: AtomicUsize,

@@ -209,6 +209,10 @@ pub struct CheckResult {
     pub modified: Option<String>,
     /// Requests that were retries (after a timeout, a broken connection, a 429 or a 5xx).
     pub retries: u32,
+    /// The shard that checks this URL, when this run is a shard
+    /// ([`Config::shard`](crate::Config::shard)) and exported the URL instead of checking it
+    /// (the outcome is then `Ignored`). `None` for every URL this run checked.
+    pub exported_to: Option<usize>,
 }
 
 impl CheckResult {
@@ -230,6 +234,7 @@ impl CheckResult {
             links_found: 0,
             modified: None,
             retries: 0,
+            exported_to: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use linkpatrol::report::Format;
 
 use crate::values::{
     AuthSection, FileOutput, HostSection, file_output, format_name, header, host_header,
-    non_negative, pattern_number, positive_secs, thread_count,
+    non_negative, pattern_number, positive_secs, shard, thread_count,
 };
 
 use linkpatrol::{
@@ -256,6 +256,26 @@ pub struct Args {
     /// is ever typed on a command line.
     #[arg(skip)]
     pub auth: Vec<AuthSection>,
+
+    // ---- Sharding by host: `shard_files.rs`. ----
+    /// Be shard I of N (0-based) of a check split by host: start sites on hosts other shards
+    /// own are left to them, and links to such hosts are exported, not checked.
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<linkpatrol::Shard>,
+
+    /// Phase 1 of a sharded check: write the links this shard exports to FILE (NDJSON).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub export_external: Option<PathBuf>,
+
+    /// Phase 2 of a sharded check: check the links of this export (of any shard) that this
+    /// shard owns, as found on their pages (repeatable; no start URL needed).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub external_from: Vec<PathBuf>,
+
+    /// Phase 2 of a sharded check: this shard's phase-1 NDJSON report (written with -v); a
+    /// link already checked there gets that result, with no new request.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub reuse_results: Option<PathBuf>,
 
     // ---- Plugins: parsing and building in `plugin_flags.rs`. ----
     /// Check that each link's #fragment names an anchor of its page (HTML ids and names,

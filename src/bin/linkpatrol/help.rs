@@ -85,6 +85,10 @@ const HEADINGS: &[(&str, &[&str])] = &[
         ],
     ),
     ("Plugins", &["check_anchors", "plugins", "list_plugins"]),
+    (
+        "Sharding",
+        &["shard", "export_external", "external_from", "reuse_results"],
+    ),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.

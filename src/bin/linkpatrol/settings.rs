@@ -139,6 +139,17 @@ pub fn config_from(args: &Args) -> Result<Config> {
         plugins.push(("anchors".into(), Vec::new()));
     }
     config = crate::plugin_flags::add_plugins(config, &plugins)?;
+    if let Some(shard) = args.shard {
+        config = config.shard(shard);
+        for link in crate::shard_files::read_exports(&args.external_from, shard)? {
+            config = config.found_link(link);
+        }
+        if let Some(path) = &args.reuse_results {
+            for result in crate::shard_files::read_results(path)? {
+                config = config.reuse_result(result);
+            }
+        }
+    }
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");
     }
