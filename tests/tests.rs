@@ -40,6 +40,9 @@ mod folder_scope;
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
 mod inputs;
+/// Install integrations: completions in bash/zsh/fish, the man page in groff, the pre-commit
+/// hook over several staged files.
+mod install;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
 /// Out-of-range settings: refused with one line or clamped, never a panic.

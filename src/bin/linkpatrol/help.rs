@@ -85,6 +85,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
         ],
     ),
     ("Plugins", &["plugins", "list_plugins"]),
+    ("Shell integration", &["generate"]),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
@@ -113,7 +114,10 @@ fn place_of(id: &str) -> Option<(&'static str, usize)> {
 /// (`--max-urls` → `LINKPATROL_MAX_URLS`). Positional inputs, help and version have none.
 pub fn env_name(arg: &Arg) -> Option<String> {
     let long = arg.get_long()?;
-    if matches!(long, "help" | "version" | "print-config" | "list-plugins") {
+    if matches!(
+        long,
+        "help" | "version" | "print-config" | "list-plugins" | "generate"
+    ) {
         return None;
     }
     Some(format!(
