@@ -53,6 +53,18 @@ fn every_generator_writes_its_script() {
 }
 
 #[test]
+fn generate_reads_no_config_file() {
+    // A broken ./linkpatrol.toml stops a check, but not the completions or the man page.
+    let dir = temp_dir("generate-config");
+    std::fs::write(dir.join("linkpatrol.toml"), "threads = 'many'\n").unwrap();
+    let check = util::cli_in(&dir, &[], &["."]);
+    util::assert_one_line_error(&check, &["linkpatrol.toml"]);
+    let out = util::cli_in(&dir, &[], &["--generate", "fish"]);
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("internal-only"));
+}
+
+#[test]
 fn bash_loads_the_completion_and_completes_a_flag() {
     let Some(bash) = program_or_skip(&["bash"], "bash is not installed") else {
         return;
