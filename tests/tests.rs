@@ -42,6 +42,9 @@ mod fragments;
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
 mod inputs;
+/// Install integrations: completions in bash/zsh/fish, the man page in groff, the pre-commit
+/// hook over several staged files.
+mod install;
 /// Query strings of links on a page in a legacy charset take its encoding.
 mod legacy_charset;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.

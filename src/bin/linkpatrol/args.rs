@@ -292,4 +292,10 @@ pub struct Args {
     /// List the plugins of this build with their settings, then exit.
     #[arg(long)]
     pub list_plugins: bool,
+
+    // ---- Shell integration: written in `generate.rs`. ----
+    /// Print a completion script for a shell (bash, zsh, fish, powershell, elvish) or the man
+    /// page (man), then exit.
+    #[arg(long, value_name = "WHAT", value_enum)]
+    pub generate: Option<crate::generate::Generated>,
 }

@@ -464,8 +464,9 @@ pub(crate) mod tests {
             .lines()
             .filter_map(|l| l.split_once(" = ").map(|(k, _)| k))
             .collect();
-        // Flags about the config file itself, accepted-but-ignored LinkChecker flags, and a
-        // shard's place and files in a split check (per run, never a saved setting).
+        // Flags about the config file itself, accepted-but-ignored LinkChecker flags, flags that
+        // print something and exit, and a shard's place and files in a split check (per run,
+        // never a saved setting).
         let exempt = [
             "shard",
             "export-external",
@@ -479,6 +480,7 @@ pub(crate) mod tests {
             "print-config",
             "check-extern",
             "list-plugins",
+            "generate",
         ];
         for arg in crate::args::Args::command().get_arguments() {
             let key = arg.get_long().unwrap_or("inputs");

@@ -89,6 +89,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
         "Sharding",
         &["shard", "export_external", "external_from", "reuse_results"],
     ),
+    ("Shell integration", &["generate"]),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
@@ -117,7 +118,10 @@ fn place_of(id: &str) -> Option<(&'static str, usize)> {
 /// (`--max-urls` → `LINKPATROL_MAX_URLS`). Positional inputs, help and version have none.
 pub fn env_name(arg: &Arg) -> Option<String> {
     let long = arg.get_long()?;
-    if matches!(long, "help" | "version" | "print-config" | "list-plugins") {
+    if matches!(
+        long,
+        "help" | "version" | "print-config" | "list-plugins" | "generate"
+    ) {
         return None;
     }
     Some(format!(

@@ -5,6 +5,7 @@ mod allocator;
 mod args;
 mod config_file;
 mod exit_guard;
+mod generate;
 mod help;
 mod inputs;
 mod merge;
@@ -50,6 +51,14 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => return fail(&e),
     };
+    if let Some(what) = args.generate {
+        let written = generate::write(what, settings::command(), &mut io::stdout().lock());
+        return match written {
+            Ok(()) => ExitCode::from(EXIT_OK),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
+            Err(e) => fail(&e.into()),
+        };
+    }
     if args.list_plugins {
         return match plugin_flags::list(&mut io::stdout().lock()) {
             Ok(()) => ExitCode::from(EXIT_OK),

@@ -23,11 +23,15 @@ use crate::{help, inputs, trust};
 /// key such a file may not set). A usage error comes back as one line; `--help` and `--version` print and
 /// exit here.
 pub fn args_from_command_line() -> Result<Args> {
-    let matches = match help::decorate(Args::command()).try_get_matches() {
+    let matches = match command().try_get_matches() {
         Ok(m) => m,
         Err(e) => return Err(usage_error(e)),
     };
     let mut args = Args::from_arg_matches(&matches).map_err(usage_error)?;
+    if args.generate.is_some() {
+        // Completions and the man page depend on no config file (a broken one must not stop them).
+        return Ok(args);
+    }
     args.rate_given = config_file::given(&matches, "max_requests_per_second");
     if let Some((path, found)) = config_file::locate(&args) {
         let file = config_file::load(&path)?;
@@ -37,6 +41,13 @@ pub fn args_from_command_line() -> Result<Args> {
         config_file::apply(&mut args, &matches, &file, &path)?;
     }
     Ok(args)
+}
+
+/// The one clap definition of the command line: the flags of `Args` with their help topics and
+/// environment variables. It parses the flags and `--generate` writes completions and the man
+/// page from it.
+pub fn command() -> clap::Command {
+    help::decorate(Args::command())
 }
 
 /// A clap error as one line (its first), or the help or version text printed at once.

@@ -1,0 +1,90 @@
+//! `--generate`: shell completions and the man page, written from the same clap `Command` that
+//! parses the flags (`settings::command`), so neither can drift from `--help`.
+//!
+//! clap_mangen gives each `help_heading` of `--help` a section of its own (`.SH INPUTS`, `.SH
+//! SCOPE`, …) in the order the headings first appear, so the man page keeps the help's groups.
+//! Two touches make the page portable: the `after_help` text (the exit statuses) is titled
+//! `EXIT STATUS`, as man pages title it, instead of clap_mangen's `EXTRA`; and every character
+//! outside ASCII is written as a groff escape (`\[u2026]`), so the page renders without
+//! warnings whether or not the formatter is told the input is UTF-8.
+
+use std::io::{self, Write};
+
+use clap::{Command, ValueEnum};
+use clap_complete::Shell;
+
+/// What `--generate` writes on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generated {
+    /// A bash completion script (`source <(linkpatrol --generate bash)`).
+    Bash,
+    /// A zsh completion function (save as `_linkpatrol` in a folder of `$fpath`).
+    Zsh,
+    /// A fish completion script.
+    Fish,
+    /// A PowerShell completion script.
+    Powershell,
+    /// An elvish completion script.
+    Elvish,
+    /// The man page, in roff (`linkpatrol --generate man | man -l -`).
+    Man,
+}
+
+/// Writes `what`, generated from `cmd`, to `out`.
+pub fn write(what: Generated, mut cmd: Command, out: &mut dyn Write) -> io::Result<()> {
+    let shell = match what {
+        Generated::Man => return out.write_all(man_page(cmd)?.as_bytes()),
+        Generated::Bash => Shell::Bash,
+        Generated::Zsh => Shell::Zsh,
+        Generated::Fish => Shell::Fish,
+        Generated::Powershell => Shell::PowerShell,
+        Generated::Elvish => Shell::Elvish,
+    };
+    let name = cmd.get_name().to_owned();
+    clap_complete::generate(shell, &mut cmd, name, out);
+    Ok(())
+}
+
+/// The man page of `cmd` in roff, ASCII only.
+fn man_page(cmd: Command) -> io::Result<String> {
+    let mut roff = Vec::new();
+    clap_mangen::Man::new(cmd).render(&mut roff)?;
+    let roff = String::from_utf8_lossy(&roff);
+    let mut page = String::with_capacity(roff.len());
+    for line in roff.lines() {
+        // Only clap_mangen's own section title can be this line: roff escapes a text line's
+        // leading `.`.
+        if line == ".SH EXTRA" {
+            page.push_str(".SH \"EXIT STATUS\"");
+        } else {
+            push_ascii(&mut page, line);
+        }
+        page.push('\n');
+    }
+    Ok(page)
+}
+
+/// Appends `text` with each non-ASCII character as a groff escape (`…` → `\[u2026]`).
+fn push_ascii(page: &mut String, text: &str) {
+    use std::fmt::Write as _;
+    for c in text.chars() {
+        if c.is_ascii() {
+            page.push(c);
+        } else {
+            // Writing to a String cannot fail.
+            let _ = write!(page, "\\[u{:04X}]", u32::from(c));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_ascii_becomes_a_groff_escape() {
+        let mut page = String::new();
+        push_ascii(&mut page, "a … b é 😀");
+        assert_eq!(page, "a \\[u2026] b \\[u00E9] \\[u1F600]");
+    }
+}
