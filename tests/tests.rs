@@ -46,6 +46,8 @@ mod library;
 mod limits;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
+/// Formats for terminals and CI: compact, github, markdown, text by page, colour, SARIF paths.
+mod output_formats;
 /// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
 mod outputs;
 /// Results independent of link order: a page first found nofollow or beyond -r is parsed.
