@@ -71,5 +71,7 @@ mod signals;
 mod silent_passes;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
+/// Typos get a hint: flags, --format, config keys, negative numbers.
+mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.
 mod untrusted_text;

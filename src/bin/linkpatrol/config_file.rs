@@ -132,8 +132,18 @@ pub fn load(path: &Path) -> Result<FileConfig> {
 /// Parses config text; the error starts with `, line L, column C: ` when the place is known.
 pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
     toml::from_str(text).map_err(|e: toml::de::Error| {
-        // The message lists every known key after "expected"; the key and line are enough.
-        let message = e.message().split(", expected").next().unwrap_or("").trim();
+        // The message lists every known key after "expected"; the key and line are enough,
+        // with a hint when the key is close to a known one.
+        let full = e.message();
+        let mut message = full
+            .split(", expected")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        if let Some(hint) = crate::key_hint::unknown_key_hint(full) {
+            message = format!("{message}; {hint}");
+        }
         match e.span() {
             Some(span) => {
                 let (line, column) = line_col(text, span.start);

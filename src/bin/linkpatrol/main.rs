@@ -7,6 +7,7 @@ mod config_file;
 mod exit_guard;
 mod help;
 mod inputs;
+mod key_hint;
 mod outputs;
 mod plugin_flags;
 mod report_setup;

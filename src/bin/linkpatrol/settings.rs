@@ -39,7 +39,8 @@ pub fn args_from_command_line() -> Result<Args> {
     Ok(args)
 }
 
-/// A clap error as one line (its first), or the help or version text printed at once.
+/// A clap error as one line (its first, plus its tips: `a similar argument exists:
+/// '--threads'`), or the help or version text printed at once.
 fn usage_error(e: clap::Error) -> anyhow::Error {
     use clap::error::ErrorKind;
     if matches!(
@@ -52,7 +53,16 @@ fn usage_error(e: clap::Error) -> anyhow::Error {
     }
     let text = e.to_string();
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    anyhow::anyhow!("{}", first.trim().trim_start_matches("error: "))
+    let first = first.trim().trim_start_matches("error: ");
+    let tips: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tip: "))
+        .collect();
+    if tips.is_empty() {
+        anyhow::anyhow!("{first}")
+    } else {
+        anyhow::anyhow!("{first} ({})", tips.join("; "))
+    }
 }
 
 /// Builds the library configuration from the parsed flags.

@@ -131,7 +131,9 @@ pub fn thread_count(s: &str) -> Result<usize, String> {
 pub fn positive_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{s}' is not a positive number of seconds")),
+        _ => Err(format!(
+            "`{s}': the value must be a positive number of seconds"
+        )),
     }
 }
 
