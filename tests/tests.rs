@@ -57,6 +57,8 @@ mod parse_order;
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// --remap: production links checked on a loopback server, both URLs in the report.
+mod remap;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
 /// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).

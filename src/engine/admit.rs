@@ -15,6 +15,7 @@ use crate::model::outcome::{CheckResult, FailKind, Outcome};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
 use crate::policy::mail::check_mailto;
+use crate::policy::remap::{Remapped, remap};
 use crate::policy::url_norm::{cache_key, cache_key_ref};
 
 use super::run::{Run, Task};
@@ -61,6 +62,25 @@ impl Run {
             follow: true,
         };
         self.consider(Ok(url), None, String::new(), via, inline);
+    }
+
+    /// A link's URL after the remap rules, with the URL it had before when a rule rewrote it
+    /// (credentials masked). A rewrite that is no URL makes the link invalid.
+    pub(super) fn remapped(
+        &self,
+        url: Result<Url, String>,
+    ) -> (Result<Url, String>, Option<Box<str>>) {
+        let Ok(u) = &url else {
+            return (url, None);
+        };
+        if self.remap.is_empty() {
+            return (url, None);
+        }
+        match remap(&self.remap, u) {
+            Remapped::Same => (url, None),
+            Remapped::To(new) => (Ok(new), Some(redact(u.as_str()).into())),
+            Remapped::Invalid(message) => (Err(message), Some(redact(u.as_str()).into())),
+        }
     }
 
     /// Handles one link: claim it, then decide and queue it or finish it at once (a new key),
@@ -286,10 +306,16 @@ impl Run {
                 name: "Sitemap".into(),
                 base: None,
                 warnings: Vec::new(),
+                remapped_from: None,
             };
             let parsed = robots_url
                 .join(raw.trim())
                 .map_err(|e| format!("cannot resolve `{raw}': {e}"));
+            let (parsed, remapped_from) = self.remapped(parsed);
+            let site = LinkSite {
+                remapped_from,
+                ..site
+            };
             self.consider(
                 parsed,
                 Some(site),

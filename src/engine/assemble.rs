@@ -138,6 +138,7 @@ pub(super) fn assemble(
         gate: gate.clone(),
         tx,
         only_problems: cfg.only_problems,
+        remap: cfg.remap.clone(),
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
         plugins: PluginHost::new(

@@ -97,6 +97,9 @@ impl<W: Write> TextReporter<W> {
                 if r.raw != shown {
                     write!(o, " (as `{}')", esc(&r.raw))?;
                 }
+                if let Some(from) = &r.remapped_from {
+                    write!(o, " (remapped from {})", esc(from))?;
+                }
                 writeln!(o)?;
             }
         }

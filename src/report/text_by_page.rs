@@ -72,6 +72,9 @@ fn write_link<W: Write>(out: &mut W, e: &Entry, p: Painter) -> io::Result<()> {
         let text = format!("Warning [{}] {}", esc(w.tag), esc(&w.message));
         writeln!(out, "      {}", p.paint(Tone::Warning, text))?;
     }
+    if let Some(from) = e.referrer.as_ref().and_then(|x| x.remapped_from.as_deref()) {
+        writeln!(out, "      Info {} remapped to {}", esc(from), esc(&r.url))?;
+    }
     for i in &r.infos {
         writeln!(out, "      Info {}", esc(i))?;
     }

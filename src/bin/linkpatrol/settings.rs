@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
 use linkpatrol::MAX_DURATION;
-use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule};
+use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule, Remap};
 use regex::Regex;
 use std::net::{IpAddr, SocketAddr};
 
@@ -140,6 +140,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
     }
     for p in &args.no_follow {
         config = config.no_follow(regex(p, "--no-follow")?);
+    }
+    for rule in &args.remap {
+        config = config.remap(Remap::parse(rule).map_err(|e| anyhow!("--remap {e}"))?);
     }
     config = add_requests(config, args)?;
     config = inputs::add_inputs(config, args)?;
