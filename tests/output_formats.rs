@@ -1,7 +1,7 @@
 //! The formats for terminals and CI, from the real binary on a folder and a loopback site:
 //! compact lines, GitHub Actions commands, the Markdown summary (also as `-F` files), the text
 //! report by page and by URL, colour (`--color`, NO_COLOR, a pipe, a terminal), and SARIF
-//! locations relative to the checked folder.
+//! locations relative to the working folder (or the checked folder outside it).
 
 use std::path::Path;
 use std::process::Output;
@@ -350,32 +350,51 @@ fn colour_on_a_terminal_only() {
 }
 
 #[test]
-fn sarif_locations_are_relative_to_the_checked_folder() {
+fn sarif_locations_are_relative_to_the_repository_or_the_checked_folder() {
     let work = work_folder("sarif");
-    let out = run_in(&work, &["-q", "-F", "sarif/out.sarif", "site"]);
-    assert_exit(&out, 1);
-    let sarif: Value =
-        serde_json::from_str(&std::fs::read_to_string(work.join("out.sarif")).unwrap()).unwrap();
-    assert_valid_sarif(&sarif);
-    let run = &sarif["runs"][0];
-    let root = work.canonicalize().unwrap().join("site");
-    let root_uri = url::Url::from_directory_path(&root).unwrap();
-    assert_eq!(
-        run["originalUriBaseIds"]["SRCROOT"]["uri"],
-        root_uri.as_str()
-    );
-    let mut uris: Vec<String> = run["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let loc = &r["locations"][0]["physicalLocation"]["artifactLocation"];
-            assert_eq!(loc["uriBaseId"], "SRCROOT", "{loc}");
-            loc["uri"].as_str().unwrap().to_owned()
-        })
-        .collect();
-    uris.dedup();
-    assert_eq!(uris, ["a,b:c.html", "docs/guide.html", "index.html"]);
+    let site = work.canonicalize().unwrap().join("site");
+    // Run in the working folder (a repository in CI): relative to it, `site/…`; run from
+    // elsewhere: relative to the checked folder.
+    let elsewhere = temp_dir("sarif-elsewhere");
+    let cases = [
+        (&work, site.parent().unwrap(), "site/"),
+        (&elsewhere, site.as_path(), ""),
+    ];
+    for (dir, root, prefix) in cases {
+        let out = run_in(
+            dir,
+            &["-q", "-F", "sarif/out.sarif", site.to_str().unwrap()],
+        );
+        assert_exit(&out, 1);
+        let text = std::fs::read_to_string(dir.join("out.sarif")).unwrap();
+        let sarif: Value = serde_json::from_str(&text).unwrap();
+        assert_valid_sarif(&sarif);
+        let run = &sarif["runs"][0];
+        let root_uri = url::Url::from_directory_path(root).unwrap();
+        assert_eq!(
+            run["originalUriBaseIds"]["SRCROOT"]["uri"],
+            root_uri.as_str()
+        );
+        let mut uris: Vec<String> = run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let loc = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+                assert_eq!(loc["uriBaseId"], "SRCROOT", "{loc}");
+                loc["uri"].as_str().unwrap().to_owned()
+            })
+            .collect();
+        uris.dedup();
+        // `a,b:c.html` alone would read as a URI with the scheme `a,b`: it gets `./`.
+        let first = if prefix.is_empty() { "./" } else { prefix };
+        let expected = [
+            format!("{first}a,b:c.html"),
+            format!("{prefix}docs/guide.html"),
+            format!("{prefix}index.html"),
+        ];
+        assert_eq!(uris, expected);
+    }
 
     // A web page keeps its absolute URI and the run names no base.
     let server = TestServer::start(Routes::new().page("/", "<a href=\"/gone\">x</a>"));

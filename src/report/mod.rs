@@ -227,8 +227,9 @@ pub struct ReportOptions {
     /// The folder local pages are shown relative to in the text, compact, github and Markdown
     /// reports (the binary gives the working folder). Defaults to none: absolute paths.
     pub working_dir: Option<std::path::PathBuf>,
-    /// The checked folder: SARIF locations of local pages are relative to it, under the
-    /// `uriBaseId` `SRCROOT`. Defaults to none: absolute `file:` URIs.
+    /// The folder SARIF locations of local pages are relative to, under the `uriBaseId`
+    /// `SRCROOT` (the binary gives the working folder when the checked folder is inside it,
+    /// else the checked folder). Defaults to none: absolute `file:` URIs.
     pub source_root: Option<std::path::PathBuf>,
 }
 

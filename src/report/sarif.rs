@@ -8,10 +8,10 @@
 //! occurrence (level `warning`), located at the page that contains the link
 //! (`physicalLocation.artifactLocation.uri`) and its line and column (`region.startLine`,
 //! `startColumn`, in Unicode code points); a start URL is located at itself. A local page
-//! inside the checked folder ([`SarifReporter::with_source_root`]) is a relative URI
-//! (`docs/a%20b.html`) with `uriBaseId: "SRCROOT"`, which the run's `originalUriBaseIds`
-//! gives as the folder's `file:` URI, as code-scanning uploads require; a web page, or a file
-//! outside the folder, keeps its absolute URI. Results are
+//! inside the source root ([`SarifReporter::with_source_root`]: the repository, or the checked
+//! folder) is a relative URI (`docs/a%20b.html`) with `uriBaseId: "SRCROOT"`, which the run's
+//! `originalUriBaseIds` gives as the folder's `file:` URI, as code-scanning uploads require; a
+//! web page, or a file outside the folder, keeps its absolute URI. Results are
 //! sorted by page, line and column. `invocations[0].executionSuccessful` is false for an
 //! interrupted run, and `properties.summary` holds the summary of the JSON report. Written by
 //! `finish`, so the file is one valid document even after a cancelled run.
@@ -139,9 +139,15 @@ impl<W: Write> SarifReporter<W> {
     fn locate(&self, page: &str) -> (String, bool) {
         let rel = self.root.as_ref().and_then(|root| {
             let url = Url::parse(page).ok().filter(|u| u.scheme() == "file")?;
-            url.as_str()
-                .strip_prefix(root.as_str())
-                .map(|r| if r.is_empty() { "./" } else { r }.to_owned())
+            let rel = url.as_str().strip_prefix(root.as_str())?;
+            // A colon in the first segment would read as a scheme (`c:x.html`): RFC 3986
+            // asks for `./` before such a relative reference, and for the folder itself.
+            let first = rel.split('/').next().unwrap_or("");
+            Some(if rel.is_empty() || first.contains(':') {
+                format!("./{rel}")
+            } else {
+                rel.to_owned()
+            })
         });
         match rel {
             Some(r) => (r, true),

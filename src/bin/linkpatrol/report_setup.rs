@@ -12,6 +12,8 @@ use crate::inputs::looks_like_url;
 
 /// The options of the report on stdout; the `-F` files get the same without colour.
 pub fn stdout_options(args: &Args) -> ReportOptions {
+    let working_dir = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+    let source_root = sarif_root(working_dir.as_deref(), checked_folder(args));
     ReportOptions {
         verbosity: if args.verbose {
             Verbosity::All
@@ -27,8 +29,20 @@ pub fn stdout_options(args: &Args) -> ReportOptions {
         } else {
             GroupBy::Page
         },
-        working_dir: std::env::current_dir().and_then(|d| d.canonicalize()).ok(),
-        source_root: checked_folder(args),
+        working_dir,
+        source_root,
+    }
+}
+
+/// The folder SARIF locations are relative to: the working folder when the checked folder is
+/// inside it — in CI that is the checked-out repository, and code scanning reads a relative
+/// location from the repository's root (`docs/guide.md`, not `guide.md`) — else the checked
+/// folder itself.
+fn sarif_root(working: Option<&Path>, checked: Option<PathBuf>) -> Option<PathBuf> {
+    let checked = checked?;
+    match working {
+        Some(w) if checked.starts_with(w) => Some(w.to_path_buf()),
+        _ => Some(checked),
     }
 }
 
