@@ -4,7 +4,8 @@
     python3 benches/anchors_truth.py SITE_DIR LINKPATROL_NDJSON [SERVED_BASE]
 
 SITE_DIR is the folder gen_site.py wrote; LINKPATROL_NDJSON is `linkpatrol -o ndjson
---plugin anchors SITE_DIR` output (or of a crawl of the site served at SERVED_BASE, e.g.
+--check-anchors SITE_DIR` output (missing fragments as errors, failure `fragment`; or as
+`anchor-not-found` warnings with `--plugin anchors:severity=warning`) (or of a crawl of the site served at SERVED_BASE, e.g.
 http://127.0.0.1:18180 when it is not served at the generator's base). Prints found / missed / false positives over the unique
 missing fragments (URL#fragment) and the occurrence counts, and exits 1 on any miss or false
 positive.
@@ -38,7 +39,9 @@ def main():
         e = json.loads(line)
         if e.get("type") != "entry":
             continue
-        if any(w["tag"] == "anchor-not-found" for w in e["warnings"]):
+        if e.get("failure") == "fragment" or any(
+            w["tag"] == "anchor-not-found" for w in e["warnings"]
+        ):
             occurrences += 1
             found.add(norm((e.get("real_url") or e["url"]) + "#" + e["fragment"], prefix, base))
     missed, false_pos = expected - found, found - expected

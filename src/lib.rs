@@ -63,6 +63,7 @@ pub use config::basic_auth::BasicAuth;
 pub use config::cookies::CookieJar;
 pub use config::host_rules::HostRule;
 pub use config::remap::Remap;
+pub use config::shard::{FoundLink, Shard};
 pub use config::{
     Config, DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE,
     DEFAULT_MAX_REDIRECTS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES,
@@ -77,7 +78,7 @@ pub use model::host_stats::HostStats;
 pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 pub use model::redact::redact_text;
 pub use model::report::Report;
-pub use model::stats::Statistics;
+pub use model::stats::{Skipped, Statistics};
 
 /// The built-in plugins, by name: each is its own crate under `plugins/`, compiled in by its
 /// cargo feature (`plugin-anchors`, `plugin-regex`, …, all on by default).

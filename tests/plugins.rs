@@ -95,7 +95,9 @@ fn anchors_over_http_fetch_each_page_once_with_one_thread_and_many() {
             Routes::new().page("/ext", "<div id=there></div>"),
         );
         let site = anchor_site(&external);
-        let report = run(config(&site.url("/"), threads).plugin(plugin("anchors", &[])));
+        let report =
+            run(config(&site.url("/"), threads)
+                .plugin(plugin("anchors", &[("severity", "warning")])));
         assert_eq!(
             warned(&report, "anchor-not-found"),
             BTreeSet::from([
@@ -157,7 +159,7 @@ fn anchors_in_local_files_and_folders() {
         let config = Config::new()
             .input_path(&dir)
             .threads(threads)
-            .plugin(plugin("anchors", &[]));
+            .plugin(plugin("anchors", &[("severity", "warning")]));
         let report = run(config);
         assert_eq!(
             warned(&report, "anchor-not-found"),
@@ -179,7 +181,7 @@ fn anchors_off_or_its_tag_ignored_means_no_anchor_warnings() {
     assert_eq!(external.count_method("GET", "/ext"), 0);
     // On, but its tag ignored: nothing shows.
     let ignoring = config(&site.url("/"), 4)
-        .plugin(plugin("anchors", &[]))
+        .plugin(plugin("anchors", &[("severity", "warning")]))
         .ignore_warning("anchor-not-found");
     assert!(warned(&run(ignoring), "anchor-not-found").is_empty());
 }
@@ -457,7 +459,7 @@ fn cli_lists_plugins_and_shows_plugin_warnings_in_every_report_format() {
         "--max-requests-per-second",
         "0",
         "--plugin",
-        "anchors",
+        "anchors:severity=warning",
     ]
     .map(String::from)
     .to_vec();
@@ -560,7 +562,7 @@ fn plugins_from_a_config_file_section_and_key() {
     let file = dir.join("linkpatrol.toml");
     std::fs::write(
         &file,
-        "plugin = ['regex:pattern=TODO']\n\n[plugins.anchors]\n",
+        "plugin = ['regex:pattern=TODO']\n\n[plugins.anchors]\nseverity = 'warning'\n",
     )
     .unwrap();
     let csv = dir.join("out.csv");

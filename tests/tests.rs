@@ -36,14 +36,20 @@ mod faults;
 mod fetching;
 /// A folder check reads only its folders: `..%2F`, `../`, symbolic links pointing out.
 mod folder_scope;
+/// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
+mod fragments;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
 mod inputs;
+/// Query strings of links on a page in a legacy charset take its encoding.
+mod legacy_charset;
 /// The library embedded from plain threads: streaming, in-memory HTML, two checkers.
 mod library;
 /// Out-of-range settings: refused with one line or clamped, never a panic.
 mod limits;
+/// A local folder and its index.html, a file and its query strings: one document each.
+mod local_documents;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
 /// Formats for terminals and CI: compact, github, markdown, text by page, colour, SARIF paths.
@@ -67,10 +73,14 @@ mod request_options;
 mod scale;
 /// Host-aware scheduling across 22 loopback hosts: wall time against the busiest host's schedule.
 mod scheduling;
+/// Sharding by host: three shards in two phases give the rows of one run, each URL requested once.
+mod sharding;
 /// Signals to the binary and cancel bookkeeping: whole rows, no lost rows, exact counts.
 mod signals;
 /// No silent passes: folders without index.html, unparseable starts, robots.txt agent, --max-urls 0.
 mod silent_passes;
+/// URLs not checked are counted by reason; a start URL robots.txt refuses is warned about.
+mod skipped_urls;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
 /// Typos get a hint: flags, --format, config keys, negative numbers.

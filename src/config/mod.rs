@@ -11,6 +11,7 @@ pub(crate) mod cookies;
 pub(crate) mod host_rules;
 pub(crate) mod plugins;
 pub(crate) mod remap;
+pub(crate) mod shard;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ use crate::config::basic_auth::BasicAuth;
 use crate::config::cookies::CookieJar;
 use crate::config::host_rules::HostRule;
 use crate::config::plugins::PluginList;
+use crate::config::shard::{FoundLink, Shard};
 use crate::model::error::{Error, ErrorKind};
 
 /// Worker threads. Defaults to 16: enough to keep several hosts busy, while the per-host
@@ -144,6 +146,10 @@ pub struct Config {
     pub(crate) basic_auth: Vec<BasicAuth>,
     pub(crate) accept: AcceptStatus,
     pub(crate) mx_resolver: Option<SocketAddr>,
+    // Sharding by host (shard.rs).
+    pub(crate) shard: Option<Shard>,
+    pub(crate) found_links: Vec<FoundLink>,
+    pub(crate) reused: Vec<std::sync::Arc<crate::model::outcome::CheckResult>>,
 }
 
 impl Default for Config {
@@ -188,6 +194,9 @@ impl Default for Config {
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
             mx_resolver: None,
+            shard: None,
+            found_links: Vec::new(),
+            reused: Vec::new(),
         }
     }
 }
@@ -517,6 +526,44 @@ impl Config {
 impl Config {
     /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
     /// request rates so low that the interval between two requests would exceed it.
+    /// Makes this run one shard of a check split by host ([`Shard`]), phase 1: start inputs
+    /// on hosts other shards own are left to them, and every external link, and every link to
+    /// a page of a start site another shard owns, is exported to the owner of its host, not
+    /// checked (its entry's result has [`exported_to`](crate::CheckResult::exported_to) set;
+    /// it counts in no statistic). Phase 2 is a run of the same shard over the exported links
+    /// it owns ([`found_link`](Self::found_link)), which are checked, never exported again.
+    /// Every entry is delivered, as with `only_problems(false)`. Defaults to `None`.
+    pub fn shard(mut self, shard: Shard) -> Self {
+        self.shard = Some(shard);
+        self
+    }
+
+    /// Takes `result` as this run's result for its URL, without a request: a link to that URL
+    /// gets a row with it. Phase 2 of a sharded check reuses its phase-1 results this way
+    /// (read back with [`merge_ndjson`](crate::report::merge_ndjson)), so a link exported to
+    /// a URL the shard already checked is not requested again. The first result given for a
+    /// URL wins. Defaults to none.
+    pub fn reuse_result(
+        mut self,
+        result: std::sync::Arc<crate::model::outcome::CheckResult>,
+    ) -> Self {
+        self.reused.push(result);
+        self
+    }
+
+    /// The shard this run is ([`shard`](Self::shard)), if any.
+    pub fn sharding(&self) -> Option<Shard> {
+        self.shard
+    }
+
+    /// Adds a link another run found (a shard's export): it is checked and reported as if
+    /// found on its page, and never recursed into. A run of found links alone needs no
+    /// inputs. Defaults to none.
+    pub fn found_link(mut self, link: FoundLink) -> Self {
+        self.found_links.push(link);
+        self
+    }
+
     pub(crate) fn validate(&self) -> Result<(), Error> {
         let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
         let max = MAX_DURATION.as_secs();

@@ -8,11 +8,14 @@ use std::sync::atomic::Ordering;
 
 use url::Url;
 
+use crate::config::shard::FoundLink;
 use crate::engine::cache::{Claim, Occurrence};
 use crate::fetch::http::host_key;
+use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, FailKind, Outcome};
 use crate::model::redact::redact;
+use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::mail::check_mailto;
 use crate::policy::remap::{Remapped, remap};
@@ -32,6 +35,8 @@ pub(super) struct Via {
     pub(super) from_web: bool,
     /// May be followed: no `rel=nofollow` and no `<meta name=robots content=nofollow>`.
     pub(super) follow: bool,
+    /// Handed over by another shard (`Config::found_link`): checked here, never exported.
+    pub(super) handed: bool,
 }
 
 impl Via {
@@ -42,6 +47,7 @@ impl Via {
             seed: false,
             from_web,
             follow,
+            handed: false,
         }
     }
 
@@ -55,11 +61,16 @@ impl Run {
     /// Feeds one start input into the run (on the supervisor thread, before it waits for the
     /// queue to go idle).
     pub(crate) fn seed(&self, url: Url, inline: Option<Arc<str>>) {
+        // A start site on a host another shard owns is that shard's to crawl.
+        if self.shard.is_some_and(|s| !s.owns(&url)) {
+            return;
+        }
         let via = Via {
             level: 0,
             seed: true,
             from_web: false,
             follow: true,
+            handed: false,
         };
         self.consider(Ok(url), None, String::new(), via, inline);
     }
@@ -81,6 +92,44 @@ impl Run {
             Remapped::To(new) => (Ok(new), Some(redact(u.as_str()).into())),
             Remapped::Invalid(message) => (Err(message), Some(redact(u.as_str()).into())),
         }
+    }
+
+    /// Takes a result of an earlier run (`Config::reuse_result`) as this run's result for its
+    /// URL: its key is claimed and finished at once, with no occurrence; links to it then get
+    /// rows with this result, and no request is made. A key already claimed keeps its claim.
+    pub(crate) fn seed_reused(&self, result: &CheckResult) {
+        let Ok(url) = Url::parse(&result.url) else {
+            return;
+        };
+        let key = cache_key(&url);
+        if self.cache.claim_alias(&key) {
+            self.complete(&key, result.clone());
+        }
+    }
+
+    /// Feeds one link another run found (a shard's export) into the run, as if it had been
+    /// found on its page: checked, never recursed into (its page is not a start site here).
+    pub(crate) fn seed_found(&self, link: FoundLink) {
+        let from_web = link.parent.starts_with("http://") || link.parent.starts_with("https://");
+        let site = LinkSite {
+            parent: Arc::from(link.parent.as_str()),
+            raw: link.raw.clone(),
+            line: link.line,
+            column: link.column,
+            name: link.name,
+            base: link.base.as_deref().map(Arc::from),
+            warnings: Vec::new(),
+            remapped_from: None,
+        };
+        let url = Url::parse(&link.url).map_err(|e| e.to_string());
+        let via = Via {
+            level: link.level,
+            seed: false,
+            from_web,
+            follow: false,
+            handed: true,
+        };
+        self.consider(url, Some(site), link.raw, via, None);
     }
 
     /// Handles one link: claim it, then decide and queue it or finish it at once (a new key),
@@ -122,7 +171,8 @@ impl Run {
         };
         let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
         // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
-        let key = cache_key_ref(&url);
+        // A local folder with an index.html and the index.html are one key (`document_key`).
+        let key = fetch::file::document_key(&url, cache_key_ref(&url));
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.
         let quiet_ok = self.only_problems
@@ -185,6 +235,7 @@ impl Run {
         let Via { level, follow, .. } = via;
         match via.decide(self, &clean) {
             Decision::Check { .. } if self.over_url_limit() => {
+                self.skipped.add(SkipReason::UrlLimit);
                 let reason = format!(
                     "not checked: the limit of {} URLs (--max-urls) was reached",
                     self.max_urls.unwrap_or(0)
@@ -194,6 +245,23 @@ impl Run {
                     Outcome::Ignored { reason },
                     level,
                 );
+                self.complete(&key, r);
+            }
+            // Phase 1 of a sharded check: an external link, or a page on a start site another
+            // shard owns, is exported to the owner of its host, which checks it in phase 2
+            // (an external link to a host this shard owns too: so that a URL linked from
+            // several shards' pages is requested once, by its owner, in phase 2).
+            Decision::Check { internal, .. }
+                if !via.handed
+                    && let Some(shard) = self.shard
+                    && let Some(owner) = shard.owner_of(&clean)
+                    && (!internal || owner != shard.index()) =>
+            {
+                let shard = self.shard.map_or(0, |s| s.count());
+                let reason = format!("exported: shard {owner}/{shard} checks this host");
+                let mut r =
+                    CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
+                r.exported_to = Some(owner);
                 self.complete(&key, r);
             }
             Decision::Check { internal, recurse } => {
@@ -228,7 +296,8 @@ impl Run {
                     CheckResult::immediate(clean.to_string(), outcome, level),
                 );
             }
-            Decision::Ignore(reason) => {
+            Decision::Ignore(why, reason) => {
+                self.skipped.add(why);
                 let r =
                     CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
                 self.complete(&key, r);

@@ -25,6 +25,7 @@ use crate::fetch::tls::CertReader;
 use crate::fetch::tunnel::Route;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
+use crate::model::stats::SkipCounter;
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::host_table::HostTable;
@@ -137,10 +138,14 @@ pub(super) fn assemble(
             .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
         gate: gate.clone(),
         tx,
-        only_problems: cfg.only_problems,
+        // A shard delivers every entry: its exported links are never problems, and phase 2
+        // needs them all.
+        only_problems: cfg.only_problems && cfg.shard.is_none(),
+        shard: cfg.shard,
         remap: cfg.remap.clone(),
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
+        skipped: SkipCounter::default(),
         plugins: PluginHost::new(
             &cfg.plugins,
             CertReader {

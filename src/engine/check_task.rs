@@ -5,11 +5,12 @@ use std::time::Instant;
 
 use url::Url;
 
-use crate::extract::charset::html_to_utf8;
+use crate::extract::charset::decode_html;
 use crate::extract::format::{is_html, is_parsed};
 use crate::fetch::{self, Fetched};
 use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
+use crate::model::stats::SkipReason;
 use crate::policy::url_norm::cache_key;
 
 use super::run::{Checked, Run, Task};
@@ -24,6 +25,7 @@ impl Run {
     pub(super) fn check(&self, task: &Task) -> Checked {
         let start = Instant::now();
         if task.inline.is_none() && !self.robots_allow(&task.url) {
+            self.skipped.add(SkipReason::Robots);
             let reason = "disallowed by robots.txt (use --no-robots to check it anyway)".to_owned();
             let mut result = CheckResult::immediate(
                 redact(task.url.as_str()).into_owned(),
@@ -31,6 +33,16 @@ impl Run {
                 task.level,
             );
             result.internal = task.internal;
+            // A start URL not checked is no silent pass: it is warned about, without `-v`.
+            if task.level == 0 {
+                result.warnings.push(Warning {
+                    tag: "robots-denied",
+                    message: "robots.txt disallows this start URL: nothing was checked \
+                              (--no-robots checks it anyway)."
+                        .into(),
+                });
+                result.warnings.retain(|w| self.keeps(w));
+            }
             return Checked {
                 result,
                 owned: Vec::new(),
@@ -113,10 +125,10 @@ impl Run {
             && let Some(level) = self.cache.take_parse(&keys, own_level)
         {
             let content_type = result.content_type.as_deref();
-            let body = if is_html(content_type) {
-                html_to_utf8(&body, fetched.charset.as_deref())
+            let (body, query_encoding) = if is_html(content_type) {
+                decode_html(&body, fetched.charset.as_deref())
             } else {
-                body.into()
+                (body.into(), None)
             };
             let mut facts = self.plugins.page_facts();
             // Links to the page itself can be counted at once when only problems are reported,
@@ -130,6 +142,7 @@ impl Run {
                 &fetched.final_url,
                 level + 1,
                 content_type,
+                query_encoding,
                 facts.as_mut(),
                 own,
                 links.as_mut(),
@@ -167,10 +180,10 @@ impl Run {
             return;
         };
         let content_type = fetched.content_type.as_deref();
-        let body = if is_html(content_type) {
-            html_to_utf8(&body, fetched.charset.as_deref())
+        let (body, query_encoding) = if is_html(content_type) {
+            decode_html(&body, fetched.charset.as_deref())
         } else {
-            body.into()
+            (body.into(), None)
         };
         let mut links = self.filter.has_depth_limit().then(Vec::new);
         self.queue_children(
@@ -178,6 +191,7 @@ impl Run {
             &fetched.final_url,
             level + 1,
             content_type,
+            query_encoding,
             None,
             None,
             links.as_mut(),

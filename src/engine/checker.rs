@@ -81,7 +81,11 @@ impl Checker {
     /// implies more than that between two requests.
     pub fn new(config: Config) -> Result<Self, Error> {
         config.validate()?;
-        if config.inputs.is_empty() {
+        if config.inputs.is_empty()
+            && config.found_links.is_empty()
+            && config.reused.is_empty()
+            && config.shard.is_none()
+        {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
                 "nothing to check: give a URL or a path",
@@ -199,6 +203,8 @@ impl Checker {
         let supervisor = {
             let (run, cancel) = (run.clone(), cancel.clone());
             let starts = self.starts.clone();
+            let found = cfg.found_links.clone();
+            let reused = cfg.reused.clone();
             thread::Builder::new()
                 .name("linkpatrol-supervisor".into())
                 .spawn(move || {
@@ -208,6 +214,12 @@ impl Checker {
                     // this thread waits for idleness, after seeding.
                     for s in starts {
                         run.seed(s.url, s.inline);
+                    }
+                    for result in reused {
+                        run.seed_reused(&result);
+                    }
+                    for link in found {
+                        run.seed_found(link);
                     }
                     run.queue.wait_idle_or_shutdown();
                     let mut idle = run.queue.unfinished() == 0;
@@ -231,7 +243,10 @@ impl Checker {
         let mut take = |msg: Message, tally: &mut Tally| match msg {
             Message::Entry(e) => {
                 on_entry(&e);
-                tally.add(&e);
+                // An exported link is another shard's to check and count.
+                if e.result.exported_to.is_none() {
+                    tally.add(&e);
+                }
                 if cfg.keep_entries {
                     report.entries.push(e);
                 }
@@ -300,6 +315,7 @@ impl Checker {
         report.duration = started.elapsed();
         report.hosts = run.gate.stats();
         report.stats = tally.finish(&report.hosts);
+        report.stats.skipped = run.skipped.get();
         report.insecure = cfg.insecure;
         self.progress.detach();
         Ok(report)

@@ -5,13 +5,14 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use encoding_rs::Encoding;
 use url::{Position, Url};
 
 use crate::engine::plugin_host::PageFacts;
 use crate::extract::format::{Format, is_html};
 use crate::extract::{
     HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown, extract_sitemap,
-    extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
+    extract_text_urls, gunzip_capped, is_gzip, is_sitemap, markdown_anchors,
 };
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
@@ -43,6 +44,8 @@ struct PageLinks<'p> {
     from_web: bool,
     /// The page is Markdown: a link to a folder with a README is not `file-no-index`.
     markdown: bool,
+    /// The encoding of the page's query strings, when not UTF-8 (see `extract::charset`).
+    query_encoding: Option<&'static Encoding>,
     /// The recursion level of the page's links.
     level: usize,
     /// See `own` of [`Run::queue_children`].
@@ -69,10 +72,34 @@ impl<'p> PageLinks<'p> {
             nofollow: doc.nofollow,
             from_web: matches!(page.scheme(), "http" | "https"),
             markdown: false,
+            query_encoding: None,
             level,
             own,
         }
     }
+}
+
+/// `value` resolved against `base`, as a browser does on a page in `query_encoding`: the query
+/// string in that encoding (characters it lacks as `&#N;`), the rest in UTF-8.
+fn join(
+    base: &Url,
+    value: &str,
+    query_encoding: Option<&'static Encoding>,
+) -> Result<Url, url::ParseError> {
+    let Some(encoding) = query_encoding else {
+        return base.join(value);
+    };
+    let encode = query_encoder(encoding);
+    Url::options()
+        .base_url(Some(base))
+        .encoding_override(Some(&encode))
+        .parse(value)
+}
+
+/// The url crate's encoding override for `encoding` (a named function: a closure's lifetimes
+/// would not be inferred as general enough).
+fn query_encoder(encoding: &'static Encoding) -> impl Fn(&str) -> Cow<'_, [u8]> {
+    move |query| encoding.encode(query).0
 }
 
 /// `/x` but not `//host/x`.
@@ -82,8 +109,9 @@ pub(super) fn is_root_relative(value: &str) -> bool {
 
 impl Run {
     /// Extracts the links of a page and considers each. Returns how many links it had. With
-    /// `facts`, also hands over the page's anchors and resolved links (for plugins); without,
-    /// anchors are not collected at all.
+    /// `facts`, also hands over the page's anchors (of HTML and Markdown) and resolved links
+    /// (for plugins); without, anchors are not collected at all. `query_encoding`: the page's
+    /// legacy encoding, in which its links' query strings are written (see `extract::charset`).
     ///
     /// An HTML page's links arrive in batches of [`LINK_BATCH`] while it is parsed and are
     /// considered batch by batch, so a page with 200,000 links never holds them all (see
@@ -103,6 +131,7 @@ impl Run {
         page: &Url,
         level: usize,
         content_type: Option<&str>,
+        query_encoding: Option<&'static Encoding>,
         mut facts: Option<&mut PageFacts>,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
@@ -123,6 +152,11 @@ impl Run {
             };
             let mut ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
             ctx.markdown = matches!(format, Some(Format::Markdown));
+            if let Some(f) = facts.as_deref_mut()
+                && ctx.markdown
+            {
+                f.anchors = markdown_anchors(body);
+            }
             let n = links.len();
             for link in links {
                 self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
@@ -133,7 +167,11 @@ impl Run {
         let mut n = 0;
         let doc = extract_html_batched(body, facts.is_some(), LINK_BATCH, &mut |doc| {
             // The base and robots flag are final from the first batch on.
-            let ctx = ctx.get_or_insert_with(|| PageLinks::new(page, doc, level, own));
+            let ctx = ctx.get_or_insert_with(|| {
+                let mut ctx = PageLinks::new(page, doc, level, own);
+                ctx.query_encoding = query_encoding;
+                ctx
+            });
             n += doc.links.len();
             for link in doc.links.drain(..) {
                 self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
@@ -166,10 +204,10 @@ impl Run {
             ..
         } = link;
         let url = match self.site_root(page, &value) {
-            Some(root) => root.join(value.trim_start_matches('/')),
+            Some(root) => join(root, value.trim_start_matches('/'), ctx.query_encoding),
             None => match self.web_scheme(&ctx.base, &value) {
                 Some(scheme) => Url::parse(&format!("{scheme}:{}", value.trim())),
-                None => ctx.base.join(&value),
+                None => join(&ctx.base, &value, ctx.query_encoding),
             },
         }
         .map(|u| self.local_copy(page, u))

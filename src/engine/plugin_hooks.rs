@@ -16,8 +16,8 @@ use super::cache::Occurrence;
 use super::plugin_host::PageFacts;
 use super::run::{Run, Task};
 use crate::extract::charset::html_to_utf8;
-use crate::extract::extract_html;
-use crate::extract::format::is_html;
+use crate::extract::format::{Format, is_html};
+use crate::extract::{extract_html, markdown_anchors};
 use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
 
 /// The [`Services`] of one run.
@@ -52,8 +52,13 @@ impl Run {
             Some(b) => b,
             None => Vec::new(),
         };
-        let anchors = if html && !body.is_empty() {
+        let markdown = Format::of(fetched.content_type.as_deref()) == Some(Format::Markdown);
+        let anchors = if body.is_empty() {
+            Vec::new()
+        } else if html {
             extract_html(&body).anchors
+        } else if markdown {
+            markdown_anchors(&body)
         } else {
             Vec::new()
         };
@@ -147,26 +152,32 @@ impl Run {
     }
 
     /// Hook: one occurrence of a link with a fragment, its target's result final. Warnings go
-    /// to the occurrence (the page that has the link). A panicking plugin becomes a warning: the
-    /// row is still reported.
-    pub(crate) fn plugins_on_link(&self, result: &CheckResult, o: &mut Occurrence) {
+    /// to the occurrence (the page that has the link; a start URL, which has none, gets them
+    /// on a copy of its result). A `Broken` remark breaks this occurrence only: it gets a copy
+    /// of the result that failed with [`FailKind::Fragment`], while the URL stays as checked for
+    /// every other link to it. A panicking plugin becomes a warning: the row is still reported.
+    ///
+    /// Returns the occurrence's own result, when it needs one.
+    pub(crate) fn plugins_on_link(
+        &self,
+        result: &CheckResult,
+        o: &mut Occurrence,
+    ) -> Option<Arc<CheckResult>> {
         if !self.plugins.active() {
-            return;
+            return None;
         }
-        let (Some(fragment), Some(referrer)) = (o.fragment.as_deref(), o.site.as_mut()) else {
-            return;
-        };
-        let Ok(target) = Url::parse(&result.url) else {
-            return;
-        };
+        let fragment = o.fragment.as_deref()?;
+        let target = Url::parse(&result.url).ok()?;
         let view = LinkView {
             target: &target,
             real_target: result.real_url.as_ref(),
             fragment,
-            parent: &referrer.parent,
+            parent: o.site.as_ref().map_or("", |s| &s.parent),
             target_ok: matches!(result.outcome, Outcome::Ok { .. }),
             target_content_type: result.content_type.as_deref(),
         };
+        let mut warnings = Vec::new();
+        let mut broken = None;
         for p in self.plugins.plugins() {
             let name = p.name();
             let remarks = catch_unwind(AssertUnwindSafe(|| p.check_link(&view, &Engine(self))))
@@ -177,16 +188,41 @@ impl Run {
                     )]
                 });
             for remark in remarks {
-                if let Remark::Warning { tag, message } = remark {
-                    let w = Warning {
-                        tag,
-                        message: format!("{name}: {message}"),
-                    };
-                    if self.keeps(&w) {
-                        referrer.warnings.push(w);
+                match remark {
+                    Remark::Warning { tag, message } => {
+                        let w = Warning {
+                            tag,
+                            message: format!("{name}: {message}"),
+                        };
+                        if self.keeps(&w) {
+                            warnings.push(w);
+                        }
                     }
+                    Remark::Broken(message) => {
+                        broken.get_or_insert_with(|| format!("{name}: {message}"));
+                    }
+                    Remark::Info(_) => {}
                 }
             }
         }
+        let broken = broken.filter(|_| matches!(result.outcome, Outcome::Ok { .. }));
+        if broken.is_none() && (warnings.is_empty() || o.site.is_some()) {
+            if let Some(site) = o.site.as_mut() {
+                site.warnings.append(&mut warnings);
+            }
+            return None;
+        }
+        let mut own = result.clone();
+        if let Some(message) = broken {
+            own.outcome = Outcome::Failed {
+                kind: FailKind::Fragment,
+                message,
+            };
+        }
+        match o.site.as_mut() {
+            Some(site) => site.warnings.append(&mut warnings),
+            None => own.warnings.append(&mut warnings),
+        }
+        Some(Arc::new(own))
     }
 }

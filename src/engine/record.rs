@@ -8,10 +8,11 @@ use std::sync::atomic::Ordering;
 use url::Url;
 
 use crate::engine::cache::{Emission, Occurrence, Upgrade};
+use crate::fetch::file::document_key;
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 use crate::policy::filter::Decision;
-use crate::policy::url_norm::cache_key;
+use crate::policy::url_norm::cache_key_ref;
 
 use super::run::{Checked, Message, Run, Task};
 
@@ -105,7 +106,9 @@ impl Run {
                             internal,
                             recurse: true,
                         } = self.filter.decide(link, level + 1, false, false)
-                            && let Some(next) = self.cache.upgrade(&cache_key(link), level + 1)
+                            && let Some(next) = self
+                                .cache
+                                .upgrade(&document_key(link, cache_key_ref(link)), level + 1)
                         {
                             work.push((next, link.clone(), internal));
                         }
@@ -150,7 +153,9 @@ impl Run {
     /// credentials are masked here, after the plugins saw it (the result's were masked when it
     /// was stored).
     pub(super) fn send(&self, result: &Arc<CheckResult>, mut o: Occurrence, cached: bool) {
-        self.plugins_on_link(result, &mut o);
+        // A link whose fragment a plugin found broken has a result of its own.
+        let own = self.plugins_on_link(result, &mut o);
+        let result = own.as_ref().unwrap_or(result);
         // The receiver only goes away after the run is over; a late row is then dropped.
         if self.only_problems && !is_problem(result, o.site.as_ref()) {
             self.unreported.fetch_add(1, Ordering::Relaxed);

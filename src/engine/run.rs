@@ -31,6 +31,7 @@ use crate::fetch::http::host_key;
 use crate::fetch::mail_mx::MxCheck;
 use crate::model::cancel::CancelHandle;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
+use crate::model::stats::SkipCounter;
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::robots::RobotsCache;
@@ -156,12 +157,17 @@ pub(crate) struct Run {
     /// Build and send only entries that are problems (`Config::only_problems`); the others
     /// are counted in `unreported`.
     pub(crate) only_problems: bool,
+    /// This run's shard: links to hosts other shards own are exported, not checked.
+    pub(crate) shard: Option<crate::config::shard::Shard>,
     /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when
     /// every worker that counted has finished its tasks (the queue's lock orders that).
     pub(crate) unreported: AtomicUsize,
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
     /// statistic read for progress displays only.
     pub(crate) checked: AtomicUsize,
+    /// URLs not checked, by reason (robots.txt, scope, patterns, limit, scheme): counted once
+    /// per URL where it is decided (`start`, `check`).
+    pub(crate) skipped: SkipCounter,
     /// The configured plugins and their fetches (see `plugin_host`; the hooks: `plugin_hooks`).
     pub(crate) plugins: PluginHost,
 }

@@ -4,6 +4,10 @@
 //! The encoding is taken, in order, from a byte-order mark, the `Content-Type` charset, a
 //! `<meta charset>` / `http-equiv` declaration in the first 1024 bytes, else UTF-8 — the
 //! precedence the HTML standard gives, without its full prescan state machine.
+//!
+//! The encoding also writes the query strings of the page's links: a browser encodes `?q=ü` on
+//! an ISO-8859-1 page as `?q=%FC` (the WHATWG URL parser's encoding override; the path stays
+//! UTF-8), so [`decode_html`] hands it on with the text.
 
 use std::borrow::Cow;
 
@@ -11,16 +15,27 @@ use encoding_rs::{Encoding, UTF_8};
 
 /// `body` as UTF-8: borrowed when it already is (or claims to be) UTF-8.
 pub(crate) fn html_to_utf8<'a>(body: &'a [u8], header_charset: Option<&str>) -> Cow<'a, [u8]> {
+    decode_html(body, header_charset).0
+}
+
+/// `body` as UTF-8 (borrowed when it already is, or claims to be, UTF-8), and the encoding the
+/// query strings of its links are written in: `None` for UTF-8, else the page's encoding as the
+/// URL standard uses it (UTF-16 pages write UTF-8 queries).
+pub(crate) fn decode_html<'a>(
+    body: &'a [u8],
+    header_charset: Option<&str>,
+) -> (Cow<'a, [u8]>, Option<&'static Encoding>) {
     let encoding = Encoding::for_bom(body)
         .map(|(e, _)| e)
         .or_else(|| header_charset.and_then(|c| Encoding::for_label(c.trim().as_bytes())))
         .or_else(|| meta_charset(body))
         .unwrap_or(UTF_8);
     if encoding == UTF_8 {
-        return Cow::Borrowed(body);
+        return (Cow::Borrowed(body), None);
     }
+    let query = Some(encoding.output_encoding()).filter(|e| *e != UTF_8);
     let (text, _, _) = encoding.decode(body);
-    Cow::Owned(text.into_owned().into_bytes())
+    (Cow::Owned(text.into_owned().into_bytes()), query)
 }
 
 /// The charset declared by a `<meta>` in the first 1024 bytes, if any.
@@ -91,5 +106,15 @@ mod tests {
         assert!(matches!(html_to_utf8(utf8, None), Cow::Borrowed(_)));
         let bom16 = [0xFF, 0xFE, b'<', 0, b'a', 0];
         assert_eq!(&*html_to_utf8(&bom16, Some("utf-8")), b"<a");
+    }
+
+    #[test]
+    fn queries_are_written_in_the_page_encoding_except_utf8_and_utf16() {
+        let name = |body: &[u8], header| decode_html(body, header).1.map(|e| e.name());
+        assert_eq!(name(b"x", Some("iso-8859-1")), Some("windows-1252"));
+        assert_eq!(name(b"<meta charset=koi8-r>", None), Some("KOI8-R"));
+        assert_eq!(name(b"x", Some("utf-8")), None);
+        assert_eq!(name(b"x", None), None);
+        assert_eq!(name(&[0xFF, 0xFE, b'<', 0], None), None);
     }
 }

@@ -12,6 +12,7 @@ mod gzip;
 mod html;
 mod line_col;
 mod markdown;
+mod markdown_anchors;
 mod sitemap;
 mod text;
 
@@ -22,6 +23,7 @@ pub use css::extract_css;
 pub use gzip::{gunzip_capped, is_gzip};
 pub use html::{extract_html, extract_html_batched};
 pub use markdown::extract_markdown;
+pub use markdown_anchors::markdown_anchors;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
 

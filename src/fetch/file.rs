@@ -6,6 +6,7 @@
 //! symbolic links followed — not on the URL's text, which a link can dress up. A file outside
 //! is checked for existence only.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -134,7 +135,11 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
         let u = u.join("index.html").unwrap_or(u);
         (index, u, meta)
     } else {
-        (path, url.clone(), meta)
+        // The file system reads no query string: the document is the file (`about.html?x=1`
+        // is `about.html`, and its links are on that page).
+        let mut u = url.clone();
+        u.set_query(None);
+        (path, u, meta)
     };
     let content_type = guess_type(&path);
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
@@ -234,29 +239,7 @@ pub(crate) fn is_folder_without_index(url: &Url, markdown: bool) -> bool {
     if url.scheme() != "file" || last.contains('.') {
         return false;
     }
-    // Every page of a site links the same few folders: each thread asks the disk once per
-    // folder (two `stat`s a link cost 5% of a folder check). A worker thread lives for
-    // one run, so what it remembers is never older than the run.
-    thread_local! {
-        static FOLDERS: RefCell<HashMap<String, Folder>> = RefCell::new(HashMap::new());
-    }
-    FOLDERS.with_borrow_mut(|known| {
-        if !known.contains_key(url.path()) {
-            let no_index_html = url
-                .to_file_path()
-                .is_ok_and(|p| p.is_dir() && !p.join("index.html").is_file());
-            if known.len() >= FOLDERS_REMEMBERED {
-                known.clear();
-            }
-            let folder = Folder {
-                no_index_html,
-                markdown_index: None,
-            };
-            known.insert(url.path().to_owned(), folder);
-        }
-        let Some(folder) = known.get_mut(url.path()) else {
-            return false;
-        };
+    with_folder(url, |folder| {
         if !folder.no_index_html || !markdown {
             return folder.no_index_html;
         }
@@ -268,11 +251,58 @@ pub(crate) fn is_folder_without_index(url: &Url, markdown: bool) -> bool {
     })
 }
 
+/// The cache key of the document `url` reads, given its plain `key`: a `file:` folder with an
+/// `index.html` reads that file, so `site/`, `site` and `site/index.html` get the key of
+/// `site/index.html` — one check, one parse, one row per link. Any other URL keeps its key (a
+/// folder without `index.html` is its listing; its `index.html` does not exist). Asked for
+/// every `file:` link whose last segment has no extension (one `stat` per folder and thread,
+/// remembered as in [`is_folder_without_index`]).
+pub(crate) fn document_key<'a>(url: &Url, key: Cow<'a, str>) -> Cow<'a, str> {
+    if url.scheme() != "file" {
+        return key;
+    }
+    let last = url.path().rsplit('/').next().unwrap_or("");
+    if last.contains('.') || !with_folder(url, |f| f.index_html) {
+        return key;
+    }
+    let slash = if key.ends_with('/') { "" } else { "/" };
+    Cow::Owned(format!("{key}{slash}index.html"))
+}
+
+/// Runs `f` on what this thread knows of the folder at `url` (a `file:` URL), asking the file
+/// system the first time. Every page of a site links the same few folders: each thread asks
+/// the disk once per folder (two `stat`s a link cost 5% of a folder check). A worker thread
+/// lives for one run, so what it remembers is never older than the run.
+fn with_folder<T>(url: &Url, f: impl FnOnce(&mut Folder) -> T) -> T {
+    thread_local! {
+        static FOLDERS: RefCell<HashMap<String, Folder>> = RefCell::new(HashMap::new());
+    }
+    // `site` and `site/` are the same folder.
+    let path = url.path().trim_end_matches('/');
+    FOLDERS.with_borrow_mut(|known| {
+        if known.len() >= FOLDERS_REMEMBERED && !known.contains_key(path) {
+            known.clear();
+        }
+        let folder = known.entry(path.to_owned()).or_insert_with(|| {
+            let dir = url.to_file_path().ok().filter(|p| p.is_dir());
+            let index_html = dir.as_ref().is_some_and(|p| p.join("index.html").is_file());
+            Folder {
+                no_index_html: dir.is_some() && !index_html,
+                index_html,
+                markdown_index: None,
+            }
+        });
+        f(folder)
+    })
+}
+
 /// What one thread remembers of a folder (see [`is_folder_without_index`]).
 #[derive(Clone, Copy)]
 struct Folder {
     /// It is a folder and has no `index.html`.
     no_index_html: bool,
+    /// It is a folder with an `index.html` file.
+    index_html: bool,
     /// It has one of [`MARKDOWN_INDEXES`]; asked only for a link on a Markdown page.
     markdown_index: Option<bool>,
 }

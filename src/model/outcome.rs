@@ -47,6 +47,9 @@ pub enum FailKind {
     Internal,
     /// A plugin found the URL broken (its message says which and why).
     Plugin,
+    /// This link's `#fragment` names nothing on its page (the `anchors` plugin). The URL itself
+    /// is fine: only the entries of links with that fragment carry this verdict.
+    Fragment,
 }
 
 impl FailKind {
@@ -67,6 +70,7 @@ impl FailKind {
             FailKind::BadMailAddress => "bad-mail-address",
             FailKind::Interrupted => "interrupted",
             FailKind::Internal => "internal",
+            FailKind::Fragment => "fragment",
             FailKind::Plugin => "plugin",
         }
     }
@@ -205,6 +209,10 @@ pub struct CheckResult {
     pub modified: Option<String>,
     /// Requests that were retries (after a timeout, a broken connection, a 429 or a 5xx).
     pub retries: u32,
+    /// The shard that checks this URL, when this run is a shard
+    /// ([`Config::shard`](crate::Config::shard)) and exported the URL instead of checking it
+    /// (the outcome is then `Ignored`). `None` for every URL this run checked.
+    pub exported_to: Option<usize>,
 }
 
 impl CheckResult {
@@ -226,6 +234,7 @@ impl CheckResult {
             links_found: 0,
             modified: None,
             retries: 0,
+            exported_to: None,
         }
     }
 }

@@ -1,12 +1,14 @@
 //! Run statistics: counts, content types, bytes downloaded, URL lengths, and per-host numbers
 //! (broken URLs joined to the gate's request counts). A [`Tally`] gathers them while entries
 //! stream by, so a run that does not keep its entries still has its summary; every format
-//! that prints a summary reads them from the run's `Report`.
+//! that prints a summary reads them from the run's `Report`. [`SkipCounter`] counts the URLs
+//! that were not checked, by reason, as the engine decides them.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::model::host_stats::HostStats;
-use crate::model::outcome::{CheckResult, Entry};
+use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 
 /// Summary numbers of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -27,8 +29,106 @@ pub struct Statistics {
     pub url_lengths: Option<(usize, usize, f64)>,
     /// Per host: the gate's numbers and the broken URLs on that host.
     pub hosts: Vec<(HostStats, usize)>,
-    /// Distinct broken URLs.
+    /// Distinct broken URLs; a link whose `#fragment` is missing counts as the URL with that
+    /// fragment (`guide.html#setup`).
     pub broken_urls: usize,
+    /// Distinct URLs that were not checked, by reason.
+    pub skipped: Skipped,
+}
+
+/// Distinct URLs that were found but not checked, by reason. Each URL is counted once, when
+/// the engine decides about it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skipped {
+    /// Disallowed by robots.txt.
+    pub robots: usize,
+    /// Outside the crawl's scope while only internal links are checked.
+    pub outside_scope: usize,
+    /// Matched an `--exclude` pattern.
+    pub excluded: usize,
+    /// Matched no `--include` pattern.
+    pub not_included: usize,
+    /// Over the `--max-urls` limit.
+    pub url_limit: usize,
+    /// A scheme that is listed, not checked (`javascript:`, `tel:`, `ftp:`, a `file:` link on a
+    /// web page, an unknown scheme).
+    pub scheme: usize,
+}
+
+impl Skipped {
+    /// All URLs not checked.
+    pub fn total(&self) -> usize {
+        self.robots
+            + self.outside_scope
+            + self.excluded
+            + self.not_included
+            + self.url_limit
+            + self.scheme
+    }
+
+    /// The reasons with their counts, in the order a summary names them, zeros left out
+    /// (`("disallowed by robots.txt", 2)`).
+    pub fn reasons(&self) -> Vec<(&'static str, usize)> {
+        [
+            ("disallowed by robots.txt", self.robots),
+            ("outside the scope", self.outside_scope),
+            ("by --exclude", self.excluded),
+            ("by --include", self.not_included),
+            ("over --max-urls", self.url_limit),
+            ("with a scheme not checked", self.scheme),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    }
+}
+
+/// Why a URL was not checked (one counter of [`Skipped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SkipReason {
+    Robots,
+    OutsideScope,
+    Excluded,
+    NotIncluded,
+    UrlLimit,
+    Scheme,
+}
+
+/// [`Skipped`] counted by many workers at once: one relaxed atomic add per URL not checked.
+/// Read when the run's report is made; a statistic, so relaxed ordering is enough.
+#[derive(Debug, Default)]
+pub(crate) struct SkipCounter([AtomicUsize; 6]);
+
+impl SkipCounter {
+    /// Counts one URL not checked.
+    pub(crate) fn add(&self, reason: SkipReason) {
+        self.0[reason as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counts so far.
+    pub(crate) fn get(&self) -> Skipped {
+        let n = |r: SkipReason| self.0[r as usize].load(Ordering::Relaxed);
+        Skipped {
+            robots: n(SkipReason::Robots),
+            outside_scope: n(SkipReason::OutsideScope),
+            excluded: n(SkipReason::Excluded),
+            not_included: n(SkipReason::NotIncluded),
+            url_limit: n(SkipReason::UrlLimit),
+            scheme: n(SkipReason::Scheme),
+        }
+    }
+}
+
+/// `true` for the result of a link broken for its `#fragment` alone: its URL is fine.
+fn is_fragment_failure(r: &CheckResult) -> bool {
+    matches!(
+        r.outcome,
+        Outcome::Failed {
+            kind: FailKind::Fragment,
+            ..
+        }
+    )
 }
 
 /// Accumulates [`Statistics`] one entry at a time.
@@ -43,6 +143,8 @@ pub(crate) struct Tally {
     length_max: usize,
     /// Broken URLs per `host:port`.
     broken_by_host: BTreeMap<String, usize>,
+    /// Links counted broken for their fragment alone, as `url#fragment`.
+    broken_fragments: HashSet<String>,
 }
 
 impl Tally {
@@ -54,6 +156,12 @@ impl Tally {
         s.warnings += e.warnings().count();
         if r.outcome.is_broken() {
             s.errors += 1;
+        }
+        if is_fragment_failure(r) {
+            let link = format!("{}#{}", r.url, e.fragment.as_deref().unwrap_or(""));
+            if self.broken_fragments.insert(link) {
+                s.broken_urls += 1;
+            }
         }
         self.add_url(r);
     }
@@ -89,7 +197,7 @@ impl Tally {
                 .unwrap_or("other")
         };
         *s.content_types.entry(class.to_owned()).or_default() += 1;
-        if r.outcome.is_broken() {
+        if r.outcome.is_broken() && !is_fragment_failure(r) {
             s.broken_urls += 1;
             if let Ok(u) = url::Url::parse(&r.url)
                 && let Some(h) = u.host_str()
@@ -120,5 +228,67 @@ impl Tally {
             })
             .collect();
         self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn entry(url: &str, outcome: Outcome, fragment: Option<&str>) -> Entry {
+        Entry {
+            result: Arc::new(CheckResult::immediate(url.into(), outcome, 1)),
+            referrer: None,
+            fragment: fragment.map(str::to_owned),
+            cached: false,
+        }
+    }
+
+    #[test]
+    fn skips_are_counted_by_reason_and_named_in_order() {
+        let counter = SkipCounter::default();
+        for reason in [
+            SkipReason::Excluded,
+            SkipReason::Robots,
+            SkipReason::Robots,
+            SkipReason::Scheme,
+        ] {
+            counter.add(reason);
+        }
+        let skipped = counter.get();
+        assert_eq!(skipped.total(), 4);
+        assert_eq!(
+            skipped.reasons(),
+            [
+                ("disallowed by robots.txt", 2),
+                ("by --exclude", 1),
+                ("with a scheme not checked", 1)
+            ]
+        );
+        assert!(Skipped::default().reasons().is_empty());
+    }
+
+    #[test]
+    fn a_missing_fragment_is_a_broken_link_not_a_broken_url() {
+        let fragment = |message: &str| Outcome::Failed {
+            kind: FailKind::Fragment,
+            message: message.into(),
+        };
+        let mut tally = Tally::default();
+        tally.add(&entry("file:///d/a.html", fragment("x"), Some("x")));
+        tally.add(&entry("file:///d/a.html", fragment("x"), Some("x")));
+        tally.add(&entry("file:///d/a.html", fragment("y"), Some("y")));
+        tally.add(&entry(
+            "file:///d/a.html",
+            Outcome::Ok { status: None },
+            None,
+        ));
+        let stats = tally.finish(&[]);
+        assert_eq!(stats.errors, 3);
+        assert_eq!(stats.broken_urls, 2, "a.html#x and a.html#y");
+        assert_eq!(stats.links, 4);
+        assert_eq!(stats.content_types.values().sum::<usize>(), 1);
     }
 }

@@ -8,6 +8,8 @@
 use regex::Regex;
 use url::Url;
 
+use crate::model::stats::SkipReason;
+
 /// The scope one start input opens.
 #[derive(Debug, Clone)]
 enum Scope {
@@ -24,8 +26,8 @@ pub(crate) enum Decision {
     Check { internal: bool, recurse: bool },
     /// A `mailto:` link: checked for syntax only (no network).
     Mail,
-    /// Not checked; the reason is reported.
-    Ignore(String),
+    /// Not checked: why (counted in the summary), and the reason as reported.
+    Ignore(SkipReason, String),
 }
 
 /// The scope and the user's patterns.
@@ -122,30 +124,40 @@ impl Filter {
         match url.scheme() {
             "http" | "https" => {}
             "file" if from_web => {
-                return Decision::Ignore("a file: link on a web page is not opened".into());
+                return Decision::Ignore(
+                    SkipReason::Scheme,
+                    "a file: link on a web page is not opened".into(),
+                );
             }
             "file" => {}
             "mailto" => return Decision::Mail,
             s @ ("ftp" | "ftps" | "sftp") => {
-                return Decision::Ignore(format!(
-                    "{s}: is not supported: the link is listed, not checked"
-                ));
+                return Decision::Ignore(
+                    SkipReason::Scheme,
+                    format!("{s}: is not supported: the link is listed, not checked"),
+                );
             }
             s if IGNORED_SCHEMES.contains(&s) => {
-                return Decision::Ignore(format!("{s}: URLs are not checked"));
+                return Decision::Ignore(SkipReason::Scheme, format!("{s}: URLs are not checked"));
             }
-            s => return Decision::Ignore(format!("unknown scheme {s}:")),
+            s => return Decision::Ignore(SkipReason::Scheme, format!("unknown scheme {s}:")),
         }
         let s = url.as_str();
         if self.exclude.iter().any(|r| r.is_match(s)) {
-            return Decision::Ignore("matches an --exclude pattern".into());
+            return Decision::Ignore(SkipReason::Excluded, "matches an --exclude pattern".into());
         }
         if !seed && !self.include.is_empty() && !self.include.iter().any(|r| r.is_match(s)) {
-            return Decision::Ignore("matches no --include pattern".into());
+            return Decision::Ignore(
+                SkipReason::NotIncluded,
+                "matches no --include pattern".into(),
+            );
         }
         let internal = seed || self.is_internal(url);
         if !internal && !self.check_external {
-            return Decision::Ignore("external link (checking internal links only)".into());
+            return Decision::Ignore(
+                SkipReason::OutsideScope,
+                "external link (checking internal links only)".into(),
+            );
         }
         let recurse = internal
             && self.recursion_level.is_none_or(|max| level < max)
@@ -224,11 +236,11 @@ mod tests {
         let f = filter();
         assert!(matches!(
             f.decide(&u("javascript:void(0)"), 1, false, true),
-            Decision::Ignore(_)
+            Decision::Ignore(..)
         ));
         assert!(matches!(
             f.decide(&u("tel:+1555"), 1, false, true),
-            Decision::Ignore(_)
+            Decision::Ignore(..)
         ));
         assert_eq!(
             f.decide(&u("mailto:a@b.test"), 1, false, true),
@@ -236,11 +248,11 @@ mod tests {
         );
         assert!(matches!(
             f.decide(&u("file:///etc/passwd"), 1, false, true),
-            Decision::Ignore(_)
+            Decision::Ignore(..)
         ));
         assert!(matches!(
             f.decide(&u("http://site.test:8080/private/x"), 1, false, true),
-            Decision::Ignore(_)
+            Decision::Ignore(..)
         ));
     }
 
@@ -248,7 +260,7 @@ mod tests {
     fn ftp_is_listed_as_unsupported_and_tel_as_not_checked() {
         let f = filter();
         let reason = |s: &str| match f.decide(&u(s), 1, false, true) {
-            Decision::Ignore(r) => r,
+            Decision::Ignore(_, r) => r,
             other => panic!("{other:?}"),
         };
         assert_eq!(
@@ -265,7 +277,7 @@ mod tests {
         f.add_start(&u("http://a.test/"));
         assert!(matches!(
             f.decide(&u("http://b.test/"), 1, false, true),
-            Decision::Ignore(_)
+            Decision::Ignore(..)
         ));
         assert!(matches!(
             f.decide(&u("http://a.test/p"), 1, false, true),

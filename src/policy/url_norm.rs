@@ -4,8 +4,11 @@
 //! segments and percent-encodes what must be. On top of that the key removes the fragment,
 //! drops an empty query (`p?`), strips a trailing dot from the host, decodes `%XX` when it
 //! stands for an unreserved character (`%7E` → `~`) and upper-cases every other escape
-//! (`%2f` → `%2F`). Deliberately kept distinct: trailing slashes, query order, path case, `+`
-//! vs `%20`, http vs https — each may name a different resource.
+//! (`%2f` → `%2F`). A `file:` URL also loses its query string: the file read is the same
+//! (`about.html?x=1` is `about.html`). Deliberately kept distinct: trailing slashes, query
+//! order, path case, `+` vs `%20`, http vs https — each may name a different resource. (That a
+//! local folder and its `index.html` are one document takes the file system to know:
+//! `fetch::file::document_key`.)
 
 use std::borrow::Cow;
 
@@ -23,6 +26,7 @@ pub(crate) fn cache_key_ref(url: &Url) -> Cow<'_, str> {
     let plain = &url[..Position::AfterQuery];
     if !plain.contains('%')
         && url.query() != Some("")
+        && (url.scheme() != "file" || url.query().is_none())
         && !url.host_str().is_some_and(|h| h.ends_with('.'))
     {
         return Cow::Borrowed(plain);
@@ -34,7 +38,7 @@ pub(crate) fn cache_key_ref(url: &Url) -> Cow<'_, str> {
 fn normalized_key(url: &Url) -> String {
     let mut u = url.clone();
     u.set_fragment(None);
-    if u.query() == Some("") {
+    if u.query() == Some("") || u.scheme() == "file" {
         u.set_query(None);
     }
     if let Some(host) = u.host_str() {
@@ -199,5 +203,16 @@ mod tests {
     #[test]
     fn file_urls() {
         assert_eq!(key("file:///tmp/a%2e.html#x"), "file:///tmp/a..html");
+    }
+
+    #[test]
+    fn a_file_url_has_no_query_but_a_web_url_keeps_it() {
+        assert_eq!(
+            key("file:///site/about.html?x=1&y=2"),
+            "file:///site/about.html"
+        );
+        assert_eq!(key("file:///site/about.html?"), "file:///site/about.html");
+        assert_eq!(key("file:///site/?q=%7e#f"), "file:///site/");
+        assert_eq!(key("http://ex.com/a.html?x=1"), "http://ex.com/a.html?x=1");
     }
 }

@@ -19,7 +19,8 @@
 //! `unchecked`, `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
-//! seconds).
+//! seconds) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
+//! url_limit, scheme}`).
 
 use std::io::{self, Write};
 
@@ -170,6 +171,14 @@ pub fn summary_json(report: &Report) -> Value {
         "content_types": stats.content_types,
         "url_lengths": stats.url_lengths.map(|(min, max, avg)| json!({"min": min, "max": max, "avg": avg})),
         "insecure": report.insecure,
+        "skipped": {
+            "robots": stats.skipped.robots,
+            "outside_scope": stats.skipped.outside_scope,
+            "excluded": stats.skipped.excluded,
+            "not_included": stats.skipped.not_included,
+            "url_limit": stats.skipped.url_limit,
+            "scheme": stats.skipped.scheme,
+        },
         "hosts": stats.hosts.iter()
             .map(|(h, broken)| json!({
                 "host": h.host,

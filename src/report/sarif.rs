@@ -35,7 +35,7 @@ const SRCROOT: &str = "SRCROOT";
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// Every failure kind, in the order their rules are listed (after `http-error`).
-const FAIL_KINDS: [FailKind; 15] = [
+const FAIL_KINDS: [FailKind; 16] = [
     FailKind::InvalidUrl,
     FailKind::Dns,
     FailKind::Connect,
@@ -51,6 +51,7 @@ const FAIL_KINDS: [FailKind; 15] = [
     FailKind::Interrupted,
     FailKind::Internal,
     FailKind::Plugin,
+    FailKind::Fragment,
 ];
 
 /// What a failure kind's rule says. The match has no wildcard, so a new kind must be described.
@@ -71,6 +72,7 @@ fn kind_description(kind: FailKind) -> &'static str {
         FailKind::Interrupted => "The run was interrupted while the link was being checked.",
         FailKind::Internal => "Checking the link hit an internal error in linkpatrol.",
         FailKind::Plugin => "A plugin found the link's target broken.",
+        FailKind::Fragment => "The link's #fragment names no anchor on its target page.",
     }
 }
 

@@ -215,6 +215,22 @@ impl<W: Write> Reporter for TextReporter<W> {
         }
         let line = summary_line(report);
         writeln!(o, "{}", self.painter.paint(Tone::Summary, line))?;
+        // No silent pass: what was found and not checked is said, and why.
+        let skipped = stats.skipped;
+        if skipped.total() > 0 {
+            let reasons: Vec<String> = skipped
+                .reasons()
+                .iter()
+                .map(|(why, n)| format!("{n} {why}"))
+                .collect();
+            writeln!(
+                o,
+                "{} URL{} not checked: {}.",
+                skipped.total(),
+                plural(skipped.total()),
+                reasons.join(", ")
+            )?;
+        }
         writeln!(
             o,
             "Stopped checking after {}.",

@@ -1,5 +1,7 @@
 //! The `anchors` plugin: a link's `#fragment` must name an `id` (or an `<a name>`) of its target
-//! page.
+//! page, or, on a Markdown page, a heading (by GitHub's slug rules), an explicit heading id
+//! (`{#id}`) or the `id`/`name` of its raw HTML. A missing one breaks the link (an error);
+//! `severity=warning` makes it a warning (`anchor-not-found`) instead.
 //!
 //! Each page's anchors are read once. Pages the engine parses anyway hand their anchors over in
 //! [`Plugin::check_content`]; any other target (an external page, a page below the recursion
@@ -23,8 +25,9 @@ pub use decode::percent_decode;
 /// The plugin's name.
 pub const NAME: &str = "anchors";
 /// One line for `--list-plugins`.
-pub const DESCRIPTION: &str = "#fragment links must name an id or <a name> of their target page \
-                               (each page read once); settings: none";
+pub const DESCRIPTION: &str = "#fragment links must name an id, <a name> or Markdown heading of \
+                               their target page (each page read once); settings: \
+                               severity=error|warning (default error)";
 /// The warning tag.
 pub const TAG: &str = "anchor-not-found";
 /// How many available anchors a warning lists before "and N more".
@@ -59,16 +62,31 @@ impl PageAnchors {
 #[derive(Debug, Default)]
 pub struct Anchors {
     pages: RwLock<HashMap<String, Arc<PageAnchors>>>,
+    /// A missing fragment is a warning, not an error (`severity=warning`).
+    only_warn: bool,
 }
 
 impl Anchors {
-    /// The plugin, from its settings (it takes none).
+    /// The plugin, from its settings: `severity=error` (the default: a link whose fragment is
+    /// missing is broken) or `severity=warning`.
     ///
     /// # Errors
-    /// When a setting is given.
+    /// On an unknown setting or severity.
     pub fn from_options(options: &Options) -> Result<Anchors, String> {
-        options.only(&[])?;
-        Ok(Anchors::default())
+        options.only(&["severity"])?;
+        let only_warn = match options.get("severity").map(str::trim) {
+            None | Some("error") => false,
+            Some("warning") => true,
+            Some(other) => {
+                return Err(format!(
+                    "plugin {NAME}: `severity={other}' is not `error' or `warning'"
+                ));
+            }
+        };
+        Ok(Anchors {
+            only_warn,
+            ..Anchors::default()
+        })
     }
 
     fn key(url: &Url) -> String {
@@ -101,7 +119,7 @@ impl Anchors {
             return Some(found);
         }
         let page = services.fetch(link.target);
-        if !page.ok || !is_html(page.content_type.as_deref()) {
+        if !page.ok || !has_anchors(page.content_type.as_deref()) {
             return None;
         }
         let mut urls = vec![link.target];
@@ -112,8 +130,12 @@ impl Anchors {
     }
 }
 
-fn is_html(content_type: Option<&str>) -> bool {
-    matches!(content_type, Some("text/html" | "application/xhtml+xml"))
+/// `true` for the pages whose anchors are known: HTML and Markdown.
+fn has_anchors(content_type: Option<&str>) -> bool {
+    matches!(
+        content_type,
+        Some("text/html" | "application/xhtml+xml" | "text/markdown" | "text/x-markdown")
+    )
 }
 
 /// `true` when `fragment` needs no element: `top` scrolls to the top, a text directive
@@ -154,7 +176,7 @@ impl Plugin for Anchors {
     }
 
     fn check_content(&self, content: &ContentView<'_>, _: &dyn Services) -> Vec<Remark> {
-        if is_html(content.content_type) {
+        if has_anchors(content.content_type) {
             self.store(&[content.url, content.final_url], content.anchors);
         }
         Vec::new()
@@ -166,7 +188,7 @@ impl Plugin for Anchors {
         }
         if link
             .target_content_type
-            .is_some_and(|ct| !is_html(Some(ct)))
+            .is_some_and(|ct| !has_anchors(Some(ct)))
         {
             return Vec::new();
         }
@@ -180,10 +202,12 @@ impl Plugin for Anchors {
         if anchors.set.contains(link.fragment) || anchors.set.contains(decoded.as_str()) {
             return Vec::new();
         }
-        vec![Remark::warning(
-            TAG,
-            not_found_message(link.fragment, &decoded, link.target, &anchors),
-        )]
+        let message = not_found_message(link.fragment, &decoded, link.target, &anchors);
+        if self.only_warn {
+            vec![Remark::warning(TAG, message)]
+        } else {
+            vec![Remark::Broken(message)]
+        }
     }
 }
 

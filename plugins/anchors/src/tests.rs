@@ -3,6 +3,11 @@ use linkpatrol_plugin_api::{ContentView, LinkView, Options, Plugin, Remark, Url}
 
 use super::{Anchors, TAG};
 
+/// The plugin with `severity=warning`: remarks come as warnings, whose messages tests read.
+fn warning_only() -> Anchors {
+    Anchors::from_options(&Options::new("anchors").with("severity", "warning")).unwrap()
+}
+
 fn url(s: &str) -> Url {
     Url::parse(s).unwrap()
 }
@@ -44,7 +49,7 @@ fn tags(remarks: &[Remark]) -> Vec<&'static str> {
 
 #[test]
 fn parsed_pages_are_never_fetched_again() {
-    let plugin = Anchors::default();
+    let plugin = warning_only();
     let page = url("http://h.test/p.html");
     feed(&plugin, &page, &["intro", "usage"]);
     let services = FakeServices::new();
@@ -65,7 +70,7 @@ fn parsed_pages_are_never_fetched_again() {
 
 #[test]
 fn other_pages_are_fetched_once_however_many_fragments_point_in() {
-    let plugin = Anchors::default();
+    let plugin = warning_only();
     let services = FakeServices::new().html("http://other.test/doc", &["a", "b"]);
     let target = url("http://other.test/doc");
     for fragment in ["a", "b", "c", "a", "d"] {
@@ -76,7 +81,7 @@ fn other_pages_are_fetched_once_however_many_fragments_point_in() {
 
 #[test]
 fn encoded_and_unicode_fragments_compare_decoded() {
-    let plugin = Anchors::default();
+    let plugin = warning_only();
     let page = url("http://h.test/p.html");
     feed(&plugin, &page, &["café", "a b", "100%", "x%41"]);
     let s = FakeServices::new();
@@ -99,7 +104,7 @@ fn encoded_and_unicode_fragments_compare_decoded() {
 
 #[test]
 fn top_text_directives_and_broken_or_non_html_targets_are_not_checked() {
-    let plugin = Anchors::default();
+    let plugin = warning_only();
     let page = url("http://h.test/p.html");
     feed(&plugin, &page, &[]);
     let s = FakeServices::new();
@@ -124,7 +129,7 @@ fn top_text_directives_and_broken_or_non_html_targets_are_not_checked() {
 
 #[test]
 fn the_message_lists_available_anchors_sorted_and_trimmed() {
-    let plugin = Anchors::default();
+    let plugin = warning_only();
     let page = url("http://h.test/p.html");
     let many: Vec<String> = (0..25).map(|i| format!("s{i:02}")).collect();
     let refs: Vec<&str> = many.iter().map(String::as_str).collect();
@@ -146,7 +151,7 @@ fn the_message_lists_available_anchors_sorted_and_trimmed() {
 
 #[test]
 fn a_redirected_target_uses_the_anchors_of_where_it_landed() {
-    let plugin = Anchors::default();
+    let plugin = warning_only();
     let landed = url("http://h.test/new.html");
     feed(&plugin, &landed, &["here"]);
     let old = url("http://h.test/old.html");
@@ -158,7 +163,55 @@ fn a_redirected_target_uses_the_anchors_of_where_it_landed() {
 }
 
 #[test]
-fn settings_are_refused() {
+fn only_severity_is_a_setting() {
+    let with = |k: &str, v: &str| Anchors::from_options(&Options::new("anchors").with(k, v));
     assert!(Anchors::from_options(&Options::new("anchors")).is_ok());
-    assert!(Anchors::from_options(&Options::new("anchors").with("x", "1")).is_err());
+    assert!(with("x", "1").is_err());
+    assert!(with("severity", "error").is_ok());
+    let err = with("severity", "fatal").unwrap_err();
+    assert!(err.contains("severity=fatal"), "{err}");
+}
+
+#[test]
+fn a_missing_fragment_breaks_the_link_by_default() {
+    let plugin = Anchors::from_options(&Options::new("anchors")).unwrap();
+    let page = url("http://h.test/p.html");
+    feed(&plugin, &page, &["intro"]);
+    let s = FakeServices::new();
+    assert!(plugin.check_link(&link(&page, "intro"), &s).is_empty());
+    let r = plugin.check_link(&link(&page, "missing"), &s);
+    let [Remark::Broken(message)] = r.as_slice() else {
+        panic!("{r:?}")
+    };
+    assert!(message.contains("Anchor `missing' not found"), "{message}");
+}
+
+#[test]
+fn markdown_pages_have_anchors_and_other_text_has_none() {
+    let plugin = Anchors::default();
+    let readme = url("file:///repo/README.md");
+    let view = ContentView {
+        url: &readme,
+        final_url: &readme,
+        content_type: Some("text/markdown"),
+        body: b"",
+        links: &[],
+        anchors: &["setup".to_owned()],
+        internal: true,
+    };
+    let s = FakeServices::new();
+    assert!(plugin.check_content(&view, &s).is_empty());
+    let mut l = link(&readme, "setup");
+    l.target_content_type = Some("text/markdown");
+    assert!(plugin.check_link(&l, &s).is_empty());
+    l.fragment = "set-up";
+    assert!(matches!(
+        plugin.check_link(&l, &s).as_slice(),
+        [Remark::Broken(_)]
+    ));
+    let notes = url("file:///repo/notes.txt");
+    let mut l = link(&notes, "x");
+    l.target_content_type = Some("text/plain");
+    assert!(plugin.check_link(&l, &s).is_empty());
+    assert!(s.fetched().is_empty());
 }

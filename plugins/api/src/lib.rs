@@ -55,8 +55,9 @@ pub struct ContentView<'a> {
     /// The links found in it, resolved against the page (those that resolve). Collected only
     /// when some configured plugin's [`Plugin::wants_links`] is `true`; empty otherwise.
     pub links: &'a [Url],
-    /// Every non-empty `id` and `<a name>` of the page, as written (character references
-    /// decoded).
+    /// Every non-empty `id` and `<a name>` of an HTML page, as written (character references
+    /// decoded); of a Markdown page, its heading slugs (GitHub's rules), explicit heading ids
+    /// and the `id`s and names of its raw HTML.
     pub anchors: &'a [String],
     /// Inside the crawl's scope.
     pub internal: bool,
@@ -72,7 +73,7 @@ pub struct LinkView<'a> {
     pub real_target: Option<&'a Url>,
     /// The fragment as it is in the parsed URL (percent-encoded where the URL syntax requires).
     pub fragment: &'a str,
-    /// The page that contains the link.
+    /// The page that contains the link; empty for a start URL.
     pub parent: &'a str,
     /// `true` when the target was found reachable.
     pub target_ok: bool,
@@ -93,7 +94,8 @@ pub struct Page {
     pub content_type: Option<String>,
     /// The content as read (HTML decoded to UTF-8), capped at the body limit.
     pub body: Vec<u8>,
-    /// Every non-empty `id` and `<a name>` of an HTML page.
+    /// Every non-empty `id` and `<a name>` of an HTML page; the anchors of a Markdown page
+    /// (see [`ContentView::anchors`]).
     pub anchors: Vec<String>,
     /// Why the page could not be fetched, when it could not.
     pub error: Option<String>,
@@ -125,7 +127,8 @@ pub enum Remark {
     /// Information shown in reports' info column; never affects the verdict.
     Info(String),
     /// The URL is broken for this plugin: a reachable URL is reported failed with this message.
-    /// Ignored in [`Plugin::check_link`] (a link's verdict is its target's).
+    /// From [`Plugin::check_link`]: this occurrence of the link is broken (its fragment), while
+    /// its target stays as checked for every other link to it.
     Broken(String),
 }
 
@@ -167,7 +170,8 @@ pub trait Plugin: Send + Sync {
     }
 
     /// Called once per occurrence of a link that has a fragment, after its target's check has
-    /// finished. Only warnings are kept: they belong to this occurrence (the page that has it).
+    /// finished. Warnings and a `Broken` verdict belong to this occurrence (the page that has
+    /// it; a start URL with a fragment has no page, and its parent is empty); infos are dropped.
     fn check_link(&self, link: &LinkView<'_>, services: &dyn Services) -> Vec<Remark> {
         let _ = (link, services);
         Vec::new()

@@ -8,7 +8,7 @@ use linkpatrol::report::Format;
 
 use crate::values::{
     AuthSection, FileOutput, HostSection, color_when, file_output, format_name, group_by, header,
-    host_header, non_negative, pattern_number, positive_secs, thread_count,
+    host_header, non_negative, pattern_number, positive_secs, shard, thread_count,
 };
 
 use linkpatrol::{
@@ -273,7 +273,33 @@ pub struct Args {
     #[arg(skip)]
     pub auth: Vec<AuthSection>,
 
+    // ---- Sharding by host: `shard_files.rs`. ----
+    /// Be shard I of N (0-based) of a check split by host: start sites on hosts other shards
+    /// own are left to them, and links to such hosts are exported, not checked.
+    #[arg(long, value_name = "I/N", value_parser = shard)]
+    pub shard: Option<linkpatrol::Shard>,
+
+    /// Phase 1 of a sharded check: write the links this shard exports to FILE (NDJSON).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub export_external: Option<PathBuf>,
+
+    /// Phase 2 of a sharded check: check the links of this export (of any shard) that this
+    /// shard owns, as found on their pages (repeatable; no start URL needed).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub external_from: Vec<PathBuf>,
+
+    /// Phase 2 of a sharded check: this shard's phase-1 NDJSON report (written with -v); a
+    /// link already checked there gets that result, with no new request.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub reuse_results: Option<PathBuf>,
+
     // ---- Plugins: parsing and building in `plugin_flags.rs`. ----
+    /// Check that each link's #fragment names an anchor of its page (HTML ids and names,
+    /// Markdown headings): the `anchors` plugin. A missing one is an error; `--plugin
+    /// anchors:severity=warning` makes it a warning.
+    #[arg(long)]
+    pub check_anchors: bool,
+
     /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     /// same plugin add up). See --list-plugins.
     #[arg(long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::plugin_flags::parse_spec)]

@@ -78,6 +78,7 @@ pub struct FileConfig {
     pub csv_raw: Option<bool>,
     pub ignore_warning: Option<Vec<String>>,
     pub fail_on_warnings: Option<bool>,
+    pub check_anchors: Option<bool>,
     // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
     pub plugin: Option<Vec<String>>,
     // Sections (tables come after plain keys in TOML).
@@ -241,7 +242,8 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         csv_bom,
         csv_raw,
         ignore_warning,
-        fail_on_warnings
+        fail_on_warnings,
+        check_anchors
     );
     take_parsed!(color, color, values::color_when);
     take_parsed!(group_by, group_by, values::group_by);
@@ -378,6 +380,7 @@ pub fn effective(args: &Args) -> FileConfig {
         csv_raw: Some(args.csv_raw),
         ignore_warning: list(&args.ignore_warning),
         fail_on_warnings: Some(args.fail_on_warnings),
+        check_anchors: Some(args.check_anchors),
         plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
         hosts: args.hosts.clone(),
         auth: args.auth.clone(),
@@ -447,6 +450,7 @@ pub(crate) mod tests {
             csv_raw: Some(true),
             ignore_warning: Some(vec!["http-redirected".into()]),
             fail_on_warnings: Some(true),
+            check_anchors: Some(true),
             plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),
             hosts: vec![HostSection {
                 pattern: "^docs\\.example\\.test:443$".into(),
@@ -484,8 +488,13 @@ pub(crate) mod tests {
             .lines()
             .filter_map(|l| l.split_once(" = ").map(|(k, _)| k))
             .collect();
-        // Flags about the config file itself, and accepted-but-ignored LinkChecker flags.
+        // Flags about the config file itself, accepted-but-ignored LinkChecker flags, and a
+        // shard's place and files in a split check (per run, never a saved setting).
         let exempt = [
+            "shard",
+            "export-external",
+            "external-from",
+            "reuse-results",
             "help",
             "version",
             "config",

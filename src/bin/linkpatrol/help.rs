@@ -87,7 +87,11 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "fail_on_warnings",
         ],
     ),
-    ("Plugins", &["plugins", "list_plugins"]),
+    ("Plugins", &["check_anchors", "plugins", "list_plugins"]),
+    (
+        "Sharding",
+        &["shard", "export_external", "external_from", "reuse_results"],
+    ),
 ];
 
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.

@@ -8,10 +8,12 @@ mod exit_guard;
 mod help;
 mod inputs;
 mod key_hint;
+mod merge;
 mod outputs;
 mod plugin_flags;
 mod report_setup;
 mod settings;
+mod shard_files;
 mod status;
 mod trust;
 mod values;
@@ -40,6 +42,12 @@ const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     allocator::tune();
+    if std::env::args_os().nth(1).is_some_and(|a| a == "merge") {
+        return match merge::run() {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => fail(&e),
+        };
+    }
     let args = match settings::args_from_command_line() {
         Ok(args) => args,
         Err(e) => return fail(&e),
@@ -89,6 +97,10 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let checker = Checker::new(config)?;
     // Every -F file opens before any is truncated (and before the run starts).
     let files = outputs::open_all(&args.file_outputs)?;
+    let mut export = match &args.export_external {
+        Some(path) => Some(shard_files::ExportWriter::create(path)?),
+        None => None,
+    };
     let cancel = checker.cancel_handle();
     let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED));
     let presses = AtomicUsize::new(0);
@@ -134,6 +146,15 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let reporter = RefCell::new(reporter);
     let report = checker.run_with_idle(
         |entry| {
+            // An exported link is another shard's row: it goes to the export file only.
+            if entry.result.exported_to.is_some() {
+                if let Some(out) = export.as_mut()
+                    && let Err(e) = out.write(entry)
+                {
+                    write_error.get_or_insert(e);
+                }
+                return;
+            }
             if entry.result.outcome.is_broken() {
                 counters.errors.fetch_add(1, Ordering::Relaxed);
             }
@@ -158,6 +179,9 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         return Err(e.into());
     }
     finished?;
+    if let Some(out) = export {
+        out.finish()?;
+    }
     // The last, unterminated line may still sit in stdout's own buffer.
     if let Err(e) = io::stdout().flush()
         && e.kind() != io::ErrorKind::BrokenPipe

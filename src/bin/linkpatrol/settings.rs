@@ -146,7 +146,23 @@ pub fn config_from(args: &Args) -> Result<Config> {
     }
     config = add_requests(config, args)?;
     config = inputs::add_inputs(config, args)?;
-    config = crate::plugin_flags::add_plugins(config, &args.plugins)?;
+    let mut plugins = args.plugins.clone();
+    // `--check-anchors` is `--plugin anchors` (whose settings, when also given, still apply).
+    if args.check_anchors && !plugins.iter().any(|(name, _)| name == "anchors") {
+        plugins.push(("anchors".into(), Vec::new()));
+    }
+    config = crate::plugin_flags::add_plugins(config, &plugins)?;
+    if let Some(shard) = args.shard {
+        config = config.shard(shard);
+        for link in crate::shard_files::read_exports(&args.external_from, shard)? {
+            config = config.found_link(link);
+        }
+        if let Some(path) = &args.reuse_results {
+            for result in crate::shard_files::read_results(path)? {
+                config = config.reuse_result(result);
+            }
+        }
+    }
     if !args.csv_delimiter.is_ascii() {
         bail!("--csv-delimiter must be a single ASCII character");
     }

@@ -227,6 +227,10 @@ mod tests {
         ("ignore-warning", "the report's content"),
         ("fail-on-warnings", "the exit status"),
         (
+            "check-anchors",
+            "the anchors plugin: reads the pages being checked",
+        ),
+        (
             "plugin",
             "the list itself; each plugin it names is classified as plugins.NAME",
         ),

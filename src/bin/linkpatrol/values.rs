@@ -128,6 +128,10 @@ pub fn thread_count(s: &str) -> Result<usize, String> {
     }
 }
 
+pub fn shard(s: &str) -> Result<linkpatrol::Shard, String> {
+    s.parse().map_err(|e: linkpatrol::Error| e.to_string())
+}
+
 pub fn positive_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),

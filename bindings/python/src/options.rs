@@ -1,0 +1,552 @@
+//! Keyword options → `linkpatrol::Config`. The names are the CLI's long flags with `_` for `-`
+//! (`recursion_level` for `--recursion-level`) and the values are checked the way the CLI checks
+//! them (src/bin/linkpatrol/values.rs and settings.rs). An unknown name, or a CLI flag that
+//! only shapes the command's output, is a `ValueError` naming it; a value of the wrong type is a
+//! `TypeError`, a value out of range a `ValueError`, both naming the option.
+
+use std::time::Duration;
+
+use linkpatrol::plugin::Options;
+use linkpatrol::{AcceptStatus, Config, CookieJar, HostRule, MAX_DURATION};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// The links another shard exported (`Result.to_dict()` of rows with `exported_to` set) that
+/// `shard` owns, as found links: url, fragment, parent, urlname, line, column, name, base,
+/// level.
+pub fn found_links(
+    shard: Option<linkpatrol::Shard>,
+    rows: &Bound<'_, PyAny>,
+) -> PyResult<Vec<linkpatrol::FoundLink>> {
+    let mut out = Vec::new();
+    for row in rows.try_iter()? {
+        let row = row?;
+        let row = row
+            .cast::<PyDict>()
+            .map_err(|_| PyTypeError::new_err("found: each link is a dict (Result.to_dict())"))?;
+        let text = |key: &str| -> PyResult<Option<String>> {
+            match row.get_item(key)? {
+                Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
+                _ => Ok(None),
+            }
+        };
+        let number = |key: &str| -> PyResult<Option<usize>> {
+            match row.get_item(key)? {
+                Some(v) if !v.is_none() => Ok(Some(v.extract()?)),
+                _ => Ok(None),
+            }
+        };
+        let missing = |k: &str| PyValueError::new_err(format!("found: a link without `{k}'"));
+        let url = text("url")?.ok_or_else(|| missing("url"))?;
+        let parent = text("parent")?.ok_or_else(|| missing("parent"))?;
+        let level = number("level")?.ok_or_else(|| missing("level"))?;
+        let full = match text("fragment")? {
+            Some(f) => format!("{url}#{f}"),
+            None => url,
+        };
+        if let (Some(shard), Ok(parsed)) = (shard, url::Url::parse(&full))
+            && !shard.owns(&parsed)
+        {
+            continue;
+        }
+        out.push(
+            linkpatrol::FoundLink::new(full, parent, text("urlname")?.unwrap_or_default(), level)
+                .at(number("line")?, number("column")?)
+                .name(text("name")?.unwrap_or_default())
+                .base(text("base")?),
+        );
+    }
+    Ok(out)
+}
+use regex::Regex;
+
+/// Every option `Checker(**options)` takes, in the order the README lists them.
+pub const OPTIONS: &[&str] = &[
+    "threads",
+    "timeout",
+    "max_requests_per_second",
+    "host_concurrency",
+    "recursion_level",
+    "internal_only",
+    "check_extern",
+    "include",
+    "exclude",
+    "no_follow",
+    "max_redirects",
+    "abort_timeout",
+    "root_dir",
+    "no_robots",
+    "follow_outside_root",
+    "sitemaps",
+    "max_retries",
+    "max_retry_wait",
+    "header",
+    "host_rate",
+    "host_max_concurrency",
+    "host_header",
+    "insecure",
+    "proxy",
+    "max_urls",
+    "max_body_size",
+    "user_agent",
+    "ignore_warning",
+    "base_url",
+    "cookie_file",
+    "accept",
+    "method",
+    "check_mx",
+    "dns_server",
+    "plugin",
+    "shard",
+];
+
+/// CLI flags that shape the command's own output or input, not the check.
+const CLI_ONLY: &[&str] = &[
+    "output",
+    "file_output",
+    "quiet",
+    "csv_delimiter",
+    "csv_bom",
+    "csv_raw",
+    "no_status",
+    "verbose",
+    "fail_on_warnings",
+    "config",
+    "no_config",
+    "trust_config",
+    "print_config",
+    "stdin",
+    "input_file",
+    "list_plugins",
+    "export_external",
+    "external_from",
+];
+
+/// The configuration `options` describe (no inputs yet), and the per-run settings the
+/// bindings keep themselves.
+pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
+    let mut config = Config::new();
+    let mut plugins: Vec<Options> = Vec::new();
+    let mut method_get = false;
+    let mut accept: Option<AcceptStatus> = None;
+    let mut mx_given = false;
+    let mut dns_server: Option<String> = None;
+    let Some(options) = options else {
+        return Ok(config);
+    };
+    for (key, value) in options.iter() {
+        let name: String = key.extract()?;
+        let v = Value {
+            name: &name,
+            value: &value,
+        };
+        config = match name.as_str() {
+            "threads" => {
+                let n = v.int()?;
+                if !(1..=1024).contains(&n) {
+                    return Err(v.bad("a thread count from 1 to 1024"));
+                }
+                config.threads(n as usize)
+            }
+            "timeout" => {
+                let d = v.secs()?;
+                if d.is_zero() {
+                    return Err(v.bad("a positive number of seconds"));
+                }
+                config.timeout(d)
+            }
+            "max_requests_per_second" => {
+                let rate = v.rate()?;
+                // Given explicitly, the rate holds for loopback hosts too (as the CLI's flag).
+                config
+                    .max_requests_per_second(rate)
+                    .loopback_unthrottled(false)
+            }
+            "host_concurrency" => config.host_concurrency(v.count()?),
+            "recursion_level" => {
+                if v.value.is_none() {
+                    config.recursion_level(None)
+                } else {
+                    config.recursion_level(Some(v.count()?))
+                }
+            }
+            "internal_only" => config.check_external(!v.flag()?),
+            "check_extern" => {
+                v.flag()?;
+                config
+            }
+            "include" => v.regexes()?.into_iter().fold(config, Config::include),
+            "exclude" => v.regexes()?.into_iter().fold(config, Config::exclude),
+            "no_follow" => v.regexes()?.into_iter().fold(config, Config::no_follow),
+            "max_redirects" => config.max_redirects(v.count()?),
+            "abort_timeout" => config.abort_timeout(v.secs()?),
+            "root_dir" => config.root_dir(v.path()?),
+            "no_robots" => config.robots(!v.flag()?),
+            "follow_outside_root" => config.follow_outside_root(v.flag()?),
+            "sitemaps" => config.seed_sitemaps(v.flag()?),
+            "max_retries" => {
+                config.max_retries(u32::try_from(v.count()?).map_err(|_| v.bad("a count"))?)
+            }
+            "max_retry_wait" => config.max_retry_wait(v.secs()?),
+            "header" => {
+                for h in v.strings()? {
+                    let (name, value) = header(&h).map_err(|m| v.bad_text(&m))?;
+                    config = config.header(name, value);
+                }
+                config
+            }
+            "host_rate" => {
+                for s in v.strings()? {
+                    let (pattern, n) = pattern_number::<f64>(&s).map_err(|m| v.bad_text(&m))?;
+                    let n = checked_rate(&v, n)?;
+                    config = config
+                        .host_rule(HostRule::new(v.regex(&pattern)?).max_requests_per_second(n));
+                }
+                config
+            }
+            "host_max_concurrency" => {
+                for s in v.strings()? {
+                    let (pattern, n) = pattern_number::<usize>(&s).map_err(|m| v.bad_text(&m))?;
+                    config = config.host_rule(HostRule::new(v.regex(&pattern)?).concurrency(n));
+                }
+                config
+            }
+            "host_header" => {
+                for s in v.strings()? {
+                    let (pattern, h) = s
+                        .split_once('=')
+                        .ok_or_else(|| v.bad_text(&format!("`{s}' is not REGEX=NAME: VALUE")))?;
+                    let (name, value) = header(h).map_err(|m| v.bad_text(&m))?;
+                    config = config.host_rule(HostRule::new(v.regex(pattern)?).header(name, value));
+                }
+                config
+            }
+            "insecure" => config.insecure(v.flag()?),
+            "proxy" => config.proxy(v.string()?),
+            "max_urls" => config.max_urls(Some(v.count()?).filter(|&n| n > 0)),
+            "max_body_size" => config.max_body_size(v.count()? as u64),
+            "user_agent" => config.user_agent(v.string()?),
+            "ignore_warning" => v
+                .strings()?
+                .into_iter()
+                .fold(config, Config::ignore_warning),
+            "base_url" => config.base_url(v.string()?),
+            "cookie_file" => {
+                let path = v.path()?;
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    v.bad_text(&format!(
+                        "cannot read cookie file `{}': {e}",
+                        path.display()
+                    ))
+                })?;
+                let jar =
+                    CookieJar::parse_netscape(&text).map_err(|e| v.bad_text(&e.to_string()))?;
+                config.cookies(jar)
+            }
+            "accept" => {
+                accept = Some(
+                    AcceptStatus::parse(&v.string()?).map_err(|e| v.bad_text(&e.to_string()))?,
+                );
+                config
+            }
+            "method" => {
+                let m = v.string()?;
+                method_get = match m.to_ascii_lowercase().as_str() {
+                    "head" => false,
+                    "get" => true,
+                    _ => return Err(v.bad("`head' or `get'")),
+                };
+                config
+            }
+            "check_mx" => {
+                mx_given = v.flag()?;
+                config
+            }
+            "dns_server" => {
+                dns_server = Some(v.string()?);
+                config
+            }
+            "plugin" => {
+                for spec in v.strings()? {
+                    add_plugin_spec(&mut plugins, &spec).map_err(|m| v.bad_text(&m))?;
+                }
+                config
+            }
+            "shard" => config.shard(parse_shard(&v)?),
+            other if CLI_ONLY.contains(&other) => {
+                return Err(PyValueError::new_err(format!(
+                    "option `{other}' shapes the command's output, not the check: \
+                     use Report.write(path, format=...) or the CLI"
+                )));
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown option `{other}' (options: {})",
+                    OPTIONS.join(", ")
+                )));
+            }
+        };
+    }
+    if let Some(accept) = accept {
+        config = config.accept(accept);
+    }
+    config = config.always_get(method_get);
+    if mx_given {
+        config = config.mx_resolver(Some(mx_resolver(dns_server.as_deref())?));
+    }
+    for options in &plugins {
+        let plugin = linkpatrol::plugins::builtin(options.plugin(), options)
+            .map_err(|e| PyValueError::new_err(format!("option `plugin': {e}")))?;
+        config = config.plugin(plugin);
+    }
+    Ok(config)
+}
+
+/// One option's name and value, with the conversions that name it in their errors.
+struct Value<'a, 'py> {
+    name: &'a str,
+    value: &'a Bound<'py, PyAny>,
+}
+
+impl Value<'_, '_> {
+    fn wrong_type(&self, wanted: &str) -> PyErr {
+        let got = self
+            .value
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |n| n.to_string());
+        PyTypeError::new_err(format!("option `{}' takes {wanted}, not {got}", self.name))
+    }
+
+    fn bad(&self, wanted: &str) -> PyErr {
+        let shown = self
+            .value
+            .repr()
+            .map_or_else(|_| "?".to_owned(), |r| r.to_string());
+        PyValueError::new_err(format!("option `{}': {shown} is not {wanted}", self.name))
+    }
+
+    fn bad_text(&self, message: &str) -> PyErr {
+        PyValueError::new_err(format!("option `{}': {message}", self.name))
+    }
+
+    fn flag(&self) -> PyResult<bool> {
+        if self.value.is_instance_of::<PyBool>() {
+            self.value.extract()
+        } else {
+            Err(self.wrong_type("a bool"))
+        }
+    }
+
+    fn int(&self) -> PyResult<i64> {
+        if self.value.is_instance_of::<PyBool>() || !self.value.is_instance_of::<PyInt>() {
+            return Err(self.wrong_type("an int"));
+        }
+        self.value
+            .extract()
+            .map_err(|_| self.bad("an int in range"))
+    }
+
+    /// A count: an int >= 0.
+    fn count(&self) -> PyResult<usize> {
+        let n = self.int()?;
+        usize::try_from(n).map_err(|_| self.bad("a count >= 0"))
+    }
+
+    fn number(&self) -> PyResult<f64> {
+        if self.value.is_instance_of::<PyBool>()
+            || !(self.value.is_instance_of::<PyInt>() || self.value.is_instance_of::<PyFloat>())
+        {
+            return Err(self.wrong_type("a number"));
+        }
+        let x: f64 = self.value.extract()?;
+        if !x.is_finite() || x < 0.0 {
+            return Err(self.bad("a number >= 0"));
+        }
+        Ok(x)
+    }
+
+    /// Seconds, at most the library's longest duration (a year).
+    fn secs(&self) -> PyResult<Duration> {
+        let x = self.number()?;
+        if x > MAX_DURATION.as_secs_f64() {
+            return Err(self.bad("at most a year of seconds"));
+        }
+        Ok(Duration::from_secs_f64(x))
+    }
+
+    fn rate(&self) -> PyResult<f64> {
+        let x = self.number()?;
+        checked_rate(self, x)
+    }
+
+    fn string(&self) -> PyResult<String> {
+        if self.value.is_instance_of::<PyString>() {
+            self.value.extract()
+        } else {
+            Err(self.wrong_type("a str"))
+        }
+    }
+
+    /// A str or an `os.PathLike`.
+    fn path(&self) -> PyResult<std::path::PathBuf> {
+        self.value
+            .extract::<std::path::PathBuf>()
+            .map_err(|_| self.wrong_type("a str or os.PathLike"))
+    }
+
+    /// A repeatable option: one str, or a list or tuple of them.
+    fn strings(&self) -> PyResult<Vec<String>> {
+        if self.value.is_instance_of::<PyString>() {
+            return Ok(vec![self.value.extract()?]);
+        }
+        if self.value.is_instance_of::<PyList>() || self.value.is_instance_of::<PyTuple>() {
+            let mut out = Vec::new();
+            for item in self.value.try_iter()? {
+                let item = item?;
+                if !item.is_instance_of::<PyString>() {
+                    return Err(self.wrong_type("a str or a list of str"));
+                }
+                out.push(item.extract()?);
+            }
+            return Ok(out);
+        }
+        Err(self.wrong_type("a str or a list of str"))
+    }
+
+    fn regex(&self, pattern: &str) -> PyResult<Regex> {
+        Regex::new(pattern)
+            .map_err(|e| self.bad_text(&format!("`{pattern}' is not a valid regex: {e}")))
+    }
+
+    fn regexes(&self) -> PyResult<Vec<Regex>> {
+        self.strings()?.iter().map(|p| self.regex(p)).collect()
+    }
+}
+
+/// A request rate, refused when it means more than a year between requests (0: no limit).
+fn checked_rate(v: &Value<'_, '_>, per_second: f64) -> PyResult<f64> {
+    if !per_second.is_finite()
+        || per_second < 0.0
+        || (per_second > 0.0 && 1.0 / per_second > MAX_DURATION.as_secs_f64())
+    {
+        return Err(v.bad_text(&format!(
+            "{per_second} requests per second: 0 (no limit) or at least one a year"
+        )));
+    }
+    Ok(per_second)
+}
+
+/// `shard="I/N"` or `shard=(I, N)`.
+fn parse_shard(v: &Value<'_, '_>) -> PyResult<linkpatrol::Shard> {
+    let (i, n): (i64, i64) = if v.value.is_instance_of::<PyString>() {
+        let s = v.string()?;
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| v.bad_text(&format!("`{s}' is not I/N")))?;
+        (
+            i.trim().parse().map_err(|_| v.bad("I/N"))?,
+            n.trim().parse().map_err(|_| v.bad("I/N"))?,
+        )
+    } else {
+        v.value
+            .extract()
+            .map_err(|_| v.wrong_type("\"I/N\" or a tuple (I, N)"))?
+    };
+    let (Ok(i), Ok(n)) = (usize::try_from(i), usize::try_from(n)) else {
+        return Err(v.bad("a shard I/N with 0 <= I < N"));
+    };
+    linkpatrol::Shard::new(i, n).map_err(|e| v.bad_text(&e.to_string()))
+}
+
+/// `NAME: VALUE`, as `--header` reads it.
+fn header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or_else(|| format!("`{s}' is not a header: use `NAME: VALUE'"))?;
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
+    {
+        return Err(format!("`{name}' is not a valid header name"));
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
+}
+
+/// `REGEX=N`, as `--host-rate` and `--host-max-concurrency` read it.
+fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
+    let (pattern, n) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("`{s}' is not REGEX=N"))?;
+    let n = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{n}' is not a valid number"))?;
+    Ok((pattern.to_owned(), n))
+}
+
+/// `NAME` or `NAME:key=value[,key=value…]`, as `--plugin` reads it: settings of one plugin add
+/// up, and each plugin is made once, in the order its name first appears.
+fn add_plugin_spec(plugins: &mut Vec<Options>, spec: &str) -> Result<(), String> {
+    let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
+    let name = name.trim();
+    if name.is_empty() {
+        return Err("expected NAME or NAME:key=value".into());
+    }
+    let at = match plugins.iter().position(|o| o.plugin() == name) {
+        Some(at) => at,
+        None => {
+            plugins.push(Options::new(name.to_owned()));
+            plugins.len() - 1
+        }
+    };
+    if rest.is_empty() {
+        return Ok(());
+    }
+    let pieces: Vec<&str> = rest.split(',').collect();
+    // A value with a comma stays whole when some piece after a comma is not key=value.
+    let pieces = if pieces.iter().all(|p| p.contains('=')) {
+        pieces
+    } else {
+        vec![rest]
+    };
+    for piece in pieces {
+        let (k, v) = piece
+            .split_once('=')
+            .ok_or_else(|| format!("`{piece}' is not key=value"))?;
+        if k.trim().is_empty() {
+            return Err(format!("`{piece}' has no key"));
+        }
+        plugins[at].push(k.trim().to_owned(), v.to_owned());
+    }
+    Ok(())
+}
+
+/// The resolver for `check_mx`: `dns_server` (`IP` or `IP:PORT`), else the first nameserver of
+/// /etc/resolv.conf.
+fn mx_resolver(given: Option<&str>) -> PyResult<std::net::SocketAddr> {
+    use std::net::{IpAddr, SocketAddr};
+    if let Some(s) = given {
+        return s
+            .parse::<SocketAddr>()
+            .or_else(|_| s.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
+            .map_err(|_| {
+                PyValueError::new_err(format!(
+                    "option `dns_server': `{s}' is not an IP address or IP:PORT"
+                ))
+            });
+    }
+    let conf = std::fs::read_to_string("/etc/resolv.conf").map_err(|e| {
+        PyValueError::new_err(format!(
+            "option `check_mx': cannot read /etc/resolv.conf ({e}): give dns_server"
+        ))
+    })?;
+    linkpatrol::resolver_from_resolv_conf(&conf).ok_or_else(|| {
+        PyValueError::new_err(
+            "option `check_mx': no nameserver in /etc/resolv.conf: give dns_server",
+        )
+    })
+}

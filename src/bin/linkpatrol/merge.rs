@@ -1,0 +1,107 @@
+//! `linkpatrol merge FILES... [-o TYPE] [-F TYPE[/FILE]]`: one report from the NDJSON reports
+//! of the shards of a check split by host (each written with `-o ndjson -v` or
+//! `-F ndjson/FILE -v`), as one run over everything would have written it. Exit status as a
+//! check: 1 when the merged rows have broken links.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use linkpatrol::report::{
+    Fanout, Format, ReportOptions, Reporter, Verbosity, merge_ndjson, reporter_for,
+};
+
+use crate::outputs::{self, UntilClosed};
+use crate::values::{FileOutput, file_output, format_name};
+
+/// Merge the NDJSON reports of the shards of a check split by host into one report.
+#[derive(Debug, Parser)]
+#[command(name = "linkpatrol merge")]
+struct MergeArgs {
+    /// The shards' NDJSON reports (phase 1 and phase 2 of every shard).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+
+    /// Report format on stdout.
+    #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
+    output: Format,
+
+    /// Also write a report of TYPE to FILE (repeatable).
+    #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
+    file_outputs: Vec<FileOutput>,
+
+    /// No report on stdout.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+
+    /// List every link, not only broken ones and warnings.
+    #[arg(short = 'v', long)]
+    verbose: bool,
+
+    /// Field delimiter of the CSV output.
+    #[arg(long, value_name = "CHAR", default_value_t = ';')]
+    csv_delimiter: char,
+}
+
+/// Runs `merge` with the process's arguments (after the word `merge`); the exit status.
+pub fn run() -> Result<u8> {
+    let args = MergeArgs::try_parse_from(std::env::args_os().skip(1)).map_err(|e| {
+        if matches!(
+            e.kind(),
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+        ) {
+            e.exit();
+        }
+        let text = e.to_string();
+        anyhow::anyhow!(
+            "merge: {}",
+            text.lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+        )
+    })?;
+    if !args.csv_delimiter.is_ascii() {
+        anyhow::bail!("--csv-delimiter must be a single ASCII character");
+    }
+    let mut readers = Vec::new();
+    for path in &args.files {
+        let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        readers.push((path.display().to_string(), BufReader::new(file)));
+    }
+    let report = merge_ndjson(readers)?;
+    let files = outputs::open_all(&args.file_outputs)?;
+    let options = ReportOptions {
+        verbosity: if args.verbose {
+            Verbosity::All
+        } else {
+            Verbosity::Problems
+        },
+        csv_delimiter: args.csv_delimiter as u8,
+        ..ReportOptions::default()
+    };
+    let mut reporter = Fanout::new();
+    if !args.quiet {
+        reporter.push(reporter_for(
+            args.output,
+            Box::new(BufWriter::new(UntilClosed::new(io::stdout().lock()))),
+            &options,
+        ));
+    }
+    for (f, file) in args.file_outputs.iter().zip(files) {
+        reporter.push(reporter_for(
+            f.format,
+            Box::new(BufWriter::new(file)),
+            &options,
+        ));
+    }
+    for entry in &report.entries {
+        reporter.entry(entry)?;
+    }
+    reporter.finish(&report)?;
+    drop(reporter);
+    io::stdout().flush()?;
+    Ok(if report.errors() > 0 { 1 } else { 0 })
+}

@@ -1,0 +1,384 @@
+//! Merging NDJSON reports back into one [`Report`] (`linkpatrol merge`): the shards of a check
+//! split by host each write `-o ndjson -v`; their entry lines, read back, are the rows of one
+//! run over everything, and the statistics are counted again over them.
+//!
+//! An entry line gives back every field a report shows: the fields of [`entry_json`] (the
+//! warnings of the URL and of the occurrence come back together, on the result; every report
+//! shows them together). Lines of `"type": "export"` (a shard's exported links) and unknown
+//! types are skipped. The summary lines give the per-host request numbers (summed; the
+//! interval and rate are the largest), the URLs skipped by reason and `unchecked` (summed),
+//! `interrupted` and `insecure` (any), and the duration (the longest). `urls` is the number of
+//! distinct URLs of the rows. A file whose summary counts more links than it has rows was
+//! written without `-v`: merging it would lose rows, so it is refused. Every value read is
+//! checked; a bad line is an error naming the file and line, never a panic.
+//!
+//! [`entry_json`]: super::entry_json
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::BufRead;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use url::Url;
+
+use crate::model::error::{Error, ErrorKind};
+use crate::model::host_stats::HostStats;
+use crate::model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
+use crate::model::report::Report;
+use crate::model::stats::{Skipped, Tally};
+
+/// Reads every NDJSON report of `files` (a name for messages and a reader each) into one
+/// report.
+///
+/// # Errors
+/// [`ErrorKind::InvalidInput`] for a line that is not a report line, and for a file written
+/// without `-v`; [`ErrorKind::Io`] when reading fails.
+pub fn merge_ndjson<R: BufRead>(
+    files: impl IntoIterator<Item = (String, R)>,
+) -> Result<Report, Error> {
+    let mut report = Report::default();
+    let mut hosts: BTreeMap<String, HostStats> = BTreeMap::new();
+    let mut skipped = Skipped::default();
+    for (name, reader) in files {
+        let mut rows = 0usize;
+        let mut counted = 0usize;
+        for (i, line) in reader.lines().enumerate() {
+            let at = |m: String| {
+                Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("{name}, line {}: {m}", i + 1),
+                )
+            };
+            let line = line.map_err(|e| Error::new(ErrorKind::Io, format!("{name}: {e}")))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(&line).map_err(|e| at(e.to_string()))?;
+            match v.get("type").and_then(Value::as_str) {
+                Some("entry") => {
+                    report.entries.push(entry_from_json(&v).map_err(at)?);
+                    rows += 1;
+                }
+                Some("summary") => {
+                    counted += number(&v, "links").unwrap_or(0) as usize;
+                    add_summary(&mut report, &mut hosts, &v);
+                    add_skipped(&mut skipped, &v);
+                }
+                _ => {}
+            }
+        }
+        if counted > rows {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "{name}: its summary counts {counted} links but it has {rows} rows: \
+                     it lists problems only; write the shards' NDJSON with -v"
+                ),
+            ));
+        }
+    }
+    let mut tally = Tally::default();
+    let mut urls = HashSet::new();
+    for e in &report.entries {
+        tally.add(e);
+        urls.insert(e.result.url.clone());
+    }
+    report.urls = urls.len();
+    report.hosts = hosts.into_values().collect();
+    report.stats = tally.finish(&report.hosts);
+    report.stats.skipped = skipped;
+    Ok(report)
+}
+
+/// Adds a summary's URLs skipped by reason (summed: a URL two shards skipped counts twice).
+fn add_skipped(skipped: &mut Skipped, v: &Value) {
+    let Some(s) = v.get("skipped") else { return };
+    let n = |key: &str| number(s, key).unwrap_or(0) as usize;
+    skipped.robots += n("robots");
+    skipped.outside_scope += n("outside_scope");
+    skipped.excluded += n("excluded");
+    skipped.not_included += n("not_included");
+    skipped.url_limit += n("url_limit");
+    skipped.scheme += n("scheme");
+}
+
+fn number(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+fn secs(v: &Value, key: &str) -> Option<Duration> {
+    v.get(key)
+        .and_then(Value::as_f64)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+}
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn flag(v: &Value, key: &str) -> bool {
+    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// Adds one summary line's run-wide and per-host numbers.
+fn add_summary(report: &mut Report, hosts: &mut BTreeMap<String, HostStats>, v: &Value) {
+    report.unchecked += number(v, "unchecked").unwrap_or(0) as usize;
+    report.interrupted |= flag(v, "interrupted");
+    report.insecure |= flag(v, "insecure");
+    report.duration = report.duration.max(secs(v, "duration").unwrap_or_default());
+    for h in v
+        .get("hosts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(host) = text(h, "host") else {
+            continue;
+        };
+        let s = hosts.entry(host.clone()).or_insert_with(|| HostStats {
+            host,
+            requests: 0,
+            waited: Duration::ZERO,
+            retries: 0,
+            overloaded: 0,
+            interval: Duration::ZERO,
+            effective_rate: 0.0,
+        });
+        s.requests += number(h, "requests").unwrap_or(0);
+        s.waited = s
+            .waited
+            .saturating_add(secs(h, "waited").unwrap_or_default());
+        s.retries += number(h, "retries").unwrap_or(0);
+        s.overloaded += number(h, "overloaded").unwrap_or(0);
+        s.interval = s.interval.max(secs(h, "interval").unwrap_or_default());
+        let rate = h
+            .get("effective_rate")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        if rate.is_finite() {
+            s.effective_rate = s.effective_rate.max(rate);
+        }
+    }
+}
+
+/// One entry line (the fields of `entry_json`) as an entry.
+pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
+    let url = text(v, "url").ok_or("no \"url\"")?;
+    let outcome = outcome_of(v)?;
+    let real_url = text(v, "real_url")
+        .filter(|r| *r != url)
+        .and_then(|r| Url::parse(&r).ok());
+    let mut redirects = Vec::new();
+    for h in v
+        .get("redirects")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let hop = text(h, "url").and_then(|u| Url::parse(&u).ok());
+        let status = number(h, "status").and_then(|s| u16::try_from(s).ok());
+        if let (Some(url), Some(status)) = (hop, status) {
+            redirects.push(Hop { url, status });
+        }
+    }
+    let warnings = v
+        .get("warnings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|w| {
+            Some(Warning {
+                tag: interned(w.get("tag")?.as_str()?),
+                message: text(w, "message").unwrap_or_default(),
+            })
+        })
+        .collect();
+    let infos = v
+        .get("infos")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i.as_str().map(str::to_owned))
+        .collect();
+    let result = CheckResult {
+        url: url.clone(),
+        real_url,
+        redirects,
+        outcome,
+        warnings,
+        infos,
+        content_type: text(v, "content_type"),
+        size: number(v, "size"),
+        download_time: secs(v, "download_time"),
+        check_time: secs(v, "check_time").unwrap_or_default(),
+        level: number(v, "level").unwrap_or(0) as usize,
+        internal: flag(v, "internal"),
+        links_found: 0,
+        modified: text(v, "modified"),
+        retries: 0,
+        exported_to: None,
+    };
+    let line = |key: &str| number(v, key).map(|n| n as usize);
+    let referrer = text(v, "parent").map(|parent| Referrer {
+        parent,
+        raw: text(v, "urlname").unwrap_or_else(|| url.clone()),
+        line: line("line"),
+        column: line("column"),
+        name: text(v, "name").unwrap_or_default(),
+        base: text(v, "base"),
+        warnings: Vec::new(),
+        remapped_from: text(v, "remapped_from"),
+    });
+    Ok(Entry {
+        result: Arc::new(result),
+        referrer,
+        fragment: text(v, "fragment"),
+        cached: flag(v, "cached"),
+    })
+}
+
+/// The outcome from `state`, `status`, `failure` and `result` (`kind: message`, `ignored:
+/// reason`).
+fn outcome_of(v: &Value) -> Result<Outcome, String> {
+    let status = number(v, "status").and_then(|s| u16::try_from(s).ok());
+    let result = text(v, "result").unwrap_or_default();
+    Ok(match v.get("state").and_then(Value::as_str) {
+        Some("ok") => Outcome::Ok { status },
+        Some("broken") => Outcome::Broken {
+            status: status.ok_or("a broken entry without \"status\"")?,
+        },
+        Some("failed") => {
+            let name = text(v, "failure").ok_or("a failed entry without \"failure\"")?;
+            let kind = FAIL_KINDS
+                .iter()
+                .copied()
+                .find(|k| k.as_str() == name)
+                .ok_or_else(|| format!("unknown failure `{name}'"))?;
+            let message = result
+                .strip_prefix(&format!("{name}: "))
+                .unwrap_or(&result)
+                .to_owned();
+            Outcome::Failed { kind, message }
+        }
+        Some("ignored") => Outcome::Ignored {
+            reason: result
+                .strip_prefix("ignored: ")
+                .unwrap_or(&result)
+                .to_owned(),
+        },
+        other => return Err(format!("unknown state {other:?}")),
+    })
+}
+
+/// Every failure kind, to read its name back.
+const FAIL_KINDS: [FailKind; 15] = [
+    FailKind::InvalidUrl,
+    FailKind::Dns,
+    FailKind::Connect,
+    FailKind::Timeout,
+    FailKind::Tls,
+    FailKind::Protocol,
+    FailKind::Io,
+    FailKind::RedirectLoop,
+    FailKind::TooManyRedirects,
+    FailKind::BadRedirect,
+    FailKind::FileNotFound,
+    FailKind::BadMailAddress,
+    FailKind::Interrupted,
+    FailKind::Internal,
+    FailKind::Plugin,
+];
+
+/// A warning tag as the `&'static str` a `Warning` holds: each distinct tag is stored once for
+/// the life of the process (tags are a short, fixed vocabulary; a file full of made-up tags
+/// costs at most its own size, once).
+fn interned(tag: &str) -> &'static str {
+    static TAGS: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut tags = TAGS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(t) = tags.get(tag) {
+        return t;
+    }
+    let leaked: &'static str = Box::leak(tag.to_owned().into_boxed_str());
+    tags.insert(leaked);
+    leaked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::entry_json;
+
+    fn entry(outcome: Outcome, parent: Option<&str>) -> Entry {
+        let mut r = CheckResult::immediate("https://example.org/x".into(), outcome, 2);
+        r.warnings.push(Warning {
+            tag: "http-redirected",
+            message: "moved".into(),
+        });
+        r.size = Some(12);
+        Entry {
+            result: Arc::new(r),
+            referrer: parent.map(|p| Referrer {
+                parent: p.into(),
+                raw: "x#top".into(),
+                line: Some(3),
+                column: Some(9),
+                name: "the x".into(),
+                base: None,
+                warnings: Vec::new(),
+                remapped_from: None,
+            }),
+            fragment: Some("top".into()),
+            cached: true,
+        }
+    }
+
+    #[test]
+    fn entries_read_back_as_they_were_written() {
+        for (outcome, parent) in [
+            (
+                Outcome::Ok { status: Some(200) },
+                Some("https://example.org/"),
+            ),
+            (
+                Outcome::Broken { status: 404 },
+                Some("https://example.org/"),
+            ),
+            (
+                Outcome::Failed {
+                    kind: FailKind::Timeout,
+                    message: "timed out: after 5 s".into(),
+                },
+                None,
+            ),
+            (
+                Outcome::Ignored {
+                    reason: "matches an --exclude pattern".into(),
+                },
+                Some("file:///site/index.html"),
+            ),
+        ] {
+            let written = entry_json(&entry(outcome, parent));
+            let back = entry_from_json(&written).unwrap();
+            assert_eq!(entry_json(&back), written);
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_errors_naming_the_line_and_unverbose_files_are_refused() {
+        let bad = "{\"type\":\"entry\",\"url\":\"https://e.org/\",\"state\":\"failed\",\"failure\":\"nope\"}\n";
+        let e = merge_ndjson([("a.ndjson".to_owned(), bad.as_bytes())]).unwrap_err();
+        assert!(
+            e.to_string().contains("a.ndjson, line 1: unknown failure"),
+            "{e}"
+        );
+        let e = merge_ndjson([("b".to_owned(), "not json\n".as_bytes())]).unwrap_err();
+        assert!(e.to_string().starts_with("b, line 1:"), "{e}");
+        let summary = "{\"type\":\"summary\",\"links\":3,\"hosts\":[]}\n";
+        let e = merge_ndjson([("c".to_owned(), summary.as_bytes())]).unwrap_err();
+        assert!(e.to_string().contains("-v"), "{e}");
+    }
+}

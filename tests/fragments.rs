@@ -1,0 +1,200 @@
+//! `--check-anchors`: a link whose `#fragment` names nothing on its page is broken (exit 1),
+//! `anchors:severity=warning` makes it a warning; Markdown pages have GitHub's heading anchors,
+//! explicit `{#id}`s and raw HTML ids; a start URL's fragment is checked too.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use linkpatrol::{FailKind, Outcome, Report};
+
+use crate::server::{Routes, TestServer};
+use crate::util::{CSV_FLAGS, cli, cli_in, config, rows, run, temp_dir};
+
+/// A Markdown folder: a README and a guide that link into each other's headings.
+fn markdown_folder(name: &str) -> std::path::PathBuf {
+    let dir = temp_dir(name);
+    std::fs::write(
+        dir.join("README.md"),
+        "# Project\n\n## Setup\n\n[bad](#set-up) [good](#setup) [guide](guide.md#setup)\n\
+         [gone](guide.md#nope) [top](#project)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("guide.md"),
+        "# Guide\n\n## Setup\n\n## Setup\n\n<a id=\"raw\"></a>\n\n## Install {#custom}\n\n\
+         ## What's new? (2026)\n\n[second](#setup-1) [raw](#raw) [custom](#custom) \
+         [new](#whats-new-2026) [readme](README.md#setup) [third](#setup-2)\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// `(link as written, page file name)` of every broken row of a CSV run.
+fn broken_rows(rows: &[csv::StringRecord]) -> BTreeSet<(String, String)> {
+    rows.iter()
+        .filter(|r| &r[6] == "False")
+        .map(|r| {
+            let page = Path::new(&r[1]).file_name().unwrap().to_string_lossy();
+            (r[0].to_owned(), page.into_owned())
+        })
+        .collect()
+}
+
+fn pair(link: &str, page: &str) -> (String, String) {
+    (link.to_owned(), page.to_owned())
+}
+
+#[test]
+fn markdown_heading_anchors_are_checked_with_github_slugs() {
+    let dir = markdown_folder("fragments-md");
+    for threads in ["1", "4"] {
+        let out = cli(&[
+            &CSV_FLAGS[..],
+            &["--threads", threads, "--check-anchors"],
+            &[dir.to_str().unwrap()],
+        ]
+        .concat());
+        let rows = rows(&out);
+        assert_eq!(out.status.code(), Some(1), "{rows:#?}");
+        assert_eq!(
+            broken_rows(&rows),
+            BTreeSet::from([
+                pair("#set-up", "README.md"),
+                pair("guide.md#nope", "README.md"),
+                pair("#setup-2", "guide.md"),
+            ]),
+            "threads={threads}"
+        );
+        let bad = rows.iter().find(|r| &r[0] == "#set-up").unwrap();
+        assert!(bad[3].contains("Anchor `set-up' not found"), "{bad:?}");
+        assert!(
+            bad[3].contains("`setup'"),
+            "the message lists what there is: {bad:?}"
+        );
+    }
+    // As a warning: exit 0, the same links warned about.
+    let out = cli(&[
+        &CSV_FLAGS[..],
+        &["--plugin", "anchors:severity=warning"],
+        &[dir.to_str().unwrap()],
+    ]
+    .concat());
+    assert_eq!(out.status.code(), Some(0));
+    let warned: BTreeSet<String> = rows(&out)
+        .iter()
+        .filter(|r| r[4].contains("[anchor-not-found]"))
+        .map(|r| r[0].to_owned())
+        .collect();
+    assert_eq!(
+        warned,
+        BTreeSet::from(["#set-up".into(), "guide.md#nope".into(), "#setup-2".into()])
+    );
+    // Without the check, fragments are not looked at.
+    let out = cli(&[&CSV_FLAGS[..], &[dir.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn check_anchors_is_a_config_file_key() {
+    let dir = markdown_folder("fragments-config");
+    std::fs::write(dir.join("linkpatrol.toml"), "check-anchors = true\n").unwrap();
+    let out = cli_in(
+        &dir,
+        &[],
+        &[
+            "-c",
+            "linkpatrol.toml",
+            "--no-status",
+            "-o",
+            "csv",
+            "-v",
+            "README.md",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(broken_rows(&rows(&out)).contains(&pair("#set-up", "README.md")));
+}
+
+/// Every (URL#fragment, page) reported broken for its fragment; the page is empty for a start
+/// URL.
+fn broken_fragments(report: &Report) -> BTreeSet<(String, String)> {
+    report
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.result.outcome,
+                Outcome::Failed {
+                    kind: FailKind::Fragment,
+                    ..
+                }
+            )
+        })
+        .map(|e| {
+            (
+                format!("{}#{}", e.result.url, e.fragment.as_deref().unwrap_or("")),
+                e.referrer
+                    .as_ref()
+                    .map(|r| r.parent.clone())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn html_fragments_over_http_and_on_a_start_url_are_errors() {
+    let site = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/doc#here'>1</a> <a href='/doc#gone'>2</a> <a href='/doc'>3</a> \
+                 <a href='#self'>4</a> <p id=self></p>",
+            )
+            .page("/doc", "<h2 id=here>h</h2>"),
+    );
+    for threads in [1, 8] {
+        let anchors =
+            linkpatrol::plugins::builtin("anchors", &linkpatrol::plugin::Options::new("anchors"))
+                .unwrap();
+        let report = run(config(&site.url("/"), threads)
+            .input_url(site.url("/doc#nowhere"))
+            .plugin(anchors));
+        assert_eq!(
+            broken_fragments(&report),
+            BTreeSet::from([
+                (site.url("/doc#gone"), site.url("/")),
+                (site.url("/doc#nowhere"), String::new()),
+            ]),
+            "threads={threads}"
+        );
+        assert_eq!(report.errors(), 2, "threads={threads}");
+        // The URL itself is fine: its other links are not broken, and each broken link
+        // counts as one broken URL.
+        assert_eq!(report.stats.broken_urls, 2, "threads={threads}");
+        assert!(
+            report
+                .entries
+                .iter()
+                .filter(|e| e.result.url == site.url("/doc"))
+                .filter(|e| e.fragment.as_deref() != Some("gone")
+                    && e.fragment.as_deref() != Some("nowhere"))
+                .all(|e| matches!(e.result.outcome, Outcome::Ok { .. }))
+        );
+    }
+    let out = cli(&[
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+        "--check-anchors",
+        &site.url("/doc#nowhere"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Anchor `nowhere' not found"), "{text}");
+}

@@ -1,0 +1,269 @@
+//! Sharding by host (`--shard I/N`): three shards, each run twice (phase 1 with
+//! `--export-external`, phase 2 with every export as `--external-from`), give together the
+//! rows of one run over everything, and no URL is requested twice across the six runs.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use linkpatrol::Shard;
+
+use std::sync::{Arc, OnceLock};
+
+use crate::server::{Reply, Request, Routes, TestServer};
+use crate::util::{CSV_FLAGS, assert_exit, cli, csv_records, temp_dir};
+
+/// CSV columns that differ between two runs of the same site: dltime, checktime (timings) and
+/// cached (which occurrence of a URL came first).
+const UNSTABLE_COLUMNS: [usize; 3] = [11, 13, 14];
+
+/// Four start sites (127.0.0.20-23) that link to their own pages and to two other hosts
+/// (127.0.0.24-25): good and missing pages, a link many sites share, a fragment.
+fn sites() -> (Vec<TestServer>, Vec<TestServer>) {
+    let external: Vec<TestServer> = (24..=25)
+        .map(|i| {
+            TestServer::start_on(
+                &format!("127.0.0.{i}"),
+                Routes::new()
+                    .page("/ok.html", "<p>ok</p>")
+                    .reply("/moved", Reply::redirect(301, "/ok.html")),
+            )
+        })
+        .collect();
+    let e = |j: usize, path: &str| external[j % 2].url(path);
+    // The start sites' home URLs, known once all of them listen.
+    let homes: Arc<OnceLock<Vec<String>>> = Arc::default();
+    let starts: Vec<TestServer> = (20..=23)
+        .enumerate()
+        .map(|(i, ip)| {
+            let home = format!(
+                "<a href=\"/a.html\">a</a>\n<a href=\"/missing.html\">m</a>\n\
+                 <a href=\"{}\">ok</a> <a href=\"{}\">gone</a>\n<a href=\"{}#top\">frag</a>\n",
+                e(i, "/ok.html"),
+                e(i, "/gone.html"),
+                e(i + 1, "/ok.html"),
+            );
+            let (shared, moved) = (e(0, "/ok.html"), e(1, "/moved"));
+            let homes = homes.clone();
+            // a.html also links to the next start site: a link between two start sites.
+            let a = move |r: &Request| {
+                let next = homes.get().map_or("", |h| h[(i + 1) % h.len()].as_str());
+                (r.path_only() == "/a.html").then(|| {
+                    Reply::html(format!(
+                        "<a href=\"/\">home</a>\n<a href=\"{shared}\">shared</a> \
+                         <a href=\"{moved}\">moved</a>\n<a href=\"{next}\">next site</a>\n"
+                    ))
+                })
+            };
+            TestServer::start_on(
+                &format!("127.0.0.{ip}"),
+                Routes::new().page("/", &home).dynamic(a),
+            )
+        })
+        .collect();
+    homes
+        .set(starts.iter().map(|s| s.url("/")).collect())
+        .expect("set once");
+    (starts, external)
+}
+
+/// The rows of a CSV report, without the unstable columns, sorted.
+fn stable_rows(csv: &[u8]) -> Vec<Vec<String>> {
+    let mut rows: Vec<Vec<String>> = csv_records(csv)
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(i, _)| !UNSTABLE_COLUMNS.contains(i))
+                .map(|(_, c)| c.to_owned())
+                .collect()
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn run(threads: &str, args: &[String]) -> std::process::Output {
+    let mut all: Vec<&str> = CSV_FLAGS.to_vec();
+    all.extend(["-t", threads]);
+    all.extend(args.iter().map(String::as_str));
+    cli(&all)
+}
+
+/// The requests each server got after the first `skip[i]`, as (server, path).
+fn requests_after(servers: &[&TestServer], skip: &[usize]) -> Vec<(String, String)> {
+    servers
+        .iter()
+        .zip(skip)
+        .flat_map(|(s, &n)| {
+            s.requests()
+                .into_iter()
+                .skip(n)
+                .map(|r| (s.base(), r.path))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn three_shards_in_two_phases_give_the_rows_of_one_run_and_request_each_url_once() {
+    for threads in ["1", "4"] {
+        shards_equal_one_run(threads);
+    }
+}
+
+fn shards_equal_one_run(threads: &str) {
+    let (starts, external) = sites();
+    let start_urls: Vec<String> = starts.iter().map(|s| s.url("/")).collect();
+    let owners: Vec<usize> = starts
+        .iter()
+        .chain(&external)
+        .map(|s| Shard::owner_of_host(&s.addr().ip().to_string(), 3))
+        .collect();
+    assert!(
+        owners
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            > 1,
+        "the hosts spread over more than one shard: {owners:?}"
+    );
+
+    let dir = temp_dir(&format!("sharding-{threads}"));
+    let ndjson = |name: &str| path(&dir.join(format!("{name}.ndjson")));
+    let mut single_args = vec!["-F".to_owned(), format!("ndjson/{}", ndjson("single"))];
+    single_args.extend(start_urls.iter().cloned());
+    let single = run(threads, &single_args);
+    assert_exit(&single, 1);
+    let all: Vec<&TestServer> = starts.iter().chain(&external).collect();
+    let before: Vec<usize> = all.iter().map(|s| s.requests().len()).collect();
+    let mut served_by = Runs::new(&before);
+
+    let export = |i: usize| dir.join(format!("export-{i}.ndjson"));
+    let mut sharded = Vec::new();
+    for i in 0..3 {
+        let mut args = vec![
+            "--shard".to_owned(),
+            format!("{i}/3"),
+            "--export-external".to_owned(),
+            path(&export(i)),
+            "-F".to_owned(),
+            format!("ndjson/{}", ndjson(&format!("phase1-{i}"))),
+        ];
+        args.extend(start_urls.iter().cloned());
+        let out = run(threads, &args);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+        sharded.extend(stable_rows(&out.stdout));
+        served_by.note(&all);
+    }
+    for i in 0..3 {
+        let mut args = vec![
+            "--shard".to_owned(),
+            format!("{i}/3"),
+            "-F".to_owned(),
+            format!("ndjson/{}", ndjson(&format!("phase2-{i}"))),
+            "--reuse-results".to_owned(),
+            ndjson(&format!("phase1-{i}")),
+        ];
+        for j in 0..3 {
+            args.extend(["--external-from".to_owned(), path(&export(j))]);
+        }
+        let out = run(threads, &args);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+        sharded.extend(stable_rows(&out.stdout));
+        served_by.note(&all);
+    }
+    let sharded_requests = requests_after(&all, &before);
+    // Each host's requests came from one of the six runs only, so its interval held.
+    for (host, runs) in all.iter().zip(&served_by.runs) {
+        assert!(runs.len() <= 1, "{} served runs {runs:?}", host.base());
+    }
+    sharded.sort();
+    assert_eq!(sharded, stable_rows(&single.stdout));
+
+    // `merge` of the six NDJSON reports: the single run's rows and statistics.
+    let parts: Vec<String> = (1..=2)
+        .flat_map(|p| (0..3).map(move |i| format!("phase{p}-{i}")))
+        .map(|n| ndjson(&n))
+        .collect();
+    let mut merge_args = vec!["merge", "-v", "-o", "csv"];
+    merge_args.extend(parts.iter().map(String::as_str));
+    let merged = cli_bare(&merge_args);
+    assert_exit(&merged, 1);
+    assert_eq!(stable_rows(&merged.stdout), stable_rows(&single.stdout));
+    merge_args[3] = "ndjson";
+    let merged = cli_bare(&merge_args);
+    let summary = |text: &[u8]| -> serde_json::Value {
+        let text = String::from_utf8_lossy(text);
+        serde_json::from_str(text.lines().last().expect("a summary line")).unwrap()
+    };
+    let single_summary = summary(&std::fs::read(ndjson("single")).unwrap());
+    let merged_summary = summary(&merged.stdout);
+    for key in [
+        "links",
+        "errors",
+        "warnings",
+        "urls",
+        "broken_urls",
+        "bytes",
+        "content_types",
+        "url_lengths",
+    ] {
+        assert_eq!(merged_summary[key], single_summary[key], "{key}");
+    }
+    // A report written without -v lists problems only: merging it is refused.
+    let problems = cli(&["--no-status", "-o", "ndjson", &start_urls[0]]);
+    let problems_file = dir.join("problems.ndjson");
+    std::fs::write(&problems_file, problems.stdout).unwrap();
+    let refused = cli_bare(&["merge", &path(&problems_file)]);
+    assert_exit(&refused, 2);
+
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for r in sharded_requests {
+        *seen.entry(r).or_default() += 1;
+    }
+    let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "requested more than once: {twice:?}");
+    // Every URL of the single run was requested by some shard (`gone.html` included).
+    assert!(seen.keys().any(|(_, p)| p == "/gone.html"));
+}
+
+/// Which of the runs made requests to each server.
+struct Runs {
+    seen: Vec<usize>,
+    runs: Vec<Vec<usize>>,
+    next: usize,
+}
+
+impl Runs {
+    fn new(counts: &[usize]) -> Runs {
+        Runs {
+            seen: counts.to_vec(),
+            runs: vec![Vec::new(); counts.len()],
+            next: 0,
+        }
+    }
+
+    /// After a run: each server whose log grew was served by it.
+    fn note(&mut self, servers: &[&TestServer]) {
+        for (i, s) in servers.iter().enumerate() {
+            let n = s.requests().len();
+            if n > self.seen[i] {
+                self.runs[i].push(self.next);
+                self.seen[i] = n;
+            }
+        }
+        self.next += 1;
+    }
+}
+
+/// The binary with `args` and nothing else (`merge` takes no other flag first).
+fn cli_bare(args: &[&str]) -> std::process::Output {
+    crate::util::hermetic(&temp_dir("sharding-home"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn path(p: &Path) -> String {
+    p.to_str().expect("a UTF-8 temp path").to_owned()
+}

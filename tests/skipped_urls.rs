@@ -1,0 +1,108 @@
+//! What a run did not check is said: a start URL robots.txt disallows is a `robots-denied`
+//! warning shown without `-v`, and the summary counts the URLs not checked by reason
+//! (robots.txt, scope, `--exclude`), in the text and JSON reports and in the library's report.
+
+use regex::Regex;
+
+use crate::server::{Routes, TestServer};
+use crate::util::{assert_exit, cli, config, run};
+
+/// The default text report of a run over `args`, and its exit code.
+fn text_run(args: &[&str]) -> (Option<i32>, String) {
+    let mut all = vec!["--no-status", "--max-requests-per-second", "0"];
+    all.extend_from_slice(args);
+    let out = cli(&all);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_start_url_robots_txt_disallows_is_a_warning_and_the_summary_says_so() {
+    let site = TestServer::start(
+        Routes::new()
+            .page("/robots.txt", "User-agent: *\nDisallow: /\n")
+            .page("/", "<a href='/broken'>x</a>"),
+    );
+    let (code, text) = text_run(&[&site.url("/")]);
+    // A warning: the exit status stays 0 unless --fail-on-warnings (see README).
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("[robots-denied]"), "{text}");
+    assert!(
+        text.contains("1 URL not checked: 1 disallowed by robots.txt."),
+        "{text}"
+    );
+    assert!(text.contains("1 warning found"), "{text}");
+    assert_eq!(site.count("/"), 0, "the page itself was not requested");
+    let (code, _) = text_run(&["--fail-on-warnings", &site.url("/")]);
+    assert_eq!(code, Some(1));
+    let (code, text) = text_run(&["--no-robots", &site.url("/")]);
+    assert_eq!(code, Some(1), "checked anyway: /broken is a 404. {text}");
+    assert!(!text.contains("not checked"), "{text}");
+}
+
+/// A page with links that robots.txt, the scope and an `--exclude` pattern leave unchecked.
+fn skipping_site() -> TestServer {
+    TestServer::start(
+        Routes::new()
+            .page("/robots.txt", "User-agent: *\nDisallow: /private/\n")
+            .page(
+                "/",
+                "<a href='/private/a'>a</a> <a href='/private/b'>b</a> \
+                 <a href='/private/a'>a again</a> <a href='http://127.0.0.2:9/x'>out</a> \
+                 <a href='/skip/1'>s</a> <a href='/ok'>ok</a> <a href='mailto:a@example.com'>m</a>",
+            )
+            .page("/ok", "fine"),
+    )
+}
+
+#[test]
+fn the_summary_counts_each_url_not_checked_once_by_reason() {
+    let site = skipping_site();
+    let (code, text) = text_run(&["--internal-only", "--exclude", "/skip/", &site.url("/")]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains(
+            "4 URLs not checked: 2 disallowed by robots.txt, 1 outside the scope, 1 by --exclude."
+        ),
+        "{text}"
+    );
+    // No start URL was refused: no warning.
+    assert!(!text.contains("robots-denied"), "{text}");
+    let out = cli(&[
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+        "-o",
+        "json",
+        "--internal-only",
+        "--exclude",
+        "/skip/",
+        &site.url("/"),
+    ]);
+    assert_exit(&out, 0);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["summary"]["skipped"],
+        serde_json::json!({"robots": 2, "outside_scope": 1, "excluded": 1,
+            "not_included": 0, "url_limit": 0, "scheme": 0})
+    );
+}
+
+#[test]
+fn the_library_counts_the_same_with_one_thread_and_many() {
+    let site = skipping_site();
+    let skip = Regex::new("/skip/").unwrap();
+    for threads in [1, 8] {
+        let report = run(config(&site.url("/"), threads)
+            .check_external(false)
+            .exclude(skip.clone()));
+        let s = report.stats.skipped;
+        assert_eq!(
+            (s.robots, s.outside_scope, s.excluded, s.total()),
+            (2, 1, 1, 4),
+            "threads={threads}"
+        );
+    }
+}
