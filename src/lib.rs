@@ -62,6 +62,7 @@ pub use config::accept::AcceptStatus;
 pub use config::basic_auth::BasicAuth;
 pub use config::cookies::CookieJar;
 pub use config::host_rules::HostRule;
+pub use config::remap::Remap;
 pub use config::shard::{FoundLink, Shard};
 pub use config::{
     Config, DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE,

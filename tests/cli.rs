@@ -37,6 +37,24 @@ fn exit_code_1_and_a_text_block_for_broken_links() {
     let out = cli(&["--max-requests-per-second", "0", &server.url("/")]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
+    // By page (the default): the page, then the link at its line and column, then the verdict.
+    let page = format!(
+        "Page {}\n  2:1 `/gone'\n      Error: 404 Not Found\n",
+        server.url("/")
+    );
+    assert!(text.contains(&page), "{text}");
+    assert!(text.contains("1 error found (1 broken URL)."), "{text}");
+
+    // By URL: LinkChecker's blocks.
+    let out = cli(&[
+        "--max-requests-per-second",
+        "0",
+        "--group-by",
+        "url",
+        &server.url("/"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("URL        `/gone'"), "{text}");
     assert!(
         text.contains(&format!("Parent URL {}, line 2, col 1", server.url("/"))),

@@ -167,3 +167,39 @@ fn a_rate_given_explicitly_holds_for_loopback() {
     assert_exit(&out, 0);
     assert_paced(&server, started);
 }
+
+#[test]
+fn the_politeness_wait_is_wall_time_not_a_sum_over_requests() {
+    // 24 pages of one host behind 20 requests per second: each waits up to 1.2 s behind the
+    // others, over 14 s in sum; the host was waited for during about 1.2 s.
+    let links: String = (0..24).map(|i| format!("<a href='/p{i}'>p</a>")).collect();
+    let server = TestServer::start(Routes::new().page("/", &links).dynamic(|req| {
+        req.path_only()
+            .starts_with("/p")
+            .then(|| crate::server::Reply::html("page"))
+    }));
+    for threads in [1, 8] {
+        let report = run(config(&server.url("/"), threads).max_requests_per_second(20.0));
+        let stats = report
+            .hosts
+            .iter()
+            .find(|h| h.host.starts_with("127.0.0.1"))
+            .unwrap();
+        assert_eq!(
+            stats.requests, 26,
+            "robots.txt, the start page and 24 pages"
+        );
+        assert!(
+            stats.waited <= report.duration,
+            "{threads} threads: waited {:?} in a run of {:?}",
+            stats.waited,
+            report.duration
+        );
+        // The 24 pages were queued together and started 50 ms apart: over a second of waiting.
+        assert!(
+            stats.waited >= Duration::from_millis(1000),
+            "{threads} threads: {:?}",
+            stats.waited
+        );
+    }
+}

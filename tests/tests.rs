@@ -55,6 +55,8 @@ mod limits;
 mod local_documents;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
+/// Formats for terminals and CI: compact, github, markdown, text by page, colour, SARIF paths.
+mod output_formats;
 /// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
 mod outputs;
 /// Results independent of link order: a page first found nofollow or beyond -r is parsed.
@@ -64,6 +66,8 @@ mod parse_order;
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// --remap: production links checked on a loopback server, both URLs in the report.
+mod remap;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
 /// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).
@@ -82,5 +86,7 @@ mod silent_passes;
 mod skipped_urls;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
+/// Typos get a hint: flags, --format, config keys, negative numbers.
+mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.
 mod untrusted_text;

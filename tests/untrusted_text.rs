@@ -78,7 +78,8 @@ fn assert_no_forged_line(what: &str, text: &str) {
 #[test]
 fn the_text_report_spells_out_what_pages_wrote() {
     let site = hostile_site();
-    for extra in [&[][..], &["-v"][..]] {
+    // LinkChecker's layout (by URL), where every field has its line.
+    for extra in [&["--group-by", "url"][..], &["--group-by", "url", "-v"][..]] {
         let text = report(&site, "text", extra);
         assert_no_forged_line("text", &text);
         let summaries: Vec<&str> = text
@@ -100,6 +101,55 @@ fn the_text_report_spells_out_what_pages_wrote() {
                 "{extra:?}: no line starts with {shown:?}:\n{text}"
             );
         }
+    }
+}
+
+#[test]
+fn the_text_report_by_page_spells_out_what_pages_wrote() {
+    let site = hostile_site();
+    for extra in [&[][..], &["-v"][..]] {
+        let text = report(&site, "text", extra);
+        assert_no_forged_line("text by page", &text);
+        let summaries = text.lines().filter(|l| l.starts_with("That's it.")).count();
+        assert_eq!(summaries, 1, "one summary line, ours: {text}");
+        for shown in [
+            format!("`x\\n{FORGED}'"),
+            format!("`http://[\\e]0;TITLE\\u{{7}}/\\n{FORGED}'"),
+        ] {
+            assert!(
+                text.lines().any(|l| l.trim_start().contains(&shown)),
+                "{extra:?}: no line shows {shown:?}:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn colour_codes_are_ours_only() {
+    let site = hostile_site();
+    for format in ["text", "compact"] {
+        let url = site.url("/");
+        let out = cli(&[
+            "--no-status",
+            "--max-requests-per-second",
+            "0",
+            "--color",
+            "always",
+            "-o",
+            format,
+            &url,
+        ]);
+        assert_exit(&out, 1);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("\x1b[31m"), "{format}: no red:\n{text}");
+        // Without our own codes (red, yellow, bold, reset), nothing a terminal acts on is left:
+        // every ESC a page wrote is spelled out.
+        let mut plain = text.clone();
+        for code in ["\x1b[31m", "\x1b[33m", "\x1b[1m", "\x1b[0m"] {
+            plain = plain.replace(code, "");
+        }
+        assert_terminal_safe(&format!("-o {format} --color always"), plain.as_bytes());
+        assert_no_forged_line(format, &plain);
     }
 }
 

@@ -76,12 +76,17 @@ pub fn linkpatrol() -> Command {
 }
 
 /// The `linkpatrol` binary, not started yet, with none of this machine's settings: no
-/// `LINKPATROL_*` variable and no proxy variable of this process reaches it, and `HOME` and
+/// `LINKPATROL_*` variable, no proxy variable and no colour variable (`NO_COLOR`, `CLICOLOR`,
+/// `CLICOLOR_FORCE`) of this process reaches it, and `HOME` and
 /// `XDG_CONFIG_HOME` point into `home`, so the user's own config file is never read. Variables
 /// this process reads itself (`LINKPATROL_REQUIRE_TOOLS`) are unaffected.
 pub fn hermetic(home: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
     for var in PROXY_VARS {
+        cmd.env_remove(var);
+    }
+    // Colour is decided by the test (`--color`, NO_COLOR), never by the machine's settings.
+    for var in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
         cmd.env_remove(var);
     }
     for (k, _) in std::env::vars_os() {

@@ -10,6 +10,7 @@ pub(crate) mod basic_auth;
 pub(crate) mod cookies;
 pub(crate) mod host_rules;
 pub(crate) mod plugins;
+pub(crate) mod remap;
 pub(crate) mod shard;
 
 use std::net::SocketAddr;
@@ -120,6 +121,7 @@ pub struct Config {
     pub(crate) include: Vec<Regex>,
     pub(crate) exclude: Vec<Regex>,
     pub(crate) no_follow: Vec<Regex>,
+    pub(crate) remap: Vec<remap::Remap>,
     pub(crate) max_retries: u32,
     pub(crate) retry_backoff: Duration,
     pub(crate) max_retry_wait: Duration,
@@ -168,6 +170,7 @@ impl Default for Config {
             include: Vec::new(),
             exclude: Vec::new(),
             no_follow: Vec::new(),
+            remap: Vec::new(),
             max_retries: DEFAULT_MAX_RETRIES,
             retry_backoff: DEFAULT_RETRY_BACKOFF,
             max_retry_wait: DEFAULT_MAX_RETRY_WAIT,
@@ -338,6 +341,17 @@ impl Config {
     /// URLs matching one of these patterns are checked but never recursed into.
     pub fn no_follow(mut self, pattern: Regex) -> Self {
         self.no_follow.push(pattern);
+        self
+    }
+
+    /// Rewrites each link found on a page before it is checked (production URLs to a local
+    /// folder or a staging host); the first rule that matches applies. Scope, patterns and
+    /// the cache see the remapped URL; the entry's [`Referrer::remapped_from`] keeps the URL
+    /// as written. Start inputs are not remapped. Defaults to no rules.
+    ///
+    /// [`Referrer::remapped_from`]: crate::Referrer::remapped_from
+    pub fn remap(mut self, rule: remap::Remap) -> Self {
+        self.remap.push(rule);
         self
     }
 

@@ -18,6 +18,7 @@ use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::mail::check_mailto;
+use crate::policy::remap::{Remapped, remap};
 use crate::policy::url_norm::{cache_key, cache_key_ref};
 
 use super::run::{Run, Task};
@@ -74,6 +75,25 @@ impl Run {
         self.consider(Ok(url), None, String::new(), via, inline);
     }
 
+    /// A link's URL after the remap rules, with the URL it had before when a rule rewrote it
+    /// (credentials masked). A rewrite that is no URL makes the link invalid.
+    pub(super) fn remapped(
+        &self,
+        url: Result<Url, String>,
+    ) -> (Result<Url, String>, Option<Box<str>>) {
+        let Ok(u) = &url else {
+            return (url, None);
+        };
+        if self.remap.is_empty() {
+            return (url, None);
+        }
+        match remap(&self.remap, u) {
+            Remapped::Same => (url, None),
+            Remapped::To(new) => (Ok(new), Some(redact(u.as_str()).into())),
+            Remapped::Invalid(message) => (Err(message), Some(redact(u.as_str()).into())),
+        }
+    }
+
     /// Takes a result of an earlier run (`Config::reuse_result`) as this run's result for its
     /// URL: its key is claimed and finished at once, with no occurrence; links to it then get
     /// rows with this result, and no request is made. A key already claimed keeps its claim.
@@ -99,6 +119,7 @@ impl Run {
             name: link.name,
             base: link.base.as_deref().map(Arc::from),
             warnings: Vec::new(),
+            remapped_from: None,
         };
         let url = Url::parse(&link.url).map_err(|e| e.to_string());
         let via = Via {
@@ -354,10 +375,16 @@ impl Run {
                 name: "Sitemap".into(),
                 base: None,
                 warnings: Vec::new(),
+                remapped_from: None,
             };
             let parsed = robots_url
                 .join(raw.trim())
                 .map_err(|e| format!("cannot resolve `{raw}': {e}"));
+            let (parsed, remapped_from) = self.remapped(parsed);
+            let site = LinkSite {
+                remapped_from,
+                ..site
+            };
             self.consider(
                 parsed,
                 Some(site),

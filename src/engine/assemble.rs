@@ -142,6 +142,7 @@ pub(super) fn assemble(
         // needs them all.
         only_problems: cfg.only_problems && cfg.shard.is_none(),
         shard: cfg.shard,
+        remap: cfg.remap.clone(),
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
         skipped: SkipCounter::default(),

@@ -89,6 +89,7 @@ impl Occurrence {
                 name: String::new(),
                 base: None,
                 warnings: Vec::new(),
+                remapped_from: None,
             }),
             fragment: None,
         }

@@ -212,6 +212,7 @@ impl Run {
         }
         .map(|u| self.local_copy(page, u))
         .map_err(|e| format!("cannot resolve `{value}': {e}"));
+        let (url, remapped_from) = self.remapped(url);
         if let (Some(f), Ok(u)) = (facts, &url)
             && f.want_links
         {
@@ -252,6 +253,7 @@ impl Run {
             name,
             base: ctx.doc_base.clone(),
             warnings,
+            remapped_from,
         };
         if let (Some(own), Ok(u)) = (ctx.own, &url)
             && u[..Position::AfterQuery] == page[..Position::AfterQuery]

@@ -22,6 +22,7 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 use url::Url;
 
+use crate::config::remap::Remap;
 use crate::engine::cache::ResultCache;
 use crate::engine::plugin_host::PluginHost;
 use crate::engine::queue::UrlQueue;
@@ -92,7 +93,12 @@ impl Drop for TaskDone<'_> {
 }
 
 /// Messages from the workers to the thread that consumes the results.
+///
+/// `Entry` is unboxed although it is much larger than `Counted`: entries are most of the
+/// traffic with `-v`, and a box would cost an allocation per row, while the channel holds few
+/// messages at a time (it is bounded: `RESULT_CHANNEL_CAPACITY`).
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Message {
     /// A report row.
     Entry(Entry),
@@ -117,6 +123,8 @@ pub(crate) struct Run {
     pub(crate) cache: ResultCache,
     /// Scope, patterns and recursion depth.
     pub(crate) filter: Filter,
+    /// `Config::remap`: rules that rewrite links found on pages before they are considered.
+    pub(crate) remap: Vec<Remap>,
     /// Fetches a URL whatever its scheme: the run's `Router` (the shared ureq agent with its
     /// retries and redirects, and local files), or a fake in the engine's tests.
     pub(crate) fetch: Arc<dyn Fetch>,

@@ -10,7 +10,8 @@ pub struct HostStats {
     pub host: String,
     /// Requests made to it (every redirect hop, retry and robots.txt fetch counts).
     pub requests: u64,
-    /// Total time its requests waited for their politeness slots.
+    /// Wall time during which at least one of its requests waited for a politeness slot (the
+    /// union of the waits, not their sum: never more than the run's wall time).
     pub waited: Duration,
     /// Requests that were retries of a failed or rate-limited one.
     pub retries: u64,

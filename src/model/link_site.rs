@@ -24,6 +24,9 @@ pub(crate) struct LinkSite {
     pub(crate) base: Option<Arc<str>>,
     /// Warnings about this occurrence only.
     pub(crate) warnings: Vec<Warning>,
+    /// The link's URL before a `--remap` rule rewrote it (credentials masked); `None` when no
+    /// rule applied.
+    pub(crate) remapped_from: Option<Box<str>>,
 }
 
 impl LinkSite {
@@ -37,6 +40,7 @@ impl LinkSite {
             name: self.name,
             base: self.base.as_deref().map(str::to_owned),
             warnings: self.warnings,
+            remapped_from: self.remapped_from.map(String::from),
         }
     }
 }
@@ -56,6 +60,7 @@ mod tests {
             name: "text".into(),
             base: Some(Arc::from("/docs/")),
             warnings: Vec::new(),
+            remapped_from: None,
         };
         let (x, y) = (site("x.html"), site("y.html"));
         assert!(

@@ -285,10 +285,13 @@ impl Referrer {
                 *s = m;
             }
         }
-        if let Some(base) = &mut self.base
-            && let Cow::Owned(m) = redact_text(base)
+        for s in [&mut self.base, &mut self.remapped_from]
+            .into_iter()
+            .flatten()
         {
-            *base = m;
+            if let Cow::Owned(m) = redact_text(s) {
+                *s = m;
+            }
         }
         for w in &mut self.warnings {
             if let Cow::Owned(m) = redact_text(&w.message) {
@@ -317,6 +320,10 @@ pub struct Referrer {
     pub base: Option<String>,
     /// Warnings about this occurrence only (`url-whitespace`: the link as written here).
     pub warnings: Vec<Warning>,
+    /// The link's URL (resolved, as written) before a remap rule
+    /// ([`Config::remap`](crate::Config::remap)) rewrote it into the result's URL; `None`
+    /// when no rule applied.
+    pub remapped_from: Option<String>,
 }
 
 impl Entry {

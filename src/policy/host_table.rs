@@ -43,6 +43,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::host_rules::HostRules;
 use crate::model::host_stats::HostStats;
+use crate::policy::wait_spans::WaitSpans;
 
 /// Longest politeness interval a host's 429s (or its robots.txt `Crawl-delay`) can impose.
 pub(crate) const MAX_HOST_INTERVAL: Duration = Duration::from_secs(30);
@@ -90,8 +91,9 @@ struct HostState {
     answered: bool,
     /// Requests started (confirmed slots).
     requests: u64,
-    /// Total time requests waited for their slots (in the queue or asleep in the gate).
-    waited: Duration,
+    /// When requests waited for their slots (in the queue or asleep in the gate): the union of
+    /// their waits, so the total is wall time, not a sum over requests.
+    waited: WaitSpans,
     /// Requests that were retries.
     retries: u64,
     /// 429 and 503 answers received.
@@ -184,7 +186,7 @@ impl HostTable {
                 tasks_done: 0,
                 answered: false,
                 requests: 0,
-                waited: Duration::ZERO,
+                waited: WaitSpans::default(),
                 retries: 0,
                 overloaded: 0,
                 first: None,
@@ -340,7 +342,7 @@ impl HostTable {
                 HostStats {
                     host: k.clone(),
                     requests: h.requests,
-                    waited: h.waited,
+                    waited: h.waited.total(),
                     retries: h.retries,
                     overloaded: h.overloaded,
                     interval: h.interval,
@@ -377,7 +379,7 @@ fn take_slot(h: &mut HostState, now: Instant, wanted: Instant) -> Slot {
     let earliest = h.next_slot.max(h.paused_until.unwrap_or(h.next_slot));
     let due = earliest.max(now);
     h.next_slot = due + h.interval;
-    h.waited += earliest.min(due).saturating_duration_since(wanted);
+    h.waited.add(wanted, earliest.min(due));
     Slot {
         due,
         generation: h.generation,

@@ -162,7 +162,12 @@ fn fields(e: &Entry, raw: bool) -> [String; 17] {
         .warnings()
         .map(|w| text(&format!("[{}] {}", w.tag, w.message)))
         .collect();
-    let infos: Vec<String> = r.infos.iter().map(|i| text(i)).collect();
+    let mut infos: Vec<String> = r.infos.iter().map(|i| text(i)).collect();
+    // A remapped link: the url column keeps the URL as written, the info says where it went.
+    let remapped_from = rf.and_then(|x| x.remapped_from.as_deref());
+    if remapped_from.is_some() {
+        infos.push(text(&format!("remapped to {url}")));
+    }
     let result = if r.outcome.is_broken() {
         format!("Error: {}", r.outcome)
     } else {
@@ -181,7 +186,10 @@ fn fields(e: &Entry, raw: bool) -> [String; 17] {
             "True"
         }
         .to_owned(),
-        text(&r.real_url.as_ref().map_or(url, |u| u.to_string())),
+        text(&match remapped_from {
+            Some(from) => from.to_owned(),
+            None => r.real_url.as_ref().map_or(url, |u| u.to_string()),
+        }),
         rf.and_then(|x| x.line)
             .map(|n| n.to_string())
             .unwrap_or_default(),
@@ -262,6 +270,7 @@ mod tests {
                     tag: "url-whitespace",
                     message: hostile.to_owned(),
                 }],
+                remapped_from: None,
             }),
             fragment: None,
             cached: false,

@@ -11,7 +11,9 @@
 //! null: `http-error`, `timeout`, …), `warnings` (`[{tag, message}]`), `infos`, `parent`,
 //! `line`, `column`, `name`, `base`, `fragment`, `content_type`, `size`, `download_time` and
 //! `check_time` (seconds), `level`, `internal`, `cached`, `modified` and `redirects`
-//! (`[{url, status}]`). Absent values are `null`.
+//! (`[{url, status}]`). Absent values are `null`. A link a remap rule rewrote
+//! ([`Config::remap`](crate::Config::remap)) also has `remapped_from`: its URL before the rule
+//! (`url` is the URL checked).
 //!
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
 //! `unchecked`, `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
@@ -116,7 +118,7 @@ pub(crate) fn tool_json() -> Value {
 pub fn entry_json(e: &Entry) -> Value {
     let r = &e.result;
     let rf = e.referrer.as_ref();
-    json!({
+    let mut entry = json!({
         "url": r.url,
         "urlname": rf.map_or(r.url.as_str(), |x| x.raw.as_str()),
         "real_url": r.real_url.as_ref().map_or(r.url.as_str(), |u| u.as_str()),
@@ -146,7 +148,11 @@ pub fn entry_json(e: &Entry) -> Value {
         "redirects": r.redirects.iter()
             .map(|h| json!({"url": h.url.as_str(), "status": h.status}))
             .collect::<Vec<_>>(),
-    })
+    });
+    if let Some(from) = rf.and_then(|x| x.remapped_from.as_deref()) {
+        entry["remapped_from"] = from.into();
+    }
+    entry
 }
 
 /// The summary of a run as a JSON object (fields in the module docs).

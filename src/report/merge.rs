@@ -228,6 +228,7 @@ pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
         name: text(v, "name").unwrap_or_default(),
         base: text(v, "base"),
         warnings: Vec::new(),
+        remapped_from: text(v, "remapped_from"),
     });
     Ok(Entry {
         result: Arc::new(result),
@@ -328,6 +329,7 @@ mod tests {
                 name: "the x".into(),
                 base: None,
                 warnings: Vec::new(),
+                remapped_from: None,
             }),
             fragment: Some("top".into()),
             cached: true,

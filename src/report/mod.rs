@@ -1,16 +1,19 @@
-//! Reporters: they turn the stream of [`Entry`]s into text, CSV, HTML and the machine-readable
-//! formats (JSON, NDJSON, JUnit XML, SARIF, sitemap, failures list, DOT and GML graphs).
+//! Reporters: they turn the stream of [`Entry`]s into text, compact lines, CSV, HTML, Markdown,
+//! GitHub Actions commands and the machine-readable formats (JSON, NDJSON, JUnit XML, SARIF,
+//! sitemap, failures list, DOT and GML graphs).
 //!
 //! A reporter is fed on one thread (the caller of [`Checker::run_with`](crate::Checker::run_with)).
 //! Line-oriented formats (CSV, NDJSON, failures) and the JSON entries array are written and
-//! flushed as entries arrive; formats that are one grouped or sorted document (text, JUnit,
-//! SARIF, sitemap, DOT, GML) are written by `finish`. `finish` also runs after a cancelled run,
+//! flushed as entries arrive, and so are the problem lines of compact and github; formats that
+//! are one grouped or sorted document (text, Markdown, JUnit, SARIF, sitemap, DOT, GML) are
+//! written by `finish`. `finish` also runs after a cancelled run,
 //! so every file is a complete, well-formed document once it returns. Reporters never decide a
 //! verdict.
 //!
 //! [`ReportOptions::verbosity`] selects the entries of the text, CSV, JSON and NDJSON reports.
 //! The other formats have a fixed scope: JUnit lists every link (CI tools count passes),
-//! SARIF and failures list only problems, the sitemap only good pages, the graphs every link.
+//! SARIF, compact, github, Markdown and failures list only problems, the sitemap only good
+//! pages, the graphs every link.
 //!
 //! # Text from pages and servers
 //! Link texts, hrefs as written, server answers and file names are chosen by others. Each
@@ -18,34 +21,45 @@
 //! CSV cells and the CLI's messages (a page must not drive the reader's terminal or forge a
 //! line of the report), percent-encoding for the failures list, `xml.rs` for JUnit and the
 //! sitemap, `html/escape.rs` for the HTML report, `json::write_json` for JSON, NDJSON and SARIF
-//! (every control character as `\uXXXX`), and their own quoting for the graphs. No format
-//! writes a raw ESC or BEL a page chose. The CSV also defuses formulas (`csv.rs`).
+//! (every control character as `\uXXXX`), `github.rs` and `markdown.rs` for their own syntax
+//! after [`escape_controls`], and their own quoting for the graphs. No format writes a raw ESC
+//! or BEL a page chose; the only colour codes are ours (`style.rs`, off unless asked for). The CSV also defuses formulas (`csv.rs`).
 
+mod compact;
 mod csv;
 mod dot;
 mod failures;
+mod github;
 mod gml;
 mod graph;
 mod html;
 mod json;
 mod junit;
+mod markdown;
 mod merge;
 mod ndjson;
+mod page_path;
+mod problems;
 mod sarif;
 mod sitemap;
+mod style;
 mod terminal;
 mod text;
+mod text_by_page;
 mod xml;
 
 use std::io::{self, Write};
 
+pub use self::compact::CompactReporter;
 pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
 pub use self::dot::DotReporter;
 pub use self::failures::FailuresReporter;
+pub use self::github::GithubReporter;
 pub use self::gml::GmlReporter;
 pub use self::html::HtmlReporter;
 pub use self::json::{JsonReporter, entry_json, summary_json};
 pub use self::junit::JunitReporter;
+pub use self::markdown::MarkdownReporter;
 pub use self::merge::{entry_from_json, merge_ndjson};
 pub use self::ndjson::NdjsonReporter;
 pub use self::sarif::SarifReporter;
@@ -85,8 +99,15 @@ pub trait Reporter {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Format {
-    /// LinkChecker-style text blocks and summary.
+    /// The problems grouped by page (or by URL, LinkChecker's blocks), then the statistics and
+    /// summary.
     Text,
+    /// One line per problem, `path:line:column: URL: reason`, then the summary line.
+    Compact,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`), one per problem.
+    Github,
+    /// A Markdown summary: totals, then a table of problems per page.
+    Markdown,
     /// LinkChecker's 17 CSV columns.
     Csv,
     /// One JSON document: the entries and a summary.
@@ -113,6 +134,9 @@ impl Format {
     /// Every format, in the order `--help` lists them.
     pub const ALL: &'static [Format] = &[
         Format::Text,
+        Format::Compact,
+        Format::Github,
+        Format::Markdown,
         Format::Csv,
         Format::Html,
         Format::Json,
@@ -140,6 +164,9 @@ impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Text => "text",
+            Format::Compact => "compact",
+            Format::Github => "github",
+            Format::Markdown => "markdown",
             Format::Csv => "csv",
             Format::Json => "json",
             Format::Ndjson => "ndjson",
@@ -165,6 +192,9 @@ impl Format {
     pub fn default_file_name(self) -> &'static str {
         match self {
             Format::Text => "linkpatrol-out.txt",
+            Format::Compact => "linkpatrol-out.compact.txt",
+            Format::Github => "linkpatrol-out.github.txt",
+            Format::Markdown => "linkpatrol-out.md",
             Format::Csv => "linkpatrol-out.csv",
             Format::Json => "linkpatrol-out.json",
             Format::Ndjson => "linkpatrol-out.ndjson",
@@ -191,6 +221,18 @@ pub struct ReportOptions {
     /// Write CSV cells as found: no `'` before a text cell a spreadsheet would run as a
     /// formula, no escaped control characters ([`CsvReporter::with_raw`]). Defaults to off.
     pub csv_raw: bool,
+    /// Colour the text and compact reports (errors red, warnings yellow, the summary bold).
+    /// Defaults to off; the binary turns it on for a terminal (`--color`).
+    pub color: bool,
+    /// How the text report groups its problems. Defaults to by page.
+    pub group_by: GroupBy,
+    /// The folder local pages are shown relative to in the text, compact, github and Markdown
+    /// reports (the binary gives the working folder). Defaults to none: absolute paths.
+    pub working_dir: Option<std::path::PathBuf>,
+    /// The folder SARIF locations of local pages are relative to, under the `uriBaseId`
+    /// `SRCROOT` (the binary gives the working folder when the checked folder is inside it,
+    /// else the checked folder). Defaults to none: absolute `file:` URIs.
+    pub source_root: Option<std::path::PathBuf>,
 }
 
 impl Default for ReportOptions {
@@ -200,8 +242,22 @@ impl Default for ReportOptions {
             csv_delimiter: b';',
             csv_bom: false,
             csv_raw: false,
+            color: false,
+            group_by: GroupBy::Page,
+            working_dir: None,
+            source_root: None,
         }
     }
+}
+
+/// How the text report groups its problems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GroupBy {
+    /// Each page, then its problems by line and column (the default).
+    #[default]
+    Page,
+    /// Each broken URL, then every page that links to it (LinkChecker's layout).
+    Url,
 }
 
 /// A reporter of `format` writing to `out`.
@@ -210,12 +266,23 @@ pub fn reporter_for<'a>(
     out: Box<dyn Write + 'a>,
     options: &ReportOptions,
 ) -> Box<dyn Reporter + 'a> {
+    let cwd = options.working_dir.as_deref();
     match format {
-        Format::Text => Box::new(TextReporter::new(out, options.verbosity)),
+        Format::Text => Box::new(
+            TextReporter::new(out, options.verbosity)
+                .with_group_by(options.group_by)
+                .with_color(options.color)
+                .with_base(cwd),
+        ),
+        Format::Compact => Box::new(CompactReporter::new(out, cwd, options.color)),
+        Format::Github => Box::new(GithubReporter::new(out, cwd)),
+        Format::Markdown => Box::new(MarkdownReporter::new(out, cwd)),
         Format::Json => Box::new(JsonReporter::new(out, options.verbosity)),
         Format::Ndjson => Box::new(NdjsonReporter::new(out, options.verbosity)),
         Format::Junit => Box::new(JunitReporter::new(out)),
-        Format::Sarif => Box::new(SarifReporter::new(out)),
+        Format::Sarif => {
+            Box::new(SarifReporter::new(out).with_source_root(options.source_root.as_deref()))
+        }
         Format::Sitemap => Box::new(SitemapReporter::new(out)),
         Format::Failures => Box::new(FailuresReporter::new(out)),
         Format::Dot => Box::new(DotReporter::new(out)),

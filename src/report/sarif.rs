@@ -7,19 +7,29 @@
 //! There is one result per broken link occurrence (level `error`) and one per warning on each
 //! occurrence (level `warning`), located at the page that contains the link
 //! (`physicalLocation.artifactLocation.uri`) and its line and column (`region.startLine`,
-//! `startColumn`, in Unicode code points); a start URL is located at itself. Results are
+//! `startColumn`, in Unicode code points); a start URL is located at itself. A local page
+//! inside the source root ([`SarifReporter::with_source_root`]: the repository, or the checked
+//! folder) is a relative URI (`docs/a%20b.html`) with `uriBaseId: "SRCROOT"`, which the run's
+//! `originalUriBaseIds` gives as the folder's `file:` URI, as code-scanning uploads require; a
+//! web page, or a file outside the folder, keeps its absolute URI. Results are
 //! sorted by page, line and column. `invocations[0].executionSuccessful` is false for an
 //! interrupted run, and `properties.summary` holds the summary of the JSON report. Written by
 //! `finish`, so the file is one valid document even after a cancelled run.
 
 use std::io::{self, Write};
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{Map, Value, json};
+use url::Url;
 
 use super::json::{summary_json, tool_json, write_json};
 use super::{HTTP_ERROR, Reporter, failure_class};
 use crate::model::outcome::{Entry, FailKind};
 use crate::model::report::Report;
+
+/// The name of the checked folder in `uriBaseId` and `originalUriBaseIds`.
+const SRCROOT: &str = "SRCROOT";
 
 /// The schema URI written in `$schema`.
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -90,6 +100,8 @@ struct Rule {
 #[derive(Debug)]
 struct Finding {
     uri: String,
+    /// `uri` is relative to the checked folder.
+    relative: bool,
     line: Option<usize>,
     column: Option<usize>,
     rule: usize,
@@ -104,6 +116,8 @@ pub struct SarifReporter<W: Write> {
     out: W,
     /// Entries with a broken URL or warnings.
     findings: Vec<Entry>,
+    /// The checked folder, as a `file:` URL ending in `/`.
+    root: Option<Url>,
 }
 
 impl<W: Write> SarifReporter<W> {
@@ -112,6 +126,34 @@ impl<W: Write> SarifReporter<W> {
         SarifReporter {
             out,
             findings: Vec::new(),
+            root: None,
+        }
+    }
+
+    /// Locates local pages inside `root` relative to it (`uriBaseId` `SRCROOT`). Without a
+    /// root (the default) every location is an absolute URI. `root` must be absolute.
+    pub fn with_source_root(mut self, root: Option<&Path>) -> Self {
+        self.root = root.and_then(|r| Url::from_directory_path(PathBuf::from(r)).ok());
+        self
+    }
+
+    /// `page` relative to the root (`true`), or as it is (`false`).
+    fn locate(&self, page: &str) -> (String, bool) {
+        let rel = self.root.as_ref().and_then(|root| {
+            let url = Url::parse(page).ok().filter(|u| u.scheme() == "file")?;
+            let rel = url.as_str().strip_prefix(root.as_str())?;
+            // A colon in the first segment would read as a scheme (`c:x.html`): RFC 3986
+            // asks for `./` before such a relative reference, and for the folder itself.
+            let first = rel.split('/').next().unwrap_or("");
+            Some(if rel.is_empty() || first.contains(':') {
+                format!("./{rel}")
+            } else {
+                rel.to_owned()
+            })
+        });
+        match rel {
+            Some(r) => (r, true),
+            None => (page.to_owned(), false),
         }
     }
 }
@@ -158,7 +200,12 @@ fn rule_json(r: &Rule) -> Value {
 
 fn result_json(f: &Finding, rules: &[Rule]) -> Value {
     let mut physical = Map::new();
-    physical.insert("artifactLocation".into(), json!({"uri": f.uri}));
+    let location = if f.relative {
+        json!({"uri": f.uri, "uriBaseId": SRCROOT})
+    } else {
+        json!({"uri": f.uri})
+    };
+    physical.insert("artifactLocation".into(), location);
     if let Some(line) = f.line {
         let mut region = Map::new();
         region.insert("startLine".into(), line.into());
@@ -194,8 +241,11 @@ impl<W: Write> Reporter for SarifReporter<W> {
         for e in &self.findings {
             let r = &e.result;
             let rf = e.referrer.as_ref();
+            let page = rf.map_or(r.url.as_str(), |x| x.parent.as_str());
+            let (uri, relative) = self.locate(page);
             let at = |rule: usize, message: String| Finding {
-                uri: rf.map_or_else(|| r.url.clone(), |x| x.parent.clone()),
+                uri: uri.clone(),
+                relative,
                 line: rf.and_then(|x| x.line),
                 column: rf.and_then(|x| x.column),
                 rule,
@@ -221,16 +271,20 @@ impl<W: Write> Reporter for SarifReporter<W> {
         let mut driver = tool_json();
         driver["semanticVersion"] = driver["version"].clone();
         driver["rules"] = rules.iter().map(rule_json).collect();
+        let mut run = json!({
+            "tool": {"driver": driver},
+            "invocations": [{"executionSuccessful": !report.interrupted}],
+            "columnKind": "unicodeCodePoints",
+            "results": findings.iter().map(|f| result_json(f, &rules)).collect::<Vec<_>>(),
+            "properties": {"summary": summary_json(report)},
+        });
+        if let Some(root) = &self.root {
+            run["originalUriBaseIds"] = json!({SRCROOT: {"uri": root.as_str()}});
+        }
         let log = json!({
             "$schema": SCHEMA,
             "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": driver},
-                "invocations": [{"executionSuccessful": !report.interrupted}],
-                "columnKind": "unicodeCodePoints",
-                "results": findings.iter().map(|f| result_json(f, &rules)).collect::<Vec<_>>(),
-                "properties": {"summary": summary_json(report)},
-            }],
+            "runs": [run],
         });
         write_json(&mut self.out, &log, true)?;
         writeln!(self.out)?;

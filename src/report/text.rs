@@ -1,20 +1,26 @@
-//! The text report LinkChecker users know: one block per broken link (or link with warnings)
-//! listing every page that contains it, then the statistics and the `That's it.` line.
+//! The text report: the problems grouped by page (the default, [`GroupBy::Page`]: each page,
+//! then its problems by line and column, as people fix links page by page), or LinkChecker's
+//! layout ([`GroupBy::Url`]: one block per broken link, or link with warnings, listing every
+//! page that contains it); then the statistics and the `That's it.` summary line.
 //!
-//! Blocks are grouped per URL, so they are written by `finish` once every referrer is known;
-//! `finish` also runs after a cancelled run.
+//! Both groupings need every referrer, so they are written by `finish`; `finish` also runs
+//! after a cancelled run.
 //!
 //! Every string that comes from a page, a server or a file name (URLs, link text, results,
 //! warnings, content types) passes through [`escape_controls`] as it is written, so a report
 //! on a terminal has no escape sequence and no line break the data chose: each field stays on
-//! its own line. The report writes no colour codes of its own.
+//! its own line. With colour on ([`TextReporter::with_color`]) the only escape codes are ours
+//! (`style.rs`): errors red, warnings yellow, the summary line bold.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use super::page_path::PagePaths;
+use super::style::{Painter, Tone};
 use super::terminal::escape_controls as esc;
-use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
+use super::text_by_page::write_pages;
+use super::{GroupBy, Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::outcome::{CheckResult, Entry};
 use crate::model::report::Report;
 
@@ -27,6 +33,12 @@ pub struct TextReporter<W: Write> {
     index: HashMap<String, usize>,
     /// Shown entries grouped by URL.
     groups: Vec<(Arc<CheckResult>, Vec<Entry>)>,
+    /// By page (the default) or by URL.
+    group_by: GroupBy,
+    /// Colours, or none.
+    painter: Painter,
+    /// Local pages as paths relative to a folder (grouping by page).
+    paths: PagePaths,
 }
 
 impl<W: Write> TextReporter<W> {
@@ -37,7 +49,30 @@ impl<W: Write> TextReporter<W> {
             verbosity,
             index: HashMap::new(),
             groups: Vec::new(),
+            group_by: GroupBy::Page,
+            painter: Painter::new(false),
+            paths: PagePaths::default(),
         }
+    }
+
+    /// Groups the problems by page (the default) or by URL.
+    pub fn with_group_by(mut self, group_by: GroupBy) -> Self {
+        self.group_by = group_by;
+        self
+    }
+
+    /// Colours errors red, warnings yellow and the summary line bold when `color` is true.
+    /// Defaults to off.
+    pub fn with_color(mut self, color: bool) -> Self {
+        self.painter = Painter::new(color);
+        self
+    }
+
+    /// Shows local pages as paths relative to `base` when grouping by page (absolute paths
+    /// without one, the default).
+    pub fn with_base(mut self, base: Option<&std::path::Path>) -> Self {
+        self.paths = PagePaths::new(base);
+        self
     }
 
     fn block(&mut self, result: &CheckResult, entries: &[Entry]) -> io::Result<()> {
@@ -62,6 +97,9 @@ impl<W: Write> TextReporter<W> {
                 if r.raw != shown {
                     write!(o, " (as `{}')", esc(&r.raw))?;
                 }
+                if let Some(from) = &r.remapped_from {
+                    write!(o, " (remapped from {})", esc(from))?;
+                }
                 writeln!(o)?;
             }
         }
@@ -84,34 +122,28 @@ impl<W: Write> TextReporter<W> {
         for i in &result.infos {
             writeln!(o, "Info       {}", esc(i))?;
         }
+        let p = self.painter;
         for w in &result.warnings {
-            writeln!(o, "Warning    [{}] {}", esc(w.tag), esc(&w.message))?;
+            let text = format!("[{}] {}", esc(w.tag), esc(&w.message));
+            writeln!(o, "Warning    {}", p.paint(Tone::Warning, text))?;
         }
         for e in entries {
             for w in e.referrer.iter().flat_map(|r| r.warnings.iter()) {
                 let page = e.referrer.as_ref().map_or("", |r| r.parent.as_str());
-                writeln!(
-                    o,
-                    "Warning    [{}] {} (on {})",
-                    esc(w.tag),
-                    esc(&w.message),
-                    esc(page)
-                )?;
+                let text = format!("[{}] {} (on {})", esc(w.tag), esc(&w.message), esc(page));
+                writeln!(o, "Warning    {}", p.paint(Tone::Warning, text))?;
             }
         }
         if result.retries > 0 {
             writeln!(o, "Tries      {}", result.retries + 1)?;
         }
-        let verdict = if result.outcome.is_broken() {
-            "Error"
+        let outcome = esc(&result.outcome.to_string()).into_owned();
+        if result.outcome.is_broken() {
+            let text = format!("Error: {outcome}");
+            writeln!(o, "Result     {}", p.paint(Tone::Error, text))?;
         } else {
-            "Valid"
-        };
-        writeln!(
-            o,
-            "Result     {verdict}: {}",
-            esc(&result.outcome.to_string())
-        )?;
+            writeln!(o, "Result     Valid: {outcome}")?;
+        }
         writeln!(o)
     }
 }
@@ -130,8 +162,17 @@ impl<W: Write> Reporter for TextReporter<W> {
     }
 
     fn finish(&mut self, report: &Report) -> io::Result<()> {
-        for (result, entries) in std::mem::take(&mut self.groups) {
-            self.block(&result, &entries)?;
+        let groups = std::mem::take(&mut self.groups);
+        match self.group_by {
+            GroupBy::Url => {
+                for (result, entries) in groups {
+                    self.block(&result, &entries)?;
+                }
+            }
+            GroupBy::Page => {
+                let entries: Vec<Entry> = groups.into_iter().flat_map(|(_, e)| e).collect();
+                write_pages(&mut self.out, entries, &self.paths, self.painter)?;
+            }
         }
         let o = &mut self.out;
         let stats = statistics(report);
@@ -172,22 +213,8 @@ impl<W: Write> Reporter for TextReporter<W> {
                 report.unchecked
             )?;
         }
-        let (links, urls, w, e) = (
-            report.links(),
-            report.urls,
-            report.warnings(),
-            report.errors(),
-        );
-        writeln!(
-            o,
-            "That's it. {links} link{} in {urls} URL{} checked. {w} warning{} found. {e} error{} found ({} broken URL{}).",
-            plural(links),
-            plural(urls),
-            plural(w),
-            plural(e),
-            stats.broken_urls,
-            plural(stats.broken_urls)
-        )?;
+        let line = summary_line(report);
+        writeln!(o, "{}", self.painter.paint(Tone::Summary, line))?;
         // No silent pass: what was found and not checked is said, and why.
         let skipped = stats.skipped;
         if skipped.total() > 0 {
@@ -213,6 +240,26 @@ impl<W: Write> Reporter for TextReporter<W> {
     }
 }
 
-fn plural(n: usize) -> &'static str {
+/// The summary line every text-like report ends with: `That's it. 5 links in 4 URLs checked.
+/// 0 warnings found. 1 error found (1 broken URL).`
+pub(crate) fn summary_line(report: &Report) -> String {
+    let (links, urls, w, e) = (
+        report.links(),
+        report.urls,
+        report.warnings(),
+        report.errors(),
+    );
+    let broken = report.stats.broken_urls;
+    format!(
+        "That's it. {links} link{} in {urls} URL{} checked. {w} warning{} found. {e} error{} found ({broken} broken URL{}).",
+        plural(links),
+        plural(urls),
+        plural(w),
+        plural(e),
+        plural(broken)
+    )
+}
+
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }

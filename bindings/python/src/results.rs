@@ -319,6 +319,7 @@ impl PyReport {
             csv_delimiter: delimiter,
             csv_bom,
             csv_raw,
+            ..ReportOptions::default()
         };
         let report = self.report.clone();
         py.detach(move || write_report(&report, format, &path, &options))

@@ -7,8 +7,8 @@ use clap::Parser;
 use linkpatrol::report::Format;
 
 use crate::values::{
-    AuthSection, FileOutput, HostSection, file_output, format_name, header, host_header,
-    non_negative, pattern_number, positive_secs, shard, thread_count,
+    AuthSection, FileOutput, HostSection, color_when, file_output, format_name, group_by, header,
+    host_header, non_negative, pattern_number, positive_secs, shard, thread_count,
 };
 
 use linkpatrol::{
@@ -31,16 +31,16 @@ pub struct Args {
     pub inputs: Vec<String>,
 
     /// Worker threads.
-    #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count)]
+    #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count, allow_negative_numbers = true)]
     pub threads: usize,
 
     /// Timeout in seconds for each phase of a request (connect, response, body).
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs)]
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs, allow_negative_numbers = true)]
     pub timeout: f64,
 
     /// Request starts per second per host; 0 means no limit. Loopback hosts (127.0.0.0/8, ::1,
     /// localhost) have none unless this is given.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS_PER_SECOND, value_parser = non_negative)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS_PER_SECOND, value_parser = non_negative, allow_negative_numbers = true)]
     pub max_requests_per_second: f64,
 
     /// Requests in flight per host; 0 means no limit beyond the thread count.
@@ -67,6 +67,12 @@ pub struct Args {
     #[arg(long, alias = "ignore-url", value_name = "REGEX")]
     pub exclude: Vec<String>,
 
+    /// Rewrite each link before it is checked, `REGEX REPLACEMENT` (repeatable; the first rule
+    /// that matches applies; `$1` in the replacement is the first group). The report shows the
+    /// link as written and the URL it was remapped to.
+    #[arg(long, value_name = "REGEX REPLACEMENT")]
+    pub remap: Vec<String>,
+
     /// Check URLs matching this regex but never recurse into them (repeatable).
     #[arg(long, alias = "no-follow-url", value_name = "REGEX")]
     pub no_follow: Vec<String>,
@@ -76,7 +82,7 @@ pub struct Args {
     pub max_redirects: usize,
 
     /// After Ctrl-C, wait this many seconds for requests in flight before interrupting them.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative)]
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
     pub abort_timeout: f64,
 
     /// The folder `/` means in links of local pages.
@@ -102,7 +108,7 @@ pub struct Args {
     pub max_retries: u32,
 
     /// Longest Retry-After (or backoff) in seconds honoured before a retry.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative)]
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
     pub max_retry_wait: f64,
 
     /// Add a header to every request, `NAME: VALUE` (repeatable). Authorization and Cookie are
@@ -143,10 +149,20 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
 
-    /// Report format on stdout: text, csv, html, json, ndjson, junit, sarif, sitemap, failures,
-    /// dot, gml (see also -F).
-    #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
+    /// Report format on stdout: text, compact, github, markdown, csv, html, json, ndjson, junit,
+    /// sarif, sitemap, failures, dot, gml (see also -F).
+    #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_name)]
     pub output: Format,
+
+    /// Colour the text and compact reports on stdout: auto (on a terminal, unless NO_COLOR is
+    /// set), always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = color_when)]
+    pub color: String,
+
+    /// Group the text report by page (each page, then its problems by line) or by url (each
+    /// broken URL, then the pages that link to it, as LinkChecker does).
+    #[arg(long, value_name = "BY", default_value = "page", value_parser = group_by)]
+    pub group_by: String,
 
     /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT, or
     /// linkpatrol-failures.txt for failures).

@@ -38,6 +38,7 @@ pub struct FileConfig {
     pub include: Option<Vec<String>>,
     pub exclude: Option<Vec<String>>,
     pub no_follow: Option<Vec<String>>,
+    pub remap: Option<Vec<String>>,
     pub max_urls: Option<usize>,
     pub no_robots: Option<bool>,
     pub follow_outside_root: Option<bool>,
@@ -66,6 +67,8 @@ pub struct FileConfig {
     pub abort_timeout: Option<f64>,
     // Output
     pub output: Option<String>,
+    pub color: Option<String>,
+    pub group_by: Option<String>,
     pub file_output: Option<Vec<String>>,
     pub quiet: Option<bool>,
     pub verbose: Option<bool>,
@@ -130,8 +133,18 @@ pub fn load(path: &Path) -> Result<FileConfig> {
 /// Parses config text; the error starts with `, line L, column C: ` when the place is known.
 pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
     toml::from_str(text).map_err(|e: toml::de::Error| {
-        // The message lists every known key after "expected"; the key and line are enough.
-        let message = e.message().split(", expected").next().unwrap_or("").trim();
+        // The message lists every known key after "expected"; the key and line are enough,
+        // with a hint when the key is close to a known one.
+        let full = e.message();
+        let mut message = full
+            .split(", expected")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        if let Some(hint) = crate::key_hint::unknown_key_hint(full) {
+            message = format!("{message}; {hint}");
+        }
         match e.span() {
             Some(span) => {
                 let (line, column) = line_col(text, span.start);
@@ -211,6 +224,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         include,
         exclude,
         no_follow,
+        remap,
         no_robots,
         follow_outside_root,
         max_redirects,
@@ -231,6 +245,8 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         fail_on_warnings,
         check_anchors
     );
+    take_parsed!(color, color, values::color_when);
+    take_parsed!(group_by, group_by, values::group_by);
     take_some!(
         root_dir,
         base_url,
@@ -302,6 +318,7 @@ pub fn effective(args: &Args) -> FileConfig {
         include: list(&args.include),
         exclude: list(&args.exclude),
         no_follow: list(&args.no_follow),
+        remap: list(&args.remap),
         max_urls: args.max_urls,
         no_robots: Some(args.no_robots),
         follow_outside_root: Some(args.follow_outside_root),
@@ -347,6 +364,8 @@ pub fn effective(args: &Args) -> FileConfig {
         ),
         abort_timeout: Some(args.abort_timeout),
         output: Some(args.output.name().to_owned()),
+        color: Some(args.color.clone()),
+        group_by: Some(args.group_by.clone()),
         file_output: Some(
             args.file_outputs
                 .iter()
@@ -392,6 +411,9 @@ pub(crate) mod tests {
             include: Some(vec!["^https://example\\.test/".into()]),
             exclude: Some(vec!["/private/".into()]),
             no_follow: Some(vec!["/archive/".into()]),
+            remap: Some(vec![
+                "^https://example\\.test/ http://127.0.0.1:8000/".into(),
+            ]),
             max_urls: Some(1000),
             no_robots: Some(true),
             follow_outside_root: Some(true),
@@ -417,6 +439,8 @@ pub(crate) mod tests {
             host_max_concurrency: Some(vec!["slow=1".into()]),
             abort_timeout: Some(1.0),
             output: Some("csv".into()),
+            color: Some("never".into()),
+            group_by: Some("url".into()),
             file_output: Some(vec!["json/out.json".into()]),
             quiet: Some(true),
             verbose: Some(true),

@@ -8,9 +8,11 @@ mod exit_guard;
 mod generate;
 mod help;
 mod inputs;
+mod key_hint;
 mod merge;
 mod outputs;
 mod plugin_flags;
+mod report_setup;
 mod settings;
 mod shard_files;
 mod status;
@@ -24,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use linkpatrol::Checker;
-use linkpatrol::report::{Fanout, ReportOptions, Verbosity, escape_controls, reporter_for};
+use linkpatrol::report::{Fanout, ReportOptions, escape_controls, reporter_for};
 
 use crate::args::Args;
 use crate::exit_guard::ExitGuard;
@@ -124,15 +126,11 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         }
     })?;
 
-    let options = ReportOptions {
-        verbosity: if args.verbose {
-            Verbosity::All
-        } else {
-            Verbosity::Problems
-        },
-        csv_delimiter: args.csv_delimiter as u8,
-        csv_bom: args.csv_bom,
-        csv_raw: args.csv_raw,
+    let options = report_setup::stdout_options(args);
+    // Files never get colour codes.
+    let file_options = ReportOptions {
+        color: false,
+        ..options.clone()
     };
     let mut reporter = Fanout::new();
     if !args.quiet {
@@ -146,7 +144,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         reporter.push(reporter_for(
             f.format,
             Box::new(BufWriter::new(file)),
-            &options,
+            &file_options,
         ));
     }
     let counters = Arc::new(status::Counters::default());

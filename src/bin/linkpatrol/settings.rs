@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
 use linkpatrol::MAX_DURATION;
-use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule};
+use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule, Remap};
 use regex::Regex;
 use std::net::{IpAddr, SocketAddr};
 
@@ -50,7 +50,8 @@ pub fn command() -> clap::Command {
     help::decorate(Args::command())
 }
 
-/// A clap error as one line (its first), or the help or version text printed at once.
+/// A clap error as one line (its first, plus its tips: `a similar argument exists:
+/// '--threads'`), or the help or version text printed at once.
 fn usage_error(e: clap::Error) -> anyhow::Error {
     use clap::error::ErrorKind;
     if matches!(
@@ -63,7 +64,16 @@ fn usage_error(e: clap::Error) -> anyhow::Error {
     }
     let text = e.to_string();
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    anyhow::anyhow!("{}", first.trim().trim_start_matches("error: "))
+    let first = first.trim().trim_start_matches("error: ");
+    let tips: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tip: "))
+        .collect();
+    if tips.is_empty() {
+        anyhow::anyhow!("{first}")
+    } else {
+        anyhow::anyhow!("{first} ({})", tips.join("; "))
+    }
 }
 
 /// Builds the library configuration from the parsed flags.
@@ -141,6 +151,9 @@ pub fn config_from(args: &Args) -> Result<Config> {
     }
     for p in &args.no_follow {
         config = config.no_follow(regex(p, "--no-follow")?);
+    }
+    for rule in &args.remap {
+        config = config.remap(Remap::parse(rule).map_err(|e| anyhow!("--remap {e}"))?);
     }
     config = add_requests(config, args)?;
     config = inputs::add_inputs(config, args)?;

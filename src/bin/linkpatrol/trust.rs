@@ -43,6 +43,8 @@ pub enum Refusal {
 ///   or read, and shown in the report when it is not a valid one (`/proc/self/environ`).
 /// - `auth`: `[[auth]]` sends a username and password with every request whose URL matches
 ///   a pattern; credentials, and where they go, are the user's choice, not a checkout's.
+/// - `remap`: rewrites the links before they are requested, so it can send each request
+///   (with the headers and cookies meant for the start sites) to a server the file names.
 /// - `csv-raw`: turns off the quote before CSV cells a spreadsheet would run as formulas, so
 ///   the checkout's own pages could put formulas into the CSV the user opens.
 /// - `follow-outside-root`: lets a folder check read, parse and list files outside the folder
@@ -61,6 +63,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("auth", Refusal::Always),
     ("follow-outside-root", Refusal::Always),
     ("csv-raw", Refusal::Always),
+    ("remap", Refusal::Always),
     ("inputs", Refusal::OutsideFolder),
     ("root-dir", Refusal::OutsideFolder),
 ];
@@ -214,6 +217,8 @@ mod tests {
         ("host-max-concurrency", "politeness"),
         ("abort-timeout", "limits"),
         ("output", "the format on stdout"),
+        ("color", "stdout"),
+        ("group-by", "the report's shape"),
         ("quiet", "stdout"),
         ("verbose", "stdout"),
         ("no-status", "stderr"),

@@ -58,6 +58,24 @@ pub fn format_name(s: &str) -> Result<Format, String> {
     })
 }
 
+/// `--color`: `auto`, `always` or `never`.
+pub fn color_when(s: &str) -> Result<String, String> {
+    one_of(s, &["auto", "always", "never"])
+}
+
+/// `--group-by`: `page` or `url`.
+pub fn group_by(s: &str) -> Result<String, String> {
+    one_of(s, &["page", "url"])
+}
+
+fn one_of(s: &str, allowed: &[&str]) -> Result<String, String> {
+    if allowed.contains(&s) {
+        Ok(s.to_owned())
+    } else {
+        Err(format!("`{s}' is not one of: {}", allowed.join(", ")))
+    }
+}
+
 pub fn file_output(s: &str) -> Result<FileOutput, String> {
     let (name, path) = match s.split_once('/') {
         Some((name, path)) if !path.is_empty() => (name, Some(path)),
@@ -117,7 +135,9 @@ pub fn shard(s: &str) -> Result<linkpatrol::Shard, String> {
 pub fn positive_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{s}' is not a positive number of seconds")),
+        _ => Err(format!(
+            "`{s}': the value must be a positive number of seconds"
+        )),
     }
 }
 
