@@ -69,5 +69,7 @@ mod signals;
 mod silent_passes;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
+/// The state file (`--cache`): reuse, history, bad files.
+mod state;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.
 mod untrusted_text;

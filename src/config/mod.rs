@@ -10,6 +10,7 @@ pub(crate) mod basic_auth;
 pub(crate) mod cookies;
 pub(crate) mod host_rules;
 pub(crate) mod plugins;
+pub(crate) mod state;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -142,6 +143,7 @@ pub struct Config {
     pub(crate) basic_auth: Vec<BasicAuth>,
     pub(crate) accept: AcceptStatus,
     pub(crate) mx_resolver: Option<SocketAddr>,
+    pub(crate) state: state::StateOptions,
 }
 
 impl Default for Config {
@@ -185,6 +187,7 @@ impl Default for Config {
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
             mx_resolver: None,
+            state: state::StateOptions::default(),
         }
     }
 }
@@ -511,6 +514,7 @@ impl Config {
             ("abort timeout", self.abort_timeout),
             ("retry backoff", self.retry_backoff),
             ("max retry wait", self.max_retry_wait),
+            ("max cache age", self.state.max_age),
         ] {
             if d > MAX_DURATION {
                 return bad(format!(

@@ -138,6 +138,7 @@ pub(super) fn assemble(
         gate: gate.clone(),
         tx,
         only_problems: cfg.only_problems,
+        remembered: None,
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
         plugins: PluginHost::new(

@@ -33,6 +33,7 @@ use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::robots::RobotsCache;
+use crate::state::Remembered;
 
 /// One URL waiting in the queue.
 #[derive(Debug)]
@@ -156,6 +157,10 @@ pub(crate) struct Run {
     pub(crate) checked: AtomicUsize,
     /// The configured plugins and their fetches (see `plugin_host`; the hooks: `plugin_hooks`).
     pub(crate) plugins: PluginHost,
+    /// What earlier runs left in the state file (`Config::state_file`): results to reuse and
+    /// broken streaks. Set before the workers start, read-only afterwards; `None` without a
+    /// state file.
+    pub(crate) remembered: Option<Remembered>,
 }
 
 impl Run {

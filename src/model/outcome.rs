@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use url::Url;
 
@@ -205,6 +205,15 @@ pub struct CheckResult {
     pub modified: Option<String>,
     /// Requests that were retries (after a timeout, a broken connection, a 429 or a 5xx).
     pub retries: u32,
+    /// When the result was checked, if it was served from the state file
+    /// ([`Config::state_file`](crate::Config::state_file)) instead of being requested again.
+    pub cached_from: Option<SystemTime>,
+    /// With a state file: when this URL was first found broken in the runs it has been broken
+    /// in without a break (`None` when it is not broken).
+    pub broken_since: Option<SystemTime>,
+    /// With a state file: in how many consecutive runs that checked this URL it was broken,
+    /// this run included (0 when it is not broken or no state file is used).
+    pub broken_runs: u32,
 }
 
 impl CheckResult {
@@ -226,6 +235,9 @@ impl CheckResult {
             links_found: 0,
             modified: None,
             retries: 0,
+            cached_from: None,
+            broken_since: None,
+            broken_runs: 0,
         }
     }
 }
