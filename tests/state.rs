@@ -1,10 +1,13 @@
 //! The state file (`--cache`): fresh results reused without a request, failures checked
-//! again, broken history across runs, and bad state files (corrupt, truncated, not SQLite,
+//! again, unchanged pages answered 304 and their links taken from the file, broken history
+//! across runs, and bad state files (corrupt, truncated, not SQLite,
 //! another program's, newer, unwritable, held by another run) each ending in one warning and
 //! a complete report.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use linkpatrol::{Config, Report};
@@ -315,4 +318,130 @@ fn the_binary_warns_on_one_line_and_exits_by_fail_after_runs() {
     // --cache alone uses the file in the current folder.
     assert_exit(&cli(&["--cache"]), 1);
     assert!(dir.join(".linkpatrol-cache.sqlite").is_file());
+}
+
+/// A site whose pages carry an ETag per version and answer 304 to a request that names the
+/// current one. `touch` makes a new version of a page; `answers` counts (full, 304) per path.
+struct VersionedSite {
+    server: TestServer,
+    versions: Arc<Mutex<HashMap<String, u32>>>,
+    answers: Arc<Mutex<HashMap<String, (u32, u32)>>>,
+}
+
+impl VersionedSite {
+    fn start() -> VersionedSite {
+        let versions: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
+        let answers: Arc<Mutex<HashMap<String, (u32, u32)>>> = Arc::default();
+        let (v, a) = (versions.clone(), answers.clone());
+        let server = TestServer::start(Routes::new().dynamic(move |req| {
+            let path = req.path_only().to_owned();
+            let body = match path.as_str() {
+                "/" => r#"<a href="/p1">1</a> <a href="/p2">2</a> <a href="/p3">3</a>
+                          <img src="/logo.png"> <a href="/gone">gone</a>"#
+                    .to_owned(),
+                "/p1" | "/p2" | "/p3" => {
+                    let n = *v.lock().unwrap().get(&path).unwrap_or(&0);
+                    // Each version links one page of its own: /p2-v1 after one touch.
+                    format!(r#"<a href="/">home</a> <a href="{path}-v{n}">v</a>"#)
+                }
+                "/logo.png" => {
+                    return Some(Reply::status(200).content_type("image/png").body("png"));
+                }
+                p if p.contains("-v") => "<p>leaf page</p>".to_owned(),
+                _ => return None,
+            };
+            let etag = format!("\"{}\"", v.lock().unwrap().get(&path).unwrap_or(&0));
+            let fresh = req.header("if-none-match") == Some(etag.as_str());
+            let mut counts = a.lock().unwrap();
+            let c = counts.entry(path).or_default();
+            if fresh {
+                c.1 += 1;
+                Some(Reply::status(304).header("ETag", &etag))
+            } else {
+                c.0 += 1;
+                Some(Reply::html(body).header("ETag", &etag))
+            }
+        }));
+        VersionedSite {
+            server,
+            versions,
+            answers,
+        }
+    }
+
+    fn touch(&self, path: &str) {
+        *self
+            .versions
+            .lock()
+            .unwrap()
+            .entry(path.into())
+            .or_default() += 1;
+    }
+
+    /// (full answers, 304 answers) of `path` since the last call, then forgets them.
+    fn take(&self, path: &str) -> (u32, u32) {
+        self.answers
+            .lock()
+            .unwrap()
+            .remove(path)
+            .unwrap_or_default()
+    }
+}
+
+#[test]
+fn unchanged_pages_answer_304_and_only_a_touched_page_is_parsed_again() {
+    for threads in [1, 8] {
+        let site = VersionedSite::start();
+        let s = &site.server;
+        let dir = temp_dir(&format!("state-304-{threads}"));
+        let file = dir.join("state.sqlite");
+        let first = run(with_state(&s.url("/"), threads, &file));
+        for p in ["/", "/p1", "/p2", "/p3"] {
+            assert_eq!(site.take(p), (1, 0), "{p}, first run");
+        }
+        site.touch("/p2");
+        let second = run(with_state(&s.url("/"), threads, &file));
+        assert!(
+            second.state_warnings.is_empty(),
+            "{:?}",
+            second.state_warnings
+        );
+        for p in ["/", "/p1", "/p3"] {
+            assert_eq!(site.take(p), (0, 1), "{p}: 304, links from the state file");
+        }
+        assert_eq!(
+            site.take("/p2"),
+            (1, 0),
+            "the touched page is fetched and parsed"
+        );
+        // Its new link is checked; the links of the unchanged pages are all still there.
+        assert_eq!(site.take("/p2-v1"), (1, 0));
+        entry(&second, &s.url("/p1-v0"));
+        entry(&second, &s.url("/p3-v0"));
+        assert_eq!(broken(&second), broken(&first));
+        assert_eq!(broken(&second), [s.url("/gone")].into());
+        let index = entry(&second, &s.url("/"));
+        assert_eq!(
+            index.result.links_found,
+            entry(&first, &s.url("/")).result.links_found
+        );
+        assert!(
+            index
+                .result
+                .infos
+                .iter()
+                .any(|i| i.starts_with("not modified")),
+            "{:?}",
+            index.result.infos
+        );
+        // Each occurrence keeps its place in the page.
+        let line = |r: &Report| {
+            r.entries
+                .iter()
+                .find(|e| e.result.url == s.url("/p2"))
+                .and_then(|e| e.referrer.as_ref())
+                .map(|r| (r.line, r.column))
+        };
+        assert_eq!(line(&second), line(&first));
+    }
 }

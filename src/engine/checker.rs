@@ -255,6 +255,7 @@ impl Checker {
                 tally.add_url(&r);
                 state.borrow_mut().result(&r);
             }
+            Message::Page(key, page) => state.borrow_mut().page(key, page),
             Message::Finished => {}
         };
         'stream: loop {

@@ -18,6 +18,7 @@ use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
+use crate::state::{PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
 use super::record::is_problem;
@@ -106,6 +107,7 @@ impl Run {
         mut facts: Option<&mut PageFacts>,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
+        mut record: Option<&mut StoredLinks>,
     ) -> usize {
         if !is_html(content_type) {
             let format = Format::of(content_type);
@@ -135,12 +137,51 @@ impl Run {
             // The base and robots flag are final from the first batch on.
             let ctx = ctx.get_or_insert_with(|| PageLinks::new(page, doc, level, own));
             n += doc.links.len();
+            if let Some(r) = record.as_deref_mut() {
+                r.base.clone_from(&doc.base);
+                r.nofollow = doc.nofollow;
+                r.links.extend(doc.links.iter().map(|l| StoredLink {
+                    value: l.value.clone(),
+                    line: l.line,
+                    column: l.column,
+                    name: l.name.clone(),
+                    nofollow: l.nofollow,
+                    padded: l.padded,
+                }));
+            }
             for link in doc.links.drain(..) {
                 self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
             }
         });
         if let Some(f) = facts {
             f.anchors = doc.anchors;
+        }
+        n
+    }
+
+    /// Considers the links of a page that its server said had not changed, as stored when it
+    /// was last parsed: the same as parsing it again, without the body. Returns how many.
+    pub(super) fn replay_children(
+        &self,
+        stored: StoredLinks,
+        page: &Url,
+        level: usize,
+        own: Option<&CheckResult>,
+        mut keep: Option<&mut Vec<Url>>,
+    ) -> usize {
+        let doc = HtmlDocument {
+            base: stored.base,
+            nofollow: stored.nofollow,
+            ..HtmlDocument::default()
+        };
+        let ctx = PageLinks::new(page, &doc, level, own);
+        let n = stored.links.len();
+        for l in stored.links {
+            let mut link = RawLink::plain(l.value, "", "", (l.line, l.column));
+            link.name = l.name;
+            link.nofollow = l.nofollow;
+            link.padded = l.padded;
+            self.consider_link(&ctx, None, keep.as_deref_mut(), link);
         }
         n
     }

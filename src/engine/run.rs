@@ -33,7 +33,7 @@ use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::robots::RobotsCache;
-use crate::state::Remembered;
+use crate::state::{Remembered, StoredPage};
 
 /// One URL waiting in the queue.
 #[derive(Debug)]
@@ -99,6 +99,8 @@ pub(crate) enum Message {
     /// A result whose first entry was not built (`only_problems`): counted once for the
     /// per-URL statistics.
     Counted(Arc<CheckResult>),
+    /// A page parsed over HTTP, for the state file (only with one): its key and links.
+    Page(String, StoredPage),
     /// The run is over; nothing after this is read.
     Finished,
 }

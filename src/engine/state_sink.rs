@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::model::outcome::{CheckResult, Entry};
 use crate::model::report::Report;
 use crate::policy::url_norm::cache_key;
-use crate::state::Remembered;
+use crate::state::{Remembered, StoredPage};
 
 /// The state file as the consumer thread sees it. Not shared: only that thread has it.
 #[derive(Debug)]
@@ -82,6 +82,16 @@ impl StateSink {
         }
         #[cfg(not(feature = "state"))]
         let _ = (r, Url::parse, cache_key);
+    }
+
+    /// Takes a parsed page's links.
+    pub(super) fn page(&mut self, key: String, page: StoredPage) {
+        #[cfg(feature = "state")]
+        if let Some(w) = &mut self.writer {
+            w.add_page(key, page);
+        }
+        #[cfg(not(feature = "state"))]
+        let _ = (key, page);
     }
 
     /// Writes a due batch (called while the stream is quiet).

@@ -15,6 +15,7 @@
 //! The SQLite parts need the `state` feature; without it `open` returns a warning.
 
 mod date;
+mod page_blob;
 mod remembered;
 
 #[cfg(feature = "state")]
@@ -27,7 +28,8 @@ mod store;
 mod writer;
 
 pub(crate) use date::format_date;
-pub(crate) use remembered::Remembered;
+pub(crate) use page_blob::{PageLinks, StoredLink, pack, unpack};
+pub(crate) use remembered::{Remembered, StoredPage};
 #[cfg(feature = "state")]
 pub(crate) use store::open;
 #[cfg(feature = "state")]

@@ -19,6 +19,19 @@ pub(crate) struct Streak {
     pub(crate) runs: u32,
 }
 
+/// A page parsed by an earlier run: what its server called that version, and its links.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredPage {
+    /// `ETag` of the version parsed.
+    pub(crate) etag: Option<String>,
+    /// `Last-Modified` of the version parsed.
+    pub(crate) last_modified: Option<String>,
+    /// Its media type.
+    pub(crate) content_type: Option<String>,
+    /// Its links, packed (`page_blob`).
+    pub(crate) links: Vec<u8>,
+}
+
 /// The state file's contents a run reads. Built by `state::open`, then shared read-only by
 /// the workers (no lock: nothing changes it after the run starts).
 #[derive(Debug, Default)]
@@ -28,12 +41,19 @@ pub(crate) struct Remembered {
     pub(crate) fresh: HashMap<String, Arc<CheckResult>, RandomState>,
     /// Cache key → its streak, for URLs broken when last checked.
     pub(crate) broken: HashMap<String, Streak, RandomState>,
+    /// Cache key → the page as last parsed, for conditional requests.
+    pub(crate) pages: HashMap<String, StoredPage, RandomState>,
 }
 
 impl Remembered {
     /// The reusable result stored for `key`, if any.
     pub(crate) fn cached(&self, key: &str) -> Option<&Arc<CheckResult>> {
         self.fresh.get(key)
+    }
+
+    /// The page stored for `key`, if any.
+    pub(crate) fn page(&self, key: &str) -> Option<&StoredPage> {
+        self.pages.get(key)
     }
 
     /// Adds this run to the history of a result about to be stored: a broken result

@@ -40,6 +40,14 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = ["
         broken_runs INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX results_broken ON results (broken_runs) WHERE broken_runs > 0;
+    CREATE TABLE pages (
+        key TEXT PRIMARY KEY,
+        etag TEXT,
+        last_modified TEXT,
+        content_type TEXT,
+        links BLOB NOT NULL,
+        run_id INTEGER NOT NULL
+    );
 "];
 
 /// What `inspect` found.

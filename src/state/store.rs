@@ -12,7 +12,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::config::Config;
 use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
-use crate::state::remembered::{Remembered, Streak};
+use crate::state::remembered::{Remembered, StoredPage, Streak};
 use crate::state::schema::{Schema, inspect, migrate};
 use crate::state::writer::Writer;
 
@@ -184,6 +184,25 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
         if let Some(mut result) = decode(row) {
             result.cached_from = Some(from_unix(checked_at));
             known.fresh.insert(key, Arc::new(result));
+        }
+    }
+    let mut stmt =
+        conn.prepare("SELECT key, etag, last_modified, content_type, links FROM pages")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let read = || -> rusqlite::Result<(String, StoredPage)> {
+            Ok((
+                r.get(0)?,
+                StoredPage {
+                    etag: r.get(1)?,
+                    last_modified: r.get(2)?,
+                    content_type: r.get(3)?,
+                    links: r.get(4)?,
+                },
+            ))
+        };
+        if let Ok((key, page)) = read() {
+            known.pages.insert(key, page);
         }
     }
     Ok(known)

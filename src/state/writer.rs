@@ -9,6 +9,7 @@ use rusqlite::{Connection, params};
 
 use crate::model::outcome::CheckResult;
 use crate::state::codec::{encode, unix};
+use crate::state::remembered::StoredPage;
 
 /// Longest time a finished result waits before it is written.
 pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
@@ -34,6 +35,8 @@ pub(crate) struct Writer {
     run_id: i64,
     /// Finished results (key, result) not written yet.
     pending: Vec<(String, Arc<CheckResult>)>,
+    /// Parsed pages (key, page) not written yet.
+    pages: Vec<(String, StoredPage)>,
     /// When the last batch was written.
     last_flush: Instant,
     /// The first write error; later writes are skipped and `finish` reports it.
@@ -56,6 +59,7 @@ impl Writer {
             conn,
             run_id,
             pending: Vec::new(),
+            pages: Vec::new(),
             last_flush: Instant::now(),
             failed: None,
         })
@@ -68,11 +72,16 @@ impl Writer {
         self.tick();
     }
 
+    /// Takes one parsed page, written with the next batch.
+    pub(crate) fn add_page(&mut self, key: String, page: StoredPage) {
+        self.pages.push((key, page));
+        self.tick();
+    }
+
     /// Writes the pending results when the batch is full or old enough.
     pub(crate) fn tick(&mut self) {
-        if self.pending.len() >= FLUSH_ROWS
-            || (!self.pending.is_empty() && self.last_flush.elapsed() >= FLUSH_INTERVAL)
-        {
+        let waiting = self.pending.len() + self.pages.len();
+        if waiting >= FLUSH_ROWS || (waiting > 0 && self.last_flush.elapsed() >= FLUSH_INTERVAL) {
             self.flush();
         }
     }
@@ -81,15 +90,20 @@ impl Writer {
     pub(crate) fn flush(&mut self) {
         self.last_flush = Instant::now();
         let batch = std::mem::take(&mut self.pending);
-        if batch.is_empty() || self.failed.is_some() {
+        let pages = std::mem::take(&mut self.pages);
+        if (batch.is_empty() && pages.is_empty()) || self.failed.is_some() {
             return;
         }
-        if let Err(e) = self.write(&batch) {
+        if let Err(e) = self.write(&batch, &pages) {
             self.failed = Some(e.to_string());
         }
     }
 
-    fn write(&mut self, batch: &[(String, Arc<CheckResult>)]) -> rusqlite::Result<()> {
+    fn write(
+        &mut self,
+        batch: &[(String, Arc<CheckResult>)],
+        pages: &[(String, StoredPage)],
+    ) -> rusqlite::Result<()> {
         let now = unix(SystemTime::now());
         let tx = self.conn.transaction()?;
         {
@@ -126,6 +140,20 @@ impl Writer {
                     row.internal,
                     row.broken_since,
                     row.broken_runs,
+                ])?;
+            }
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR REPLACE INTO pages (key, etag, last_modified, content_type, links,
+                     run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for (key, p) in pages {
+                stmt.execute(params![
+                    key,
+                    p.etag,
+                    p.last_modified,
+                    p.content_type,
+                    p.links,
+                    self.run_id
                 ])?;
             }
         }

@@ -1,0 +1,176 @@
+//! A parsed page's links packed into one blob (one row per page, not one per link): the
+//! document's `<base>` and robots flag, then each link as written with its line, column,
+//! label and flags, deflated. Read back with caps, as the file is untrusted.
+
+use std::io::{Read, Write};
+
+use flate2::Compression;
+use flate2::read::DeflateDecoder;
+use flate2::write::DeflateEncoder;
+
+/// The blob format's first byte.
+const FORMAT: u8 = 1;
+
+/// Most bytes a blob may inflate to (a page of 200,000 links is about 10 MB).
+const MAX_INFLATED: u64 = 64 << 20;
+
+/// One link of a stored page, as the extractor gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct StoredLink {
+    pub(crate) value: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) name: String,
+    pub(crate) nofollow: bool,
+    pub(crate) padded: bool,
+}
+
+/// Everything a page's links need to be considered again without the page.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct PageLinks {
+    /// `<base href>` as written.
+    pub(crate) base: Option<String>,
+    /// `<meta name=robots content=nofollow>`.
+    pub(crate) nofollow: bool,
+    pub(crate) links: Vec<StoredLink>,
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, u32::try_from(s.len()).unwrap_or(u32::MAX));
+    out.extend_from_slice(&s.as_bytes()[..s.len().min(u32::MAX as usize)]);
+}
+
+fn put_u32(out: &mut Vec<u8>, n: u32) {
+    out.extend_from_slice(&n.to_le_bytes());
+}
+
+/// Packs `page` into a blob.
+pub(crate) fn pack(page: &PageLinks) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(16 + page.links.len() * 40);
+    raw.push(FORMAT);
+    raw.push(u8::from(page.nofollow) | (u8::from(page.base.is_some()) << 1));
+    if let Some(b) = &page.base {
+        put_str(&mut raw, b);
+    }
+    put_u32(
+        &mut raw,
+        u32::try_from(page.links.len()).unwrap_or(u32::MAX),
+    );
+    for l in &page.links {
+        put_str(&mut raw, &l.value);
+        put_u32(&mut raw, u32::try_from(l.line).unwrap_or(u32::MAX));
+        put_u32(&mut raw, u32::try_from(l.column).unwrap_or(u32::MAX));
+        put_str(&mut raw, &l.name);
+        raw.push(u8::from(l.nofollow) | (u8::from(l.padded) << 1));
+    }
+    let mut z = DeflateEncoder::new(Vec::with_capacity(raw.len() / 4), Compression::fast());
+    // Writing to a Vec cannot fail.
+    let _ = z.write_all(&raw);
+    z.finish().unwrap_or_default()
+}
+
+/// A cursor over the inflated bytes; every read is bounds-checked.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn bytes(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.bytes(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.bytes(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn string(&mut self) -> Option<String> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.bytes(n)?).ok().map(str::to_owned)
+    }
+}
+
+/// The page a blob holds, or `None` when it is not one this build wrote.
+pub(crate) fn unpack(blob: &[u8]) -> Option<PageLinks> {
+    let mut raw = Vec::new();
+    DeflateDecoder::new(blob)
+        .take(MAX_INFLATED)
+        .read_to_end(&mut raw)
+        .ok()?;
+    let mut r = Reader(&raw);
+    if r.u8()? != FORMAT {
+        return None;
+    }
+    let flags = r.u8()?;
+    let base = if flags & 2 != 0 {
+        Some(r.string()?)
+    } else {
+        None
+    };
+    let count = r.u32()? as usize;
+    // Each link takes at least 13 bytes: a count larger than that is a lie.
+    if count > r.0.len() / 13 {
+        return None;
+    }
+    let mut links = Vec::with_capacity(count);
+    for _ in 0..count {
+        let value = r.string()?;
+        let line = r.u32()? as usize;
+        let column = r.u32()? as usize;
+        let name = r.string()?;
+        let f = r.u8()?;
+        links.push(StoredLink {
+            value,
+            line,
+            column,
+            name,
+            nofollow: f & 1 != 0,
+            padded: f & 2 != 0,
+        });
+    }
+    r.0.is_empty().then_some(PageLinks {
+        base,
+        nofollow: flags & 1 != 0,
+        links,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_survives_the_round_trip_and_junk_is_refused() {
+        let page = PageLinks {
+            base: Some("/docs/".into()),
+            nofollow: true,
+            links: vec![
+                StoredLink {
+                    value: "a.html#x".into(),
+                    line: 3,
+                    column: 14,
+                    name: "Ä label".into(),
+                    nofollow: true,
+                    padded: false,
+                },
+                StoredLink {
+                    value: String::new(),
+                    line: 9,
+                    column: 1,
+                    padded: true,
+                    ..StoredLink::default()
+                },
+            ],
+        };
+        let blob = pack(&page);
+        assert_eq!(unpack(&blob), Some(page));
+        assert_eq!(unpack(b"not deflate at all"), None);
+        let mut cut = blob.clone();
+        cut.truncate(blob.len() / 2);
+        assert_eq!(unpack(&cut), None);
+    }
+}
