@@ -13,7 +13,9 @@ use crate::model::redact::redact;
 use crate::policy::url_norm::cache_key;
 
 use super::run::{Checked, Message, Run, Task};
-use crate::state::{PageLinks as StoredLinks, StoredPage, pack};
+use crate::state::StoredPage;
+
+use super::page_links::PageRecord;
 
 /// URLs longer than this get the `url-too-long` warning (browsers and servers start failing
 /// around 2,000 characters).
@@ -171,7 +173,7 @@ impl Run {
             let mut links = self.filter.has_depth_limit().then(Vec::new);
             let mut record = self
                 .records_page(task, content_type)
-                .then(StoredLinks::default);
+                .then(PageRecord::default);
             result.links_found = self.queue_children(
                 &body,
                 &fetched.final_url,
@@ -190,7 +192,7 @@ impl Run {
                     etag,
                     last_modified: result.modified.clone(),
                     content_type: result.content_type.clone(),
-                    links: pack(&record),
+                    links: record.finish(),
                 };
                 let _ = self.tx.send(Message::Page(task.key.clone(), page));
             }

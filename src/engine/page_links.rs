@@ -18,7 +18,7 @@ use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
-use crate::state::{PageLinks as StoredLinks, StoredLink};
+use crate::state::{Packer, PageLinks as StoredLinks};
 
 use super::admit::Via;
 use super::record::is_problem;
@@ -76,6 +76,24 @@ impl<'p> PageLinks<'p> {
     }
 }
 
+/// A page's links as they are considered, for the state file (see `Run::records_page`).
+#[derive(Debug, Default)]
+pub(super) struct PageRecord {
+    /// `<base href>` as written.
+    pub(super) base: Option<String>,
+    /// `<meta name=robots content=nofollow>`.
+    pub(super) nofollow: bool,
+    /// The links, packed as they come.
+    pub(super) links: Packer,
+}
+
+impl PageRecord {
+    /// The blob for the `pages` table.
+    pub(super) fn finish(self) -> Vec<u8> {
+        self.links.finish(self.base.as_deref(), self.nofollow)
+    }
+}
+
 /// `/x` but not `//host/x`.
 pub(super) fn is_root_relative(value: &str) -> bool {
     value.starts_with('/') && !value.starts_with("//")
@@ -107,7 +125,7 @@ impl Run {
         mut facts: Option<&mut PageFacts>,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
-        mut record: Option<&mut StoredLinks>,
+        mut record: Option<&mut PageRecord>,
     ) -> usize {
         if !is_html(content_type) {
             let format = Format::of(content_type);
@@ -140,14 +158,11 @@ impl Run {
             if let Some(r) = record.as_deref_mut() {
                 r.base.clone_from(&doc.base);
                 r.nofollow = doc.nofollow;
-                r.links.extend(doc.links.iter().map(|l| StoredLink {
-                    value: l.value.clone(),
-                    line: l.line,
-                    column: l.column,
-                    name: l.name.clone(),
-                    nofollow: l.nofollow,
-                    padded: l.padded,
-                }));
+                for l in &doc.links {
+                    let (line, column) = (l.line, l.column);
+                    r.links
+                        .push(&l.value, line, column, &l.name, l.nofollow, l.padded);
+                }
             }
             for link in doc.links.drain(..) {
                 self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);

@@ -28,7 +28,7 @@ mod store;
 mod writer;
 
 pub(crate) use date::format_date;
-pub(crate) use page_blob::{PageLinks, StoredLink, pack, unpack};
+pub(crate) use page_blob::{Packer, PageLinks, unpack};
 pub(crate) use remembered::{Remembered, StoredPage};
 #[cfg(feature = "state")]
 pub(crate) use store::open;

@@ -44,29 +44,60 @@ fn put_u32(out: &mut Vec<u8>, n: u32) {
     out.extend_from_slice(&n.to_le_bytes());
 }
 
-/// Packs `page` into a blob.
+/// Packs `page` into a blob (the tests' way; a crawl packs as it goes, with [`Packer`]).
+#[cfg(test)]
 pub(crate) fn pack(page: &PageLinks) -> Vec<u8> {
-    let mut raw = Vec::with_capacity(16 + page.links.len() * 40);
-    raw.push(FORMAT);
-    raw.push(u8::from(page.nofollow) | (u8::from(page.base.is_some()) << 1));
-    if let Some(b) = &page.base {
-        put_str(&mut raw, b);
-    }
-    put_u32(
-        &mut raw,
-        u32::try_from(page.links.len()).unwrap_or(u32::MAX),
-    );
+    let mut packer = Packer::default();
     for l in &page.links {
-        put_str(&mut raw, &l.value);
-        put_u32(&mut raw, u32::try_from(l.line).unwrap_or(u32::MAX));
-        put_u32(&mut raw, u32::try_from(l.column).unwrap_or(u32::MAX));
-        put_str(&mut raw, &l.name);
-        raw.push(u8::from(l.nofollow) | (u8::from(l.padded) << 1));
+        packer.push(&l.value, l.line, l.column, &l.name, l.nofollow, l.padded);
     }
-    let mut z = DeflateEncoder::new(Vec::with_capacity(raw.len() / 4), Compression::fast());
-    // Writing to a Vec cannot fail.
-    let _ = z.write_all(&raw);
-    z.finish().unwrap_or_default()
+    packer.finish(page.base.as_deref(), page.nofollow)
+}
+
+/// Packs a page's links as they are found, without a copy of each.
+#[derive(Debug, Default)]
+pub(crate) struct Packer {
+    /// The links, encoded.
+    body: Vec<u8>,
+    count: u32,
+}
+
+impl Packer {
+    /// Adds one link.
+    pub(crate) fn push(
+        &mut self,
+        value: &str,
+        line: usize,
+        column: usize,
+        name: &str,
+        nofollow: bool,
+        padded: bool,
+    ) {
+        let raw = &mut self.body;
+        put_str(raw, value);
+        put_u32(raw, u32::try_from(line).unwrap_or(u32::MAX));
+        put_u32(raw, u32::try_from(column).unwrap_or(u32::MAX));
+        put_str(raw, name);
+        raw.push(u8::from(nofollow) | (u8::from(padded) << 1));
+        self.count = self.count.saturating_add(1);
+    }
+
+    /// The blob: the document's `<base>` and robots flag, then the links, deflated.
+    pub(crate) fn finish(self, base: Option<&str>, nofollow: bool) -> Vec<u8> {
+        let mut head = Vec::with_capacity(16);
+        head.push(FORMAT);
+        head.push(u8::from(nofollow) | (u8::from(base.is_some()) << 1));
+        if let Some(b) = base {
+            put_str(&mut head, b);
+        }
+        put_u32(&mut head, self.count);
+        let mut z =
+            DeflateEncoder::new(Vec::with_capacity(self.body.len() / 4), Compression::fast());
+        // Writing to a Vec cannot fail.
+        let _ = z.write_all(&head);
+        let _ = z.write_all(&self.body);
+        z.finish().unwrap_or_default()
+    }
 }
 
 /// A cursor over the inflated bytes; every read is bounds-checked.
