@@ -2,11 +2,9 @@
 //! document's `<base>` and robots flag, then each link as written with its line, column,
 //! label and flags, deflated. Read back with caps, as the file is untrusted.
 
-use std::io::{Read, Write};
+use std::cell::RefCell;
 
-use flate2::Compression;
-use flate2::read::DeflateDecoder;
-use flate2::write::DeflateEncoder;
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
 /// The blob format's first byte.
 const FORMAT: u8 = 1;
@@ -84,20 +82,78 @@ impl Packer {
 
     /// The blob: the document's `<base>` and robots flag, then the links, deflated.
     pub(crate) fn finish(self, base: Option<&str>, nofollow: bool) -> Vec<u8> {
-        let mut head = Vec::with_capacity(16);
-        head.push(FORMAT);
-        head.push(u8::from(nofollow) | (u8::from(base.is_some()) << 1));
+        let mut raw = Vec::with_capacity(16 + base.map_or(0, str::len) + self.body.len());
+        raw.push(FORMAT);
+        raw.push(u8::from(nofollow) | (u8::from(base.is_some()) << 1));
         if let Some(b) = base {
-            put_str(&mut head, b);
+            put_str(&mut raw, b);
         }
-        put_u32(&mut head, self.count);
-        let mut z =
-            DeflateEncoder::new(Vec::with_capacity(self.body.len() / 4), Compression::fast());
-        // Writing to a Vec cannot fail.
-        let _ = z.write_all(&head);
-        let _ = z.write_all(&self.body);
-        z.finish().unwrap_or_default()
+        put_u32(&mut raw, self.count);
+        raw.extend_from_slice(&self.body);
+        deflate(&raw)
     }
+}
+
+thread_local! {
+    /// Each thread's deflate state, reset for every page: a new one zeroes some 300 KB of
+    /// tables, which cost a crawl more than the compression itself. Scratch space only: no
+    /// state is carried from one page to the next.
+    static DEFLATE: RefCell<Compress> = RefCell::new(Compress::new(Compression::fast(), false));
+    /// The same for reading blobs back.
+    static INFLATE: RefCell<Decompress> = RefCell::new(Decompress::new(false));
+}
+
+/// `raw` deflated (raw deflate, no header).
+fn deflate(raw: &[u8]) -> Vec<u8> {
+    DEFLATE.with_borrow_mut(|z| {
+        z.reset();
+        let mut out = Vec::with_capacity(raw.len() / 3 + 64);
+        let mut input = raw;
+        loop {
+            if out.capacity() - out.len() < 256 {
+                out.reserve(out.capacity().max(1024));
+            }
+            let before = z.total_in();
+            let Ok(status) = z.compress_vec(input, &mut out, FlushCompress::Finish) else {
+                return Vec::new();
+            };
+            let used = usize::try_from(z.total_in() - before).unwrap_or(input.len());
+            input = &input[used.min(input.len())..];
+            if status == Status::StreamEnd {
+                return out;
+            }
+        }
+    })
+}
+
+/// `blob` inflated, at most `MAX_INFLATED` bytes; `None` when it is not raw deflate.
+fn inflate(blob: &[u8]) -> Option<Vec<u8>> {
+    INFLATE.with_borrow_mut(|z| {
+        z.reset(false);
+        let mut out = Vec::with_capacity(blob.len() * 4 + 64);
+        let mut input = blob;
+        loop {
+            if out.capacity() - out.len() < 256 {
+                if out.len() as u64 >= MAX_INFLATED {
+                    return None;
+                }
+                out.reserve(out.capacity().max(1024));
+            }
+            let (before, had) = (z.total_in(), out.len());
+            let status = z
+                .decompress_vec(input, &mut out, FlushDecompress::Finish)
+                .ok()?;
+            let used = usize::try_from(z.total_in() - before).unwrap_or(input.len());
+            input = &input[used.min(input.len())..];
+            if status == Status::StreamEnd {
+                return Some(out);
+            }
+            // Nothing read and nothing written although there was room: the blob ended early.
+            if used == 0 && out.len() == had && out.capacity() > out.len() {
+                return None;
+            }
+        }
+    })
 }
 
 /// A cursor over the inflated bytes; every read is bounds-checked.
@@ -127,11 +183,7 @@ impl Reader<'_> {
 
 /// The page a blob holds, or `None` when it is not one this build wrote.
 pub(crate) fn unpack(blob: &[u8]) -> Option<PageLinks> {
-    let mut raw = Vec::new();
-    DeflateDecoder::new(blob)
-        .take(MAX_INFLATED)
-        .read_to_end(&mut raw)
-        .ok()?;
+    let raw = inflate(blob)?;
     let mut r = Reader(&raw);
     if r.u8()? != FORMAT {
         return None;
