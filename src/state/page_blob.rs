@@ -1,15 +1,11 @@
 //! A parsed page's links packed into one blob (one row per page, not one per link): the
 //! document's `<base>` and robots flag, then each link as written with its line, column,
-//! label and flags, deflated. Read back with caps, as the file is untrusted.
-
-use std::cell::RefCell;
-
-use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+//! label and flags, compressed (LZ4). Read back with caps, as the file is untrusted.
 
 /// The blob format's first byte.
-const FORMAT: u8 = 1;
+const FORMAT: u8 = 2;
 
-/// Most bytes a blob may inflate to (a page of 200,000 links is about 10 MB).
+/// Most bytes a blob may decompress to (a page of 200,000 links is about 10 MB).
 const MAX_INFLATED: u64 = 64 << 20;
 
 /// One link of a stored page, as the extractor gave it.
@@ -80,7 +76,7 @@ impl Packer {
         self.count = self.count.saturating_add(1);
     }
 
-    /// The blob: the document's `<base>` and robots flag, then the links, deflated.
+    /// The blob: the document's `<base>` and robots flag, then the links, compressed.
     pub(crate) fn finish(self, base: Option<&str>, nofollow: bool) -> Vec<u8> {
         let mut raw = Vec::with_capacity(16 + base.map_or(0, str::len) + self.body.len());
         raw.push(FORMAT);
@@ -90,73 +86,48 @@ impl Packer {
         }
         put_u32(&mut raw, self.count);
         raw.extend_from_slice(&self.body);
-        deflate(&raw)
+        compress(&raw)
     }
 }
 
-thread_local! {
-    /// Each thread's deflate state, reset for every page: a new one zeroes some 300 KB of
-    /// tables, which cost a crawl more than the compression itself. Scratch space only: no
-    /// state is carried from one page to the next.
-    static DEFLATE: RefCell<Compress> = RefCell::new(Compress::new(Compression::fast(), false));
-    /// The same for reading blobs back.
-    static INFLATE: RefCell<Decompress> = RefCell::new(Decompress::new(false));
+/// `raw` compressed: its length (4 bytes, little-endian), then one LZ4 block. LZ4 rather
+/// than deflate: a deflate state zeroes ~300 KB of tables per page, which cost a crawl more
+/// than the compression itself.
+#[cfg(feature = "state")]
+fn compress(raw: &[u8]) -> Vec<u8> {
+    lz4_flex::block::compress_prepend_size(raw)
 }
 
-/// `raw` deflated (raw deflate, no header).
-fn deflate(raw: &[u8]) -> Vec<u8> {
-    DEFLATE.with_borrow_mut(|z| {
-        z.reset();
-        let mut out = Vec::with_capacity(raw.len() / 3 + 64);
-        let mut input = raw;
-        loop {
-            if out.capacity() - out.len() < 256 {
-                out.reserve(out.capacity().max(1024));
-            }
-            let before = z.total_in();
-            let Ok(status) = z.compress_vec(input, &mut out, FlushCompress::Finish) else {
-                return Vec::new();
-            };
-            let used = usize::try_from(z.total_in() - before).unwrap_or(input.len());
-            input = &input[used.min(input.len())..];
-            if status == Status::StreamEnd {
-                return out;
-            }
-        }
-    })
+/// Without the `state` feature nothing is stored: kept as it is.
+#[cfg(not(feature = "state"))]
+fn compress(raw: &[u8]) -> Vec<u8> {
+    let mut out = u32::try_from(raw.len())
+        .unwrap_or(u32::MAX)
+        .to_le_bytes()
+        .to_vec();
+    out.extend_from_slice(raw);
+    out
 }
 
-/// `blob` inflated, at most `MAX_INFLATED` bytes; `None` when it is not raw deflate.
-fn inflate(blob: &[u8]) -> Option<Vec<u8>> {
-    INFLATE.with_borrow_mut(|z| {
-        z.reset(false);
-        let mut out = Vec::with_capacity(blob.len() * 4 + 64);
-        let mut input = blob;
-        loop {
-            if out.capacity() - out.len() < 256 {
-                if out.len() as u64 >= MAX_INFLATED {
-                    return None;
-                }
-                out.reserve(out.capacity().max(1024));
-            }
-            let (before, had) = (z.total_in(), out.len());
-            let status = z
-                .decompress_vec(input, &mut out, FlushDecompress::Finish)
-                .ok()?;
-            let used = usize::try_from(z.total_in() - before).unwrap_or(input.len());
-            input = &input[used.min(input.len())..];
-            if status == Status::StreamEnd {
-                return Some(out);
-            }
-            // Nothing read and nothing written although there was room: the blob ended early.
-            if used == 0 && out.len() == had && out.capacity() > out.len() {
-                return None;
-            }
-        }
-    })
+/// What `compress` made, at most `MAX_INFLATED` bytes (the length is read from the untrusted
+/// blob, so it is checked before anything is allocated); `None` for anything else.
+fn decompress(blob: &[u8]) -> Option<Vec<u8>> {
+    let (len, rest) = blob.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*len);
+    if u64::from(len) > MAX_INFLATED {
+        return None;
+    }
+    #[cfg(feature = "state")]
+    {
+        lz4_flex::block::decompress(rest, len as usize).ok()
+    }
+    #[cfg(not(feature = "state"))]
+    {
+        (rest.len() == len as usize).then(|| rest.to_vec())
+    }
 }
 
-/// A cursor over the inflated bytes; every read is bounds-checked.
+/// A cursor over the decompressed bytes; every read is bounds-checked.
 struct Reader<'a>(&'a [u8]);
 
 impl Reader<'_> {
@@ -183,7 +154,7 @@ impl Reader<'_> {
 
 /// The page a blob holds, or `None` when it is not one this build wrote.
 pub(crate) fn unpack(blob: &[u8]) -> Option<PageLinks> {
-    let raw = inflate(blob)?;
+    let raw = decompress(blob)?;
     let mut r = Reader(&raw);
     if r.u8()? != FORMAT {
         return None;
@@ -251,7 +222,7 @@ mod tests {
         };
         let blob = pack(&page);
         assert_eq!(unpack(&blob), Some(page));
-        assert_eq!(unpack(b"not deflate at all"), None);
+        assert_eq!(unpack(b"not an LZ4 block at all"), None);
         let mut cut = blob.clone();
         cut.truncate(blob.len() / 2);
         assert_eq!(unpack(&cut), None);
