@@ -53,6 +53,7 @@ mod fetch;
 mod model;
 mod policy;
 pub mod report;
+mod state;
 
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -64,6 +65,7 @@ pub use config::cookies::CookieJar;
 pub use config::host_rules::HostRule;
 pub use config::remap::Remap;
 pub use config::shard::{FoundLink, Shard};
+pub use config::state::{DEFAULT_MAX_CACHE_AGE, DEFAULT_STATE_FILE};
 pub use config::{
     Config, DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE,
     DEFAULT_MAX_REDIRECTS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES,

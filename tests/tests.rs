@@ -86,6 +86,8 @@ mod silent_passes;
 mod skipped_urls;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
+/// The state file (`--cache`): reuse, history, bad files.
+mod state;
 /// Typos get a hint: flags, --format, config keys, negative numbers.
 mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.

@@ -12,6 +12,7 @@ pub(crate) mod host_rules;
 pub(crate) mod plugins;
 pub(crate) mod remap;
 pub(crate) mod shard;
+pub(crate) mod state;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -150,6 +151,7 @@ pub struct Config {
     pub(crate) shard: Option<Shard>,
     pub(crate) found_links: Vec<FoundLink>,
     pub(crate) reused: Vec<std::sync::Arc<crate::model::outcome::CheckResult>>,
+    pub(crate) state: state::StateOptions,
 }
 
 impl Default for Config {
@@ -197,6 +199,7 @@ impl Default for Config {
             shard: None,
             found_links: Vec::new(),
             reused: Vec::new(),
+            state: state::StateOptions::default(),
         }
     }
 }
@@ -572,6 +575,7 @@ impl Config {
             ("abort timeout", self.abort_timeout),
             ("retry backoff", self.retry_backoff),
             ("max retry wait", self.max_retry_wait),
+            ("max cache age", self.state.max_age),
         ] {
             if d > MAX_DURATION {
                 return bad(format!(

@@ -265,6 +265,10 @@ impl Run {
                 self.complete(&key, r);
             }
             Decision::Check { internal, recurse } => {
+                if let Some(reused) = self.reuse(&key, &clean, level, recurse && follow) {
+                    self.complete(&key, reused);
+                    return;
+                }
                 let task = Task {
                     url: clean,
                     key: key.clone(),

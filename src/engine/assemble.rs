@@ -143,6 +143,7 @@ pub(super) fn assemble(
         only_problems: cfg.only_problems && cfg.shard.is_none(),
         shard: cfg.shard,
         remap: cfg.remap.clone(),
+        remembered: None,
         unreported: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
         skipped: SkipCounter::default(),

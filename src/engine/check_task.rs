@@ -13,7 +13,10 @@ use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
 use crate::policy::url_norm::cache_key;
 
-use super::run::{Checked, Run, Task};
+use super::run::{Checked, Message, Run, Task};
+use crate::state::StoredPage;
+
+use super::page_links::PageRecord;
 
 /// URLs longer than this get the `url-too-long` warning (browsers and servers start failing
 /// around 2,000 characters).
@@ -49,18 +52,36 @@ impl Run {
                 stopped_at: None,
             };
         }
+        let stored = self.stored_page(task);
         let fetched = if let Some(html) = &task.inline {
             let mut f = Fetched::bare(&task.url, Outcome::Ok { status: None });
             f.content_type = Some("text/html".into());
             f.size = Some(html.len() as u64);
             f.body = Some(html.as_bytes().to_vec());
             f
+        } else if let Some(page) = &stored {
+            self.fetch
+                .fetch_if_changed(&task.url, &page.validators, &|next| {
+                    self.claim_hop(task, next)
+                })
         } else {
             // A claim that wants the page parsed may have come after the task was queued.
             let want_body = task.recurse || self.cache.wants_parse(&task.key);
             self.fetch
                 .fetch(&task.url, want_body, &|next| self.claim_hop(task, next))
         };
+        // Not modified since it was parsed: its stored links stand for its body.
+        let mut replay = stored.filter(|_| {
+            fetched.outcome.status() == Some(304)
+                && fetched.redirects.is_empty()
+                && fetched.stopped_at.is_none()
+        });
+        let etag = fetched.etag.clone();
+        let mut fetched = fetched;
+        if let Some(page) = &replay {
+            fetched.outcome = Outcome::Ok { status: Some(304) };
+            fetched.content_type = page.content_type.clone();
+        }
         let mut result = CheckResult::immediate(
             redact(task.url.as_str()).into_owned(),
             fetched.outcome,
@@ -118,7 +139,32 @@ impl Run {
         let own_level = (task.recurse || task.inline.is_some()).then_some(task.level);
         let mut keys: Vec<&str> = owned.iter().map(|(k, _)| k.as_str()).collect();
         keys.push(&task.key);
-        if let Some(body) = fetched.body
+        if replay.is_some() {
+            result
+                .infos
+                .push("not modified since the last run: its links come from the state file".into());
+        }
+        if let Some(page) = replay.take()
+            && parse
+            && still_internal
+            && !self.cancel.is_cancelled()
+            && let Some(level) = self.cache.take_parse(&keys, own_level)
+        {
+            let own =
+                (self.only_problems && !self.plugins.active() && fetched.final_url == task.url)
+                    .then_some(&result);
+            let mut keep = self.filter.has_depth_limit().then(Vec::new);
+            result.links_found = self.replay_children(
+                page.links,
+                &fetched.final_url,
+                level + 1,
+                own,
+                keep.as_mut(),
+            );
+            if let Some(keep) = keep {
+                self.cache.set_links(&keys, keep);
+            }
+        } else if let Some(body) = fetched.body
             && parse
             && still_internal
             && !self.cancel.is_cancelled()
@@ -137,6 +183,9 @@ impl Run {
                 (self.only_problems && !self.plugins.active() && fetched.final_url == task.url)
                     .then_some(&result);
             let mut links = self.filter.has_depth_limit().then(Vec::new);
+            let mut record = self
+                .records_page(task, content_type)
+                .then(PageRecord::default);
             result.links_found = self.queue_children(
                 &body,
                 &fetched.final_url,
@@ -146,7 +195,20 @@ impl Run {
                 facts.as_mut(),
                 own,
                 links.as_mut(),
+                record.as_mut(),
             );
+            if let Some(record) = record
+                && (etag.is_some() || result.modified.is_some())
+                && fetched.final_url == task.url
+            {
+                let page = StoredPage {
+                    etag,
+                    last_modified: result.modified.clone(),
+                    content_type: result.content_type.clone(),
+                    links: record.finish(),
+                };
+                let _ = self.tx.send(Message::Page(task.key.clone(), page));
+            }
             if let Some(links) = links {
                 // The keys are still pending: a lower level wanted meanwhile is looked after
                 // by `serve_want` in `record`.
@@ -195,6 +257,7 @@ impl Run {
             None,
             None,
             links.as_mut(),
+            None,
         );
         if let Some(links) = links {
             for up in self.cache.set_links(&[&task.key], links) {

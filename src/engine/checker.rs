@@ -15,6 +15,7 @@
 //!    never checked (as not checked), then reads the URL counts from one snapshot of the cache:
 //!    every claimed URL either has a reported verdict or is unchecked.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread;
@@ -26,6 +27,7 @@ use super::assemble::{Start, assemble, start_of};
 use crate::config::Config;
 use crate::engine::progress::ProgressHandle;
 use crate::engine::run::Message;
+use crate::engine::state_sink::StateSink;
 use crate::fetch::Fetch;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
@@ -165,13 +167,19 @@ impl Checker {
         let cfg = &self.config;
         let cancel = self.cancel.clone();
         let (tx, rx) = crossbeam_channel::bounded(RESULT_CHANNEL_CAPACITY);
-        let run = Arc::new(assemble(
+        let mut run = assemble(
             cfg,
             &self.starts,
             self.fetch_override.as_ref(),
             &cancel,
             tx.clone(),
-        )?);
+        )?;
+        // Read before the first worker starts; this thread is the state file's only writer.
+        let (remembered, state, state_warnings) = StateSink::open(cfg);
+        // Used by `take` and by the idle branch below, one at a time, on this thread only.
+        let state = RefCell::new(state);
+        run.remembered = remembered;
+        let run = Arc::new(run);
         self.progress.attach(&run, started);
         let _hook = {
             // The URLs it discards stay pending in the cache: counted as unchecked at the end.
@@ -238,7 +246,10 @@ impl Checker {
         };
         drop(tx);
 
-        let mut report = Report::default();
+        let mut report = Report {
+            state_warnings,
+            ..Report::default()
+        };
         let mut tally = Tally::default();
         let mut take = |msg: Message, tally: &mut Tally| match msg {
             Message::Entry(e) => {
@@ -247,11 +258,19 @@ impl Checker {
                 if e.result.exported_to.is_none() {
                     tally.add(&e);
                 }
+                state.borrow_mut().entry(&e);
+                if state.borrow().fails(&e) {
+                    report.failing += 1;
+                }
                 if cfg.keep_entries {
                     report.entries.push(e);
                 }
             }
-            Message::Counted(r) => tally.add_url(&r),
+            Message::Counted(r) => {
+                tally.add_url(&r);
+                state.borrow_mut().result(&r);
+            }
+            Message::Page(key, page) => state.borrow_mut().page(key, page),
             Message::Finished => {}
         };
         'stream: loop {
@@ -260,6 +279,7 @@ impl Checker {
                 Ok(msg) => take(msg, &mut tally),
                 Err(RecvTimeoutError::Timeout) => {
                     on_idle();
+                    state.borrow_mut().tick();
                     continue;
                 }
             }
@@ -317,6 +337,7 @@ impl Checker {
         report.stats = tally.finish(&report.hosts);
         report.stats.skipped = run.skipped.get();
         report.insecure = cfg.insecure;
+        state.into_inner().finish(&mut report);
         self.progress.detach();
         Ok(report)
     }

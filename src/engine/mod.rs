@@ -14,7 +14,9 @@ pub(crate) mod plugin_host;
 pub(crate) mod progress;
 pub(crate) mod queue;
 mod record;
+mod remember;
 pub(crate) mod run;
+mod state_sink;
 
 #[cfg(test)]
 mod fake_fetch;

@@ -19,6 +19,7 @@ use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
+use crate::state::{Packer, PageLinks as StoredLinks};
 
 use super::admit::Via;
 use super::record::is_problem;
@@ -102,6 +103,24 @@ fn query_encoder(encoding: &'static Encoding) -> impl Fn(&str) -> Cow<'_, [u8]> 
     move |query| encoding.encode(query).0
 }
 
+/// A page's links as they are considered, for the state file (see `Run::records_page`).
+#[derive(Debug, Default)]
+pub(super) struct PageRecord {
+    /// `<base href>` as written.
+    pub(super) base: Option<String>,
+    /// `<meta name=robots content=nofollow>`.
+    pub(super) nofollow: bool,
+    /// The links, packed as they come.
+    pub(super) links: Packer,
+}
+
+impl PageRecord {
+    /// The blob for the `pages` table.
+    pub(super) fn finish(self) -> Vec<u8> {
+        self.links.finish(self.base.as_deref(), self.nofollow)
+    }
+}
+
 /// `/x` but not `//host/x`.
 pub(super) fn is_root_relative(value: &str) -> bool {
     value.starts_with('/') && !value.starts_with("//")
@@ -135,6 +154,7 @@ impl Run {
         mut facts: Option<&mut PageFacts>,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
+        mut record: Option<&mut PageRecord>,
     ) -> usize {
         if !is_html(content_type) {
             let format = Format::of(content_type);
@@ -173,12 +193,48 @@ impl Run {
                 ctx
             });
             n += doc.links.len();
+            if let Some(r) = record.as_deref_mut() {
+                r.base.clone_from(&doc.base);
+                r.nofollow = doc.nofollow;
+                for l in &doc.links {
+                    let (line, column) = (l.line, l.column);
+                    r.links
+                        .push(&l.value, line, column, &l.name, l.nofollow, l.padded);
+                }
+            }
             for link in doc.links.drain(..) {
                 self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
             }
         });
         if let Some(f) = facts {
             f.anchors = doc.anchors;
+        }
+        n
+    }
+
+    /// Considers the links of a page that its server said had not changed, as stored when it
+    /// was last parsed: the same as parsing it again, without the body. Returns how many.
+    pub(super) fn replay_children(
+        &self,
+        stored: StoredLinks,
+        page: &Url,
+        level: usize,
+        own: Option<&CheckResult>,
+        mut keep: Option<&mut Vec<Url>>,
+    ) -> usize {
+        let doc = HtmlDocument {
+            base: stored.base,
+            nofollow: stored.nofollow,
+            ..HtmlDocument::default()
+        };
+        let ctx = PageLinks::new(page, &doc, level, own);
+        let n = stored.links.len();
+        for l in stored.links {
+            let mut link = RawLink::plain(l.value, "", "", (l.line, l.column));
+            link.name = l.name;
+            link.nofollow = l.nofollow;
+            link.padded = l.padded;
+            self.consider_link(&ctx, None, keep.as_deref_mut(), link);
         }
         n
     }

@@ -55,8 +55,12 @@ impl Run {
         let mut done = Vec::new();
         let mut keys: Vec<String> = owned.iter().map(|(k, _)| k.clone()).collect();
         keys.push(task.key.clone());
+        let mut result = result;
         for (key, from) in owned {
-            let hop = hop_view(&result, from);
+            let mut hop = hop_view(&result, from);
+            if stopped_at.is_none() {
+                self.annotate(&key, &mut hop);
+            }
             done.extend(match &stopped_at {
                 Some(target) => self.cache.defer(&key, hop, target),
                 None => self.cache.finish(&key, hop),
@@ -64,7 +68,10 @@ impl Run {
         }
         done.extend(match &stopped_at {
             Some(target) => self.cache.defer(&task.key, result, target),
-            None => self.cache.finish(&task.key, result),
+            None => {
+                self.annotate(&task.key, &mut result);
+                self.cache.finish(&task.key, result)
+            }
         });
         // Claims that wanted a parse while the task ran and that it did not serve (it asked
         // with HEAD, or its chain stopped at a URL checked on its own): queued now, before
@@ -119,7 +126,8 @@ impl Run {
     }
 
     /// Records a result that needed no task and reports it.
-    pub(super) fn complete(&self, key: &str, result: CheckResult) {
+    pub(super) fn complete(&self, key: &str, mut result: CheckResult) {
+        self.annotate(key, &mut result);
         let done = self.cache.finish(key, result);
         self.emit(done);
     }

@@ -35,6 +35,7 @@ use crate::model::stats::SkipCounter;
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::robots::RobotsCache;
+use crate::state::{Remembered, StoredPage};
 
 /// One URL waiting in the queue.
 #[derive(Debug)]
@@ -105,6 +106,8 @@ pub(crate) enum Message {
     /// A result whose first entry was not built (`only_problems`): counted once for the
     /// per-URL statistics.
     Counted(Arc<CheckResult>),
+    /// A page parsed over HTTP, for the state file (only with one): its key and links.
+    Page(String, StoredPage),
     /// The run is over; nothing after this is read.
     Finished,
 }
@@ -170,6 +173,10 @@ pub(crate) struct Run {
     pub(crate) skipped: SkipCounter,
     /// The configured plugins and their fetches (see `plugin_host`; the hooks: `plugin_hooks`).
     pub(crate) plugins: PluginHost,
+    /// What earlier runs left in the state file (`Config::state_file`): results to reuse and
+    /// broken streaks. Set before the workers start, read-only afterwards; `None` without a
+    /// state file.
+    pub(crate) remembered: Option<Remembered>,
 }
 
 impl Run {

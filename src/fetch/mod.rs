@@ -39,10 +39,32 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     /// the hop's URL as another name of this check, to be requested now; `false` means the URL
     /// is checked on its own, and the chain stops there ([`Fetched::stopped_at`]).
     fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched;
+    /// [`fetch`](Self::fetch) with the body, asking the server (first hop only) to answer
+    /// `304 Not Modified` when the content still matches `validators`. A fetcher that cannot
+    /// ask fetches in full.
+    fn fetch_if_changed(
+        &self,
+        url: &Url,
+        validators: &Validators,
+        claim: &dyn Fn(&Url) -> bool,
+    ) -> Fetched {
+        let _ = validators;
+        self.fetch(url, true, claim)
+    }
     /// The body of a robots.txt; `None` when there is none to obey.
     fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>>;
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
     fn interrupt(&self);
+}
+
+/// What identified a page's content when it was last fetched: sent back as `If-None-Match`
+/// and `If-Modified-Since`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Validators {
+    /// The `ETag` it was served with.
+    pub(crate) etag: Option<String>,
+    /// Its `Last-Modified`.
+    pub(crate) last_modified: Option<String>,
 }
 
 /// What a fetch learned about a URL.
@@ -68,6 +90,8 @@ pub(crate) struct Fetched {
     pub(crate) download_time: Option<Duration>,
     /// `Last-Modified` (HTTP) or the file's modification time.
     pub(crate) modified: Option<String>,
+    /// The final response's `ETag` (HTTP only).
+    pub(crate) etag: Option<String>,
     /// Warnings found on the way.
     pub(crate) warnings: Vec<Warning>,
     /// The final response's headers (lower-case names), kept only for plugins.
@@ -94,6 +118,7 @@ impl Fetched {
             size: None,
             download_time: None,
             modified: None,
+            etag: None,
             warnings: Vec::new(),
             headers: Vec::new(),
             owned: Vec::new(),

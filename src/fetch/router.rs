@@ -5,7 +5,7 @@ use url::Url;
 
 use super::file::{self, FileScope};
 use super::http::HttpFetcher;
-use super::{Fetch, Fetched};
+use super::{Fetch, Fetched, Validators};
 use crate::model::outcome::FailKind;
 
 /// http(s) through the shared agent, `file:` from disk; any other scheme fails.
@@ -29,6 +29,18 @@ impl Fetch for Router {
                 FailKind::InvalidUrl,
                 format!("cannot fetch {other}: URLs"),
             ),
+        }
+    }
+
+    fn fetch_if_changed(
+        &self,
+        url: &Url,
+        validators: &Validators,
+        claim: &dyn Fn(&Url) -> bool,
+    ) -> Fetched {
+        match url.scheme() {
+            "http" | "https" => self.http.fetch_with(url, true, Some(validators), claim),
+            _ => self.fetch(url, true, claim),
         }
     }
 

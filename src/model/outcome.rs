@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use url::Url;
 
@@ -213,6 +213,15 @@ pub struct CheckResult {
     /// ([`Config::shard`](crate::Config::shard)) and exported the URL instead of checking it
     /// (the outcome is then `Ignored`). `None` for every URL this run checked.
     pub exported_to: Option<usize>,
+    /// When the result was checked, if it was served from the state file
+    /// ([`Config::state_file`](crate::Config::state_file)) instead of being requested again.
+    pub cached_from: Option<SystemTime>,
+    /// With a state file: when this URL was first found broken in the runs it has been broken
+    /// in without a break (`None` when it is not broken).
+    pub broken_since: Option<SystemTime>,
+    /// With a state file: in how many consecutive runs that checked this URL it was broken,
+    /// this run included (0 when it is not broken or no state file is used).
+    pub broken_runs: u32,
 }
 
 impl CheckResult {
@@ -235,6 +244,9 @@ impl CheckResult {
             modified: None,
             retries: 0,
             exported_to: None,
+            cached_from: None,
+            broken_since: None,
+            broken_runs: 0,
         }
     }
 }

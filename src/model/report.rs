@@ -28,6 +28,13 @@ pub struct Report {
     pub hosts: Vec<HostStats>,
     /// `true` when TLS certificates were not verified (`Config::insecure`).
     pub insecure: bool,
+    /// Broken entries that fail the run: every broken entry, or with
+    /// [`Config::fail_after_runs`](crate::Config::fail_after_runs) only those whose URL has
+    /// been broken in that many consecutive runs.
+    pub failing: usize,
+    /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
+    /// was set aside, one line each; the run went on without it.
+    pub state_warnings: Vec<String>,
 }
 
 impl Report {

@@ -218,6 +218,10 @@ pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
         modified: text(v, "modified"),
         retries: 0,
         exported_to: None,
+        // The state file's figures reach an NDJSON row only as its infos (read above).
+        cached_from: None,
+        broken_since: None,
+        broken_runs: 0,
     };
     let line = |key: &str| number(v, key).map(|n| n as usize);
     let referrer = text(v, "parent").map(|parent| Referrer {

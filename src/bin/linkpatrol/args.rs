@@ -7,8 +7,9 @@ use clap::Parser;
 use linkpatrol::report::Format;
 
 use crate::values::{
-    AuthSection, FileOutput, HostSection, color_when, file_output, format_name, group_by, header,
-    host_header, non_negative, pattern_number, positive_secs, shard, thread_count,
+    AuthSection, FileOutput, HostSection, cache_age, color_when, file_output, format_name,
+    group_by, header, host_header, non_negative, pattern_number, positive_secs, shard,
+    thread_count,
 };
 
 use linkpatrol::{
@@ -188,6 +189,28 @@ pub struct Args {
     /// Exit with status 1 when there are warnings, even without broken links.
     #[arg(long)]
     pub fail_on_warnings: bool,
+
+    /// Keep state between runs in ./.linkpatrol-cache.sqlite: reuse recent results of
+    /// external and leaf URLs, and record each link's broken history.
+    #[arg(long)]
+    pub cache: bool,
+
+    /// Keep state in this SQLite file (implies --cache).
+    #[arg(long, value_name = "PATH")]
+    pub cache_file: Option<PathBuf>,
+
+    /// Reuse results checked at most this long ago: 30m, 12h, 7d.
+    #[arg(long, value_name = "DURATION", default_value = "1d", value_parser = cache_age)]
+    pub max_cache_age: std::time::Duration,
+
+    /// Reuse broken results from the state file too (by default they are checked again).
+    #[arg(long)]
+    pub cache_failures: bool,
+
+    /// With a state file, a broken link fails the run (exit 1) only once it has been broken in
+    /// N consecutive runs.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub fail_after_runs: u32,
     /// Start CSV output with a UTF-8 byte-order mark (for Excel).
     #[arg(long)]
     pub csv_bom: bool,

@@ -79,6 +79,12 @@ pub struct FileConfig {
     pub ignore_warning: Option<Vec<String>>,
     pub fail_on_warnings: Option<bool>,
     pub check_anchors: Option<bool>,
+    // State between runs
+    pub cache: Option<bool>,
+    pub cache_file: Option<PathBuf>,
+    pub max_cache_age: Option<String>,
+    pub cache_failures: Option<bool>,
+    pub fail_after_runs: Option<u32>,
     // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
     pub plugin: Option<Vec<String>>,
     // Sections (tables come after plain keys in TOML).
@@ -243,8 +249,18 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         csv_raw,
         ignore_warning,
         fail_on_warnings,
-        check_anchors
+        check_anchors,
+        cache,
+        cache_failures
     );
+    if !given(m, "fail_after_runs")
+        && let Some(n) = file.fail_after_runs
+    {
+        if n == 0 {
+            bail!(bad("fail-after-runs", "must be at least 1".into()));
+        }
+        args.fail_after_runs = n;
+    }
     take_parsed!(color, color, values::color_when);
     take_parsed!(group_by, group_by, values::group_by);
     take_some!(
@@ -255,8 +271,10 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         user_agent,
         cookie_file,
         dns_server,
-        proxy
+        proxy,
+        cache_file
     );
+    take_parsed!(max_cache_age, max_cache_age, values::cache_age);
     take_parsed!(threads, threads, values::thread_count);
     take_parsed!(timeout, timeout, values::positive_secs);
     take_parsed!(max_retry_wait, max_retry_wait, values::non_negative);
@@ -381,6 +399,11 @@ pub fn effective(args: &Args) -> FileConfig {
         ignore_warning: list(&args.ignore_warning),
         fail_on_warnings: Some(args.fail_on_warnings),
         check_anchors: Some(args.check_anchors),
+        cache: Some(args.cache),
+        cache_file: args.cache_file.clone(),
+        max_cache_age: Some(values::format_cache_age(args.max_cache_age)),
+        cache_failures: Some(args.cache_failures),
+        fail_after_runs: Some(args.fail_after_runs),
         plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
         hosts: args.hosts.clone(),
         auth: args.auth.clone(),
@@ -451,6 +474,11 @@ pub(crate) mod tests {
             ignore_warning: Some(vec!["http-redirected".into()]),
             fail_on_warnings: Some(true),
             check_anchors: Some(true),
+            cache: Some(true),
+            cache_file: Some("state.sqlite".into()),
+            max_cache_age: Some("12h".into()),
+            cache_failures: Some(true),
+            fail_after_runs: Some(3),
             plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),
             hosts: vec![HostSection {
                 pattern: "^docs\\.example\\.test:443$".into(),

@@ -87,6 +87,16 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "fail_on_warnings",
         ],
     ),
+    (
+        "State between runs",
+        &[
+            "cache",
+            "cache_file",
+            "max_cache_age",
+            "cache_failures",
+            "fail_after_runs",
+        ],
+    ),
     ("Plugins", &["check_anchors", "plugins", "list_plugins"]),
     (
         "Sharding",
@@ -107,6 +117,7 @@ const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("headers", "none"),
     ("input_file", "none"),
     ("cookie_file", "none"),
+    ("cache_file", "./.linkpatrol-cache.sqlite with --cache"),
     ("root_dir", "the folder given as input"),
 ];
 

@@ -178,6 +178,9 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             let _ = guard.idle(&mut *reporter.borrow_mut());
         },
     )?;
+    for w in &report.state_warnings {
+        eprintln!("linkpatrol: warning: {}", escape_controls(w));
+    }
     let mut reporter = reporter.into_inner();
     if let Some(d) = display {
         d.stop();
@@ -199,7 +202,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     }
     Ok(if report.interrupted {
         EXIT_INTERRUPTED
-    } else if report.errors() > 0 || (args.fail_on_warnings && report.warnings() > 0) {
+    } else if report.failing > 0 || (args.fail_on_warnings && report.warnings() > 0) {
         EXIT_BROKEN
     } else {
         EXIT_OK

@@ -111,7 +111,15 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .insecure(args.insecure)
         // 0 means no limit, like the other limits.
         .max_urls(args.max_urls.filter(|&n| n > 0))
-        .max_body_size(args.max_body_size);
+        .max_body_size(args.max_body_size)
+        .max_cache_age(args.max_cache_age)
+        .cache_failures(args.cache_failures)
+        .fail_after_runs(args.fail_after_runs);
+    if let Some(path) = &args.cache_file {
+        config = config.state_file(path);
+    } else if args.cache {
+        config = config.state_file(linkpatrol::DEFAULT_STATE_FILE);
+    }
     for tag in &args.ignore_warning {
         config = config.ignore_warning(tag);
     }

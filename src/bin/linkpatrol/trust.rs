@@ -49,6 +49,8 @@ pub enum Refusal {
 ///   the checkout's own pages could put formulas into the CSV the user opens.
 /// - `follow-outside-root`: lets a folder check read, parse and list files outside the folder
 ///   (`../`, `..%2F`, symbolic links pointing out), which the checkout's pages would then show.
+/// - `cache-file`: creates and writes an SQLite file at any path (and moves a file it cannot
+///   read aside), outside the folder too.
 /// - `inputs`, `root-dir`: a start input or the site's root outside the folder would have the
 ///   crawl read, parse and report files the checkout does not contain (`/etc`, `~/.ssh`);
 ///   inside the folder they work as usual.
@@ -64,6 +66,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("follow-outside-root", Refusal::Always),
     ("csv-raw", Refusal::Always),
     ("remap", Refusal::Always),
+    ("cache-file", Refusal::Always),
     ("inputs", Refusal::OutsideFolder),
     ("root-dir", Refusal::OutsideFolder),
 ];
@@ -230,6 +233,13 @@ mod tests {
             "check-anchors",
             "the anchors plugin: reads the pages being checked",
         ),
+        (
+            "cache",
+            "the state file in the current folder, whose results the checkout could fake anyway",
+        ),
+        ("max-cache-age", "which stored results are reused"),
+        ("cache-failures", "which stored results are reused"),
+        ("fail-after-runs", "the exit status"),
         (
             "plugin",
             "the list itself; each plugin it names is classified as plugins.NAME",

@@ -147,3 +147,52 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
         _ => Err(format!("`{s}' is not a number >= 0")),
     }
 }
+
+/// A cache age: a whole number with a unit, `90s`, `30m`, `12h` or `7d`.
+pub fn cache_age(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("`{s}' is not a duration such as 30m, 12h or 7d");
+    let t = s.trim();
+    let unit = t.chars().last().ok_or_else(bad)?;
+    let scale = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => return Err(bad()),
+    };
+    let n: u64 = t[..t.len() - 1].parse().map_err(|_| bad())?;
+    n.checked_mul(scale)
+        .filter(|&secs| secs <= linkpatrol::MAX_DURATION.as_secs())
+        .map(std::time::Duration::from_secs)
+        .ok_or_else(bad)
+}
+
+/// A cache age as [`cache_age`] reads it back, in the largest unit that divides it.
+pub fn format_cache_age(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    [(86_400, 'd'), (3600, 'h'), (60, 'm')]
+        .into_iter()
+        .find(|(unit, _)| secs > 0 && secs.is_multiple_of(*unit))
+        .map_or_else(
+            || format!("{secs}s"),
+            |(unit, c)| format!("{}{c}", secs / unit),
+        )
+}
+
+#[cfg(test)]
+mod cache_age_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn cache_ages_read_and_print_back() {
+        assert_eq!(cache_age("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(cache_age("7d"), Ok(Duration::from_secs(7 * 86_400)));
+        assert!(cache_age("12").is_err());
+        assert!(cache_age("h").is_err());
+        assert!(cache_age("99999999999d").is_err());
+        for text in ["1d", "12h", "30m", "90s", "0s"] {
+            assert_eq!(format_cache_age(cache_age(text).unwrap()), text);
+        }
+    }
+}

@@ -43,7 +43,7 @@ pub(crate) use self::agent::{HttpSettings, parse_proxy, proxy_for};
 pub(crate) use self::response::host_key;
 use self::response::{drain, location, read_capped};
 use self::retry::{Budget, Exchange};
-use crate::fetch::Fetched;
+use crate::fetch::{Fetched, Validators};
 use crate::model::cancel::CancelHandle;
 use crate::policy::host_gate::HostGate;
 
@@ -76,6 +76,18 @@ impl HttpFetcher {
         want_body: bool,
         claim: &dyn Fn(&Url) -> bool,
     ) -> Fetched {
+        self.fetch_with(url, want_body, None, claim)
+    }
+
+    /// [`fetch`](Self::fetch), the first request made conditional on `validators` when given
+    /// (a `304` is then an OK answer without a body).
+    pub(crate) fn fetch_with(
+        &self,
+        url: &Url,
+        want_body: bool,
+        validators: Option<&Validators>,
+        claim: &dyn Fn(&Url) -> bool,
+    ) -> Fetched {
         // Every path out of the chain must hand back the hops it claimed, so they get finished.
         let mut owned = Vec::new();
         let mut retries = 0;
@@ -83,6 +95,7 @@ impl HttpFetcher {
         let mut f = self.fetch_chain(
             url,
             want_body,
+            validators,
             claim,
             &mut owned,
             &mut retries,

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LAST_MODIFIED};
+use ureq::http::header::{CONTENT_LENGTH, CONTENT_TYPE, ETAG, LAST_MODIFIED};
 use url::Url;
 
 use super::HttpFetcher;
@@ -14,15 +14,17 @@ use super::response::{
 };
 use super::retry::{Budget, Exchange};
 use crate::extract::format::is_parsed;
-use crate::fetch::Fetched;
+use crate::fetch::{Fetched, Validators};
 use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 use crate::policy::url_norm::cache_key;
 
 impl HttpFetcher {
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn fetch_chain(
         &self,
         url: &Url,
         want_body: bool,
+        validators: Option<&Validators>,
         claim: &dyn Fn(&Url) -> bool,
         owned: &mut Vec<(String, usize)>,
         retries: &mut u32,
@@ -32,7 +34,8 @@ impl HttpFetcher {
         let mut hops: Vec<Hop> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
         let mut use_head = !want_body && !self.settings.extras.always_get;
-        let mut budget = Budget::default();
+        // Only the first hop is conditional: the validators are the start URL's.
+        let mut budget = Budget::conditional(validators.cloned());
         loop {
             let exchange = self.exchange(&current, &mut use_head, &mut budget, retries, warnings);
             let (mut res, permit) = match exchange {
@@ -98,6 +101,7 @@ impl HttpFetcher {
             f.content_type = content_type.as_deref().map(media_type);
             f.charset = content_type.as_deref().and_then(charset_param);
             f.modified = header(&res, LAST_MODIFIED.as_str());
+            f.etag = header(&res, ETAG.as_str());
             if self.settings.keep_headers {
                 f.headers = all_headers(&res);
             }

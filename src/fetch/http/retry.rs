@@ -10,7 +10,7 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
-use crate::fetch::connection;
+use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::HostPermit;
 
@@ -27,6 +27,18 @@ pub(super) struct Budget {
     pub(super) used: u32,
     /// A pooled connection went stale: this URL's requests now use new connections only.
     fresh: bool,
+    /// Sent with each GET of this hop as `If-None-Match` / `If-Modified-Since`.
+    validators: Option<Validators>,
+}
+
+impl Budget {
+    /// The budget of a first hop whose GET is conditional on `validators`.
+    pub(super) fn conditional(validators: Option<Validators>) -> Budget {
+        Budget {
+            validators,
+            ..Budget::default()
+        }
+    }
 }
 
 /// How one request (with its retries) ended.
@@ -95,6 +107,14 @@ impl HttpFetcher {
             }
             for (k, v) in self.settings.extras.headers_for(url) {
                 req = req.header(k, v);
+            }
+            if let Some(v) = budget.validators.as_ref().filter(|_| !*head) {
+                if let Some(etag) = &v.etag {
+                    req = req.header("If-None-Match", etag.as_str());
+                }
+                if let Some(since) = &v.last_modified {
+                    req = req.header("If-Modified-Since", since.as_str());
+                }
             }
             if budget.fresh {
                 // No pooled connection is older than zero: ureq dials a new one.

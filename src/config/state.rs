@@ -1,0 +1,79 @@
+//! The state file knobs of a [`Config`]: where the SQLite state lives, how long a result
+//! stays fresh, whether failures are cached, and when a broken link fails the run.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::config::Config;
+
+/// How long a checked result stays fresh in the state file: one day.
+pub const DEFAULT_MAX_CACHE_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The state file's name in the current folder when `--cache` is given without a path.
+pub const DEFAULT_STATE_FILE: &str = ".linkpatrol-cache.sqlite";
+
+/// The state file settings a [`Config`] holds (see [`Config::state_file`]).
+#[derive(Debug, Clone)]
+pub(crate) struct StateOptions {
+    /// The SQLite file; `None`: no state kept.
+    pub(crate) file: Option<PathBuf>,
+    /// Results older than this are checked again.
+    pub(crate) max_age: Duration,
+    /// Broken results are reused too, not only working ones.
+    pub(crate) cache_failures: bool,
+    /// A broken link fails the run only after this many consecutive broken runs.
+    pub(crate) fail_after_runs: u32,
+}
+
+impl Default for StateOptions {
+    fn default() -> Self {
+        StateOptions {
+            file: None,
+            max_age: DEFAULT_MAX_CACHE_AGE,
+            cache_failures: false,
+            fail_after_runs: 1,
+        }
+    }
+}
+
+impl Config {
+    /// Keeps state between runs in this SQLite file (created when missing): results of
+    /// external and leaf URLs checked within [`max_cache_age`](Self::max_cache_age) are reused
+    /// instead of requested again, and every URL's broken history is recorded. A file that
+    /// cannot be used (corrupt, not SQLite, written by a newer version, in a read-only folder,
+    /// held by another run) never stops the check: the run goes on without it and
+    /// [`Report::state_warnings`](crate::Report::state_warnings) says why. Needs the crate's
+    /// `state` feature (on by default); without it the file is ignored with a warning.
+    /// Defaults to `None` (no state).
+    pub fn state_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.state.file = Some(path.into());
+        self
+    }
+
+    /// How old a result in the state file may be and still be reused. Defaults to
+    /// [`DEFAULT_MAX_CACHE_AGE`] (one day).
+    pub fn max_cache_age(mut self, age: Duration) -> Self {
+        self.state.max_age = age;
+        self
+    }
+
+    /// Reuses broken results from the state file too (by default they are checked again).
+    /// Defaults to `false`.
+    pub fn cache_failures(mut self, yes: bool) -> Self {
+        self.state.cache_failures = yes;
+        self
+    }
+
+    /// A broken link counts in [`Report::failing`](crate::Report::failing) only once it has
+    /// been broken in `runs` consecutive runs recorded in the state file (without a state file,
+    /// every broken link counts). Defaults to 1.
+    pub fn fail_after_runs(mut self, runs: u32) -> Self {
+        self.state.fail_after_runs = runs.max(1);
+        self
+    }
+
+    /// The state file, if one is set.
+    pub fn state_file_path(&self) -> Option<&std::path::Path> {
+        self.state.file.as_deref()
+    }
+}

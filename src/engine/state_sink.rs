@@ -1,0 +1,128 @@
+//! The consumer thread's end of the state file: opens it before the run, hands each finished
+//! result to the one writer, writes the run's totals at the end, and tells which broken
+//! entries fail the run (`Config::fail_after_runs`). Without the `state` feature a configured
+//! file only yields a warning.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use url::Url;
+
+use crate::config::Config;
+use crate::model::outcome::{CheckResult, Entry};
+use crate::model::report::Report;
+use crate::policy::url_norm::cache_key;
+use crate::state::{Remembered, StoredPage};
+
+/// The state file as the consumer thread sees it. Not shared: only that thread has it.
+#[derive(Debug)]
+pub(super) struct StateSink {
+    #[cfg(feature = "state")]
+    writer: Option<crate::state::Writer>,
+    /// A state file is in use (so entries carry their broken streak).
+    active: bool,
+    /// Consecutive broken runs before a broken entry fails the run.
+    fail_after_runs: u32,
+}
+
+impl StateSink {
+    /// Opens `cfg`'s state file, if any: what the workers may reuse, the sink, and the
+    /// warnings to report.
+    pub(super) fn open(cfg: &Config) -> (Option<Remembered>, StateSink, Vec<String>) {
+        let fail_after_runs = cfg.state.fail_after_runs;
+        #[cfg(feature = "state")]
+        {
+            let (opened, warnings) = crate::state::open(cfg, SystemTime::now());
+            let (remembered, writer) = opened.map_or((None, None), |(r, w)| (Some(r), Some(w)));
+            let sink = StateSink {
+                active: writer.is_some(),
+                writer,
+                fail_after_runs,
+            };
+            (remembered, sink, warnings)
+        }
+        #[cfg(not(feature = "state"))]
+        {
+            let _ = SystemTime::now;
+            let warnings = cfg
+                .state
+                .file
+                .as_ref()
+                .map(|p| {
+                    format!(
+                        "state file {}: this build has no `state` feature; running without it",
+                        p.display()
+                    )
+                })
+                .into_iter()
+                .collect();
+            let sink = StateSink {
+                active: false,
+                fail_after_runs,
+            };
+            (None, sink, warnings)
+        }
+    }
+
+    /// Takes one report row: its result is kept when this is its first row.
+    pub(super) fn entry(&mut self, e: &Entry) {
+        if !e.cached {
+            self.result(&e.result);
+        }
+    }
+
+    /// Takes a finished result (its first row, or its count when no row was built).
+    pub(super) fn result(&mut self, r: &Arc<CheckResult>) {
+        #[cfg(feature = "state")]
+        if let Some(w) = &mut self.writer
+            && let Ok(url) = Url::parse(&r.url)
+            && matches!(url.scheme(), "http" | "https")
+        {
+            w.add(cache_key(&url), r.clone());
+        }
+        #[cfg(not(feature = "state"))]
+        let _ = (r, Url::parse, cache_key);
+    }
+
+    /// Takes a parsed page's links.
+    pub(super) fn page(&mut self, key: String, page: StoredPage) {
+        #[cfg(feature = "state")]
+        if let Some(w) = &mut self.writer {
+            w.add_page(key, page);
+        }
+        #[cfg(not(feature = "state"))]
+        let _ = (key, page);
+    }
+
+    /// Writes a due batch (called while the stream is quiet).
+    pub(super) fn tick(&mut self) {
+        #[cfg(feature = "state")]
+        if let Some(w) = &mut self.writer {
+            w.tick();
+        }
+    }
+
+    /// `true` when a broken entry fails the run: always without a state file, else once its
+    /// URL has been broken in `fail_after_runs` consecutive runs.
+    pub(super) fn fails(&self, e: &Entry) -> bool {
+        e.result.outcome.is_broken()
+            && (!self.active || e.result.broken_runs >= self.fail_after_runs)
+    }
+
+    /// Writes the rest and the run's totals; a write failure becomes a report warning.
+    pub(super) fn finish(self, report: &mut Report) {
+        #[cfg(feature = "state")]
+        if let Some(w) = self.writer {
+            let totals = crate::state::Totals {
+                urls: report.urls,
+                links: report.stats.links,
+                errors: report.stats.errors,
+                broken_urls: report.stats.broken_urls,
+                interrupted: report.interrupted,
+            };
+            report.state_warnings.extend(w.finish(totals));
+        }
+        #[cfg(not(feature = "state"))]
+        let _ = report;
+    }
+}

@@ -1,0 +1,218 @@
+//! One result as a row of the `results` table and back. Only what a reused result needs is
+//! stored; a row this build cannot read back (an unknown failure kind or warning tag) is
+//! simply not reused.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use url::Url;
+
+use crate::model::outcome::{CheckResult, FailKind, Hop, Outcome, Warning};
+
+/// Seconds since the epoch (0 before it).
+pub(crate) fn unix(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The time `secs` after the epoch (negative: the epoch).
+pub(crate) fn from_unix(secs: i64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).unwrap_or(0))
+}
+
+/// The columns of a stored result besides `key`, `run_id` and `checked_at`.
+#[derive(Debug, Default)]
+pub(crate) struct Row {
+    pub(crate) url: String,
+    pub(crate) outcome: &'static str,
+    pub(crate) status: Option<u16>,
+    pub(crate) fail_kind: Option<&'static str>,
+    pub(crate) message: Option<String>,
+    pub(crate) real_url: Option<String>,
+    /// One hop a line: `301 http://…`.
+    pub(crate) redirects: Option<String>,
+    /// One warning a line: `tag<TAB>message` (line breaks in a message become spaces).
+    pub(crate) warnings: Option<String>,
+    pub(crate) content_type: Option<String>,
+    pub(crate) size: Option<i64>,
+    pub(crate) modified: Option<String>,
+    pub(crate) internal: bool,
+    pub(crate) broken_since: Option<i64>,
+    pub(crate) broken_runs: u32,
+}
+
+/// Every failure kind a stored row may name (`Interrupted` and `Internal` are never stored).
+const KINDS: [FailKind; 13] = [
+    FailKind::InvalidUrl,
+    FailKind::Dns,
+    FailKind::Connect,
+    FailKind::Timeout,
+    FailKind::Tls,
+    FailKind::Protocol,
+    FailKind::Io,
+    FailKind::RedirectLoop,
+    FailKind::TooManyRedirects,
+    FailKind::BadRedirect,
+    FailKind::FileNotFound,
+    FailKind::BadMailAddress,
+    FailKind::Plugin,
+];
+
+/// The warning tags a reused result may carry: those the engine itself sets on a result.
+const TAGS: [&str; 8] = [
+    "http-redirected",
+    "http-empty-content",
+    "http-rate-limited",
+    "http-retry-after-too-long",
+    "content-too-large",
+    "url-content-type-unparseable",
+    "url-too-long",
+    "file-no-index",
+];
+
+/// The row for `result`, or `None` for a result not worth keeping (ignored, interrupted, an
+/// internal error).
+pub(crate) fn encode(result: &CheckResult) -> Option<Row> {
+    let (outcome, status, fail_kind, message) = match &result.outcome {
+        Outcome::Ok { status } => ("ok", *status, None, None),
+        Outcome::Broken { status } => ("broken", Some(*status), None, None),
+        Outcome::Failed { kind, message } => {
+            if matches!(kind, FailKind::Interrupted | FailKind::Internal) {
+                return None;
+            }
+            ("failed", None, Some(kind.as_str()), Some(message.clone()))
+        }
+        Outcome::Ignored { .. } => return None,
+    };
+    let lines = |v: Vec<String>| (!v.is_empty()).then(|| v.join("\n"));
+    let one_line = |s: &str| s.replace(['\n', '\r', '\t'], " ");
+    Some(Row {
+        url: result.url.clone(),
+        outcome,
+        status,
+        fail_kind,
+        message,
+        real_url: result.real_url.as_ref().map(Url::to_string),
+        redirects: lines(
+            result
+                .redirects
+                .iter()
+                .map(|h| format!("{} {}", h.status, h.url))
+                .collect(),
+        ),
+        warnings: lines(
+            result
+                .warnings
+                .iter()
+                .map(|w| format!("{}\t{}", w.tag, one_line(&w.message)))
+                .collect(),
+        ),
+        content_type: result.content_type.clone(),
+        size: result.size.and_then(|s| i64::try_from(s).ok()),
+        modified: result.modified.clone(),
+        internal: result.internal,
+        broken_since: result.broken_since.map(unix),
+        broken_runs: result.broken_runs,
+    })
+}
+
+/// The result a row stands for, or `None` when the row holds something this build does not
+/// know (it is then checked again, never misread).
+pub(crate) fn decode(row: Row) -> Option<CheckResult> {
+    let outcome = match row.outcome {
+        "ok" => Outcome::Ok { status: row.status },
+        "broken" => Outcome::Broken {
+            status: row.status?,
+        },
+        "failed" => {
+            let name = row.fail_kind?;
+            let kind = KINDS.into_iter().find(|k| k.as_str() == name)?;
+            Outcome::Failed {
+                kind,
+                message: row.message.unwrap_or_default(),
+            }
+        }
+        _ => return None,
+    };
+    let mut result = CheckResult::immediate(row.url, outcome, 0);
+    result.real_url = match row.real_url {
+        Some(u) => Some(Url::parse(&u).ok()?),
+        None => None,
+    };
+    for line in row.redirects.iter().flat_map(|r| r.lines()) {
+        let (status, url) = line.split_once(' ')?;
+        result.redirects.push(Hop {
+            url: Url::parse(url).ok()?,
+            status: status.parse().ok()?,
+        });
+    }
+    for line in row.warnings.iter().flat_map(|r| r.lines()) {
+        let (tag, message) = line.split_once('\t')?;
+        let tag = TAGS.into_iter().find(|t| *t == tag)?;
+        result.warnings.push(Warning {
+            tag,
+            message: message.to_owned(),
+        });
+    }
+    result.content_type = row.content_type;
+    result.size = row.size.and_then(|s| u64::try_from(s).ok());
+    result.modified = row.modified;
+    result.internal = row.internal;
+    result.broken_since = row.broken_since.map(from_unix);
+    result.broken_runs = row.broken_runs;
+    Some(result)
+}
+
+/// The static name of an outcome column value read from the file (`None`: unknown).
+pub(crate) fn outcome_name(s: &str) -> Option<&'static str> {
+    ["ok", "broken", "failed"].into_iter().find(|n| *n == s)
+}
+
+/// The static name of a failure kind read from the file (`None`: unknown).
+pub(crate) fn kind_name(s: &str) -> Option<&'static str> {
+    KINDS.into_iter().map(FailKind::as_str).find(|n| *n == s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_redirected_result_survives_the_round_trip() {
+        let mut r = CheckResult::immediate(
+            "http://a.test/old".into(),
+            Outcome::Ok { status: Some(200) },
+            2,
+        );
+        r.real_url = Some(Url::parse("http://a.test/new").unwrap());
+        r.redirects.push(Hop {
+            url: Url::parse("http://a.test/old").unwrap(),
+            status: 301,
+        });
+        r.warnings.push(Warning {
+            tag: "http-redirected",
+            message: "moved\nto new".into(),
+        });
+        r.content_type = Some("text/html".into());
+        let back = decode(encode(&r).unwrap()).unwrap();
+        assert_eq!(back.real_url, r.real_url);
+        assert_eq!(back.redirects, r.redirects);
+        assert_eq!(back.warnings[0].message, "moved to new");
+        assert_eq!(back.content_type.as_deref(), Some("text/html"));
+        assert_eq!(back.outcome, r.outcome);
+    }
+
+    #[test]
+    fn unknown_tags_and_kinds_are_not_reused() {
+        let row = Row {
+            url: "http://a.test/".into(),
+            outcome: "ok",
+            warnings: Some("made-up\tx".into()),
+            ..Row::default()
+        };
+        assert!(decode(row).is_none());
+        assert_eq!(kind_name("no-such-kind"), None);
+        let ignored =
+            CheckResult::immediate("x".into(), Outcome::Ignored { reason: "r".into() }, 0);
+        assert!(encode(&ignored).is_none());
+    }
+}

@@ -1,0 +1,36 @@
+//! Memory between runs: the SQLite state file behind `--cache` (issue 19).
+//!
+//! The layer sits between `config` and `engine`: it uses only `model` and `config`, and the
+//! engine uses it (see ARCHITECTURE.md). Its rules:
+//! - **One writer.** Only the thread that consumes the run's results (`Checker::run_with_idle`)
+//!   writes, through a [`Writer`] that batches rows into one transaction every 100 ms or 512
+//!   rows. Workers never touch SQLite.
+//! - **Reads up front.** [`open`] loads the fresh, reusable results and the broken history
+//!   into a [`Remembered`] before the first worker starts; workers only read that map (no
+//!   lock, no I/O).
+//! - **Bad state never stops a check.** Whatever is wrong with the file ends in a one-line
+//!   warning and a run without state; a corrupt file or one that is not SQLite is moved aside
+//!   (renamed, never deleted) and a fresh one is made in its place.
+//!
+//! The SQLite parts need the `state` feature; without it `open` returns a warning.
+
+mod date;
+mod page_blob;
+mod remembered;
+
+#[cfg(feature = "state")]
+mod codec;
+#[cfg(feature = "state")]
+mod schema;
+#[cfg(feature = "state")]
+mod store;
+#[cfg(feature = "state")]
+mod writer;
+
+pub(crate) use date::format_date;
+pub(crate) use page_blob::{Packer, PageLinks, unpack};
+pub(crate) use remembered::{Remembered, StoredPage};
+#[cfg(feature = "state")]
+pub(crate) use store::open;
+#[cfg(feature = "state")]
+pub(crate) use writer::{Totals, Writer};

@@ -1,0 +1,88 @@
+//! The state file's schema, its version (`PRAGMA user_version`) and the migrations run on
+//! open. README.md ("State file") documents the tables for people who query them.
+
+use rusqlite::{Connection, Transaction};
+
+/// The schema this build writes. A file with a higher `user_version` comes from a newer
+/// linkpatrol and is left alone.
+pub(crate) const SCHEMA_VERSION: u32 = 1;
+
+/// `MIGRATIONS[v]` takes a file from version `v` to `v + 1`; version 0 is an empty file.
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = ["
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        started INTEGER NOT NULL,
+        finished INTEGER,
+        options TEXT NOT NULL,
+        urls INTEGER,
+        links INTEGER,
+        errors INTEGER,
+        broken_urls INTEGER,
+        interrupted INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE results (
+        key TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        run_id INTEGER NOT NULL,
+        checked_at INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER,
+        fail_kind TEXT,
+        message TEXT,
+        real_url TEXT,
+        redirects TEXT,
+        warnings TEXT,
+        content_type TEXT,
+        size INTEGER,
+        modified TEXT,
+        internal INTEGER NOT NULL,
+        broken_since INTEGER,
+        broken_runs INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX results_broken ON results (broken_runs) WHERE broken_runs > 0;
+    CREATE TABLE pages (
+        key TEXT PRIMARY KEY,
+        etag TEXT,
+        last_modified TEXT,
+        content_type TEXT,
+        links BLOB NOT NULL,
+        run_id INTEGER NOT NULL
+    );
+"];
+
+/// What `inspect` found.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Schema {
+    /// Ours, at this version (0: an empty file), which `migrate` brings up to date.
+    Ours(u32),
+    /// Written by a newer linkpatrol (this version): not ours to change.
+    Newer(u32),
+    /// An SQLite database of something else (tables, no version of ours).
+    Foreign,
+}
+
+/// Reads the file's version without writing anything.
+pub(crate) fn inspect(conn: &Connection) -> rusqlite::Result<Schema> {
+    let version: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Ok(Schema::Newer(version));
+    }
+    if version == 0 {
+        let tables: u32 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+        if tables > 0 {
+            return Ok(Schema::Foreign);
+        }
+    }
+    Ok(Schema::Ours(version))
+}
+
+/// Brings a file of ours at `version` to `SCHEMA_VERSION`, one migration per transaction.
+pub(crate) fn migrate(conn: &mut Connection, version: u32) -> rusqlite::Result<()> {
+    for (from, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let tx = Transaction::new(conn, rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", from + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

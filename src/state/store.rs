@@ -1,0 +1,247 @@
+//! Opening the state file: set it up (WAL, one run at a time), migrate it, load what the run
+//! may reuse, and record the run's start; or, whatever goes wrong, one line of warning and a
+//! run without state. A corrupt file, or one that is not SQLite or belongs to something else,
+//! is moved aside (renamed with a `.bad-<unix time>` suffix, with its `-wal` and `-shm`
+//! companions) and a fresh file takes its place.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+
+use crate::config::Config;
+use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
+use crate::state::remembered::{Remembered, StoredPage, Streak};
+use crate::state::schema::{Schema, inspect, migrate};
+use crate::state::writer::Writer;
+
+/// How long a run waits for another run that holds the file before going on without it.
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Why a try at the file failed.
+enum Failure {
+    /// Wrong contents: move the file aside and start a fresh one.
+    Bad(String),
+    /// Anything else: go on without state, leave the file as it is.
+    Skip(String),
+}
+
+/// Opens `cfg`'s state file for one run. Returns what the run may reuse and the writer for
+/// the consumer thread, or `None`; and the warnings to show (one line each).
+pub(crate) fn open(cfg: &Config, now: SystemTime) -> (Option<(Remembered, Writer)>, Vec<String>) {
+    let Some(path) = cfg.state.file.as_deref() else {
+        return (None, Vec::new());
+    };
+    let mut warnings = Vec::new();
+    for _ in 0..2 {
+        match try_open(cfg, path, now) {
+            Ok(opened) => return (Some(opened), warnings),
+            Err(Failure::Skip(why)) => {
+                warnings.push(format!(
+                    "state file {}: {why}; running without it",
+                    path.display()
+                ));
+                return (None, warnings);
+            }
+            Err(Failure::Bad(why)) => match move_aside(path, now) {
+                Ok(aside) => warnings.push(format!(
+                    "state file {}: {why}; moved aside to {} and started afresh",
+                    path.display(),
+                    aside.display()
+                )),
+                Err(e) => {
+                    warnings.push(format!(
+                        "state file {}: {why}, and it cannot be moved aside ({e}); running \
+                         without it",
+                        path.display()
+                    ));
+                    return (None, warnings);
+                }
+            },
+        }
+    }
+    (None, warnings)
+}
+
+/// Renames the file (and its WAL and shared-memory files, when present) out of the way.
+fn move_aside(path: &Path, now: SystemTime) -> std::io::Result<PathBuf> {
+    let suffix = format!(".bad-{}", unix(now));
+    let with = |p: &Path, s: &str| {
+        let mut os = p.as_os_str().to_owned();
+        os.push(s);
+        PathBuf::from(os)
+    };
+    // Never over an earlier file set aside in the same second.
+    let aside = (0..1000)
+        .map(|n| match n {
+            0 => with(path, &suffix),
+            n => with(path, &format!("{suffix}-{n}")),
+        })
+        .find(|p| !p.exists())
+        .ok_or_else(|| std::io::Error::other("too many files set aside"))?;
+    std::fs::rename(path, &aside)?;
+    for companion in ["-wal", "-shm"] {
+        let from = with(path, companion);
+        if from.exists() {
+            let _ = std::fs::rename(&from, with(&aside, companion));
+        }
+    }
+    Ok(aside)
+}
+
+/// Sorts an SQLite error into "bad contents" and "cannot use now".
+fn classify(e: &rusqlite::Error) -> Failure {
+    let text = e.to_string();
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Failure::Bad(text),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Failure::Skip(format!(
+            "in use by another run (waited {} s)",
+            BUSY_TIMEOUT.as_secs()
+        )),
+        _ => Failure::Skip(text),
+    }
+}
+
+/// One try: open, migrate, load, record the run's start.
+fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, Writer), Failure> {
+    if path.exists() && !path.is_file() {
+        return Err(Failure::Skip("not a regular file".into()));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify(&e))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| classify(&e))?;
+    // One run at a time: the first read takes a lock this connection keeps until it closes
+    // (when the process dies, even by SIGKILL, the lock goes with it). Nothing is written
+    // before the file is known to be ours.
+    conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE;")
+        .map_err(|e| classify(&e))?;
+    let version = match inspect(&conn).map_err(|e| classify(&e))? {
+        Schema::Ours(v) => v,
+        Schema::Newer(v) => {
+            return Err(Failure::Skip(format!(
+                "written by a newer linkpatrol (schema {v}), left as it is"
+            )));
+        }
+        Schema::Foreign => {
+            return Err(Failure::Bad("an SQLite database of another program".into()));
+        }
+    };
+    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        .map_err(|e| classify(&e))?;
+    migrate(&mut conn, version).map_err(|e| classify(&e))?;
+    let remembered = load(&conn, cfg, now).map_err(|e| classify(&e))?;
+    let writer = Writer::start(conn, run_options(cfg), now).map_err(|e| classify(&e))?;
+    Ok((remembered, writer))
+}
+
+/// The run's options as the `runs.options` JSON text.
+fn run_options(cfg: &Config) -> String {
+    let inputs: Vec<String> = cfg.inputs.iter().map(|i| format!("{i:?}")).collect();
+    serde_json::json!({
+        "inputs": inputs,
+        "threads": cfg.threads,
+        "recursion_level": cfg.recursion_level,
+        "check_external": cfg.check_external,
+        "max_cache_age_s": cfg.state.max_age.as_secs(),
+        "cache_failures": cfg.state.cache_failures,
+    })
+    .to_string()
+}
+
+/// Reads the reusable results and the broken streaks.
+fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Remembered> {
+    let mut known = Remembered::default();
+    let age = i64::try_from(cfg.state.max_age.as_secs()).unwrap_or(i64::MAX);
+    let oldest = unix(now).saturating_sub(age);
+    let mut stmt = conn.prepare(
+        "SELECT key, url, checked_at, outcome, status, fail_kind, message, real_url, redirects,
+                warnings, content_type, size, modified, internal, broken_since, broken_runs
+         FROM results WHERE checked_at > ?1 OR broken_runs > 0",
+    )?;
+    let mut rows = stmt.query([oldest])?;
+    // Errors of the file itself come from `next`; a row whose values have the wrong type
+    // (the file is untrusted) is skipped by `read_row`.
+    while let Some(r) = rows.next()? {
+        let Some((key, checked_at, row)) = read_row(r) else {
+            continue;
+        };
+        if row.broken_runs > 0 {
+            known.broken.insert(
+                key.clone(),
+                Streak {
+                    since: from_unix(row.broken_since.unwrap_or(checked_at)),
+                    runs: row.broken_runs,
+                },
+            );
+        }
+        let reusable = row.outcome == "ok" || cfg.state.cache_failures;
+        if checked_at <= oldest || !reusable {
+            continue;
+        }
+        if let Some(mut result) = decode(row) {
+            result.cached_from = Some(from_unix(checked_at));
+            known.fresh.insert(key, Arc::new(result));
+        }
+    }
+    let mut stmt =
+        conn.prepare("SELECT key, etag, last_modified, content_type, links FROM pages")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let read = || -> rusqlite::Result<(String, StoredPage)> {
+            Ok((
+                r.get(0)?,
+                StoredPage {
+                    etag: r.get(1)?,
+                    last_modified: r.get(2)?,
+                    content_type: r.get(3)?,
+                    links: r.get(4)?,
+                },
+            ))
+        };
+        if let Ok((key, page)) = read() {
+            known.pages.insert(key, page);
+        }
+    }
+    Ok(known)
+}
+
+/// One `results` row as read by `load`: its key, `checked_at` and the rest; `None` when a
+/// value has a type or range this build does not expect.
+fn read_row(r: &rusqlite::Row<'_>) -> Option<(String, i64, Row)> {
+    let read = || -> rusqlite::Result<Option<(String, i64, Row)>> {
+        let Some(outcome) = outcome_name(&r.get::<_, String>(3)?) else {
+            return Ok(None);
+        };
+        let status = match r.get::<_, Option<i64>>(4)? {
+            Some(s) => match u16::try_from(s) {
+                Ok(s) => Some(s),
+                Err(_) => return Ok(None),
+            },
+            None => None,
+        };
+        let row = Row {
+            url: r.get(1)?,
+            outcome,
+            status,
+            fail_kind: r
+                .get::<_, Option<String>>(5)?
+                .as_deref()
+                .and_then(kind_name),
+            message: r.get(6)?,
+            real_url: r.get(7)?,
+            redirects: r.get(8)?,
+            warnings: r.get(9)?,
+            content_type: r.get(10)?,
+            size: r.get(11)?,
+            modified: r.get(12)?,
+            internal: r.get::<_, i64>(13)? != 0,
+            broken_since: r.get(14)?,
+            broken_runs: u32::try_from(r.get::<_, i64>(15)?).unwrap_or(0),
+        };
+        Ok(Some((r.get(0)?, r.get(2)?, row)))
+    };
+    read().ok().flatten()
+}

@@ -1,0 +1,186 @@
+//! The state file's one writer: owned by the thread that consumes the run's results, it
+//! gathers each finished result and writes them in batches, one transaction every
+//! [`FLUSH_INTERVAL`] or [`FLUSH_ROWS`] rows, so a kill loses at most the last batch.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use rusqlite::{Connection, params};
+
+use crate::model::outcome::CheckResult;
+use crate::state::codec::{encode, unix};
+use crate::state::remembered::StoredPage;
+
+/// Longest time a finished result waits before it is written.
+pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Most results written in one transaction.
+pub(crate) const FLUSH_ROWS: usize = 512;
+
+/// Totals of a run for its `runs` row.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Totals {
+    pub(crate) urls: usize,
+    pub(crate) links: usize,
+    pub(crate) errors: usize,
+    pub(crate) broken_urls: usize,
+    pub(crate) interrupted: bool,
+}
+
+/// Writes one run's results. Not shared: only the consumer thread has it.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    conn: Connection,
+    /// This run's `runs.id`.
+    run_id: i64,
+    /// Finished results (key, result) not written yet.
+    pending: Vec<(String, Arc<CheckResult>)>,
+    /// Parsed pages (key, page) not written yet.
+    pages: Vec<(String, StoredPage)>,
+    /// When the last batch was written.
+    last_flush: Instant,
+    /// The first write error; later writes are skipped and `finish` reports it.
+    failed: Option<String>,
+}
+
+impl Writer {
+    /// Records the start of a run and returns its writer.
+    pub(crate) fn start(
+        conn: Connection,
+        options: String,
+        now: SystemTime,
+    ) -> rusqlite::Result<Self> {
+        conn.execute(
+            "INSERT INTO runs (started, options) VALUES (?1, ?2)",
+            params![unix(now), options],
+        )?;
+        let run_id = conn.last_insert_rowid();
+        Ok(Writer {
+            conn,
+            run_id,
+            pending: Vec::new(),
+            pages: Vec::new(),
+            last_flush: Instant::now(),
+            failed: None,
+        })
+    }
+
+    /// Takes one finished result, written with the next batch; writes the batch when it is
+    /// due.
+    pub(crate) fn add(&mut self, key: String, result: Arc<CheckResult>) {
+        self.pending.push((key, result));
+        self.tick();
+    }
+
+    /// Takes one parsed page, written with the next batch.
+    pub(crate) fn add_page(&mut self, key: String, page: StoredPage) {
+        self.pages.push((key, page));
+        self.tick();
+    }
+
+    /// Writes the pending results when the batch is full or old enough.
+    pub(crate) fn tick(&mut self) {
+        let waiting = self.pending.len() + self.pages.len();
+        if waiting >= FLUSH_ROWS || (waiting > 0 && self.last_flush.elapsed() >= FLUSH_INTERVAL) {
+            self.flush();
+        }
+    }
+
+    /// Writes every pending result in one transaction.
+    pub(crate) fn flush(&mut self) {
+        self.last_flush = Instant::now();
+        let batch = std::mem::take(&mut self.pending);
+        let pages = std::mem::take(&mut self.pages);
+        if (batch.is_empty() && pages.is_empty()) || self.failed.is_some() {
+            return;
+        }
+        if let Err(e) = self.write(&batch, &pages) {
+            self.failed = Some(e.to_string());
+        }
+    }
+
+    fn write(
+        &mut self,
+        batch: &[(String, Arc<CheckResult>)],
+        pages: &[(String, StoredPage)],
+    ) -> rusqlite::Result<()> {
+        let now = unix(SystemTime::now());
+        let tx = self.conn.transaction()?;
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO results (key, url, run_id, checked_at, outcome, status, fail_kind,
+                     message, real_url, redirects, warnings, content_type, size, modified,
+                     internal, broken_since, broken_runs)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                     ?17)
+                 ON CONFLICT (key) DO UPDATE SET url = ?2, run_id = ?3, checked_at = ?4,
+                     outcome = ?5, status = ?6, fail_kind = ?7, message = ?8, real_url = ?9,
+                     redirects = ?10, warnings = ?11, content_type = ?12, size = ?13,
+                     modified = ?14, internal = ?15, broken_since = ?16, broken_runs = ?17",
+            )?;
+            for (key, result) in batch {
+                let Some(row) = encode(result) else { continue };
+                // A reused result keeps the time it was checked: it ages as it was.
+                let checked_at = result.cached_from.map_or(now, unix);
+                stmt.execute(params![
+                    key,
+                    row.url,
+                    self.run_id,
+                    checked_at,
+                    row.outcome,
+                    row.status,
+                    row.fail_kind,
+                    row.message,
+                    row.real_url,
+                    row.redirects,
+                    row.warnings,
+                    row.content_type,
+                    row.size,
+                    row.modified,
+                    row.internal,
+                    row.broken_since,
+                    row.broken_runs,
+                ])?;
+            }
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR REPLACE INTO pages (key, etag, last_modified, content_type, links,
+                     run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for (key, p) in pages {
+                stmt.execute(params![
+                    key,
+                    p.etag,
+                    p.last_modified,
+                    p.content_type,
+                    p.links,
+                    self.run_id
+                ])?;
+            }
+        }
+        tx.commit()
+    }
+
+    /// Writes what is left and the run's end and totals. Returns a warning when a write
+    /// failed during the run.
+    pub(crate) fn finish(mut self, totals: Totals) -> Option<String> {
+        self.flush();
+        let end = self.conn.execute(
+            "UPDATE runs SET finished = ?1, urls = ?2, links = ?3, errors = ?4,
+                 broken_urls = ?5, interrupted = ?6 WHERE id = ?7",
+            params![
+                unix(SystemTime::now()),
+                i64::try_from(totals.urls).unwrap_or(i64::MAX),
+                i64::try_from(totals.links).unwrap_or(i64::MAX),
+                i64::try_from(totals.errors).unwrap_or(i64::MAX),
+                i64::try_from(totals.broken_urls).unwrap_or(i64::MAX),
+                totals.interrupted,
+                self.run_id,
+            ],
+        );
+        if let Err(e) = end {
+            self.failed.get_or_insert(e.to_string());
+        }
+        self.failed
+            .map(|e| format!("state file: writing failed ({e}); some results were not kept"))
+    }
+}
