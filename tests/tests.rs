@@ -18,6 +18,9 @@ pub mod external;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
 pub mod report_check;
 
+/// Memory bounded by the limits: links past --max-urls counted, not stored; a prompt exit
+/// after Ctrl-C with many URLs queued.
+mod bounded;
 /// Cancel: prompt return, interrupted report with every finished result.
 mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
@@ -67,6 +70,8 @@ mod scheduling;
 mod signals;
 /// No silent passes: folders without index.html, unparseable starts, robots.txt agent, --max-urls 0.
 mod silent_passes;
+/// One host with a long Crawl-delay or Retry-After parks no worker: other hosts finish as fast.
+mod slow_host;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.

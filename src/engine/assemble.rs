@@ -111,7 +111,7 @@ pub(super) fn assemble(
     }
     Ok(Run {
         queue,
-        cache: ResultCache::default(),
+        cache: ResultCache::with_cap(cfg.max_urls),
         filter,
         fetch: match fetch_override {
             Some(fetch) => fetch.clone(),
@@ -139,6 +139,7 @@ pub(super) fn assemble(
         tx,
         only_problems: cfg.only_problems,
         unreported: AtomicUsize::new(0),
+        over_limit: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
         plugins: PluginHost::new(
             &cfg.plugins,

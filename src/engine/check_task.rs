@@ -7,7 +7,7 @@ use url::Url;
 
 use crate::extract::charset::html_to_utf8;
 use crate::extract::format::{is_html, is_parsed};
-use crate::fetch::{self, Fetched};
+use crate::fetch::{self, Fetched, Resume};
 use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
 use crate::policy::url_norm::cache_key;
@@ -35,6 +35,7 @@ impl Run {
                 result,
                 owned: Vec::new(),
                 stopped_at: None,
+                deferred: None,
             };
         }
         let fetched = if let Some(html) = &task.inline {
@@ -46,8 +47,27 @@ impl Run {
         } else {
             // A claim that wants the page parsed may have come after the task was queued.
             let want_body = task.recurse || self.cache.wants_parse(&task.key);
-            self.fetch
-                .fetch(&task.url, want_body, &|next| self.claim_hop(task, next))
+            let resume = task.resume.as_deref().cloned().unwrap_or_default();
+            let fetched = self.fetch.fetch_deferrable(
+                &task.url,
+                want_body,
+                &|next| self.claim_hop(task, next),
+                &resume,
+            );
+            if let Some((_, get)) = fetched.deferred {
+                // Its first request would wait for the host: the worker hands the task back.
+                return Checked {
+                    result: CheckResult::immediate(String::new(), fetched.outcome, task.level),
+                    owned: Vec::new(),
+                    stopped_at: None,
+                    deferred: Some(Resume {
+                        retries: fetched.retries,
+                        get,
+                        warnings: fetched.warnings,
+                    }),
+                };
+            }
+            fetched
         };
         let mut result = CheckResult::immediate(
             redact(task.url.as_str()).into_owned(),
@@ -148,6 +168,7 @@ impl Run {
             result,
             owned,
             stopped_at: fetched.stopped_at,
+            deferred: None,
         }
     }
 

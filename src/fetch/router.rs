@@ -5,7 +5,7 @@ use url::Url;
 
 use super::file::{self, FileScope};
 use super::http::HttpFetcher;
-use super::{Fetch, Fetched};
+use super::{Fetch, Fetched, Resume};
 use crate::model::outcome::FailKind;
 
 /// http(s) through the shared agent, `file:` from disk; any other scheme fails.
@@ -23,12 +23,25 @@ impl Fetch for Router {
     fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched {
         match url.scheme() {
             "file" => file::fetch(url, want_body, self.max_body, &self.files),
-            "http" | "https" => self.http.fetch(url, want_body, claim),
+            "http" | "https" => self.http.fetch(url, want_body, claim, None),
             other => Fetched::failed(
                 url,
                 FailKind::InvalidUrl,
                 format!("cannot fetch {other}: URLs"),
             ),
+        }
+    }
+
+    fn fetch_deferrable(
+        &self,
+        url: &Url,
+        want_body: bool,
+        claim: &dyn Fn(&Url) -> bool,
+        resume: &Resume,
+    ) -> Fetched {
+        match url.scheme() {
+            "http" | "https" => self.http.fetch(url, want_body, claim, Some(resume)),
+            _ => self.fetch(url, want_body, claim),
         }
     }
 

@@ -172,6 +172,14 @@ impl<W: Write> Reporter for TextReporter<W> {
                 report.unchecked
             )?;
         }
+        if report.over_limit > 0 {
+            writeln!(
+                o,
+                "{} link{} to further URLs not checked: the limit of --max-urls was reached.",
+                report.over_limit,
+                plural(report.over_limit)
+            )?;
+        }
         let (links, urls, w, e) = (
             report.links(),
             report.urls,

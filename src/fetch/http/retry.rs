@@ -12,7 +12,7 @@ use super::HttpFetcher;
 use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
 use crate::fetch::connection;
 use crate::model::outcome::{FailKind, Warning};
-use crate::policy::host_gate::HostPermit;
+use crate::policy::host_gate::{HostPermit, Turn};
 
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
 /// (its output buffer is 128 KiB), and no server would take it.
@@ -27,6 +27,21 @@ pub(super) struct Budget {
     pub(super) used: u32,
     /// A pooled connection went stale: this URL's requests now use new connections only.
     fresh: bool,
+    /// The task may be handed back to the queue instead of waiting for the host's slot
+    /// ([`Exchange::Deferred`]): set for the first request of a task's URL, and kept for
+    /// the retry after a 429 or 503 (the host's pause); cleared by anything else.
+    pub(super) may_defer: bool,
+}
+
+impl Budget {
+    /// The budget of a URL whose task spent `used` retries in earlier tries.
+    pub(super) fn resumed(used: u32, may_defer: bool) -> Self {
+        Budget {
+            used,
+            fresh: false,
+            may_defer,
+        }
+    }
 }
 
 /// How one request (with its retries) ended.
@@ -37,6 +52,9 @@ pub(super) enum Exchange<'a> {
     Failed(FailKind, String),
     /// The run was cancelled.
     Interrupted,
+    /// The host's next slot is this far ahead and the budget allowed handing the task back:
+    /// no request was made and nothing is held.
+    Deferred(Instant),
 }
 
 impl HttpFetcher {
@@ -80,8 +98,10 @@ impl HttpFetcher {
             return Exchange::Failed(FailKind::InvalidUrl, message);
         }
         loop {
-            let Some(permit) = self.gate.wait_for_host(&host) else {
-                return Exchange::Interrupted;
+            let permit = match self.gate.permit_or_later(&host, budget.may_defer) {
+                Turn::Now(permit) => permit,
+                Turn::Later(due) => return Exchange::Deferred(due),
+                Turn::Cancelled => return Exchange::Interrupted,
             };
             let mut req = if *head {
                 self.agent.head(url.as_str())
@@ -112,6 +132,7 @@ impl HttpFetcher {
                         budget.fresh = true;
                         continue;
                     }
+                    budget.may_defer = false;
                     let (kind, message) = classify(&e);
                     if !matches!(kind, FailKind::Timeout | FailKind::Io)
                         || budget.used >= self.settings.max_retries
@@ -153,6 +174,8 @@ impl HttpFetcher {
                         // A gateway or server in trouble may also mishandle HEAD: retry as GET.
                         *head = false;
                     }
+                    // The host's pause may hand the task back; a backoff sleep may not.
+                    budget.may_defer &= matches!(status, 429 | 503);
                     let wait = if matches!(status, 429 | 503) {
                         // The whole host waits: the next slot of every thread bound there moves.
                         self.gate
