@@ -18,6 +18,9 @@ pub mod external;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
 pub mod report_check;
 
+/// Memory bounded by the limits: links past --max-urls counted, not stored; a prompt exit
+/// after Ctrl-C with many URLs queued.
+mod bounded;
 /// Cancel: prompt return, interrupted report with every finished result.
 mod cancel;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
@@ -84,6 +87,8 @@ mod signals;
 mod silent_passes;
 /// URLs not checked are counted by reason; a start URL robots.txt refuses is warned about.
 mod skipped_urls;
+/// One host with a long Crawl-delay or Retry-After parks no worker: other hosts finish as fast.
+mod slow_host;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
 /// The state file (`--cache`): reuse, history, bad files.

@@ -423,7 +423,9 @@ impl Config {
         self
     }
 
-    /// Check at most this many distinct URLs; later ones are listed as ignored. Defaults to
+    /// Check at most this many distinct URLs. A link to a new URL found after that is not
+    /// stored nor reported, only counted ([`Report::over_limit`](crate::Report::over_limit)),
+    /// so the run's memory stays bounded by the limit. Defaults to
     /// `None`: no limit. `Some(0)` also means no limit, as 0 does for the other limits (a run
     /// that may check nothing would be of no use).
     pub fn max_urls(mut self, n: Option<usize>) -> Self {

@@ -1,7 +1,8 @@
 //! Admitting a link into the run: claim its cache key, then — for a key seen for the first
 //! time — decide (scope, patterns, depth) and queue it or finish it at once (ignored, mail,
 //! over the URL limit); a known key records one more referrer. The same for redirect hops and
-//! robots.txt `Sitemap:` lines.
+//! robots.txt `Sitemap:` lines. A new key found once the cache holds `--max-urls` keys is only
+//! counted (`Run::over_limit`): nothing is stored for it, so memory stays bounded by the limit.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -165,6 +166,10 @@ impl Run {
                         drop(occ);
                         self.unreported.fetch_add(1, Ordering::Relaxed);
                     }
+                    Claim::OverLimit(occ) => {
+                        drop(occ);
+                        self.over_limit.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
                 return;
             }
@@ -188,6 +193,11 @@ impl Run {
                     let key = key.into_owned();
                     self.upgrade(&key, url, via);
                 }
+            }
+            (Claim::OverLimit(occ), _) => {
+                // Past `--max-urls`: counted, not stored (freed here, not under the lock).
+                drop(occ);
+                self.over_limit.fetch_add(1, Ordering::Relaxed);
             }
             (Claim::Pending, true) => {}
             (Claim::Pending, false) => {
@@ -279,6 +289,7 @@ impl Run {
                     inline,
                     follow,
                     parse_only: false,
+                    resume: None,
                 };
                 // Refused after shutdown: the URL stays pending, counted as unchecked.
                 let _ = self.queue.put_for(task.host(), task);

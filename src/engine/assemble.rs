@@ -112,7 +112,7 @@ pub(super) fn assemble(
     }
     Ok(Run {
         queue,
-        cache: ResultCache::default(),
+        cache: ResultCache::with_cap(cfg.max_urls),
         filter,
         fetch: match fetch_override {
             Some(fetch) => fetch.clone(),
@@ -145,6 +145,7 @@ pub(super) fn assemble(
         remap: cfg.remap.clone(),
         remembered: None,
         unreported: AtomicUsize::new(0),
+        over_limit: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),
         skipped: SkipCounter::default(),
         plugins: PluginHost::new(

@@ -180,6 +180,11 @@ pub(crate) enum Claim {
     /// needs no row for this occurrence: it only counts it. The occurrence is handed back to be
     /// dropped outside the lock.
     Quiet(Occurrence),
+    /// Not claimed: the key is new and the cache already holds its cap of keys
+    /// (`--max-urls`). Nothing was stored; the caller counts the link and drops the occurrence
+    /// (handed back to be dropped outside the lock). So past the limit a run's memory stays
+    /// bounded by the limit, however many links it finds.
+    OverLimit(Occurrence),
 }
 
 /// Map from cache key to placeholder or result.
@@ -187,9 +192,22 @@ pub(crate) enum Claim {
 pub(crate) struct ResultCache {
     /// Key → slot. Inserted by `claim`/`claim_alias` (only), finished by `finish`/`defer`.
     slots: Mutex<Slots>,
+    /// Most keys a claim inserts (`--max-urls`; `None`: no limit). Set once at construction.
+    /// `claim_alias` ignores it: its hops are bounded by the tasks checked times the redirect
+    /// limit.
+    cap: Option<usize>,
 }
 
 impl ResultCache {
+    /// An empty cache whose claims insert at most `cap` keys; a new key beyond that is
+    /// [`Claim::OverLimit`].
+    pub(crate) fn with_cap(cap: Option<usize>) -> Self {
+        ResultCache {
+            slots: Mutex::default(),
+            cap,
+        }
+    }
+
     /// Claims `key` for checking, recording `occurrence`. See [`Claim`].
     pub(crate) fn claim(&self, key: &str, occurrence: Occurrence) -> Claim {
         self.claim_at(key, occurrence, usize::MAX, false).0
@@ -210,7 +228,9 @@ impl ResultCache {
         quiet_ok: bool,
     ) -> (Claim, bool) {
         let mut slots = self.slots.lock();
+        let full = self.cap.is_some_and(|cap| slots.len() >= cap);
         match slots.get_mut(key) {
+            None if full => (Claim::OverLimit(occurrence), true),
             None => {
                 slots.insert(key.to_owned(), Slot::new(vec![occurrence]));
                 (Claim::New, false)

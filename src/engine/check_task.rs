@@ -7,7 +7,7 @@ use url::Url;
 
 use crate::extract::charset::decode_html;
 use crate::extract::format::{is_html, is_parsed};
-use crate::fetch::{self, Fetched};
+use crate::fetch::{self, Fetched, Resume};
 use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
@@ -50,6 +50,7 @@ impl Run {
                 result,
                 owned: Vec::new(),
                 stopped_at: None,
+                deferred: None,
             };
         }
         let stored = self.stored_page(task);
@@ -67,8 +68,27 @@ impl Run {
         } else {
             // A claim that wants the page parsed may have come after the task was queued.
             let want_body = task.recurse || self.cache.wants_parse(&task.key);
-            self.fetch
-                .fetch(&task.url, want_body, &|next| self.claim_hop(task, next))
+            let resume = task.resume.as_deref().cloned().unwrap_or_default();
+            let fetched = self.fetch.fetch_deferrable(
+                &task.url,
+                want_body,
+                &|next| self.claim_hop(task, next),
+                &resume,
+            );
+            if let Some((_, get)) = fetched.deferred {
+                // Its first request would wait for the host: the worker hands the task back.
+                return Checked {
+                    result: CheckResult::immediate(String::new(), fetched.outcome, task.level),
+                    owned: Vec::new(),
+                    stopped_at: None,
+                    deferred: Some(Resume {
+                        retries: fetched.retries,
+                        get,
+                        warnings: fetched.warnings,
+                    }),
+                };
+            }
+            fetched
         };
         // Not modified since it was parsed: its stored links stand for its body.
         let mut replay = stored.filter(|_| {
@@ -223,6 +243,7 @@ impl Run {
             result,
             owned,
             stopped_at: fetched.stopped_at,
+            deferred: None,
         }
     }
 

@@ -42,6 +42,24 @@
 //! request, which ends (a permit drops; `task_done` gives back an unused slot) and reschedules
 //! the lane. A lane that is on the timeline is due at a finite instant.
 //!
+//! # Deferred tasks
+//!
+//! A worker never sleeps long for one host. When the first request of a task's URL would have
+//! to wait for its host's slot — the page after the host's robots.txt under a `Crawl-delay`,
+//! or the retry after a 429/503 pause — the gate gives the slot back
+//! (`Politeness::acquire_or_defer`) and the worker puts the task back in its host's lane
+//! (`Run::work`), with what the try learned (`Task::resume`: retries spent, warnings). The
+//! lane is scheduled by the host's slots, so `get` hands the task out again when the host is
+//! due, and meanwhile the worker takes other hosts' work. The invariant above holds: the
+//! worker puts the task back **before** the `task_done` of its first try, so
+//! `unfinished_tasks` counts the deferred task all the time it waits and never reaches 0
+//! while one does; `join(timeout)` therefore waits for it, and `shutdown` discards it like
+//! any queued item (a put after shutdown is refused: the URL stays pending, unchecked). A
+//! task is deferred only before its URL's first request and at its host's pauses, with its
+//! retries carried over, so it cannot be handed back forever. Other waits — a redirect hop,
+//! the GET after a refused HEAD, a robots.txt retry, a backoff after a broken connection —
+//! still sleep in the worker: they are short or rare, and repeating them would redo work.
+//!
 //! # Shutdown
 //!
 //! [`UrlQueue::shutdown`] (abort, Ctrl-C) clears the queued items, lowers `unfinished_tasks` by
@@ -440,6 +458,41 @@ impl<T> UrlQueue<T> {
 /// the same lock that schedules the tasks.
 impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
     fn acquire(&self, host: &str) -> bool {
+        self.acquire_slot(host, false).unwrap_or(false)
+    }
+
+    fn acquire_or_defer(&self, host: &str) -> Result<bool, Instant> {
+        self.acquire_slot(host, true)
+    }
+
+    fn release(&self, host: &str) {
+        let mut st = self.state.lock();
+        let now = Instant::now();
+        st.hosts.release(host, now);
+        st.schedule(host, now);
+        st.wake = false;
+        drop(st);
+        self.freed();
+    }
+
+    fn update(&self, host: &str, change: &mut dyn FnMut(&mut HostTable, Instant)) {
+        let mut st = self.state.lock();
+        let now = Instant::now();
+        change(&mut st.hosts, now);
+        st.schedule(host, now);
+        self.wake_getter(&mut st);
+    }
+
+    fn stats(&self) -> Vec<HostStats> {
+        self.state.lock().hosts.stats()
+    }
+}
+
+impl<T> UrlQueue<T> {
+    /// A request slot of `host`: `Ok(true)` when the request may start now (counted in
+    /// flight), `Ok(false)` when the run was cancelled (nothing held). A slot not due yet is
+    /// slept for with no lock held — or, with `defer`, given back at once: `Err(due)`.
+    fn acquire_slot(&self, host: &str, defer: bool) -> Result<bool, Instant> {
         let me = thread::current().id();
         let mut st = self.state.lock();
         // The first request of this thread's task to its host uses the slot `get` reserved.
@@ -458,7 +511,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
                     drop(st);
                     self.freed();
                 }
-                return false;
+                return Ok(false);
             }
             let s = match slot {
                 Some(s) => s,
@@ -486,7 +539,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
                 match st.hosts.confirm(host, s, now) {
                     Ok(()) => {
                         self.wake_getter(&mut st);
-                        return true;
+                        return Ok(true);
                     }
                     Err(later) => {
                         // A pause or a longer Crawl-delay came after the reservation.
@@ -496,32 +549,20 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
                     }
                 }
             }
+            if defer {
+                // The task goes back to the queue (see "Deferred tasks"): the slot and its start
+                // time return to the host, whose lane is due at that time again.
+                st.hosts.give_back(host, s, now);
+                st.schedule(host, now);
+                st.wake = false;
+                drop(st);
+                self.freed();
+                return Err(s.due);
+            }
             // The sleep happens with no lock held; a cancel ends it early.
             self.wake_getter(&mut st);
             MutexGuard::unlocked(&mut st, || self.cancel.sleep_until(s.due));
         }
-    }
-
-    fn release(&self, host: &str) {
-        let mut st = self.state.lock();
-        let now = Instant::now();
-        st.hosts.release(host, now);
-        st.schedule(host, now);
-        st.wake = false;
-        drop(st);
-        self.freed();
-    }
-
-    fn update(&self, host: &str, change: &mut dyn FnMut(&mut HostTable, Instant)) {
-        let mut st = self.state.lock();
-        let now = Instant::now();
-        change(&mut st.hosts, now);
-        st.schedule(host, now);
-        self.wake_getter(&mut st);
-    }
-
-    fn stats(&self) -> Vec<HostStats> {
-        self.state.lock().hosts.stats()
     }
 }
 
@@ -696,6 +737,37 @@ mod tests {
         assert!(waited < Duration::from_secs(5), "{waited:?}");
         assert_eq!(q.counts(), (1, 1), "s2 still waits for its slot");
         assert_eq!(q.shutdown(), vec!["s2"]);
+    }
+
+    /// A request whose slot is not due hands its task back instead of sleeping: the slot and
+    /// its start time return to the host, the task waits in its lane, counted as unfinished,
+    /// and the lane is due when that slot was.
+    #[test]
+    fn a_deferred_request_gives_its_slot_back_and_its_task_waits_in_the_lane() {
+        let q = polite(0.1, 0, false); // one request per 10 s
+        q.put_for(Some("slow:80".into()), "s1");
+        assert_eq!(q.get(), Some("s1"));
+        // robots.txt uses the slot `get` reserved
+        assert_eq!(q.acquire_or_defer("slow:80"), Ok(true));
+        q.release("slow:80");
+        let t = Instant::now();
+        let due = q.acquire_or_defer("slow:80").unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(5), "no sleep");
+        assert!(
+            due >= t + Duration::from_secs(9),
+            "the page's slot is 10 s away"
+        );
+        // the worker puts the task back before its task_done: the queue never looks idle
+        q.put_for(Some("slow:80".into()), "s1");
+        q.task_done();
+        assert_eq!(q.counts(), (1, 1));
+        assert!(!q.join(Some(Duration::ZERO)));
+        assert_eq!(q.take_at(due - MS).err(), Some(Some(due)));
+        let (item, a) = take(&q, due);
+        assert_eq!((item, a.slot.map(|s| s.due)), ("s1", Some(due)));
+        // a cancelled run holds nothing either
+        q.cancel.cancel();
+        assert_eq!(q.acquire_or_defer("other:80"), Ok(false));
     }
 
     /// A getter waits on the condvar until the earliest due time, and not less.

@@ -51,6 +51,7 @@ impl Run {
             result,
             owned,
             stopped_at,
+            deferred: _,
         } = checked;
         let mut done = Vec::new();
         let mut keys: Vec<String> = owned.iter().map(|(k, _)| k.clone()).collect();
@@ -103,6 +104,7 @@ impl Run {
                         inline: None,
                         follow: true,
                         parse_only: true,
+                        resume: None,
                     };
                     // Refused after shutdown: the page is then not parsed, as any queued page.
                     let _ = self.queue.put_for(task.host(), task);

@@ -26,9 +26,9 @@ use crate::config::remap::Remap;
 use crate::engine::cache::ResultCache;
 use crate::engine::plugin_host::PluginHost;
 use crate::engine::queue::UrlQueue;
-use crate::fetch::Fetch;
 use crate::fetch::http::host_key;
 use crate::fetch::mail_mx::MxCheck;
+use crate::fetch::{Fetch, Resume};
 use crate::model::cancel::CancelHandle;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 use crate::model::stats::SkipCounter;
@@ -59,6 +59,9 @@ pub(crate) struct Task {
     /// result stands and is reported); fetch it with GET and parse it at `level` — or lower,
     /// when a claim meanwhile wants that — under `key`, producing no result of its own.
     pub(crate) parse_only: bool,
+    /// Set when an earlier try of this task was handed back to the queue instead of waiting
+    /// for its host (see `queue`, "Deferred tasks"): what that try learned.
+    pub(crate) resume: Option<Box<Resume>>,
 }
 
 impl Task {
@@ -80,6 +83,9 @@ pub(crate) struct Checked {
     pub(crate) owned: Vec<(String, usize)>,
     /// The known URL the redirect chain stopped at.
     pub(crate) stopped_at: Option<String>,
+    /// The fetch was deferred (its first request would have waited for the host): no result;
+    /// the task goes back to the queue with this.
+    pub(crate) deferred: Option<Resume>,
 }
 
 /// Calls `task_done` for one task when dropped. Every child of the task was put inside
@@ -165,6 +171,9 @@ pub(crate) struct Run {
     /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when
     /// every worker that counted has finished its tasks (the queue's lock orders that).
     pub(crate) unreported: AtomicUsize,
+    /// Links to new URLs found once `max_urls` keys were claimed: counted, never stored
+    /// (`Claim::OverLimit`). Relaxed: read after the run, like `unreported`.
+    pub(crate) over_limit: AtomicUsize,
     /// URLs whose check finished (queued ones, not aliases or immediate verdicts). Relaxed: a
     /// statistic read for progress displays only.
     pub(crate) checked: AtomicUsize,
@@ -212,8 +221,18 @@ impl Run {
                         result: r,
                         owned: Vec::new(),
                         stopped_at: None,
+                        deferred: None,
                     }
                 });
+            if let Some(resume) = checked.deferred {
+                // Back to its host's lane, which is due when the host's slot is: put before
+                // this task's `task_done`, so the count never reaches 0 while it waits.
+                let mut task = task;
+                task.resume = Some(Box::new(resume));
+                // Refused after shutdown: the URL stays pending, counted as unchecked.
+                let _ = self.queue.put_for(task.host(), task);
+                continue;
+            }
             self.record(&task, checked);
             self.checked.fetch_add(1, Ordering::Relaxed);
         }

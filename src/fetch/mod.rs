@@ -24,7 +24,7 @@ pub(crate) mod tls;
 pub(crate) mod tunnel;
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use url::Url;
 
@@ -51,6 +51,22 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
         let _ = validators;
         self.fetch(url, true, claim)
     }
+    /// [`fetch`](Self::fetch) for a task that may be handed back to the queue: when the
+    /// first request of the URL (not of a redirect hop) would have to wait for its host's slot
+    /// — a robots.txt `Crawl-delay` after the robots.txt request, a pause after a 429 or 503 —
+    /// it returns at once with [`Fetched::deferred`] set instead of sleeping, holding nothing.
+    /// `resume` carries what an earlier try of the same task learned. The default never
+    /// defers.
+    fn fetch_deferrable(
+        &self,
+        url: &Url,
+        want_body: bool,
+        claim: &dyn Fn(&Url) -> bool,
+        resume: &Resume,
+    ) -> Fetched {
+        let _ = resume;
+        self.fetch(url, want_body, claim)
+    }
     /// The body of a robots.txt; `None` when there is none to obey.
     fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>>;
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
@@ -65,6 +81,19 @@ pub(crate) struct Validators {
     pub(crate) etag: Option<String>,
     /// Its `Last-Modified`.
     pub(crate) last_modified: Option<String>,
+}
+
+/// What a deferred fetch hands on to the next try of its task (see
+/// [`Fetch::fetch_deferrable`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Resume {
+    /// Retries spent already: they count against the URL's retry budget, so a host that
+    /// answers 429 forever still ends the task.
+    pub(crate) retries: u32,
+    /// Ask with GET even where HEAD would do (a 503 answered a HEAD).
+    pub(crate) get: bool,
+    /// Warnings found so far (`http-rate-limited`).
+    pub(crate) warnings: Vec<Warning>,
 }
 
 /// What a fetch learned about a URL.
@@ -102,6 +131,9 @@ pub(crate) struct Fetched {
     /// The key of an already claimed URL the redirect chain reached and did not request again;
     /// the verdict is that URL's (see `cache::ResultCache::defer`).
     pub(crate) stopped_at: Option<String>,
+    /// Set only by [`Fetch::fetch_deferrable`]: no verdict yet; the first request may start
+    /// at this instant. `retries` and `warnings` hold what the next try resumes with.
+    pub(crate) deferred: Option<(Instant, bool)>,
 }
 
 impl Fetched {
@@ -123,6 +155,7 @@ impl Fetched {
             headers: Vec::new(),
             owned: Vec::new(),
             stopped_at: None,
+            deferred: None,
         }
     }
 

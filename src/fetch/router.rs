@@ -5,7 +5,7 @@ use url::Url;
 
 use super::file::{self, FileScope};
 use super::http::HttpFetcher;
-use super::{Fetch, Fetched, Validators};
+use super::{Fetch, Fetched, Resume, Validators};
 use crate::model::outcome::FailKind;
 
 /// http(s) through the shared agent, `file:` from disk; any other scheme fails.
@@ -23,7 +23,7 @@ impl Fetch for Router {
     fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched {
         match url.scheme() {
             "file" => file::fetch(url, want_body, self.max_body, &self.files),
-            "http" | "https" => self.http.fetch(url, want_body, claim),
+            "http" | "https" => self.http.fetch(url, want_body, claim, None),
             other => Fetched::failed(
                 url,
                 FailKind::InvalidUrl,
@@ -39,8 +39,23 @@ impl Fetch for Router {
         claim: &dyn Fn(&Url) -> bool,
     ) -> Fetched {
         match url.scheme() {
-            "http" | "https" => self.http.fetch_with(url, true, Some(validators), claim),
+            "http" | "https" => self
+                .http
+                .fetch_with(url, true, Some(validators), claim, None),
             _ => self.fetch(url, true, claim),
+        }
+    }
+
+    fn fetch_deferrable(
+        &self,
+        url: &Url,
+        want_body: bool,
+        claim: &dyn Fn(&Url) -> bool,
+        resume: &Resume,
+    ) -> Fetched {
+        match url.scheme() {
+            "http" | "https" => self.http.fetch(url, want_body, claim, Some(resume)),
+            _ => self.fetch(url, want_body, claim),
         }
     }
 

@@ -20,6 +20,10 @@ pub struct Report {
     pub urls: usize,
     /// URLs that were queued or in flight when a cancelled run stopped: not checked.
     pub unchecked: usize,
+    /// Links to new URLs found after [`Config::max_urls`](crate::Config::max_urls) distinct
+    /// URLs were seen: not checked and not stored (so memory stays bounded by the limit), only
+    /// counted here, once per link found (the same URL linked twice counts twice).
+    pub over_limit: usize,
     /// `true` when the run was cancelled before it finished.
     pub interrupted: bool,
     /// Wall time of the run.

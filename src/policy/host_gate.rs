@@ -3,7 +3,12 @@
 //! queue reserved when it handed the task out (so it never waits); later requests of the same
 //! task — the page after its host's robots.txt, redirect hops, retries — reserve a slot of their
 //! own and sleep until it with **no lock held**, so they delay only their own thread, and only
-//! for their own host. They are rare next to first requests.
+//! for their own host. They are rare next to first requests. Two of them would park a worker
+//! for long, so they do not wait: a task's first request to its URL after the host's
+//! robots.txt (a `Crawl-delay`) and its retry after a 429 or 503 (the host's pause) get
+//! [`Turn::Later`] from [`HostGate::permit_or_later`], and the engine puts the task back in
+//! the queue, which hands it out again when the host's slot is due (see `engine/queue.rs`,
+//! "Deferred tasks").
 //!
 //! The table lives inside the work queue's lock, because the queue hands out a task only when
 //! its host may start a request and reserves that request's slot in the same step. So the gate
@@ -23,6 +28,10 @@ pub(crate) trait Politeness: Send + Sync + fmt::Debug {
     /// Blocks until a request to `host` may start and counts it in flight; `false` when the
     /// run was cancelled meanwhile (nothing is then held).
     fn acquire(&self, host: &str) -> bool;
+    /// Like `acquire`, but when the request's slot is not due yet, gives the slot back and
+    /// returns its due time (`Err`) instead of sleeping: the caller hands its task back to the
+    /// queue, which hands it out again when the host's slot is due.
+    fn acquire_or_defer(&self, host: &str) -> Result<bool, Instant>;
     /// Frees a slot taken by `acquire`.
     fn release(&self, host: &str);
     /// Runs `change` on the table under the lock, then reschedules `host`'s waiting tasks.
@@ -51,6 +60,17 @@ impl Drop for HostPermit<'_> {
     }
 }
 
+/// What [`HostGate::permit_or_later`] found.
+#[derive(Debug)]
+pub(crate) enum Turn<'a> {
+    /// The request may start now.
+    Now(HostPermit<'a>),
+    /// The host's next slot is due at this instant; nothing is held.
+    Later(Instant),
+    /// The run was cancelled.
+    Cancelled,
+}
+
 impl HostGate {
     /// The gate of the table that `core` (the run's work queue) guards.
     pub(crate) fn over(core: Arc<dyn Politeness>) -> Self {
@@ -64,6 +84,23 @@ impl HostGate {
             gate: self,
             host: host.to_owned(),
         })
+    }
+
+    /// [`wait_for_host`](Self::wait_for_host), or with `may_defer`, [`Turn::Later`] when the
+    /// request would have to wait for its slot: its task goes back to the queue instead of
+    /// parking the worker.
+    pub(crate) fn permit_or_later(&self, host: &str, may_defer: bool) -> Turn<'_> {
+        if !may_defer {
+            return self.wait_for_host(host).map_or(Turn::Cancelled, Turn::Now);
+        }
+        match self.core.acquire_or_defer(host) {
+            Ok(true) => Turn::Now(HostPermit {
+                gate: self,
+                host: host.to_owned(),
+            }),
+            Ok(false) => Turn::Cancelled,
+            Err(due) => Turn::Later(due),
+        }
     }
 
     /// A 429 or 503 from `host`: see [`HostTable::back_off`].

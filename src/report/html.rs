@@ -183,6 +183,14 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             report.unchecked
         )?;
     }
+    if report.over_limit > 0 {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"over-limit\"><span data-stat=\"over_limit\">{}</span> \
+             links to further URLs not checked: the limit of --max-urls was reached.</p>",
+            report.over_limit
+        )?;
+    }
     let st = statistics(report);
     let types: Vec<String> = st
         .content_types

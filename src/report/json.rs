@@ -16,7 +16,7 @@
 //! (`url` is the URL checked).
 //!
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
-//! `unchecked`, `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
+//! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
 //! seconds) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
@@ -164,6 +164,7 @@ pub fn summary_json(report: &Report) -> Value {
         "errors": report.errors(),
         "warnings": report.warnings(),
         "unchecked": report.unchecked,
+        "over_limit": report.over_limit,
         "interrupted": report.interrupted,
         "duration": report.duration.as_secs_f64(),
         "broken_urls": stats.broken_urls,

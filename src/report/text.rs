@@ -231,6 +231,14 @@ impl<W: Write> Reporter for TextReporter<W> {
                 reasons.join(", ")
             )?;
         }
+        if report.over_limit > 0 {
+            writeln!(
+                o,
+                "{} link{} to further URLs not checked: the limit of --max-urls was reached.",
+                report.over_limit,
+                plural(report.over_limit)
+            )?;
+        }
         writeln!(
             o,
             "Stopped checking after {}.",

@@ -138,7 +138,8 @@ pub struct Args {
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
 
-    /// Check at most N distinct URLs; later ones are listed as ignored (0: no limit).
+    /// Check at most N distinct URLs; links to further URLs are only counted, in the summary
+    /// (0: no limit).
     #[arg(long, value_name = "N")]
     pub max_urls: Option<usize>,
 

@@ -43,7 +43,7 @@ pub(crate) use self::agent::{HttpSettings, parse_proxy, proxy_for};
 pub(crate) use self::response::host_key;
 use self::response::{drain, location, read_capped};
 use self::retry::{Budget, Exchange};
-use crate::fetch::{Fetched, Validators};
+use crate::fetch::{Fetched, Resume, Validators};
 use crate::model::cancel::CancelHandle;
 use crate::policy::host_gate::HostGate;
 
@@ -69,14 +69,17 @@ impl HttpFetcher {
     /// `claim` is asked before each redirect hop is requested: `true` means the caller claimed
     /// the hop's URL as another name of this check, to be requested now; `false` means the URL
     /// is checked on its own (known already, or just queued with its own decision), and the
-    /// chain stops there (see [`Fetched::stopped_at`]).
+    /// chain stops there (see [`Fetched::stopped_at`]). With `resume`, the first request of
+    /// `url` may hand the task back instead of waiting for its host's slot
+    /// ([`Fetched::deferred`], see [`Fetch::fetch_deferrable`](crate::fetch::Fetch)).
     pub(crate) fn fetch(
         &self,
         url: &Url,
         want_body: bool,
         claim: &dyn Fn(&Url) -> bool,
+        resume: Option<&Resume>,
     ) -> Fetched {
-        self.fetch_with(url, want_body, None, claim)
+        self.fetch_with(url, want_body, None, claim, resume)
     }
 
     /// [`fetch`](Self::fetch), the first request made conditional on `validators` when given
@@ -87,22 +90,28 @@ impl HttpFetcher {
         want_body: bool,
         validators: Option<&Validators>,
         claim: &dyn Fn(&Url) -> bool,
+        resume: Option<&Resume>,
     ) -> Fetched {
         // Every path out of the chain must hand back the hops it claimed, so they get finished.
         let mut owned = Vec::new();
-        let mut retries = 0;
-        let mut warnings = Vec::new();
+        let mut retries = resume.map_or(0, |r| r.retries);
+        let mut warnings = resume.map_or_else(Vec::new, |r| r.warnings.clone());
         let mut f = self.fetch_chain(
             url,
             want_body,
             validators,
             claim,
+            resume.map(|r| r.get),
             &mut owned,
             &mut retries,
             &mut warnings,
         );
         f.owned = owned;
         f.retries = retries;
+        if f.deferred.is_some() {
+            f.warnings = warnings;
+            return f;
+        }
         f.outcome = self.settings.extras.accept.judge(f.outcome);
         for w in warnings {
             if !f.warnings.iter().any(|x| x.tag == w.tag) {

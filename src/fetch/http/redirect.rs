@@ -19,6 +19,10 @@ use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 use crate::policy::url_norm::cache_key;
 
 impl HttpFetcher {
+    /// `resume`: `Some(get)` when the first request may hand the task back
+    /// ([`Fetched::deferred`]), asking with GET when `get`; `retries` then holds the retries
+    /// the task spent already. (Nine arguments: the chain's outputs are three `&mut`s its
+    /// caller merges, as before deferral existed.)
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fetch_chain(
         &self,
@@ -26,6 +30,7 @@ impl HttpFetcher {
         want_body: bool,
         validators: Option<&Validators>,
         claim: &dyn Fn(&Url) -> bool,
+        resume: Option<bool>,
         owned: &mut Vec<(String, usize)>,
         retries: &mut u32,
         warnings: &mut Vec<Warning>,
@@ -33,13 +38,22 @@ impl HttpFetcher {
         let mut current = url.clone();
         let mut hops: Vec<Hop> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
-        let mut use_head = !want_body && !self.settings.extras.always_get;
+        let mut use_head = !want_body && !self.settings.extras.always_get && resume != Some(true);
         // Only the first hop is conditional: the validators are the start URL's.
-        let mut budget = Budget::conditional(validators.cloned());
+        let mut budget = Budget::first_hop(*retries, resume.is_some(), validators.cloned());
         loop {
             let exchange = self.exchange(&current, &mut use_head, &mut budget, retries, warnings);
+            // Only the URL's first request may hand the task back: a continuation (GET after
+            // a refused HEAD, a redirect hop) would repeat what went before.
+            budget.may_defer = false;
             let (mut res, permit) = match exchange {
                 Exchange::Response(res, permit) => (res, permit),
+                Exchange::Deferred(due) => {
+                    debug_assert!(hops.is_empty(), "only the first hop is deferred");
+                    let mut f = Fetched::bare(url, Outcome::Ok { status: None });
+                    f.deferred = Some((due, !use_head));
+                    return f;
+                }
                 Exchange::Interrupted => return self.interrupted(url, hops),
                 Exchange::Failed(kind, message) => return self.fail(&current, hops, kind, message),
             };

@@ -12,7 +12,7 @@ use super::HttpFetcher;
 use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
 use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
-use crate::policy::host_gate::HostPermit;
+use crate::policy::host_gate::{HostPermit, Turn};
 
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
 /// (its output buffer is 128 KiB), and no server would take it.
@@ -29,14 +29,21 @@ pub(super) struct Budget {
     fresh: bool,
     /// Sent with each GET of this hop as `If-None-Match` / `If-Modified-Since`.
     validators: Option<Validators>,
+    /// The task may be handed back to the queue instead of waiting for the host's slot
+    /// ([`Exchange::Deferred`]): set for the first request of a task's URL, and kept for
+    /// the retry after a 429 or 503 (the host's pause); cleared by anything else.
+    pub(super) may_defer: bool,
 }
 
 impl Budget {
-    /// The budget of a first hop whose GET is conditional on `validators`.
-    pub(super) fn conditional(validators: Option<Validators>) -> Budget {
+    /// The budget of a URL's first hop: `used` retries spent in earlier tries of its task,
+    /// whether it may be handed back, and the validators its GET is conditional on.
+    pub(super) fn first_hop(used: u32, may_defer: bool, validators: Option<Validators>) -> Self {
         Budget {
+            used,
+            fresh: false,
             validators,
-            ..Budget::default()
+            may_defer,
         }
     }
 }
@@ -49,6 +56,9 @@ pub(super) enum Exchange<'a> {
     Failed(FailKind, String),
     /// The run was cancelled.
     Interrupted,
+    /// The host's next slot is this far ahead and the budget allowed handing the task back:
+    /// no request was made and nothing is held.
+    Deferred(Instant),
 }
 
 impl HttpFetcher {
@@ -92,8 +102,10 @@ impl HttpFetcher {
             return Exchange::Failed(FailKind::InvalidUrl, message);
         }
         loop {
-            let Some(permit) = self.gate.wait_for_host(&host) else {
-                return Exchange::Interrupted;
+            let permit = match self.gate.permit_or_later(&host, budget.may_defer) {
+                Turn::Now(permit) => permit,
+                Turn::Later(due) => return Exchange::Deferred(due),
+                Turn::Cancelled => return Exchange::Interrupted,
             };
             let mut req = if *head {
                 self.agent.head(url.as_str())
@@ -132,6 +144,7 @@ impl HttpFetcher {
                         budget.fresh = true;
                         continue;
                     }
+                    budget.may_defer = false;
                     let (kind, message) = classify(&e);
                     if !matches!(kind, FailKind::Timeout | FailKind::Io)
                         || budget.used >= self.settings.max_retries
@@ -173,6 +186,8 @@ impl HttpFetcher {
                         // A gateway or server in trouble may also mishandle HEAD: retry as GET.
                         *head = false;
                     }
+                    // The host's pause may hand the task back; a backoff sleep may not.
+                    budget.may_defer &= matches!(status, 429 | 503);
                     let wait = if matches!(status, 429 | 503) {
                         // The whole host waits: the next slot of every thread bound there moves.
                         self.gate
