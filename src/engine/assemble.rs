@@ -58,7 +58,10 @@ pub(super) fn assemble(
             rules.clone(),
             cfg.robots,
         )
-        .loopback_unthrottled(cfg.loopback_unthrottled),
+        .loopback_unthrottled(cfg.loopback_unthrottled)
+        // Phase 2 of a sharded check follows phase 1 on the same hosts (another process,
+        // maybe just now): each host's interval holds across the two.
+        .continues(!cfg.found_links.is_empty() || !cfg.reused.is_empty()),
         cancel.clone(),
     ));
     let gate = Arc::new(HostGate::over(queue.clone()));

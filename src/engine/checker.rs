@@ -213,7 +213,11 @@ impl Checker {
         let supervisor = {
             let (run, cancel) = (run.clone(), cancel.clone());
             let starts = self.starts.clone();
-            let found = cfg.found_links.clone();
+            // Lowest level first: a URL exported from pages at several levels is claimed at the
+            // lowest, as a crawl, which reaches shallow pages first, mostly claims it (the
+            // files' order would otherwise decide the result's level).
+            let mut found = cfg.found_links.clone();
+            found.sort_by_key(|link| link.level);
             let reused = cfg.reused.clone();
             thread::Builder::new()
                 .name("linkpatrol-supervisor".into())

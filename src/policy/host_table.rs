@@ -126,6 +126,10 @@ pub(crate) struct HostTable {
     rules: HostRules,
     /// A host's first task runs alone (it fetches robots.txt).
     probe_first: bool,
+    /// Every host may have been requested just before this run (phase 2 of a sharded check
+    /// follows phase 1 on the same hosts): a host's first slot is one interval after it is
+    /// first seen, not at once.
+    continues: bool,
     /// Jitter source.
     rng: fastrand::Rng,
 }
@@ -147,6 +151,7 @@ impl HostTable {
             max_in_flight,
             rules,
             probe_first,
+            continues: false,
             rng: fastrand::Rng::new(),
         }
     }
@@ -154,6 +159,13 @@ impl HostTable {
     /// With `on`, loopback hosts (see [`is_loopback`]) get no rate limit unless a rule sets one.
     pub(crate) fn loopback_unthrottled(mut self, on: bool) -> Self {
         self.loopback_unthrottled = on;
+        self
+    }
+
+    /// With `on`, a host's first slot is one interval after the host is first seen: the run
+    /// continues an earlier one that may have requested it just before (see `continues`).
+    pub(crate) fn continues(mut self, on: bool) -> Self {
+        self.continues = on;
         self
     }
 
@@ -171,11 +183,12 @@ impl HostTable {
         } else {
             self.per_second
         };
-        self.hosts
-            .entry(host.to_owned())
-            .or_insert_with(|| HostState {
-                next_slot: now,
-                interval: interval_of(rules.rate(host, per_second)),
+        let continues = self.continues;
+        self.hosts.entry(host.to_owned()).or_insert_with(|| {
+            let interval = interval_of(rules.rate(host, per_second));
+            HostState {
+                next_slot: if continues { now + interval } else { now },
+                interval,
                 paused_until: None,
                 generation: 0,
                 last_start: None,
@@ -191,7 +204,8 @@ impl HostTable {
                 overloaded: 0,
                 first: None,
                 last: None,
-            })
+            }
+        })
     }
 
     /// `true` when `host` is under its in-flight cap.
@@ -394,6 +408,17 @@ mod tests {
 
     fn table(per_second: f64, in_flight: usize) -> HostTable {
         HostTable::new(per_second, in_flight, HostRules::default(), false).seeded(7)
+    }
+
+    #[test]
+    fn a_run_that_continues_another_waits_one_interval_before_a_hosts_first_slot() {
+        let t0 = Instant::now();
+        let mut t = table(5.0, 0).continues(true);
+        assert_eq!(t.reserve("a:80", t0, t0).due, t0 + 200 * MS);
+        assert_eq!(t.reserve("a:80", t0, t0).due, t0 + 400 * MS);
+        // an unthrottled host is not delayed
+        let mut t = table(0.0, 0).continues(true);
+        assert_eq!(t.reserve("a:80", t0, t0).due, t0);
     }
 
     #[test]
