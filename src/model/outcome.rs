@@ -53,6 +53,32 @@ pub enum FailKind {
 }
 
 impl FailKind {
+    /// Every kind, in declaration order: for reading a name back ([`as_str`](Self::as_str))
+    /// and for listing them (the SARIF rules). A test keeps it whole.
+    pub const ALL: [FailKind; 16] = [
+        FailKind::InvalidUrl,
+        FailKind::Dns,
+        FailKind::Connect,
+        FailKind::Timeout,
+        FailKind::Tls,
+        FailKind::Protocol,
+        FailKind::Io,
+        FailKind::RedirectLoop,
+        FailKind::TooManyRedirects,
+        FailKind::BadRedirect,
+        FailKind::FileNotFound,
+        FailKind::BadMailAddress,
+        FailKind::Interrupted,
+        FailKind::Internal,
+        FailKind::Plugin,
+        FailKind::Fragment,
+    ];
+
+    /// The kind named `name` (the inverse of [`as_str`](Self::as_str)).
+    pub fn from_name(name: &str) -> Option<FailKind> {
+        FailKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// A short, stable, lower-case name (`timeout`, `redirect-loop`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -364,4 +390,38 @@ pub struct Entry {
     /// `false` for the first entry of a result, `true` for every later one (its URL was not
     /// checked again): LinkChecker's `cached` column.
     pub cached: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FailKind;
+
+    /// `ALL` holds each kind once, in declaration order, and every name reads back. The match
+    /// stops compiling when a kind is added, to send whoever adds it to `ALL`.
+    #[test]
+    fn all_lists_every_kind_once_and_names_read_back() {
+        let position = |k: FailKind| match k {
+            FailKind::InvalidUrl => 0,
+            FailKind::Dns => 1,
+            FailKind::Connect => 2,
+            FailKind::Timeout => 3,
+            FailKind::Tls => 4,
+            FailKind::Protocol => 5,
+            FailKind::Io => 6,
+            FailKind::RedirectLoop => 7,
+            FailKind::TooManyRedirects => 8,
+            FailKind::BadRedirect => 9,
+            FailKind::FileNotFound => 10,
+            FailKind::BadMailAddress => 11,
+            FailKind::Interrupted => 12,
+            FailKind::Internal => 13,
+            FailKind::Plugin => 14,
+            FailKind::Fragment => 15,
+        };
+        for (i, kind) in FailKind::ALL.into_iter().enumerate() {
+            assert_eq!(position(kind), i, "{kind:?}");
+            assert_eq!(FailKind::from_name(kind.as_str()), Some(kind));
+        }
+        assert_eq!(FailKind::from_name("no-such-kind"), None);
+    }
 }

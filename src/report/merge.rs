@@ -254,11 +254,8 @@ fn outcome_of(v: &Value) -> Result<Outcome, String> {
         },
         Some("failed") => {
             let name = text(v, "failure").ok_or("a failed entry without \"failure\"")?;
-            let kind = FAIL_KINDS
-                .iter()
-                .copied()
-                .find(|k| k.as_str() == name)
-                .ok_or_else(|| format!("unknown failure `{name}'"))?;
+            let kind =
+                FailKind::from_name(&name).ok_or_else(|| format!("unknown failure `{name}'"))?;
             let message = result
                 .strip_prefix(&format!("{name}: "))
                 .unwrap_or(&result)
@@ -274,25 +271,6 @@ fn outcome_of(v: &Value) -> Result<Outcome, String> {
         other => return Err(format!("unknown state {other:?}")),
     })
 }
-
-/// Every failure kind, to read its name back.
-const FAIL_KINDS: [FailKind; 15] = [
-    FailKind::InvalidUrl,
-    FailKind::Dns,
-    FailKind::Connect,
-    FailKind::Timeout,
-    FailKind::Tls,
-    FailKind::Protocol,
-    FailKind::Io,
-    FailKind::RedirectLoop,
-    FailKind::TooManyRedirects,
-    FailKind::BadRedirect,
-    FailKind::FileNotFound,
-    FailKind::BadMailAddress,
-    FailKind::Interrupted,
-    FailKind::Internal,
-    FailKind::Plugin,
-];
 
 /// A warning tag as the `&'static str` a `Warning` holds: each distinct tag is stored once for
 /// the life of the process (tags are a short, fixed vocabulary; a file full of made-up tags
@@ -364,7 +342,16 @@ mod tests {
                 },
                 Some("file:///site/index.html"),
             ),
-        ] {
+        ]
+        .into_iter()
+        // Every failure kind reads back (a missing fragment once made a shard's file unmergeable).
+        .chain(FailKind::ALL.into_iter().map(|kind| {
+            let message = format!("{} happened", kind.as_str());
+            (
+                Outcome::Failed { kind, message },
+                Some("https://example.org/"),
+            )
+        })) {
             let written = entry_json(&entry(outcome, parent));
             let back = entry_from_json(&written).unwrap();
             assert_eq!(entry_json(&back), written);

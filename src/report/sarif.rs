@@ -34,26 +34,6 @@ const SRCROOT: &str = "SRCROOT";
 /// The schema URI written in `$schema`.
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-/// Every failure kind, in the order their rules are listed (after `http-error`).
-const FAIL_KINDS: [FailKind; 16] = [
-    FailKind::InvalidUrl,
-    FailKind::Dns,
-    FailKind::Connect,
-    FailKind::Timeout,
-    FailKind::Tls,
-    FailKind::Protocol,
-    FailKind::Io,
-    FailKind::RedirectLoop,
-    FailKind::TooManyRedirects,
-    FailKind::BadRedirect,
-    FailKind::FileNotFound,
-    FailKind::BadMailAddress,
-    FailKind::Interrupted,
-    FailKind::Internal,
-    FailKind::Plugin,
-    FailKind::Fragment,
-];
-
 /// What a failure kind's rule says. The match has no wildcard, so a new kind must be described.
 fn kind_description(kind: FailKind) -> &'static str {
     match kind {
@@ -165,7 +145,7 @@ fn rules(entries: &[Entry]) -> Vec<Rule> {
         level: "error",
         text: "The link's server answers with an HTTP error status (4xx or 5xx).".into(),
     }];
-    rules.extend(FAIL_KINDS.iter().map(|k| Rule {
+    rules.extend(FailKind::ALL.iter().map(|k| Rule {
         id: format!("broken/{}", k.as_str()),
         level: "error",
         text: kind_description(*k).into(),
