@@ -20,17 +20,16 @@ mod trust;
 mod values;
 
 use std::cell::RefCell;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use linkpatrol::Checker;
-use linkpatrol::report::{Fanout, ReportOptions, escape_controls, reporter_for};
+use linkpatrol::report::{ReportOptions, escape_controls};
 
 use crate::args::Args;
 use crate::exit_guard::ExitGuard;
-use crate::outputs::UntilClosed;
 
 /// Exit status: no broken links.
 const EXIT_OK: u8 = 0;
@@ -132,21 +131,14 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         color: false,
         ..options.clone()
     };
-    let mut reporter = Fanout::new();
-    if !args.quiet {
-        reporter.push(reporter_for(
-            args.output,
-            Box::new(BufWriter::new(UntilClosed::new(io::stdout().lock()))),
-            &options,
-        ));
-    }
-    for (f, file) in args.file_outputs.iter().zip(files) {
-        reporter.push(reporter_for(
-            f.format,
-            Box::new(BufWriter::new(file)),
-            &file_options,
-        ));
-    }
+    let reporter = outputs::fanout(
+        args.output,
+        args.quiet,
+        &options,
+        &args.file_outputs,
+        files,
+        &file_options,
+    );
     let counters = Arc::new(status::Counters::default());
     let display =
         status::StatusDisplay::start(checker.progress(), counters.clone(), !args.no_status);

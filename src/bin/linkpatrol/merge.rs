@@ -4,16 +4,14 @@
 //! check: 1 when the merged rows have broken links.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use linkpatrol::report::{
-    Fanout, Format, ReportOptions, Reporter, Verbosity, merge_ndjson, reporter_for,
-};
+use linkpatrol::report::{Format, ReportOptions, Reporter, Verbosity, merge_ndjson};
 
-use crate::outputs::{self, UntilClosed};
+use crate::outputs;
 use crate::values::{FileOutput, file_output, format_name};
 
 /// Merge the NDJSON reports of the shards of a check split by host into one report.
@@ -82,21 +80,14 @@ pub fn run() -> Result<u8> {
         csv_delimiter: args.csv_delimiter as u8,
         ..ReportOptions::default()
     };
-    let mut reporter = Fanout::new();
-    if !args.quiet {
-        reporter.push(reporter_for(
-            args.output,
-            Box::new(BufWriter::new(UntilClosed::new(io::stdout().lock()))),
-            &options,
-        ));
-    }
-    for (f, file) in args.file_outputs.iter().zip(files) {
-        reporter.push(reporter_for(
-            f.format,
-            Box::new(BufWriter::new(file)),
-            &options,
-        ));
-    }
+    let mut reporter = outputs::fanout(
+        args.output,
+        args.quiet,
+        &options,
+        &args.file_outputs,
+        files,
+        &options,
+    );
     for entry in &report.entries {
         reporter.entry(entry)?;
     }

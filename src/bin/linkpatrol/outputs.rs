@@ -3,12 +3,41 @@
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Result, bail};
+use linkpatrol::report::{Fanout, Format, ReportOptions, reporter_for};
 
 use crate::values::FileOutput;
+
+/// The reporters of a run: `stdout_format` on stdout (unless `quiet`) and each `-F` output
+/// into its opened file, which gets `file_options` (no colour codes in a file).
+pub fn fanout(
+    stdout_format: Format,
+    quiet: bool,
+    stdout_options: &ReportOptions,
+    outputs: &[FileOutput],
+    files: Vec<File>,
+    file_options: &ReportOptions,
+) -> Fanout<'static> {
+    let mut reporter = Fanout::new();
+    if !quiet {
+        reporter.push(reporter_for(
+            stdout_format,
+            Box::new(BufWriter::new(UntilClosed::new(io::stdout().lock()))),
+            stdout_options,
+        ));
+    }
+    for (f, file) in outputs.iter().zip(files) {
+        reporter.push(reporter_for(
+            f.format,
+            Box::new(BufWriter::new(file)),
+            file_options,
+        ));
+    }
+    reporter
+}
 
 /// Opens every `-F` file, and only once all of them opened truncates them: a bad path (a
 /// missing folder, a read-only file) fails the run before an earlier file loses its contents.
