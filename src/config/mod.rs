@@ -13,6 +13,7 @@ pub(crate) mod plugins;
 pub(crate) mod remap;
 pub(crate) mod shard;
 pub(crate) mod state;
+pub(crate) mod text_forms;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -462,18 +462,7 @@ fn parse_shard(v: &Value<'_, '_>) -> PyResult<linkpatrol::Shard> {
 
 /// `NAME: VALUE`, as `--header` reads it.
 fn header(s: &str) -> Result<(String, String), String> {
-    let (name, value) = s
-        .split_once(':')
-        .ok_or_else(|| format!("`{s}' is not a header: use `NAME: VALUE'"))?;
-    let name = name.trim();
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
-    {
-        return Err(format!("`{name}' is not a valid header name"));
-    }
-    Ok((name.to_owned(), value.trim().to_owned()))
+    linkpatrol::parse_header(s)
 }
 
 /// `REGEX=N`, as `--host-rate` and `--host-max-concurrency` read it.
@@ -491,36 +480,16 @@ fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> 
 /// `NAME` or `NAME:key=value[,key=value…]`, as `--plugin` reads it: settings of one plugin add
 /// up, and each plugin is made once, in the order its name first appears.
 fn add_plugin_spec(plugins: &mut Vec<Options>, spec: &str) -> Result<(), String> {
-    let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
-    let name = name.trim();
-    if name.is_empty() {
-        return Err("expected NAME or NAME:key=value".into());
-    }
+    let (name, pairs) = linkpatrol::parse_plugin_spec(spec)?;
     let at = match plugins.iter().position(|o| o.plugin() == name) {
         Some(at) => at,
         None => {
-            plugins.push(Options::new(name.to_owned()));
+            plugins.push(Options::new(name));
             plugins.len() - 1
         }
     };
-    if rest.is_empty() {
-        return Ok(());
-    }
-    let pieces: Vec<&str> = rest.split(',').collect();
-    // A value with a comma stays whole when some piece after a comma is not key=value.
-    let pieces = if pieces.iter().all(|p| p.contains('=')) {
-        pieces
-    } else {
-        vec![rest]
-    };
-    for piece in pieces {
-        let (k, v) = piece
-            .split_once('=')
-            .ok_or_else(|| format!("`{piece}' is not key=value"))?;
-        if k.trim().is_empty() {
-            return Err(format!("`{piece}' has no key"));
-        }
-        plugins[at].push(k.trim().to_owned(), v.to_owned());
+    for (k, v) in pairs {
+        plugins[at].push(k, v);
     }
     Ok(())
 }

@@ -8,36 +8,11 @@ use anyhow::{Context, Result, bail};
 use linkpatrol::Config;
 use linkpatrol::plugin::Options;
 
-/// One `--plugin`: the plugin's name and its settings in order.
-pub type PluginSpec = (String, Vec<(String, String)>);
+pub use linkpatrol::PluginSpec;
 
-/// `NAME` or `NAME:key=value,key=value`. A value with a comma stays whole when some piece after
-/// a comma is not `key=value` (`pattern=a{1,2}`); otherwise repeat the flag.
+/// `NAME` or `NAME:key=value,key=value` (`--plugin`), read as every front end reads it.
 pub(crate) fn parse_spec(s: &str) -> Result<PluginSpec, String> {
-    let (name, rest) = s.split_once(':').unwrap_or((s, ""));
-    let name = name.trim();
-    if name.is_empty() {
-        return Err("expected NAME or NAME:key=value".into());
-    }
-    let mut pairs = Vec::new();
-    if !rest.is_empty() {
-        let pieces: Vec<&str> = rest.split(',').collect();
-        let pieces = if pieces.iter().all(|p| p.contains('=')) {
-            pieces
-        } else {
-            vec![rest]
-        };
-        for piece in pieces {
-            let (k, v) = piece
-                .split_once('=')
-                .ok_or_else(|| format!("`{piece}' is not key=value"))?;
-            if k.trim().is_empty() {
-                return Err(format!("`{piece}' has no key"));
-            }
-            pairs.push((k.trim().to_owned(), v.to_owned()));
-        }
-    }
-    Ok((name.to_owned(), pairs))
+    linkpatrol::parse_plugin_spec(s)
 }
 
 /// Specs as `--plugin` values again (one per setting, so each reads back as it was).

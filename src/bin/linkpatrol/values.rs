@@ -88,19 +88,9 @@ pub fn file_output(s: &str) -> Result<FileOutput, String> {
     })
 }
 
+/// `NAME: VALUE` (`--header`), read as every front end reads it.
 pub fn header(s: &str) -> Result<(String, String), String> {
-    let (name, value) = s
-        .split_once(':')
-        .ok_or_else(|| format!("`{s}' is not a header: use `NAME: VALUE'"))?;
-    let name = name.trim();
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
-    {
-        return Err(format!("`{name}' is not a valid header name"));
-    }
-    Ok((name.to_owned(), value.trim().to_owned()))
+    linkpatrol::parse_header(s)
 }
 
 pub fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
