@@ -40,7 +40,8 @@ pub(crate) struct Row {
     pub(crate) broken_runs: u32,
 }
 
-/// Every failure kind a stored row may name (`Interrupted` and `Internal` are never stored).
+/// Every failure kind a stored row may name: not `Interrupted` and `Internal` (never stored),
+/// nor `Fragment`, a verdict on one link and not on its URL (a row naming it is checked again).
 const KINDS: [FailKind; 13] = [
     FailKind::InvalidUrl,
     FailKind::Dns,
