@@ -27,6 +27,9 @@ impl Run {
     /// the key of the final URL when the check claimed it as an alias (see below).
     pub(super) fn check(&self, task: &Task) -> Checked {
         let start = Instant::now();
+        if let Some(checked) = self.check_resumed(task) {
+            return checked;
+        }
         if task.inline.is_none() && !self.robots_allow(&task.url) {
             self.skipped.add(SkipReason::Robots);
             let reason = "disallowed by robots.txt (use --no-robots to check it anyway)".to_owned();
@@ -217,8 +220,8 @@ impl Run {
                 links.as_mut(),
                 record.as_mut(),
             );
+            // Kept with or without validators: `--resume` replays a page without them too.
             if let Some(record) = record
-                && (etag.is_some() || result.modified.is_some())
                 && fetched.final_url == task.url
             {
                 let page = StoredPage {
@@ -226,6 +229,7 @@ impl Run {
                     last_modified: result.modified.clone(),
                     content_type: result.content_type.clone(),
                     links: record.finish(),
+                    resumed: false,
                 };
                 let _ = self.tx.send(Message::Page(task.key.clone(), page));
             }

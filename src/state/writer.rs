@@ -44,17 +44,27 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Records the start of a run and returns its writer.
+    /// Records the start of a run and returns its writer; or, with `resuming`, reopens that
+    /// interrupted run (its row is unfinished again until this run ends) and writes as it.
     pub(crate) fn start(
         conn: Connection,
         options: String,
         now: SystemTime,
+        resuming: Option<i64>,
     ) -> rusqlite::Result<Self> {
-        conn.execute(
-            "INSERT INTO runs (started, options) VALUES (?1, ?2)",
-            params![unix(now), options],
-        )?;
-        let run_id = conn.last_insert_rowid();
+        let run_id = if let Some(id) = resuming {
+            conn.execute(
+                "UPDATE runs SET finished = NULL, interrupted = 0 WHERE id = ?1",
+                params![id],
+            )?;
+            id
+        } else {
+            conn.execute(
+                "INSERT INTO runs (started, options) VALUES (?1, ?2)",
+                params![unix(now), options],
+            )?;
+            conn.last_insert_rowid()
+        };
         Ok(Writer {
             conn,
             run_id,
