@@ -53,6 +53,7 @@ pub(crate) struct Remembered {
     /// and its broken streak already counts this run.
     pub(crate) resumed: HashSet<String, RandomState>,
     /// A line for `Report::state_warnings` (`--resume` found nothing to resume).
+    #[cfg(feature = "state")]
     pub(crate) notice: Option<String>,
 }
 
