@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::model::outcome::CheckResult;
 use crate::state::unpack;
 
+use super::check_task::NOT_MODIFIED;
 use super::run::{Checked, Run, Task};
 
 impl Run {
@@ -33,6 +34,10 @@ impl Run {
         let start = Instant::now();
         let mut result = CheckResult::clone(stored);
         result.level = task.level;
+        // As the interrupted run reported it (infos are not stored).
+        if stored.outcome.status() == Some(304) {
+            result.infos.push(NOT_MODIFIED.into());
+        }
         if self.filter.is_internal(&task.url)
             && !self.cancel.is_cancelled()
             && let Some(level) = self.cache.take_parse(&[&task.key], Some(task.level))

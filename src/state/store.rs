@@ -199,7 +199,7 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
     let mut stmt = conn.prepare(
         "SELECT key, url, checked_at, outcome, status, fail_kind, message, real_url, redirects,
                 warnings, content_type, size, modified, internal, broken_since, broken_runs,
-                run_id = ?2
+                run_id = ?2, reused
          FROM results WHERE checked_at > ?1 OR broken_runs > 0 OR run_id = ?2",
     )?;
     let mut rows = stmt.query(rusqlite::params![oldest, resuming])?;
@@ -219,9 +219,14 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
             );
         }
         // A result of the resumed run is part of this run: reused as it is, whatever its age
-        // or outcome, and not marked as cached.
+        // or outcome, and marked as cached only when that run had it from an earlier one.
         if r.get::<_, bool>(16).unwrap_or(false) {
-            if let Some(result) = decode(row) {
+            let reused = r.get::<_, bool>(17).unwrap_or(false);
+            if let Some(mut result) = decode(row) {
+                // That run reused it from an earlier one, as this run reports it again.
+                if reused {
+                    result.cached_from = Some(from_unix(checked_at));
+                }
                 known.resumed.insert(key.clone());
                 known.fresh.insert(key, Arc::new(result));
             }
