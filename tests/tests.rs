@@ -75,6 +75,8 @@ mod remap;
 mod reports;
 /// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).
 mod request_options;
+/// `--resume`: a crawl killed with SIGKILL continues where it stopped.
+mod resume;
 /// Large-crawl settings: problem-only entries, the bounded result channel.
 mod scale;
 /// Host-aware scheduling across 22 loopback hosts: wall time against the busiest host's schedule.

@@ -23,6 +23,8 @@ pub(crate) struct StateOptions {
     pub(crate) cache_failures: bool,
     /// A broken link fails the run only after this many consecutive broken runs.
     pub(crate) fail_after_runs: u32,
+    /// Continue the interrupted last run (`Config::resume`).
+    pub(crate) resume: bool,
 }
 
 impl Default for StateOptions {
@@ -32,6 +34,7 @@ impl Default for StateOptions {
             max_age: DEFAULT_MAX_CACHE_AGE,
             cache_failures: false,
             fail_after_runs: 1,
+            resume: false,
         }
     }
 }
@@ -69,6 +72,20 @@ impl Config {
     /// every broken link counts). Defaults to 1.
     pub fn fail_after_runs(mut self, runs: u32) -> Self {
         self.state.fail_after_runs = runs.max(1);
+        self
+    }
+
+    /// Continues the interrupted run recorded last in the state file (Ctrl-C, a crash, a
+    /// SIGKILL): the run reuses that run's results whatever their age (failures too), replays
+    /// the stored links of the pages that run parsed instead of requesting them again, checks
+    /// what it had not finished, and reports the whole run. "The interrupted run" is the
+    /// latest run in the file when it has no normal end (it was killed, or stopped by Ctrl-C);
+    /// when the latest run ended normally (or the file has none) the check is as without
+    /// `resume`, and [`Report::state_warnings`](crate::Report::state_warnings) says so. The
+    /// resumed run keeps that run's row in the `runs` table (broken streaks count it once).
+    /// Needs [`state_file`](Self::state_file); defaults to `false`.
+    pub fn resume(mut self, yes: bool) -> Self {
+        self.state.resume = yes;
         self
     }
 

@@ -22,11 +22,18 @@ use super::page_links::PageRecord;
 /// around 2,000 characters).
 const MAX_URL_LENGTH: usize = 2000;
 
+/// The info of a page answered 304 whose links come from the state file.
+pub(super) const NOT_MODIFIED: &str =
+    "not modified since the last run: its links come from the state file";
+
 impl Run {
     /// Checks one task and queues its children. Never holds a lock across I/O. Also returns
     /// the key of the final URL when the check claimed it as an alias (see below).
     pub(super) fn check(&self, task: &Task) -> Checked {
         let start = Instant::now();
+        if let Some(checked) = self.check_resumed(task) {
+            return checked;
+        }
         if task.inline.is_none() && !self.robots_allow(&task.url) {
             self.skipped.add(SkipReason::Robots);
             let reason = "disallowed by robots.txt (use --no-robots to check it anyway)".to_owned();
@@ -160,9 +167,7 @@ impl Run {
         let mut keys: Vec<&str> = owned.iter().map(|(k, _)| k.as_str()).collect();
         keys.push(&task.key);
         if replay.is_some() {
-            result
-                .infos
-                .push("not modified since the last run: its links come from the state file".into());
+            result.infos.push(NOT_MODIFIED.into());
         }
         if let Some(page) = replay.take()
             && parse
@@ -174,6 +179,7 @@ impl Run {
                 (self.only_problems && !self.plugins.active() && fetched.final_url == task.url)
                     .then_some(&result);
             let mut keep = self.filter.has_depth_limit().then(Vec::new);
+            let _ = self.tx.send(Message::PageConfirmed(task.key.clone()));
             result.links_found = self.replay_children(
                 page.links,
                 &fetched.final_url,
@@ -217,8 +223,8 @@ impl Run {
                 links.as_mut(),
                 record.as_mut(),
             );
+            // Kept with or without validators: `--resume` replays a page without them too.
             if let Some(record) = record
-                && (etag.is_some() || result.modified.is_some())
                 && fetched.final_url == task.url
             {
                 let page = StoredPage {
@@ -226,6 +232,7 @@ impl Run {
                     last_modified: result.modified.clone(),
                     content_type: result.content_type.clone(),
                     links: record.finish(),
+                    resumed: false,
                 };
                 let _ = self.tx.send(Message::Page(task.key.clone(), page));
             }

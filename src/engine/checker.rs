@@ -277,6 +277,7 @@ impl Checker {
                 state.borrow_mut().result(&r);
             }
             Message::Page(key, page) => state.borrow_mut().page(key, page),
+            Message::PageConfirmed(key) => state.borrow_mut().page_confirmed(key),
             Message::Finished => {}
         };
         'stream: loop {

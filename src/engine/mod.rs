@@ -15,6 +15,7 @@ pub(crate) mod progress;
 pub(crate) mod queue;
 mod record;
 mod remember;
+mod resume;
 pub(crate) mod run;
 mod state_sink;
 

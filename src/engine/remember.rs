@@ -77,6 +77,10 @@ impl Run {
             return None;
         }
         let page = known.page(&task.key)?;
+        // Kept without validators (for `--resume`): nothing to ask the server with.
+        if page.etag.is_none() && page.last_modified.is_none() {
+            return None;
+        }
         let links = unpack(&page.links)?;
         let validators = Validators {
             etag: page.etag.clone(),

@@ -94,6 +94,16 @@ impl StateSink {
         let _ = (key, page);
     }
 
+    /// Takes the key of a page confirmed unchanged by a 304.
+    pub(super) fn page_confirmed(&mut self, key: String) {
+        #[cfg(feature = "state")]
+        if let Some(w) = &mut self.writer {
+            w.confirm_page(key);
+        }
+        #[cfg(not(feature = "state"))]
+        let _ = key;
+    }
+
     /// Writes a due batch (called while the stream is quiet).
     pub(super) fn tick(&mut self) {
         #[cfg(feature = "state")]

@@ -12,6 +12,15 @@
 //!   warning and a run without state; a corrupt file or one that is not SQLite is moved aside
 //!   (renamed, never deleted) and a fresh one is made in its place.
 //!
+//! - **Resume.** Under `Config::resume`, the run continues *the interrupted run*: the latest
+//!   row of `runs` when it has no normal end (`finished` NULL: killed or crashed; or
+//!   `interrupted`: Ctrl-C). Every result that run wrote is loaded as reusable whatever its
+//!   age or outcome (`Remembered::resumed`), the pages it parsed are marked
+//!   (`StoredPage::resumed`) so the engine replays them without a request, and the
+//!   [`Writer`] writes as that run (same id, its row unfinished again until the end). When
+//!   the latest run ended normally, or there is none, `open` warns and the run is a plain
+//!   `--cache` run.
+//!
 //! The SQLite parts need the `state` feature; without it `open` returns a warning.
 
 mod date;

@@ -1,7 +1,7 @@
 //! What a run knows from earlier runs, loaded once before the workers start and only read
 //! afterwards: the fresh results it may reuse and the URLs that were broken when last checked.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -30,6 +30,9 @@ pub(crate) struct StoredPage {
     pub(crate) content_type: Option<String>,
     /// Its links, packed (`page_blob`).
     pub(crate) links: Vec<u8>,
+    /// Parsed by the interrupted run that this run resumes (`Config::resume`): replayed
+    /// without a request when its result was kept too. Never written.
+    pub(crate) resumed: bool,
 }
 
 /// The state file's contents a run reads. Built by `state::open`, then shared read-only by
@@ -43,6 +46,15 @@ pub(crate) struct Remembered {
     pub(crate) broken: HashMap<String, Streak, RandomState>,
     /// Cache key → the page as last parsed, for conditional requests.
     pub(crate) pages: HashMap<String, StoredPage, RandomState>,
+    /// Under `Config::resume`, the `runs.id` of the interrupted run this run continues (and
+    /// writes as).
+    pub(crate) resuming: Option<i64>,
+    /// Keys whose result in `fresh` comes from that run: reused whatever its age or outcome,
+    /// and its broken streak already counts this run.
+    pub(crate) resumed: HashSet<String, RandomState>,
+    /// A line for `Report::state_warnings` (`--resume` found nothing to resume).
+    #[cfg(feature = "state")]
+    pub(crate) notice: Option<String>,
 }
 
 impl Remembered {
@@ -69,6 +81,8 @@ impl Remembered {
         let now = now.duration_since(UNIX_EPOCH).map_or(UNIX_EPOCH, |d| {
             UNIX_EPOCH + Duration::from_secs(d.as_secs())
         });
+        // A result of the resumed run: its streak already counts this (the same) run.
+        let this_run = u32::from(!self.resumed.contains(key));
         let streak = self.broken.get(key).map_or(
             Streak {
                 since: now,
@@ -76,7 +90,7 @@ impl Remembered {
             },
             |s| Streak {
                 since: s.since,
-                runs: s.runs.saturating_add(1),
+                runs: s.runs.saturating_add(this_run).max(1),
             },
         );
         result.broken_since = Some(streak.since);
@@ -118,5 +132,16 @@ mod tests {
             (ok.broken_since, ok.broken_runs, ok.infos.len()),
             (None, 0, 0)
         );
+    }
+
+    #[test]
+    fn a_resumed_result_keeps_its_streak() {
+        let mut known = Remembered::default();
+        let since = UNIX_EPOCH + Duration::from_secs(86_400);
+        known.broken.insert("k".into(), Streak { since, runs: 2 });
+        known.resumed.insert("k".into());
+        let mut r = broken();
+        known.annotate("k", since, &mut r);
+        assert_eq!((r.broken_since, r.broken_runs), (Some(since), 2));
     }
 }

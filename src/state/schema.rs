@@ -5,10 +5,11 @@ use rusqlite::{Connection, Transaction};
 
 /// The schema this build writes. A file with a higher `user_version` comes from a newer
 /// linkpatrol and is left alone.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 2;
 
 /// `MIGRATIONS[v]` takes a file from version `v` to `v + 1`; version 0 is an empty file.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = ["
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
+    "
     CREATE TABLE runs (
         id INTEGER PRIMARY KEY,
         started INTEGER NOT NULL,
@@ -48,7 +49,11 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = ["
         links BLOB NOT NULL,
         run_id INTEGER NOT NULL
     );
-"];
+",
+    "
+    ALTER TABLE results ADD COLUMN reused INTEGER NOT NULL DEFAULT 0;
+",
+];
 
 /// What `inspect` found.
 #[derive(Debug, PartialEq)]
@@ -85,4 +90,31 @@ pub(crate) fn migrate(conn: &mut Connection, version: u32) -> rusqlite::Result<(
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_1_file_gains_the_reused_column() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO results (key, url, run_id, checked_at, outcome, internal)
+             VALUES ('k', 'u', 1, 0, 'ok', 0)",
+            [],
+        )
+        .unwrap();
+        assert_eq!(inspect(&conn).unwrap(), Schema::Ours(1));
+        migrate(&mut conn, 1).unwrap();
+        let reused: i64 = conn
+            .query_row("SELECT reused FROM results WHERE key = 'k'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(reused, 0);
+        assert_eq!(inspect(&conn).unwrap(), Schema::Ours(SCHEMA_VERSION));
+    }
 }

@@ -36,7 +36,10 @@ pub(crate) fn open(cfg: &Config, now: SystemTime) -> (Option<(Remembered, Writer
     let mut warnings = Vec::new();
     for _ in 0..2 {
         match try_open(cfg, path, now) {
-            Ok(opened) => return (Some(opened), warnings),
+            Ok(mut opened) => {
+                warnings.extend(opened.0.notice.take());
+                return (Some(opened), warnings);
+            }
             Err(Failure::Skip(why)) => {
                 warnings.push(format!(
                     "state file {}: {why}; running without it",
@@ -133,7 +136,8 @@ fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, W
         .map_err(|e| classify(&e))?;
     migrate(&mut conn, version).map_err(|e| classify(&e))?;
     let remembered = load(&conn, cfg, now).map_err(|e| classify(&e))?;
-    let writer = Writer::start(conn, run_options(cfg), now).map_err(|e| classify(&e))?;
+    let writer = Writer::start(conn, run_options(cfg), now, remembered.resuming)
+        .map_err(|e| classify(&e))?;
     Ok((remembered, writer))
 }
 
@@ -151,17 +155,54 @@ fn run_options(cfg: &Config) -> String {
     .to_string()
 }
 
+/// Under `Config::resume`, the run to continue: the latest in `runs` when it has no normal
+/// end (no `finished`: killed or crashed; or `interrupted`: stopped by Ctrl-C). Otherwise
+/// `None` and the line that says the run is a plain `--cache` run.
+fn run_to_resume(conn: &Connection) -> rusqlite::Result<(Option<i64>, Option<String>)> {
+    let latest = conn
+        .query_row(
+            "SELECT id, finished IS NULL OR interrupted != 0 FROM runs ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, bool>(1)?)),
+        )
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })?;
+    Ok(match latest {
+        Some((id, true)) => (Some(id), None),
+        Some((id, false)) => (
+            None,
+            Some(format!(
+                "--resume: the last run (run {id}) ended normally, nothing to resume; \
+                 checking as with --cache"
+            )),
+        ),
+        None => (
+            None,
+            Some("--resume: no earlier run in the state file; checking from the start".into()),
+        ),
+    })
+}
+
 /// Reads the reusable results and the broken streaks.
 fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Remembered> {
     let mut known = Remembered::default();
+    if cfg.state.resume {
+        (known.resuming, known.notice) = run_to_resume(conn)?;
+    }
+    // No run has this id: nothing is resumed.
+    let resuming = known.resuming.unwrap_or(-1);
     let age = i64::try_from(cfg.state.max_age.as_secs()).unwrap_or(i64::MAX);
     let oldest = unix(now).saturating_sub(age);
     let mut stmt = conn.prepare(
         "SELECT key, url, checked_at, outcome, status, fail_kind, message, real_url, redirects,
-                warnings, content_type, size, modified, internal, broken_since, broken_runs
-         FROM results WHERE checked_at > ?1 OR broken_runs > 0",
+                warnings, content_type, size, modified, internal, broken_since, broken_runs,
+                run_id = ?2, reused
+         FROM results WHERE checked_at > ?1 OR broken_runs > 0 OR run_id = ?2",
     )?;
-    let mut rows = stmt.query([oldest])?;
+    let mut rows = stmt.query(rusqlite::params![oldest, resuming])?;
     // Errors of the file itself come from `next`; a row whose values have the wrong type
     // (the file is untrusted) is skipped by `read_row`.
     while let Some(r) = rows.next()? {
@@ -177,6 +218,20 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
                 },
             );
         }
+        // A result of the resumed run is part of this run: reused as it is, whatever its age
+        // or outcome, and marked as cached only when that run had it from an earlier one.
+        if r.get::<_, bool>(16).unwrap_or(false) {
+            let reused = r.get::<_, bool>(17).unwrap_or(false);
+            if let Some(mut result) = decode(row) {
+                // That run reused it from an earlier one, as this run reports it again.
+                if reused {
+                    result.cached_from = Some(from_unix(checked_at));
+                }
+                known.resumed.insert(key.clone());
+                known.fresh.insert(key, Arc::new(result));
+            }
+            continue;
+        }
         let reusable = row.outcome == "ok" || cfg.state.cache_failures;
         if checked_at <= oldest || !reusable {
             continue;
@@ -186,9 +241,9 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
             known.fresh.insert(key, Arc::new(result));
         }
     }
-    let mut stmt =
-        conn.prepare("SELECT key, etag, last_modified, content_type, links FROM pages")?;
-    let mut rows = stmt.query([])?;
+    let mut stmt = conn
+        .prepare("SELECT key, etag, last_modified, content_type, links, run_id = ?1 FROM pages")?;
+    let mut rows = stmt.query([resuming])?;
     while let Some(r) = rows.next()? {
         let read = || -> rusqlite::Result<(String, StoredPage)> {
             Ok((
@@ -198,6 +253,7 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
                     last_modified: r.get(2)?,
                     content_type: r.get(3)?,
                     links: r.get(4)?,
+                    resumed: r.get(5)?,
                 },
             ))
         };

@@ -37,6 +37,8 @@ pub(crate) struct Writer {
     pending: Vec<(String, Arc<CheckResult>)>,
     /// Parsed pages (key, page) not written yet.
     pages: Vec<(String, StoredPage)>,
+    /// Keys of pages confirmed by a 304, whose `pages.run_id` becomes this run's.
+    confirmed: Vec<String>,
     /// When the last batch was written.
     last_flush: Instant,
     /// The first write error; later writes are skipped and `finish` reports it.
@@ -44,22 +46,33 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Records the start of a run and returns its writer.
+    /// Records the start of a run and returns its writer; or, with `resuming`, reopens that
+    /// interrupted run (its row is unfinished again until this run ends) and writes as it.
     pub(crate) fn start(
         conn: Connection,
         options: String,
         now: SystemTime,
+        resuming: Option<i64>,
     ) -> rusqlite::Result<Self> {
-        conn.execute(
-            "INSERT INTO runs (started, options) VALUES (?1, ?2)",
-            params![unix(now), options],
-        )?;
-        let run_id = conn.last_insert_rowid();
+        let run_id = if let Some(id) = resuming {
+            conn.execute(
+                "UPDATE runs SET finished = NULL, interrupted = 0 WHERE id = ?1",
+                params![id],
+            )?;
+            id
+        } else {
+            conn.execute(
+                "INSERT INTO runs (started, options) VALUES (?1, ?2)",
+                params![unix(now), options],
+            )?;
+            conn.last_insert_rowid()
+        };
         Ok(Writer {
             conn,
             run_id,
             pending: Vec::new(),
             pages: Vec::new(),
+            confirmed: Vec::new(),
             last_flush: Instant::now(),
             failed: None,
         })
@@ -78,9 +91,15 @@ impl Writer {
         self.tick();
     }
 
+    /// Takes the key of a page confirmed unchanged by a 304, written with the next batch.
+    pub(crate) fn confirm_page(&mut self, key: String) {
+        self.confirmed.push(key);
+        self.tick();
+    }
+
     /// Writes the pending results when the batch is full or old enough.
     pub(crate) fn tick(&mut self) {
-        let waiting = self.pending.len() + self.pages.len();
+        let waiting = self.pending.len() + self.pages.len() + self.confirmed.len();
         if waiting >= FLUSH_ROWS || (waiting > 0 && self.last_flush.elapsed() >= FLUSH_INTERVAL) {
             self.flush();
         }
@@ -91,10 +110,11 @@ impl Writer {
         self.last_flush = Instant::now();
         let batch = std::mem::take(&mut self.pending);
         let pages = std::mem::take(&mut self.pages);
-        if (batch.is_empty() && pages.is_empty()) || self.failed.is_some() {
+        let confirmed = std::mem::take(&mut self.confirmed);
+        if (batch.is_empty() && pages.is_empty() && confirmed.is_empty()) || self.failed.is_some() {
             return;
         }
-        if let Err(e) = self.write(&batch, &pages) {
+        if let Err(e) = self.write(&batch, &pages, &confirmed) {
             self.failed = Some(e.to_string());
         }
     }
@@ -103,6 +123,7 @@ impl Writer {
         &mut self,
         batch: &[(String, Arc<CheckResult>)],
         pages: &[(String, StoredPage)],
+        confirmed: &[String],
     ) -> rusqlite::Result<()> {
         let now = unix(SystemTime::now());
         let tx = self.conn.transaction()?;
@@ -110,13 +131,14 @@ impl Writer {
             let mut stmt = tx.prepare_cached(
                 "INSERT INTO results (key, url, run_id, checked_at, outcome, status, fail_kind,
                      message, real_url, redirects, warnings, content_type, size, modified,
-                     internal, broken_since, broken_runs)
+                     internal, broken_since, broken_runs, reused)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                     ?17)
+                     ?17, ?18)
                  ON CONFLICT (key) DO UPDATE SET url = ?2, run_id = ?3, checked_at = ?4,
                      outcome = ?5, status = ?6, fail_kind = ?7, message = ?8, real_url = ?9,
                      redirects = ?10, warnings = ?11, content_type = ?12, size = ?13,
-                     modified = ?14, internal = ?15, broken_since = ?16, broken_runs = ?17",
+                     modified = ?14, internal = ?15, broken_since = ?16, broken_runs = ?17,
+                     reused = ?18",
             )?;
             for (key, result) in batch {
                 let Some(row) = encode(result) else { continue };
@@ -140,6 +162,7 @@ impl Writer {
                     row.internal,
                     row.broken_since,
                     row.broken_runs,
+                    result.cached_from.is_some(),
                 ])?;
             }
             let mut stmt = tx.prepare_cached(
@@ -155,6 +178,10 @@ impl Writer {
                     p.links,
                     self.run_id
                 ])?;
+            }
+            let mut stmt = tx.prepare_cached("UPDATE pages SET run_id = ?1 WHERE key = ?2")?;
+            for key in confirmed {
+                stmt.execute(params![self.run_id, key])?;
             }
         }
         tx.commit()

@@ -208,6 +208,11 @@ pub struct Args {
     #[arg(long)]
     pub cache_failures: bool,
 
+    /// Continue the interrupted last run recorded in the state file (implies --cache): its
+    /// finished results and pages are reused whatever their age, the rest is checked.
+    #[arg(long)]
+    pub resume: bool,
+
     /// With a state file, a broken link fails the run (exit 1) only once it has been broken in
     /// N consecutive runs.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]

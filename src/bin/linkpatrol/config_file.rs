@@ -84,6 +84,7 @@ pub struct FileConfig {
     pub cache_file: Option<PathBuf>,
     pub max_cache_age: Option<String>,
     pub cache_failures: Option<bool>,
+    pub resume: Option<bool>,
     pub fail_after_runs: Option<u32>,
     // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
     pub plugin: Option<Vec<String>>,
@@ -251,7 +252,8 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         fail_on_warnings,
         check_anchors,
         cache,
-        cache_failures
+        cache_failures,
+        resume
     );
     if !given(m, "fail_after_runs")
         && let Some(n) = file.fail_after_runs
@@ -403,6 +405,7 @@ pub fn effective(args: &Args) -> FileConfig {
         cache_file: args.cache_file.clone(),
         max_cache_age: Some(values::format_cache_age(args.max_cache_age)),
         cache_failures: Some(args.cache_failures),
+        resume: Some(args.resume),
         fail_after_runs: Some(args.fail_after_runs),
         plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
         hosts: args.hosts.clone(),
@@ -478,6 +481,7 @@ pub(crate) mod tests {
             cache_file: Some("state.sqlite".into()),
             max_cache_age: Some("12h".into()),
             cache_failures: Some(true),
+            resume: Some(true),
             fail_after_runs: Some(3),
             plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),
             hosts: vec![HostSection {

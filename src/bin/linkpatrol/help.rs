@@ -94,6 +94,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "cache_file",
             "max_cache_age",
             "cache_failures",
+            "resume",
             "fail_after_runs",
         ],
     ),

@@ -114,10 +114,11 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .max_body_size(args.max_body_size)
         .max_cache_age(args.max_cache_age)
         .cache_failures(args.cache_failures)
+        .resume(args.resume)
         .fail_after_runs(args.fail_after_runs);
     if let Some(path) = &args.cache_file {
         config = config.state_file(path);
-    } else if args.cache {
+    } else if args.cache || args.resume {
         config = config.state_file(linkpatrol::DEFAULT_STATE_FILE);
     }
     for tag in &args.ignore_warning {

@@ -239,6 +239,10 @@ mod tests {
         ),
         ("max-cache-age", "which stored results are reused"),
         ("cache-failures", "which stored results are reused"),
+        (
+            "resume",
+            "which stored results are reused (the state file in the current folder, as `cache`)",
+        ),
         ("fail-after-runs", "the exit status"),
         (
             "plugin",
