@@ -70,6 +70,24 @@ fn the_summary_counts_each_url_not_checked_once_by_reason() {
     );
     // No start URL was refused: no warning.
     assert!(!text.contains("robots-denied"), "{text}");
+    // The formats made for terminals and CI end with the same line.
+    let said =
+        "4 URLs not checked: 2 disallowed by robots.txt, 1 outside the scope, 1 by --exclude.";
+    for (format, line) in [
+        ("compact", said.to_owned()),
+        ("github", format!("::notice title=linkpatrol::{said}")),
+        ("markdown", format!("{said}  ")),
+    ] {
+        let (_, text) = text_run(&[
+            "-o",
+            format,
+            "--internal-only",
+            "--exclude",
+            "/skip/",
+            &site.url("/"),
+        ]);
+        assert!(text.lines().any(|l| l == line), "{format}: {text}");
+    }
     let out = cli(&[
         "--no-status",
         "--max-requests-per-second",

@@ -14,7 +14,7 @@ use super::page_path::PagePaths;
 use super::problems::{Severity, place, problems, written};
 use super::style::{Painter, Tone};
 use super::terminal::escape_controls as esc;
-use super::text::summary_line;
+use super::text::{not_checked_lines, summary_line};
 use super::{FlushPacer, Reporter};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
@@ -77,6 +77,9 @@ impl<W: Write> Reporter for CompactReporter<W> {
     fn finish(&mut self, report: &Report) -> io::Result<()> {
         let line = summary_line(report);
         writeln!(self.out, "{}", self.painter.paint(Tone::Summary, line))?;
+        for line in not_checked_lines(report) {
+            writeln!(self.out, "{line}")?;
+        }
         self.out.flush()
     }
 

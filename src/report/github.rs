@@ -18,7 +18,7 @@ use std::io::{self, Write};
 use super::page_path::PagePaths;
 use super::problems::{Severity, place, problems, written};
 use super::terminal::escape_controls;
-use super::text::summary_line;
+use super::text::{not_checked_lines, summary_line};
 use super::{FlushPacer, Reporter};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
@@ -115,6 +115,9 @@ impl<W: Write> Reporter for GithubReporter<W> {
             "::notice title=linkpatrol::{}",
             data(&summary_line(report))
         )?;
+        for line in not_checked_lines(report) {
+            writeln!(self.out, "::notice title=linkpatrol::{}", data(&line))?;
+        }
         self.out.flush()
     }
 

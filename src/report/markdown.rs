@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use super::page_path::PagePaths;
 use super::problems::{Severity, place, problems, written};
 use super::terminal::escape_controls;
-use super::text::plural;
+use super::text::{not_checked_lines, plural};
 use super::{Reporter, human_duration};
 use crate::model::outcome::Entry;
 use crate::model::report::Report;
@@ -103,6 +103,13 @@ impl<W: Write> Reporter for MarkdownReporter<W> {
             report.stats.broken_urls,
             human_duration(report.duration)
         )?;
+        let not_checked = not_checked_lines(report);
+        if !not_checked.is_empty() {
+            writeln!(o)?;
+            for line in not_checked {
+                writeln!(o, "{}  ", md(&line))?;
+            }
+        }
         let mut pages: BTreeMap<Option<String>, Vec<&Entry>> = BTreeMap::new();
         for entry in &self.entries {
             let page = entry

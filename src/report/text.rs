@@ -215,29 +215,8 @@ impl<W: Write> Reporter for TextReporter<W> {
         }
         let line = summary_line(report);
         writeln!(o, "{}", self.painter.paint(Tone::Summary, line))?;
-        // No silent pass: what was found and not checked is said, and why.
-        let skipped = stats.skipped;
-        if skipped.total() > 0 {
-            let reasons: Vec<String> = skipped
-                .reasons()
-                .iter()
-                .map(|(why, n)| format!("{n} {why}"))
-                .collect();
-            writeln!(
-                o,
-                "{} URL{} not checked: {}.",
-                skipped.total(),
-                plural(skipped.total()),
-                reasons.join(", ")
-            )?;
-        }
-        if report.over_limit > 0 {
-            writeln!(
-                o,
-                "{} link{} to further URLs not checked: the limit of --max-urls was reached.",
-                report.over_limit,
-                plural(report.over_limit)
-            )?;
+        for line in not_checked_lines(report) {
+            writeln!(o, "{line}")?;
         }
         writeln!(
             o,
@@ -266,6 +245,35 @@ pub(crate) fn summary_line(report: &Report) -> String {
         plural(e),
         plural(broken)
     )
+}
+
+/// What was found and not checked, and why (no silent pass): one line for URLs skipped by
+/// robots.txt, scope, patterns or scheme, one for links past `--max-urls`; none when nothing
+/// was skipped. Every summary (text, compact, github, markdown) ends with them.
+pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    let skipped = report.stats.skipped;
+    if skipped.total() > 0 {
+        let reasons: Vec<String> = skipped
+            .reasons()
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        lines.push(format!(
+            "{} URL{} not checked: {}.",
+            skipped.total(),
+            plural(skipped.total()),
+            reasons.join(", ")
+        ));
+    }
+    if report.over_limit > 0 {
+        lines.push(format!(
+            "{} link{} to further URLs not checked: the limit of --max-urls was reached.",
+            report.over_limit,
+            plural(report.over_limit)
+        ));
+    }
+    lines
 }
 
 pub(crate) fn plural(n: usize) -> &'static str {
