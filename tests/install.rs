@@ -84,7 +84,7 @@ fn bash_loads_the_completion_and_completes_a_flag() {
         complete_words linkpatrol --generate ''
     "#;
     let out = run_with_deadline(
-        Command::new(bash)
+        util::without_machine_settings(&mut Command::new(bash), &temp_dir("bash-home"))
             .args(["--norc", "--noprofile", "-c", script])
             .arg(env!("CARGO_BIN_EXE_linkpatrol")),
         DEADLINE,

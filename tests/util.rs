@@ -82,6 +82,13 @@ pub fn linkpatrol() -> Command {
 /// this process reads itself (`LINKPATROL_REQUIRE_TOOLS`) are unaffected.
 pub fn hermetic(home: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_linkpatrol"));
+    without_machine_settings(&mut cmd, home);
+    cmd
+}
+
+/// Takes the machine's settings out of `cmd`'s environment (proxies, colour, `LINKPATROL_*`,
+/// `HOME`), for the binary itself or a program that runs it (a shell loading completions).
+pub fn without_machine_settings<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
     for var in PROXY_VARS {
         cmd.env_remove(var);
     }
@@ -95,8 +102,7 @@ pub fn hermetic(home: &Path) -> Command {
         }
     }
     cmd.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"));
-    cmd
+        .env("XDG_CONFIG_HOME", home.join(".config"))
 }
 
 /// An empty folder for `HOME`, the same for every test of this process (nothing writes to it).
