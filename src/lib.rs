@@ -66,7 +66,7 @@ pub use config::host_rules::HostRule;
 pub use config::remap::Remap;
 pub use config::shard::{FoundLink, Shard};
 pub use config::state::{DEFAULT_MAX_CACHE_AGE, DEFAULT_STATE_FILE};
-pub use config::text_forms::{PluginSpec, parse_header, parse_plugin_spec};
+pub use config::text_forms::{PluginSpec, parse_header, parse_pattern_number, parse_plugin_spec};
 pub use config::{
     Config, DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE,
     DEFAULT_MAX_REDIRECTS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES,

@@ -1,6 +1,6 @@
 //! The text forms of settings that the command line, the config file and the language
-//! bindings all read: `NAME: VALUE` headers and `NAME[:key=value,…]` plugin specs, parsed once
-//! here so every front end accepts and refuses the same strings.
+//! bindings all read: `NAME: VALUE` headers, `NAME[:key=value,…]` plugin specs and `REGEX=N`
+//! per-host limits, parsed once here so every front end accepts and refuses the same strings.
 
 /// One `--plugin`: the plugin's name and its settings in order.
 pub type PluginSpec = (String, Vec<(String, String)>);
@@ -52,6 +52,19 @@ pub fn parse_plugin_spec(s: &str) -> Result<PluginSpec, String> {
     Ok((name.to_owned(), pairs))
 }
 
+/// `REGEX=N`, as `--host-rate` and `--host-max-concurrency` read it: the pattern is everything
+/// before the last `=` (a pattern may hold `=` itself), the number after it, trimmed.
+pub fn parse_pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
+    let (pattern, n) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("`{s}' is not REGEX=N"))?;
+    let n = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{n}' is not a valid number"))?;
+    Ok((pattern.to_owned(), n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +99,19 @@ mod tests {
         );
         assert!(parse_plugin_spec(":a=b").is_err());
         assert!(parse_plugin_spec("p:=b").is_err());
+    }
+
+    #[test]
+    fn pattern_numbers_split_at_the_last_equals_sign() {
+        assert_eq!(
+            parse_pattern_number::<usize>("a=b\\.org= 3"),
+            Ok(("a=b\\.org".into(), 3))
+        );
+        assert_eq!(
+            parse_pattern_number::<f64>("example\\.org=0.5"),
+            Ok(("example\\.org".into(), 0.5))
+        );
+        assert!(parse_pattern_number::<usize>("no-number").is_err());
+        assert!(parse_pattern_number::<usize>("x=-1").is_err());
     }
 }

@@ -15,11 +15,13 @@ const LINKS: usize = 50_000;
 /// counting from the document start, the sitemap took 29.7 s and the Markdown file 19.2 s;
 /// counting forward with [`super::line_col`], 17-31 ms and 38-87 ms (3 runs). Under a load
 /// average of 13, 76 s and 50 s against 37-67 ms and 107-209 ms. A debug build takes about
-/// 0.4 s for each.
+/// 0.4 s for each; with four other builds on the machine a 2 s bound proved too tight (one
+/// unexplained failure of `cargo test --lib` there), while a debug build of the rescan takes
+/// minutes, so 10 s still tells the two apart.
 const BOUND: Duration = if cfg!(debug_assertions) {
-    Duration::from_secs(2)
+    Duration::from_secs(10)
 } else {
-    Duration::from_secs(1)
+    Duration::from_secs(5)
 };
 
 /// Runs `extract` on `body`, prints how long it took and checks the bound.

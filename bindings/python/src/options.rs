@@ -198,7 +198,8 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             }
             "host_rate" => {
                 for s in v.strings()? {
-                    let (pattern, n) = pattern_number::<f64>(&s).map_err(|m| v.bad_text(&m))?;
+                    let (pattern, n) =
+                        linkpatrol::parse_pattern_number::<f64>(&s).map_err(|m| v.bad_text(&m))?;
                     let n = checked_rate(&v, n)?;
                     config = config
                         .host_rule(HostRule::new(v.regex(&pattern)?).max_requests_per_second(n));
@@ -207,7 +208,8 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             }
             "host_max_concurrency" => {
                 for s in v.strings()? {
-                    let (pattern, n) = pattern_number::<usize>(&s).map_err(|m| v.bad_text(&m))?;
+                    let (pattern, n) = linkpatrol::parse_pattern_number::<usize>(&s)
+                        .map_err(|m| v.bad_text(&m))?;
                     config = config.host_rule(HostRule::new(v.regex(&pattern)?).concurrency(n));
                 }
                 config
@@ -463,18 +465,6 @@ fn parse_shard(v: &Value<'_, '_>) -> PyResult<linkpatrol::Shard> {
 /// `NAME: VALUE`, as `--header` reads it.
 fn header(s: &str) -> Result<(String, String), String> {
     linkpatrol::parse_header(s)
-}
-
-/// `REGEX=N`, as `--host-rate` and `--host-max-concurrency` read it.
-fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
-    let (pattern, n) = s
-        .rsplit_once('=')
-        .ok_or_else(|| format!("`{s}' is not REGEX=N"))?;
-    let n = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{n}' is not a valid number"))?;
-    Ok((pattern.to_owned(), n))
 }
 
 /// `NAME` or `NAME:key=value[,key=value…]`, as `--plugin` reads it: settings of one plugin add

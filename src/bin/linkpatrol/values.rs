@@ -93,16 +93,8 @@ pub fn header(s: &str) -> Result<(String, String), String> {
     linkpatrol::parse_header(s)
 }
 
-pub fn pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T), String> {
-    let (pattern, n) = s
-        .rsplit_once('=')
-        .ok_or_else(|| format!("`{s}' is not REGEX=N"))?;
-    let n = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{n}' is not a valid number"))?;
-    Ok((pattern.to_owned(), n))
-}
+/// `REGEX=N` (`--host-rate`, `--host-max-concurrency`), read as every front end reads it.
+pub use linkpatrol::parse_pattern_number as pattern_number;
 
 pub fn host_header(s: &str) -> Result<(String, (String, String)), String> {
     let (pattern, h) = s
