@@ -42,7 +42,8 @@
 //! - `state`: `Pending` by `claim`/`claim_alias` (insert), `Waiting` by `defer`, `Done` by
 //!   `finish`/`defer`/`abandon_waiting` (through `finish_locked`), never back.
 //! - `occurrences`: pushed by `claim` while not done; taken when the key is finished.
-//! - `dependents`: pushed by `defer` on the target; taken when the target is finished.
+//! - `dependents` (in the slot's boxed `rare` part): pushed by `defer` on the target; taken
+//!   when the target is finished.
 //! - `want` (lowest level a claim wants parsed that no parse took yet): lowered by `upgrade`
 //!   when the parse is still to come; read by `wants_parse` (the task's GET); taken by
 //!   `take_parse` (the parse), `serve_want` (the worker after finishing the key) and
@@ -50,10 +51,20 @@
 //! - `parsed` (level parsed at, or promised to a parse job): set by `take_parse` (the one
 //!   worker that parses) or by the `upgrade`/`serve_want` that hands out the parse job;
 //!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
-//! - `links` (followed in-scope links, kept only under `-r`): set by `set_links`, by the worker
-//!   that parsed the page, before it finishes the key (a parse job: right after its parse).
+//! - `links` (in `rare`; followed in-scope links, kept only under `-r`): set by `set_links`, by
+//!   the worker that parsed the page, before it finishes the key (a parse job: right after its
+//!   parse).
 //!
 //! The lock is held for map bookkeeping only, never across I/O.
+//!
+//! # Layout
+//! A crawl keeps a slot for every URL it found, so a slot is kept small (issue 20): the map is
+//! an arena of (key, slot) entries found through a table of (hash, entry number) pairs
+//! (`cache/slots.rs`), so the table's empty buckets cost 8 bytes, not a slot; the occurrence
+//! that claimed a key waits inline in its slot, in the compact form of `cache/stored.rs`;
+//! `dependents` and `links`, which few slots have, are boxed; levels take 4 bytes; a
+//! `Waiting` slot names its target by entry number (keys are never removed, so the number
+//! stands for the key).
 
 mod slots;
 mod stored;
