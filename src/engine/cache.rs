@@ -42,7 +42,8 @@
 //! - `state`: `Pending` by `claim`/`claim_alias` (insert), `Waiting` by `defer`, `Done` by
 //!   `finish`/`defer`/`abandon_waiting` (through `finish_locked`), never back.
 //! - `occurrences`: pushed by `claim` while not done; taken when the key is finished.
-//! - `dependents`: pushed by `defer` on the target; taken when the target is finished.
+//! - `dependents` (in the slot's boxed `rare` part): pushed by `defer` on the target; taken
+//!   when the target is finished.
 //! - `want` (lowest level a claim wants parsed that no parse took yet): lowered by `upgrade`
 //!   when the parse is still to come; read by `wants_parse` (the task's GET); taken by
 //!   `take_parse` (the parse), `serve_want` (the worker after finishing the key) and
@@ -50,21 +51,35 @@
 //! - `parsed` (level parsed at, or promised to a parse job): set by `take_parse` (the one
 //!   worker that parses) or by the `upgrade`/`serve_want` that hands out the parse job;
 //!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
-//! - `links` (followed in-scope links, kept only under `-r`): set by `set_links`, by the worker
-//!   that parsed the page, before it finishes the key (a parse job: right after its parse).
+//! - `links` (in `rare`; followed in-scope links, kept only under `-r`): set by `set_links`, by
+//!   the worker that parsed the page, before it finishes the key (a parse job: right after its
+//!   parse).
 //!
 //! The lock is held for map bookkeeping only, never across I/O.
+//!
+//! # Layout
+//! A crawl keeps a slot for every URL it found, so a slot is kept small (issue 20): the map is
+//! an arena of (key, slot) entries found through a table of (hash, entry number) pairs
+//! (`cache/slots.rs`), so the table's empty buckets cost 8 bytes, not a slot; the occurrence
+//! that claimed a key waits inline in its slot, in the compact form of `cache/stored.rs`;
+//! `dependents` and `links`, which few slots have, are boxed; levels take 4 bytes; a
+//! `Waiting` slot names its target by entry number (keys are never removed, so the number
+//! stands for the key).
 
-use std::collections::HashMap;
+mod slots;
+mod stored;
+
 use std::sync::Arc;
 
-use foldhash::fast::RandomState;
 use parking_lot::Mutex;
 
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, FailKind, Outcome};
 use crate::policy::url_norm::cache_key;
 use url::Url;
+
+use slots::Id;
+use stored::{Stored, StoredList};
 
 /// One place a URL was linked from, waiting for the URL's result.
 #[derive(Debug, Clone)]
@@ -94,10 +109,19 @@ impl Occurrence {
             fragment: None,
         }
     }
+
+    fn stored(self) -> Stored {
+        Stored::new(self.site, self.fragment)
+    }
+
+    fn from_stored(stored: Stored) -> Occurrence {
+        let (site, fragment) = stored.into_parts();
+        Occurrence { site, fragment }
+    }
 }
 
-/// Key → slot, with a fast hasher (see `Cargo.toml`).
-type Slots = HashMap<String, Slot, RandomState>;
+/// Key → slot: an arena of slots with a compact index (see `cache/slots.rs`).
+type Slots = slots::Slots<Slot>;
 
 /// A finished result and the occurrences to report with it (the first one is not `cached`).
 pub(crate) type Emission = (Arc<CheckResult>, Vec<Occurrence>);
@@ -106,26 +130,59 @@ pub(crate) type Emission = (Arc<CheckResult>, Vec<Occurrence>);
 enum State {
     /// Queued or being checked.
     Pending,
-    /// A redirect whose target (this key) is being checked.
-    Waiting(String),
+    /// A redirect whose target (this entry, claimed before the wait began) is being checked.
+    Waiting(Id),
     /// Checked.
     Done(Arc<CheckResult>),
+}
+
+/// A recursion level in 4 bytes, or none. A level is a depth of pages followed, so one above
+/// `u32::MAX - 1` cannot occur; it would be kept as `u32::MAX - 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Level(u32);
+
+impl Level {
+    const NONE: Level = Level(u32::MAX);
+
+    fn of(level: usize) -> Level {
+        Level(u32::try_from(level).map_or(u32::MAX - 1, |l| l.min(u32::MAX - 1)))
+    }
+
+    fn get(self) -> Option<usize> {
+        (self != Level::NONE).then_some(self.0 as usize)
+    }
+
+    /// The lower of this level (if any) and `level`.
+    fn lowered_to(self, level: usize) -> Level {
+        Level::of(self.get().map_or(level, |l| l.min(level)))
+    }
+
+    fn take(&mut self) -> Option<usize> {
+        std::mem::replace(self, Level::NONE).get()
+    }
+}
+
+/// What few slots hold: redirects waiting on the key, and a parsed page's kept links.
+#[derive(Debug, Default)]
+struct Rare {
+    /// Redirecting URLs waiting for this one: their keys and partial results.
+    dependents: Vec<(String, CheckResult)>,
+    /// The followed in-scope links found when it was parsed, kept under a recursion limit.
+    links: Option<Arc<[Url]>>,
 }
 
 #[derive(Debug)]
 struct Slot {
     state: State,
     /// Occurrences found while not done; emptied when the slot is finished.
-    occurrences: Vec<Occurrence>,
-    /// Redirecting URLs waiting for this one: their keys and partial results.
-    dependents: Vec<(String, CheckResult)>,
+    occurrences: StoredList,
     /// Lowest level at which a claim wants this URL parsed and no parse took it yet (see
     /// "Upgrades to parse").
-    want: Option<usize>,
+    want: Level,
     /// The level this URL's content was parsed at, or will be by a parse job handed out.
-    parsed: Option<usize>,
-    /// The followed in-scope links found when it was parsed, kept under a recursion limit.
-    links: Option<Arc<[Url]>>,
+    parsed: Level,
+    /// `dependents` and `links`, boxed: most slots have neither.
+    rare: Option<Box<Rare>>,
     /// Done, neither broken nor warned about: an occurrence without warnings of its own makes
     /// no report row when only problems are reported (see [`Claim::Quiet`]). Kept here so such
     /// a claim touches neither the result nor its reference count.
@@ -152,17 +209,31 @@ pub(crate) enum Upgrade {
 }
 
 impl Slot {
-    fn new(occurrences: Vec<Occurrence>) -> Slot {
+    fn new(occurrences: StoredList) -> Slot {
         Slot {
             state: State::Pending,
             occurrences,
-            dependents: Vec::new(),
-            want: None,
-            parsed: None,
-            links: None,
+            want: Level::NONE,
+            parsed: Level::NONE,
+            rare: None,
             quiet: false,
             settled: false,
         }
+    }
+
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    fn links(&self) -> Option<&Arc<[Url]>> {
+        self.rare.as_ref().and_then(|r| r.links.as_ref())
+    }
+
+    fn take_dependents(&mut self) -> Vec<(String, CheckResult)> {
+        self.rare
+            .as_mut()
+            .map(|r| std::mem::take(&mut r.dependents))
+            .unwrap_or_default()
     }
 }
 
@@ -190,7 +261,8 @@ pub(crate) enum Claim {
 /// Map from cache key to placeholder or result.
 #[derive(Debug, Default)]
 pub(crate) struct ResultCache {
-    /// Key → slot. Inserted by `claim`/`claim_alias` (only), finished by `finish`/`defer`.
+    /// Key → slot. Inserted by `claim`/`claim_alias` (and by a finish of a key never
+    /// claimed), finished by `finish`/`defer`; never removed.
     slots: Mutex<Slots>,
     /// Most keys a claim inserts (`--max-urls`; `None`: no limit). Set once at construction.
     /// `claim_alias` ignores it: its hops are bounded by the tasks checked times the redirect
@@ -228,22 +300,28 @@ impl ResultCache {
         quiet_ok: bool,
     ) -> (Claim, bool) {
         let mut slots = self.slots.lock();
-        let full = self.cap.is_some_and(|cap| slots.len() >= cap);
-        match slots.get_mut(key) {
-            None if full => (Claim::OverLimit(occurrence), true),
-            None => {
-                slots.insert(key.to_owned(), Slot::new(vec![occurrence]));
+        match slots.lookup(key) {
+            Err(vacant) => {
+                // The map's own limit (`u32::MAX` keys) counts as a cap too.
+                let full = self.cap.is_some_and(|cap| slots.len() >= cap) || !slots.has_room();
+                if full {
+                    return (Claim::OverLimit(occurrence), true);
+                }
+                let mut first = StoredList::default();
+                first.push(occurrence.stored());
+                slots.insert(vacant, key, Slot::new(first));
                 (Claim::New, false)
             }
-            Some(slot) => {
+            Ok(id) => {
+                let slot = slots.value_mut(id);
                 let covered = slot.settled
-                    || slot.parsed.is_some_and(|p| p <= level)
-                    || slot.want.is_some_and(|w| w <= level);
+                    || slot.parsed.get().is_some_and(|p| p <= level)
+                    || slot.want.get().is_some_and(|w| w <= level);
                 let claim = match &slot.state {
                     State::Done(_) if quiet_ok && slot.quiet => Claim::Quiet(occurrence),
                     State::Done(r) => Claim::Done(r.clone(), occurrence),
                     _ => {
-                        slot.occurrences.push(occurrence);
+                        slot.occurrences.push(occurrence.stored());
                         Claim::Pending
                     }
                 };
@@ -260,11 +338,13 @@ impl ResultCache {
     /// queues it as a task of its own, and the redirecting URL [`defer`](Self::defer)s on it.
     pub(crate) fn claim_alias(&self, key: &str) -> bool {
         let mut slots = self.slots.lock();
-        if slots.contains_key(key) {
-            return false;
+        match slots.lookup(key) {
+            Ok(_) => false,
+            // `false` too when the map holds `u32::MAX` keys: then the hop is not claimed.
+            Err(vacant) => slots
+                .insert(vacant, key, Slot::new(StoredList::default()))
+                .is_some(),
         }
-        slots.insert(key.to_owned(), Slot::new(Vec::new()));
-        true
     }
 
     /// A claim of `key` (made already) wants it parsed at `level`. Returns a parse job — the
@@ -273,12 +353,16 @@ impl ResultCache {
     /// task will take it, or nothing is to be parsed.
     pub(crate) fn upgrade(&self, key: &str, level: usize) -> Option<Upgrade> {
         let mut slots = self.slots.lock();
-        upgrade_locked(&mut slots, key, level)
+        let id = slots.find(key)?;
+        upgrade_locked(&mut slots, id, level)
     }
 
     /// `true` when a later claim wants the pending `key` parsed: its task asks with GET.
     pub(crate) fn wants_parse(&self, key: &str) -> bool {
-        self.slots.lock().get(key).is_some_and(|s| s.want.is_some())
+        self.slots
+            .lock()
+            .get(key)
+            .is_some_and(|s| s.want != Level::NONE)
     }
 
     /// Called by the worker about to parse the content of `keys` (the task's key, and the
@@ -289,13 +373,13 @@ impl ResultCache {
         let mut slots = self.slots.lock();
         let level = keys
             .iter()
-            .filter_map(|k| slots.get(*k).and_then(|s| s.want))
+            .filter_map(|k| slots.get(k).and_then(|s| s.want.get()))
             .chain(own)
             .min()?;
         for k in keys {
-            if let Some(slot) = slots.get_mut(*k) {
-                slot.want = None;
-                slot.parsed = Some(slot.parsed.map_or(level, |p| p.min(level)));
+            if let Some(slot) = slots.get_mut(k) {
+                slot.want = Level::NONE;
+                slot.parsed = slot.parsed.lowered_to(level);
             }
         }
         Some(level)
@@ -309,15 +393,16 @@ impl ResultCache {
         let mut slots = self.slots.lock();
         let mut out = Vec::new();
         for k in keys {
-            let Some(slot) = slots.get_mut(*k) else {
+            let Some(id) = slots.find(k) else {
                 continue;
             };
-            slot.links = Some(links.clone());
+            let slot = slots.value_mut(id);
+            slot.rare().links = Some(links.clone());
             if matches!(slot.state, State::Pending) {
                 continue; // `serve_want` looks after the finish
             }
             if let Some(level) = slot.want.take() {
-                out.extend(upgrade_locked(&mut slots, k, level));
+                out.extend(upgrade_locked(&mut slots, id, level));
             }
         }
         out
@@ -328,12 +413,13 @@ impl ResultCache {
     /// becomes an upgrade now. Returns a parse job as [`upgrade`](Self::upgrade) does.
     pub(crate) fn serve_want(&self, key: &str) -> Option<Upgrade> {
         let mut slots = self.slots.lock();
-        let slot = slots.get_mut(key)?;
+        let id = slots.find(key)?;
+        let slot = slots.value_mut(id);
         if matches!(slot.state, State::Pending) {
             return None;
         }
         let level = slot.want.take()?;
-        upgrade_locked(&mut slots, key, level)
+        upgrade_locked(&mut slots, id, level)
     }
 
     /// Stores the result of `key`. Returns what to report: this result with the occurrences
@@ -352,37 +438,31 @@ impl ResultCache {
     pub(crate) fn defer(&self, key: &str, partial: CheckResult, target: &str) -> Vec<Emission> {
         let mut slots = self.slots.lock();
         let mut out = Vec::new();
-        let target_state = slots.get(target).map(|s| &s.state);
-        match target_state {
-            Some(State::Done(r)) => {
-                let composed = compose(partial, r);
-                finish_locked(&mut slots, key.to_owned(), composed, &mut out);
+        let Some(target_id) = slots.find(target) else {
+            let mut failed = partial;
+            failed.outcome = Outcome::Failed {
+                kind: FailKind::Internal,
+                message: format!("redirect target {target} was never claimed"),
+            };
+            finish_locked(&mut slots, key.to_owned(), failed, &mut out);
+            return out;
+        };
+        if let State::Done(r) = &slots.value(target_id).state {
+            let composed = compose(partial, r);
+            finish_locked(&mut slots, key.to_owned(), composed, &mut out);
+        } else if waits_on(&slots, target_id, key) {
+            let mut looped = partial;
+            looped.outcome = Outcome::Failed {
+                kind: FailKind::RedirectLoop,
+                message: format!("redirect loop through {target}"),
+            };
+            finish_locked(&mut slots, key.to_owned(), looped, &mut out);
+        } else {
+            if let Some(slot) = slots.get_mut(key) {
+                slot.state = State::Waiting(target_id);
             }
-            None => {
-                let mut failed = partial;
-                failed.outcome = Outcome::Failed {
-                    kind: FailKind::Internal,
-                    message: format!("redirect target {target} was never claimed"),
-                };
-                finish_locked(&mut slots, key.to_owned(), failed, &mut out);
-            }
-            Some(_) => {
-                if waits_on(&slots, target, key) {
-                    let mut looped = partial;
-                    looped.outcome = Outcome::Failed {
-                        kind: FailKind::RedirectLoop,
-                        message: format!("redirect loop through {target}"),
-                    };
-                    finish_locked(&mut slots, key.to_owned(), looped, &mut out);
-                } else {
-                    if let Some(slot) = slots.get_mut(key) {
-                        slot.state = State::Waiting(target.to_owned());
-                    }
-                    if let Some(t) = slots.get_mut(target) {
-                        t.dependents.push((key.to_owned(), partial));
-                    }
-                }
-            }
+            let t = slots.value_mut(target_id);
+            t.rare().dependents.push((key.to_owned(), partial));
         }
         out
     }
@@ -401,9 +481,9 @@ impl ResultCache {
             .iter_mut()
             .filter(|(_, s)| matches!(s.state, State::Pending))
             .flat_map(|(target, s)| {
-                std::mem::take(&mut s.dependents)
+                s.take_dependents()
                     .into_iter()
-                    .map(move |(key, partial)| (target.clone(), key, partial))
+                    .map(move |(key, partial)| (target.to_owned(), key, partial))
             })
             .collect();
         let mut out = Vec::new();
@@ -444,37 +524,37 @@ impl ResultCache {
 
 /// See [`ResultCache::upgrade`]: follows redirects to the URL whose content it is, then
 /// records the want (pending), hands out a parse job (done, parsable, never parsed), or drops it.
-fn upgrade_locked(slots: &mut Slots, key: &str, level: usize) -> Option<Upgrade> {
-    let mut at = key.to_owned();
+fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
+    let mut at = id;
     // A chain is at most as long as the map; the bound also guards against a redirect cycle.
     for _ in 0..=slots.len() {
-        let slot = slots.get(&at)?;
-        let next = match &slot.state {
-            State::Waiting(target) => Some(target.clone()),
+        let next = match &slots.value(at).state {
+            State::Waiting(target) => Some(*target),
             State::Done(r) => r
                 .real_url
                 .as_ref()
                 .map(cache_key)
-                .filter(|k| *k != at && slots.contains_key(k)),
+                .filter(|k| *k != slots.key(at))
+                .and_then(|k| slots.find(&k)),
             State::Pending => None,
         };
         if let Some(next) = next {
             at = next;
             continue;
         }
-        let slot = slots.get_mut(&at)?;
-        match (&slot.state, slot.parsed) {
+        let slot = slots.value_mut(at);
+        match (&slot.state, slot.parsed.get()) {
             (State::Done(r), None) => {
                 if !parsable(r) {
                     return None;
                 }
-                slot.parsed = Some(level);
-                return Some(Upgrade::Parse(at, level));
+                slot.parsed = Level::of(level);
+                return Some(Upgrade::Parse(slots.key(at).to_owned(), level));
             }
             (State::Done(_), Some(p)) if level < p => {
-                if let Some(links) = &slot.links {
-                    slot.parsed = Some(level);
-                    return Some(Upgrade::Relevel(links.clone(), level));
+                if let Some(links) = slot.links().cloned() {
+                    slot.parsed = Level::of(level);
+                    return Some(Upgrade::Relevel(links, level));
                 }
             }
             (State::Done(_), Some(_)) => return None,
@@ -482,7 +562,7 @@ fn upgrade_locked(slots: &mut Slots, key: &str, level: usize) -> Option<Upgrade>
         }
         // Pending, or parsed (or a parse job out) deeper and its links not known yet: the
         // parse still to come, or `set_links`, takes the lowest.
-        slot.want = Some(slot.want.map_or(level, |w| w.min(level)));
+        slot.want = slot.want.lowered_to(level);
         return None;
     }
     None
@@ -500,15 +580,15 @@ fn parsable(r: &CheckResult) -> bool {
 }
 
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.
-fn waits_on(slots: &Slots, from: &str, key: &str) -> bool {
+fn waits_on(slots: &Slots, from: Id, key: &str) -> bool {
     let mut at = from;
     // A chain is at most as long as the map; the bound also guards against a bug looping here.
     for _ in 0..=slots.len() {
-        if at == key {
+        if slots.key(at) == key {
             return true;
         }
-        match slots.get(at).map(|s| &s.state) {
-            Some(State::Waiting(next)) => at = next,
+        match slots.value(at).state {
+            State::Waiting(next) => at = next,
             _ => return false,
         }
     }
@@ -522,15 +602,25 @@ fn finish_locked(slots: &mut Slots, key: String, result: CheckResult, out: &mut 
         let result = Arc::new(result.without_credentials());
         let settled =
             !parsable(&result) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
-        let slot = slots.entry(key).or_insert_with(|| Slot::new(Vec::new()));
+        let Some(id) = slots.find_or_insert(&key, || Slot::new(StoredList::default())) else {
+            // A key never claimed, and the map holds `u32::MAX` keys: reported, not kept.
+            out.push((result, Vec::new()));
+            continue;
+        };
+        let slot = slots.value_mut(id);
         if matches!(slot.state, State::Done(_)) {
             continue;
         }
         slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
         slot.settled = settled;
         slot.state = State::Done(result.clone());
-        let occurrences = std::mem::take(&mut slot.occurrences);
-        for (dkey, partial) in std::mem::take(&mut slot.dependents) {
+        let occurrences = slot
+            .occurrences
+            .take()
+            .into_iter()
+            .map(Occurrence::from_stored)
+            .collect();
+        for (dkey, partial) in slot.take_dependents() {
             work.push((dkey, compose(partial, &result)));
         }
         out.push((result, occurrences));
