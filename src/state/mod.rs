@@ -36,9 +36,8 @@ mod store;
 #[cfg(feature = "state")]
 mod writer;
 
-pub(crate) use date::format_date;
 pub(crate) use page_blob::{Packer, PageLinks, unpack};
-pub(crate) use remembered::{Remembered, StoredPage};
+pub(crate) use remembered::{Remembered, StoredPage, cached_from_info};
 #[cfg(feature = "state")]
 pub(crate) use store::open;
 #[cfg(feature = "state")]
