@@ -11,8 +11,11 @@ use crate::model::outcome::CheckResult;
 use crate::state::codec::{encode, unix};
 use crate::state::remembered::StoredPage;
 
-/// Longest time a finished result waits before it is written.
-pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+/// Longest time a finished result waits before it is written. Short, so that a kill loses
+/// few results (`--resume` requests them again): on the 20,000-page site, 10 ms cost no
+/// measurable time against 100 ms (first runs, CPU 6.35 s against 6.28 s, median of 3 pairs)
+/// and halved the URLs a resumed 2,000-page crawl requested again.
+pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Most results written in one transaction.
 pub(crate) const FLUSH_ROWS: usize = 512;
