@@ -26,7 +26,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
             cfg.recursion_level
                 .map_or_else(|| "unlimited".into(), |n| n.to_string()),
         ),
-        ("--check-extern", cfg.check_external.to_string()),
+        ("--internal-only", (!cfg.check_external).to_string()),
         ("--include", patterns(&cfg.include)),
         ("--exclude", patterns(&cfg.exclude)),
         ("--no-follow", patterns(&cfg.no_follow)),
@@ -46,7 +46,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ),
         ("--follow-outside-root", cfg.follow_outside_root.to_string()),
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
-        ("--accept", format!("{:?}", cfg.accept)),
+        ("--accept", cfg.accept.to_string()),
         ("--ignore-warnings", cfg.ignore_warnings.join(" ")),
         ("--plugin", cfg.plugin_names().join(" ")),
         ("--shard", format!("{:?}", cfg.shard)),
