@@ -23,6 +23,7 @@ pub(crate) fn cached_from_info(when: SystemTime) -> String {
 
 /// `true` for an info made from the state file's history (`cached from`, `broken since`):
 /// not stored with a result, as a reuse makes it again.
+#[cfg(feature = "state")]
 pub(crate) fn is_history_info(info: &str) -> bool {
     info.starts_with(CACHED_FROM) || info.starts_with(BROKEN_SINCE)
 }
