@@ -1,6 +1,7 @@
 //! `--resume`: a crawl killed with SIGKILL mid-way and resumed gives the report of an
-//! uninterrupted run, and no URL is requested twice across both runs except those in flight
-//! at the kill; `--resume` with nothing to resume checks everything.
+//! uninterrupted run (infos included), and no URL is requested twice across both runs except
+//! those in flight at the kill; `--resume` with nothing to resume checks everything; with
+//! options that change what is checked it is refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -32,7 +33,7 @@ struct Hold {
 type Gate = Arc<(Mutex<Hold>, Condvar)>;
 
 /// Page `i`: links to two other pages, an image every page shares, and on every tenth page a
-/// missing page.
+/// missing page; page 0 also links an image answered only on its second try.
 fn page(i: usize) -> String {
     let mut html = format!(
         r#"<a href="/p{}.html">n</a> <a href="/p{}.html">m</a> <img src="/img.png">"#,
@@ -41,6 +42,9 @@ fn page(i: usize) -> String {
     );
     if i.is_multiple_of(10) {
         html.push_str(&format!(r#" <a href="/gone{i}.html">gone</a>"#));
+    }
+    if i == 0 {
+        html.push_str(r#" <img src="/flaky.png">"#);
     }
     html
 }
@@ -53,6 +57,15 @@ fn site(gate: Option<Gate>) -> TestServer {
             .reply(
                 "/img.png",
                 Reply::status(200).content_type("image/png").body("png"),
+            )
+            // Its result carries `checked after 2 tries`, which a resumed run must show too.
+            // (A 503 pauses the host for its Retry-After; a 429 would slow it for the run.)
+            .sequence(
+                "/flaky.png",
+                vec![
+                    Reply::status(503).header("Retry-After", "0"),
+                    Reply::status(200).content_type("image/png").body("png"),
+                ],
             )
             .dynamic(move |req| {
                 if let Some(gate) = &gate {
@@ -312,6 +325,12 @@ fn killed_and_resumed(threads: usize, warm: bool) {
             &only_want[..only_want.len().min(3)],
         );
         assert_eq!(resumed.status.code(), Some(1));
+        let retried = got
+            .iter()
+            .filter(|r| r[5].contains("checked after 2 tries"))
+            .count();
+        // Linked from page 0, served as `/` and `/p0.html`.
+        assert_eq!(retried, 2, "the retried image's info is kept");
         let broken = got.iter().filter(|r| r[6] == "False").count();
         // One row per link to a missing page; page 0 is served as `/` and `/p0.html`.
         assert_eq!(broken, PAGES / 10 + 1);
@@ -346,4 +365,69 @@ fn resume_with_nothing_to_resume_checks_everything() {
         "a fresh leaf is reused as with --cache"
     );
     assert_eq!(comparable(&first).len(), comparable(&second).len());
+}
+
+#[test]
+fn resume_with_options_that_change_what_is_checked_is_refused() {
+    let s = site(None);
+    let dir = temp_dir("resume-options");
+    let file = dir.join("state.sqlite");
+    let first = check(&s.url("/"), 2, &file, &["--exclude", "/nothing/"])
+        .output()
+        .unwrap();
+    assert_eq!(first.status.code(), Some(1));
+    // As a kill leaves it: the run has no end.
+    rusqlite::Connection::open(&file)
+        .unwrap()
+        .execute("UPDATE runs SET finished = NULL", [])
+        .unwrap();
+    let requests = s.requests().len();
+    for (url, extra, named) in [
+        (
+            s.url("/"),
+            ["--exclude", "/gone"],
+            "--exclude differs from the interrupted run's (run 1: `/nothing/`, now `/gone`)",
+        ),
+        (
+            s.url("/p5.html"),
+            ["--exclude", "/nothing/"],
+            "start inputs differs",
+        ),
+    ] {
+        let mut flags = vec!["--resume"];
+        flags.extend(extra);
+        let out = check(&url, 2, &file, &flags).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("linkpatrol: error: --resume: "),
+            "{stderr}"
+        );
+        assert!(stderr.contains(named), "{stderr}");
+        assert_eq!(
+            s.requests().len(),
+            requests,
+            "a refused run requests nothing"
+        );
+    }
+    // Other threads do not change what is checked: the run is resumed, every result reused
+    // (no depth limit, so no page's level depends on the threads' order).
+    let resumed = check(
+        &s.url("/"),
+        4,
+        &file,
+        &["--resume", "--exclude", "/nothing/"],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("--resume"), "{stderr}");
+    assert_eq!(comparable(&resumed), comparable(&first));
+    assert_eq!(
+        s.requests().len(),
+        requests,
+        "every result of the run is reused"
+    );
 }

@@ -7,6 +7,8 @@
 
 pub(crate) mod accept;
 pub(crate) mod basic_auth;
+#[cfg(feature = "state")]
+pub(crate) mod checked_options;
 pub(crate) mod cookies;
 pub(crate) mod host_rules;
 pub(crate) mod plugins;

@@ -139,7 +139,9 @@ impl Checker {
     /// Runs the check to the end (or until cancelled) and returns the report.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned. [`ErrorKind::InvalidConfig`]
+    /// when [`Config::resume`](crate::Config::resume) would continue a run that was started
+    /// with other options deciding what is checked (the message names the first one).
     pub fn run(&self) -> Result<Report, Error> {
         self.run_with(|_| {})
     }
@@ -148,7 +150,9 @@ impl Checker {
     /// soon as it is known.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned. [`ErrorKind::InvalidConfig`]
+    /// when [`Config::resume`](crate::Config::resume) would continue a run that was started
+    /// with other options deciding what is checked (the message names the first one).
     pub fn run_with(&self, on_entry: impl FnMut(&Entry)) -> Result<Report, Error> {
         self.run_with_idle(on_entry, || {})
     }
@@ -159,7 +163,9 @@ impl Checker {
     /// reaches its file even when the run hangs afterwards, or is killed.
     ///
     /// # Errors
-    /// [`ErrorKind::Io`] when a worker thread cannot be spawned.
+    /// [`ErrorKind::Io`] when a worker thread cannot be spawned. [`ErrorKind::InvalidConfig`]
+    /// when [`Config::resume`](crate::Config::resume) would continue a run that was started
+    /// with other options deciding what is checked (the message names the first one).
     pub fn run_with_idle(
         &self,
         mut on_entry: impl FnMut(&Entry),
@@ -177,7 +183,8 @@ impl Checker {
             tx.clone(),
         )?;
         // Read before the first worker starts; this thread is the state file's only writer.
-        let (remembered, state, state_warnings) = StateSink::open(cfg);
+        let (remembered, state, state_warnings) =
+            StateSink::open(cfg).map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
         // Used by `take` and by the idle branch below, one at a time, on this thread only.
         let state = RefCell::new(state);
         run.remembered = remembered;

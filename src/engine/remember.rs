@@ -9,7 +9,7 @@ use url::Url;
 use crate::extract::format::{is_html, is_parsed};
 use crate::fetch::Validators;
 use crate::model::outcome::CheckResult;
-use crate::state::{PageLinks as StoredLinks, format_date, unpack};
+use crate::state::{PageLinks as StoredLinks, cached_from_info, unpack};
 
 use super::run::{Run, Task};
 
@@ -37,9 +37,7 @@ impl Run {
         let mut result = CheckResult::clone(stored);
         result.level = level;
         if let Some(when) = result.cached_from {
-            result
-                .infos
-                .push(format!("cached from {}", format_date(when)));
+            result.infos.push(cached_from_info(when));
         }
         Some(result)
     }

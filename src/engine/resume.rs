@@ -34,8 +34,8 @@ impl Run {
         let start = Instant::now();
         let mut result = CheckResult::clone(stored);
         result.level = task.level;
-        // As the interrupted run reported it (infos are not stored).
-        if stored.outcome.status() == Some(304) {
+        // As the interrupted run reported it (a file of schema 2 kept no infos).
+        if stored.outcome.status() == Some(304) && !result.infos.iter().any(|i| i == NOT_MODIFIED) {
             result.infos.push(NOT_MODIFIED.into());
         }
         if self.filter.is_internal(&task.url)

@@ -14,6 +14,9 @@ use crate::model::report::Report;
 use crate::policy::url_norm::cache_key;
 use crate::state::{Remembered, StoredPage};
 
+/// What [`StateSink::open`] gives: what the workers may reuse, the sink, the warnings.
+pub(super) type Opened = (Option<Remembered>, StateSink, Vec<String>);
+
 /// The state file as the consumer thread sees it. Not shared: only that thread has it.
 #[derive(Debug)]
 pub(super) struct StateSink {
@@ -27,19 +30,20 @@ pub(super) struct StateSink {
 
 impl StateSink {
     /// Opens `cfg`'s state file, if any: what the workers may reuse, the sink, and the
-    /// warnings to report.
-    pub(super) fn open(cfg: &Config) -> (Option<Remembered>, StateSink, Vec<String>) {
+    /// warnings to report. `Err`: why the run must not start (`--resume` with options that
+    /// change what the interrupted run checked).
+    pub(super) fn open(cfg: &Config) -> Result<Opened, String> {
         let fail_after_runs = cfg.state.fail_after_runs;
         #[cfg(feature = "state")]
         {
-            let (opened, warnings) = crate::state::open(cfg, SystemTime::now());
+            let (opened, warnings) = crate::state::open(cfg, SystemTime::now())?;
             let (remembered, writer) = opened.map_or((None, None), |(r, w)| (Some(r), Some(w)));
             let sink = StateSink {
                 active: writer.is_some(),
                 writer,
                 fail_after_runs,
             };
-            (remembered, sink, warnings)
+            Ok((remembered, sink, warnings))
         }
         #[cfg(not(feature = "state"))]
         {
@@ -60,7 +64,7 @@ impl StateSink {
                 active: false,
                 fail_after_runs,
             };
-            (None, sink, warnings)
+            Ok((None, sink, warnings))
         }
     }
 

@@ -12,7 +12,8 @@ use crate::model::redact::redact_text;
 pub enum ErrorKind {
     /// A start input is not a URL and not an existing path, or a scheme we cannot crawl.
     InvalidInput,
-    /// A configuration value is out of range or a pattern does not compile.
+    /// A configuration value is out of range or a pattern does not compile; or `--resume`
+    /// would continue a run started with other options deciding what is checked.
     InvalidConfig,
     /// The operating system refused something the run needs (a thread, a file).
     Io,

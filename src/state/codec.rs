@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use url::Url;
 
 use crate::model::outcome::{CheckResult, FailKind, Hop, Outcome, Warning};
+use crate::state::remembered::is_history_info;
 
 /// Seconds since the epoch (0 before it).
 pub(crate) fn unix(t: SystemTime) -> i64 {
@@ -38,6 +39,11 @@ pub(crate) struct Row {
     pub(crate) internal: bool,
     pub(crate) broken_since: Option<i64>,
     pub(crate) broken_runs: u32,
+    /// One info a line (line breaks in an info become spaces), without the history lines a
+    /// reuse adds again (`broken since`, `cached from`).
+    pub(crate) infos: Option<String>,
+    /// Requests that were retries.
+    pub(crate) retries: u32,
 }
 
 /// Every failure kind a stored row may name: not `Interrupted` and `Internal` (never stored),
@@ -113,6 +119,15 @@ pub(crate) fn encode(result: &CheckResult) -> Option<Row> {
         internal: result.internal,
         broken_since: result.broken_since.map(unix),
         broken_runs: result.broken_runs,
+        infos: lines(
+            result
+                .infos
+                .iter()
+                .filter(|i| !is_history_info(i))
+                .map(|i| one_line(i))
+                .collect(),
+        ),
+        retries: result.retries,
     })
 }
 
@@ -160,6 +175,13 @@ pub(crate) fn decode(row: Row) -> Option<CheckResult> {
     result.internal = row.internal;
     result.broken_since = row.broken_since.map(from_unix);
     result.broken_runs = row.broken_runs;
+    result.infos = row
+        .infos
+        .iter()
+        .flat_map(|i| i.lines())
+        .map(str::to_owned)
+        .collect();
+    result.retries = row.retries;
     Some(result)
 }
 
@@ -194,7 +216,17 @@ mod tests {
             message: "moved\nto new".into(),
         });
         r.content_type = Some("text/html".into());
+        r.retries = 2;
+        r.infos = vec![
+            "checked after 3 tries".into(),
+            "broken since 2026-12-01 19:05 UTC (2 runs)".into(),
+            "cached from 2026-12-01 19:05 UTC".into(),
+            "a plugin's\nremark".into(),
+        ];
         let back = decode(encode(&r).unwrap()).unwrap();
+        // The history lines are made again by whoever reuses the result.
+        assert_eq!(back.infos, ["checked after 3 tries", "a plugin's remark"]);
+        assert_eq!(back.retries, 2);
         assert_eq!(back.real_url, r.real_url);
         assert_eq!(back.redirects, r.redirects);
         assert_eq!(back.warnings[0].message, "moved to new");

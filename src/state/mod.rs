@@ -3,7 +3,7 @@
 //! The layer sits between `config` and `engine`: it uses only `model` and `config`, and the
 //! engine uses it (see ARCHITECTURE.md). Its rules:
 //! - **One writer.** Only the thread that consumes the run's results (`Checker::run_with_idle`)
-//!   writes, through a [`Writer`] that batches rows into one transaction every 100 ms or 512
+//!   writes, through a [`Writer`] that batches rows into one transaction every 10 ms or 512
 //!   rows. Workers never touch SQLite.
 //! - **Reads up front.** [`open`] loads the fresh, reusable results and the broken history
 //!   into a [`Remembered`] before the first worker starts; workers only read that map (no
@@ -36,9 +36,8 @@ mod store;
 #[cfg(feature = "state")]
 mod writer;
 
-pub(crate) use date::format_date;
 pub(crate) use page_blob::{Packer, PageLinks, unpack};
-pub(crate) use remembered::{Remembered, StoredPage};
+pub(crate) use remembered::{Remembered, StoredPage, cached_from_info};
 #[cfg(feature = "state")]
 pub(crate) use store::open;
 #[cfg(feature = "state")]

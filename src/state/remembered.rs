@@ -10,6 +10,24 @@ use foldhash::fast::RandomState;
 use crate::model::outcome::CheckResult;
 use crate::state::date::format_date;
 
+/// How the info that a reuse adds about a result's origin starts (`cached from <date>`).
+const CACHED_FROM: &str = "cached from ";
+
+/// How the info about a broken URL's history starts (`broken since <date> (N runs)`).
+const BROKEN_SINCE: &str = "broken since ";
+
+/// The info of a result reused from the state file: when it was checked.
+pub(crate) fn cached_from_info(when: SystemTime) -> String {
+    format!("{CACHED_FROM}{}", format_date(when))
+}
+
+/// `true` for an info made from the state file's history (`cached from`, `broken since`):
+/// not stored with a result, as a reuse makes it again.
+#[cfg(feature = "state")]
+pub(crate) fn is_history_info(info: &str) -> bool {
+    info.starts_with(CACHED_FROM) || info.starts_with(BROKEN_SINCE)
+}
+
 /// A URL broken when it was last checked: since when, and in how many consecutive runs.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Streak {
@@ -97,7 +115,7 @@ impl Remembered {
         result.broken_runs = streak.runs;
         let plural = if streak.runs == 1 { "" } else { "s" };
         result.infos.push(format!(
-            "broken since {} ({} run{plural})",
+            "{BROKEN_SINCE}{} ({} run{plural})",
             format_date(streak.since),
             streak.runs
         ));

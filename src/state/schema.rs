@@ -5,7 +5,7 @@ use rusqlite::{Connection, Transaction};
 
 /// The schema this build writes. A file with a higher `user_version` comes from a newer
 /// linkpatrol and is left alone.
-pub(crate) const SCHEMA_VERSION: u32 = 2;
+pub(crate) const SCHEMA_VERSION: u32 = 3;
 
 /// `MIGRATIONS[v]` takes a file from version `v` to `v + 1`; version 0 is an empty file.
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
@@ -52,6 +52,10 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
 ",
     "
     ALTER TABLE results ADD COLUMN reused INTEGER NOT NULL DEFAULT 0;
+",
+    "
+    ALTER TABLE results ADD COLUMN infos TEXT;
+    ALTER TABLE results ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
 ",
 ];
 

@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::config::Config;
+use crate::config::checked_options::{checked_options, first_difference};
 use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
 use crate::state::remembered::{Remembered, StoredPage, Streak};
 use crate::state::schema::{Schema, inspect, migrate};
@@ -25,27 +26,35 @@ enum Failure {
     Bad(String),
     /// Anything else: go on without state, leave the file as it is.
     Skip(String),
+    /// `--resume` asked for something the file cannot give (the interrupted run checked
+    /// other things): the run does not start.
+    Refuse(String),
 }
 
-/// Opens `cfg`'s state file for one run. Returns what the run may reuse and the writer for
-/// the consumer thread, or `None`; and the warnings to show (one line each).
-pub(crate) fn open(cfg: &Config, now: SystemTime) -> (Option<(Remembered, Writer)>, Vec<String>) {
+/// What [`open`] gives: what the run may reuse and the writer for the consumer thread (or
+/// `None`), and the warnings to show (one line each).
+pub(crate) type Opened = (Option<(Remembered, Writer)>, Vec<String>);
+
+/// Opens `cfg`'s state file for one run. `Err`: the one-line reason the run must not start
+/// (`--resume` with options that change what the interrupted run checked).
+pub(crate) fn open(cfg: &Config, now: SystemTime) -> Result<Opened, String> {
     let Some(path) = cfg.state.file.as_deref() else {
-        return (None, Vec::new());
+        return Ok((None, Vec::new()));
     };
     let mut warnings = Vec::new();
     for _ in 0..2 {
         match try_open(cfg, path, now) {
             Ok(mut opened) => {
                 warnings.extend(opened.0.notice.take());
-                return (Some(opened), warnings);
+                return Ok((Some(opened), warnings));
             }
+            Err(Failure::Refuse(why)) => return Err(why),
             Err(Failure::Skip(why)) => {
                 warnings.push(format!(
                     "state file {}: {why}; running without it",
                     path.display()
                 ));
-                return (None, warnings);
+                return Ok((None, warnings));
             }
             Err(Failure::Bad(why)) => match move_aside(path, now) {
                 Ok(aside) => warnings.push(format!(
@@ -59,12 +68,12 @@ pub(crate) fn open(cfg: &Config, now: SystemTime) -> (Option<(Remembered, Writer
                          without it",
                         path.display()
                     ));
-                    return (None, warnings);
+                    return Ok((None, warnings));
                 }
             },
         }
     }
-    (None, warnings)
+    Ok((None, warnings))
 }
 
 /// Renames the file (and its WAL and shared-memory files, when present) out of the way.
@@ -136,6 +145,9 @@ fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, W
         .map_err(|e| classify(&e))?;
     migrate(&mut conn, version).map_err(|e| classify(&e))?;
     let remembered = load(&conn, cfg, now).map_err(|e| classify(&e))?;
+    if let Some(id) = remembered.resuming {
+        same_checks(&conn, cfg, id)?;
+    }
     let writer = Writer::start(conn, run_options(cfg), now, remembered.resuming)
         .map_err(|e| classify(&e))?;
     Ok((remembered, writer))
@@ -151,8 +163,50 @@ fn run_options(cfg: &Config) -> String {
         "check_external": cfg.check_external,
         "max_cache_age_s": cfg.state.max_age.as_secs(),
         "cache_failures": cfg.state.cache_failures,
+        "checked": checked_options(cfg)
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), serde_json::Value::String(value)))
+            .collect::<serde_json::Map<_, _>>(),
     })
     .to_string()
+}
+
+/// Refuses to resume run `id` when `cfg` would check other things than it did: the first
+/// option that differs, named in one line. A run recorded without its options (an older
+/// version), or with options that cannot be read, is not compared.
+fn same_checks(conn: &Connection, cfg: &Config, id: i64) -> Result<(), Failure> {
+    let options: String = conn
+        .query_row("SELECT options FROM runs WHERE id = ?1", [id], |r| r.get(0))
+        .map_err(|e| classify(&e))?;
+    let then: Vec<(String, String)> = serde_json::from_str::<serde_json::Value>(&options)
+        .ok()
+        .and_then(|v| match v.get("checked") {
+            Some(serde_json::Value::Object(m)) => Some(
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let now = checked_options(cfg);
+    match first_difference(&then, &now) {
+        None => Ok(()),
+        Some((name, old, new)) => Err(Failure::Refuse(format!(
+            "--resume: {name} differs from the interrupted run's (run {id}: `{}`, now `{}`); \
+             give the same options to resume it, or leave out --resume to check from the start",
+            shortened(old),
+            shortened(new)
+        ))),
+    }
+}
+
+/// `text` cut to 120 characters (a long list of inputs or patterns), with `…` when cut.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(120) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
 }
 
 /// Under `Config::resume`, the run to continue: the latest in `runs` when it has no normal
@@ -199,7 +253,7 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
     let mut stmt = conn.prepare(
         "SELECT key, url, checked_at, outcome, status, fail_kind, message, real_url, redirects,
                 warnings, content_type, size, modified, internal, broken_since, broken_runs,
-                run_id = ?2, reused
+                run_id = ?2, reused, infos, retries
          FROM results WHERE checked_at > ?1 OR broken_runs > 0 OR run_id = ?2",
     )?;
     let mut rows = stmt.query(rusqlite::params![oldest, resuming])?;
@@ -296,6 +350,8 @@ fn read_row(r: &rusqlite::Row<'_>) -> Option<(String, i64, Row)> {
             internal: r.get::<_, i64>(13)? != 0,
             broken_since: r.get(14)?,
             broken_runs: u32::try_from(r.get::<_, i64>(15)?).unwrap_or(0),
+            infos: r.get(18)?,
+            retries: u32::try_from(r.get::<_, i64>(19)?).unwrap_or(0),
         };
         Ok(Some((r.get(0)?, r.get(2)?, row)))
     };
