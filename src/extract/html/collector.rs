@@ -413,13 +413,18 @@ impl TagSink for Collector<'_, '_> {
         if self.wants_text()
             && let Some((_, label)) = &mut self.anchor
         {
-            label.push(&String::from_utf8_lossy(text));
+            label.push(&lossy(text));
         }
     }
 }
 
+/// `bytes` as text, invalid UTF-8 replaced. Valid UTF-8, the common case, is checked with
+/// `str::from_utf8`, whose ASCII fast path beats the chunk-by-chunk lossy decoder.
 fn lossy(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// The non-empty tokens of `value`, split at ASCII whitespace and at bytes matching `extra`.
