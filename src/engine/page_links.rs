@@ -1,5 +1,7 @@
 //! Turning a page into links: extract them (HTML in batches, or CSS, Markdown, sitemaps,
-//! text), resolve each against the page's base and the local site root, and admit it.
+//! text), resolve each against the page's base and the local site root (a plain link on a local
+//! page as text, `policy::local_join`, its `Url` built only when the claim needs one), and
+//! admit it.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
