@@ -58,6 +58,15 @@ impl Via {
     }
 }
 
+/// What a claim leaves to do with the link's URL (see [`Run::claim_link`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Next {
+    /// A known key that a parse at this link's level may still upgrade ([`Run::upgrade`]).
+    Upgrade,
+    /// A new key: decide and queue it or finish it ([`Run::start`]).
+    Start,
+}
+
 impl Run {
     /// Feeds one start input into the run (on the supervisor thread, before it waits for the
     /// queue to go idle).
@@ -178,41 +187,61 @@ impl Run {
         // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
         // A local folder with an index.html and the index.html are one key (`document_key`).
         let key = fetch::file::document_key(&url, cache_key_ref(&url));
+        let occ = Occurrence { site, fragment };
+        match self.claim_link(&key, occ, level) {
+            None => {}
+            Some(next) => {
+                let key = key.into_owned();
+                self.carry_on(next, key, url, via, inline);
+            }
+        }
+    }
+
+    /// Claims `key` for one link (`occ`) and does what needs no URL: counts a quiet or
+    /// over-limit link, sends a link to a checked URL. Returns what is left to do with the URL
+    /// ([`Run::carry_on`]), `None` when nothing is: the fast path of a link seen before, which
+    /// `consider_link` takes without building a `Url`.
+    pub(super) fn claim_link(&self, key: &str, occ: Occurrence, level: usize) -> Option<Next> {
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.
         let quiet_ok = self.only_problems
             && !self.plugins.active()
-            && site.as_ref().is_none_or(|s| s.warnings.is_empty());
-        let occ = Occurrence { site, fragment };
-        match self.cache.claim_at(&key, occ, level, quiet_ok) {
+            && occ.site.as_ref().is_none_or(|s| s.warnings.is_empty());
+        match self.cache.claim_at(key, occ, level, quiet_ok) {
             (Claim::Quiet(occ), covered) => {
                 // Freed here, not under the cache's lock.
                 drop(occ);
                 self.unreported.fetch_add(1, Ordering::Relaxed);
-                if !covered {
-                    let key = key.into_owned();
-                    self.upgrade(&key, url, via);
-                }
+                (!covered).then_some(Next::Upgrade)
             }
             (Claim::OverLimit(occ), _) => {
                 // Past `--max-urls`: counted, not stored (freed here, not under the lock).
                 drop(occ);
                 self.over_limit.fetch_add(1, Ordering::Relaxed);
+                None
             }
-            (Claim::Pending, true) => {}
-            (Claim::Pending, false) => {
-                let key = key.into_owned();
-                self.upgrade(&key, url, via);
-            }
+            (Claim::Pending, true) => None,
+            (Claim::Pending, false) => Some(Next::Upgrade),
             (Claim::Done(r, occ), covered) => {
                 self.send(&r, occ, true);
-                if !covered {
-                    let key = key.into_owned();
-                    self.upgrade(&key, url, via);
-                }
+                (!covered).then_some(Next::Upgrade)
             }
-            (Claim::New, _) => {
-                let key = key.into_owned();
+            (Claim::New, _) => Some(Next::Start),
+        }
+    }
+
+    /// The rest of a claim that needs the link's URL (see [`Run::claim_link`]).
+    pub(super) fn carry_on(
+        &self,
+        next: Next,
+        key: String,
+        url: Url,
+        via: Via,
+        inline: Option<Arc<str>>,
+    ) {
+        match next {
+            Next::Upgrade => self.upgrade(&key, url, via),
+            Next::Start => {
                 let mut clean = url;
                 clean.set_fragment(None);
                 self.start(key, clean, via, inline);

@@ -1,7 +1,10 @@
 //! Turning a page into links: extract them (HTML in batches, or CSS, Markdown, sitemaps,
-//! text), resolve each against the page's base and the local site root, and admit it.
+//! text), resolve each against the page's base and the local site root (a plain link on a local
+//! page as text, `policy::local_join`, its `Url` built only when the claim needs one), and
+//! admit it.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -19,9 +22,11 @@ use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
+use crate::policy::local_join::join_local_key;
 use crate::state::{Packer, PageLinks as StoredLinks};
 
 use super::admit::Via;
+use super::cache::Occurrence;
 use super::record::is_problem;
 use super::run::Run;
 
@@ -51,6 +56,14 @@ struct PageLinks<'p> {
     level: usize,
     /// See `own` of [`Run::queue_children`].
     own: Option<&'p CheckResult>,
+    /// The page's folder (its URL up to the last `/`) when its plain relative links may be
+    /// joined as text (`policy::local_join`): a local page with no `<base>`, query, fragment
+    /// or escape in its URL, its queries in UTF-8. Set by [`Run::fast_join`].
+    fast_dir: Option<String>,
+    /// The page lies under the site root, which its root-relative links are joined to.
+    under_root: bool,
+    /// The key of the link being considered on the fast path, reused from link to link.
+    key: RefCell<String>,
 }
 
 impl<'p> PageLinks<'p> {
@@ -76,6 +89,9 @@ impl<'p> PageLinks<'p> {
             query_encoding: None,
             level,
             own,
+            fast_dir: None,
+            under_root: false,
+            key: RefCell::default(),
         }
     }
 }
@@ -172,6 +188,7 @@ impl Run {
             };
             let mut ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
             ctx.markdown = matches!(format, Some(Format::Markdown));
+            self.fast_join(&mut ctx);
             if let Some(f) = facts.as_deref_mut()
                 && ctx.markdown
             {
@@ -190,6 +207,7 @@ impl Run {
             let ctx = ctx.get_or_insert_with(|| {
                 let mut ctx = PageLinks::new(page, doc, level, own);
                 ctx.query_encoding = query_encoding;
+                self.fast_join(&mut ctx);
                 ctx
             });
             n += doc.links.len();
@@ -227,7 +245,8 @@ impl Run {
             nofollow: stored.nofollow,
             ..HtmlDocument::default()
         };
-        let ctx = PageLinks::new(page, &doc, level, own);
+        let mut ctx = PageLinks::new(page, &doc, level, own);
+        self.fast_join(&mut ctx);
         let n = stored.links.len();
         for l in stored.links {
             let mut link = RawLink::plain(l.value, "", "", (l.line, l.column));
@@ -259,26 +278,153 @@ impl Run {
             padded,
             ..
         } = link;
-        let url = match self.site_root(page, &value) {
-            Some(root) => join(root, value.trim_start_matches('/'), ctx.query_encoding),
-            None => match self.web_scheme(&ctx.base, &value) {
-                Some(scheme) => Url::parse(&format!("{scheme}:{}", value.trim())),
-                None => join(&ctx.base, &value, ctx.query_encoding),
-            },
+        let follow = !ctx.nofollow && !nofollow;
+        let via = Via::link(ctx.level, ctx.from_web, follow);
+        // The fast path: a plain link on a local page, joined as text. Its `Url` is built only
+        // when the claim needs one (a new key, or one a parse may upgrade).
+        if keep.is_none()
+            && facts.as_ref().is_none_or(|f| !f.want_links)
+            && let Some(dir) = &ctx.fast_dir
+        {
+            let mut key = ctx.key.borrow_mut();
+            let root = self.file_root.as_ref().filter(|_| ctx.under_root);
+            if let Some(fragment) = join_local_key(dir, root.map(Url::as_str), &value, &mut key) {
+                // The key, then the fragment as written: `key` holds the whole URL, to be
+                // parsed only if the claim needs it.
+                let key_len = key.len();
+                if let Some(f) = fragment {
+                    key.push('#');
+                    key.push_str(f);
+                }
+                let fragment = fragment.filter(|f| !f.is_empty()).map(str::to_owned);
+                #[cfg(debug_assertions)]
+                self.assert_same_join(ctx, &value, &key, key_len);
+                let site = self.site_of(ctx, value, line, column, name, padded, None, false);
+                if let Some(own) = ctx.own
+                    && key[..key_len] == *page.as_str()
+                    && !is_problem(own, Some(&site))
+                {
+                    self.unreported.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                let occ = Occurrence {
+                    site: Some(site),
+                    fragment,
+                };
+                if let Some(next) = self.claim_link(&key[..key_len], occ, ctx.level) {
+                    let whole = std::mem::take(&mut *key);
+                    drop(key);
+                    match Url::parse(&whole) {
+                        Ok(url) => {
+                            let mut whole = whole;
+                            whole.truncate(key_len);
+                            self.carry_on(next, whole, url, via, None);
+                        }
+                        // Cannot happen: the text join qualifies only what the parser gave.
+                        Err(e) => debug_assert!(false, "`{whole}': {e}"),
+                    }
+                }
+                return;
+            }
         }
-        .map(|u| self.local_copy(page, u))
-        .map_err(|e| format!("cannot resolve `{value}': {e}"));
+        let url = self.resolve(ctx, &value);
         let (url, remapped_from) = self.remapped(url);
         if let (Some(f), Ok(u)) = (facts, &url)
             && f.want_links
         {
             f.links.push(u.clone());
         }
-        let mut warnings = Vec::new();
-        if let Ok(u) = &url
-            && !fetch::file::is_listing(page)
-            && fetch::file::is_folder_without_index(u, ctx.markdown)
+        let no_index = url.as_ref().is_ok_and(|u| {
+            !fetch::file::is_listing(page) && fetch::file::is_folder_without_index(u, ctx.markdown)
+        });
+        // The link as written goes to the site (masked) and, for an unparsable link only,
+        // to `consider` as its key: one copy in the common case.
+        let raw = match &url {
+            Ok(_) => String::new(),
+            Err(_) => value.clone(),
+        };
+        let site = self.site_of(
+            ctx,
+            value,
+            line,
+            column,
+            name,
+            padded,
+            remapped_from,
+            no_index,
+        );
+        if let (Some(own), Ok(u)) = (ctx.own, &url)
+            && u[..Position::AfterQuery] == page[..Position::AfterQuery]
+            && !is_problem(own, Some(&site))
         {
+            self.unreported.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if let (Some(keep), Ok(u), true) = (keep, &url, follow)
+            && matches!(
+                self.filter.decide(u, ctx.level, false, ctx.from_web),
+                Decision::Check { internal: true, .. }
+            )
+        {
+            let mut u = u.clone();
+            u.set_fragment(None);
+            keep.push(u);
+        }
+        self.consider(url, Some(site), raw, via, None);
+    }
+
+    /// Sets up the fast path of `ctx`'s links (see `PageLinks::fast_dir`): only when no rule
+    /// (`--remap`, `--base-url`) rewrites a link and nothing about the page changes how its
+    /// links resolve.
+    fn fast_join(&self, ctx: &mut PageLinks<'_>) {
+        let page = ctx.page;
+        if !self.remap.is_empty()
+            || self.site_url.is_some()
+            || ctx.query_encoding.is_some()
+            || ctx.doc_base.is_some()
+            || page.scheme() != "file"
+            || page.query().is_some()
+            || page.fragment().is_some()
+            || page.as_str().contains('%')
+        {
+            return;
+        }
+        let s = page.as_str();
+        ctx.fast_dir = s.rfind('/').map(|at| s[..=at].to_owned());
+        ctx.under_root = self.site_root(page, "/").is_some();
+    }
+
+    /// A link's URL, resolved as a browser viewing the page resolves it (see `site_root`,
+    /// `web_scheme`, `local_copy`).
+    fn resolve(&self, ctx: &PageLinks<'_>, value: &str) -> Result<Url, String> {
+        let page = ctx.page;
+        match self.site_root(page, value) {
+            Some(root) => join(root, value.trim_start_matches('/'), ctx.query_encoding),
+            None => match self.web_scheme(&ctx.base, value) {
+                Some(scheme) => Url::parse(&format!("{scheme}:{}", value.trim())),
+                None => join(&ctx.base, value, ctx.query_encoding),
+            },
+        }
+        .map(|u| self.local_copy(page, u))
+        .map_err(|e| format!("cannot resolve `{value}': {e}"))
+    }
+
+    /// The site of one link of `ctx`'s page: its warnings (`file-no-index` when `no_index`,
+    /// `url-whitespace` when `padded`, those the run keeps) and the link as written, masked.
+    #[allow(clippy::too_many_arguments)]
+    fn site_of(
+        &self,
+        ctx: &PageLinks<'_>,
+        value: String,
+        line: usize,
+        column: usize,
+        name: String,
+        padded: bool,
+        remapped_from: Option<Box<str>>,
+        no_index: bool,
+    ) -> LinkSite {
+        let mut warnings = Vec::new();
+        if no_index {
             warnings.push(Warning {
                 tag: "file-no-index",
                 message: format!(
@@ -294,43 +440,35 @@ impl Run {
             });
         }
         warnings.retain(|w| self.keeps(w));
-        // The link as written goes to the site (masked) and, for an unparsable link only,
-        // to `consider` as its key: one copy in the common case.
-        let (shown, value) = match redact(&value) {
-            Cow::Owned(masked) => (masked, value),
-            Cow::Borrowed(_) if url.is_ok() => (value, String::new()),
-            Cow::Borrowed(_) => (value.clone(), value),
+        let raw = match redact(&value) {
+            Cow::Owned(masked) => masked,
+            Cow::Borrowed(_) => value,
         };
-        let site = LinkSite {
+        LinkSite {
             parent: ctx.parent.clone(),
-            raw: shown,
+            raw,
             line: Some(line),
             column: Some(column),
             name,
             base: ctx.doc_base.clone(),
             warnings,
             remapped_from,
-        };
-        if let (Some(own), Ok(u)) = (ctx.own, &url)
-            && u[..Position::AfterQuery] == page[..Position::AfterQuery]
-            && !is_problem(own, Some(&site))
-        {
-            self.unreported.fetch_add(1, Ordering::Relaxed);
-            return;
         }
-        let follow = !ctx.nofollow && !nofollow;
-        if let (Some(keep), Ok(u), true) = (keep, &url, follow)
-            && matches!(
-                self.filter.decide(u, ctx.level, false, ctx.from_web),
-                Decision::Check { internal: true, .. }
-            )
-        {
-            let mut u = u.clone();
-            u.set_fragment(None);
-            keep.push(u);
-        }
-        let via = Via::link(ctx.level, ctx.from_web, follow);
-        self.consider(url, Some(site), value, via, None);
+    }
+
+    /// Checks (in debug builds: every test) that the text join gave what the parser gives:
+    /// `whole` is the URL, and its first `key_len` bytes its key.
+    #[cfg(debug_assertions)]
+    fn assert_same_join(&self, ctx: &PageLinks<'_>, value: &str, whole: &str, key_len: usize) {
+        let url = self.resolve(ctx, value).expect("a plain link parses");
+        let slow = fetch::file::document_key(&url, crate::policy::url_norm::cache_key_ref(&url));
+        assert_eq!(
+            slow,
+            whole[..key_len],
+            "the key of `{value}' on {}",
+            ctx.page
+        );
+        assert_eq!(url.as_str(), whole, "`{value}' on {}", ctx.page);
     }
 
     /// The site root for a root-relative link (`/about.html`) on a local page, when one is set.

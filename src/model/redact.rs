@@ -3,6 +3,10 @@
 /// `s` with the user name and password of a URL replaced by `***`, so credentials never reach a
 /// report. Works on any string that may hold a URL (relative links are returned unchanged).
 pub(crate) fn redact(s: &str) -> std::borrow::Cow<'_, str> {
+    // Most links are relative: one `memchr` spares them the substring search's set-up.
+    if memchr::memchr(b':', s.as_bytes()).is_none() {
+        return s.into();
+    }
     let Some(scheme_end) = s.find("://") else {
         return s.into();
     };

@@ -413,13 +413,18 @@ impl TagSink for Collector<'_, '_> {
         if self.wants_text()
             && let Some((_, label)) = &mut self.anchor
         {
-            label.push(&String::from_utf8_lossy(text));
+            label.push(&lossy(text));
         }
     }
 }
 
+/// `bytes` as text, invalid UTF-8 replaced. Valid UTF-8, the common case, is checked with
+/// `str::from_utf8`, whose ASCII fast path beats the chunk-by-chunk lossy decoder.
 fn lossy(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// The non-empty tokens of `value`, split at ASCII whitespace and at bytes matching `extra`.
@@ -440,12 +445,14 @@ struct LabelBuilder {
 
 impl LabelBuilder {
     fn push(&mut self, s: &str) {
-        for c in s.chars() {
+        let mut rest = s;
+        while let Some(c) = rest.chars().next() {
             if self.is_full() {
                 return;
             }
             if c.is_whitespace() {
                 self.space = self.chars > 0;
+                rest = &rest[c.len_utf8()..];
                 continue;
             }
             if self.space {
@@ -458,8 +465,22 @@ impl LabelBuilder {
                 self.text.push(' ');
                 self.chars += 1;
             }
-            self.text.push(c);
-            self.chars += 1;
+            // A run of ASCII that is no whitespace (one character a byte) is copied at once,
+            // up to the cap; any other character one at a time.
+            let word = rest
+                .bytes()
+                .take_while(|&b| b.is_ascii() && !b.is_ascii_whitespace() && b != 0x0B)
+                .count();
+            if word > 0 {
+                let n = word.min(MAX_NAME_CHARS - self.chars);
+                self.text.push_str(&rest[..n]);
+                self.chars += n;
+                rest = &rest[n..];
+            } else {
+                self.text.push(c);
+                self.chars += 1;
+                rest = &rest[c.len_utf8()..];
+            }
         }
     }
 
@@ -473,5 +494,57 @@ impl LabelBuilder {
 
     fn finish(self) -> String {
         self.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The label `push` builds, one character at a time: what the bulk copy must give.
+    fn one_by_one(parts: &[&str]) -> String {
+        let (mut text, mut chars, mut space) = (String::new(), 0, false);
+        for c in parts.iter().flat_map(|p| p.chars()) {
+            if chars >= MAX_NAME_CHARS {
+                break;
+            }
+            if c.is_whitespace() {
+                space = chars > 0;
+                continue;
+            }
+            if space {
+                space = false;
+                if chars + 2 > MAX_NAME_CHARS {
+                    break;
+                }
+                text.push(' ');
+                chars += 1;
+            }
+            text.push(c);
+            chars += 1;
+        }
+        text
+    }
+
+    #[test]
+    fn words_are_copied_in_bulk_as_character_by_character() {
+        let long = "x".repeat(300);
+        let near = format!("{} ab", "y".repeat(254));
+        let cases: [&[&str]; 7] = [
+            &["  the\n docs ", " here"],
+            &["a\u{0B}b\u{0C}c\u{A0}d\u{2003}e"],
+            &["ünïcode wörds\tand ascii"],
+            &[&long],
+            &[&near],
+            &["x\u{1C}y", "z"],
+            &["", " ", "\r\n"],
+        ];
+        for parts in cases {
+            let mut label = LabelBuilder::default();
+            for p in parts {
+                label.push(p);
+            }
+            assert_eq!(label.finish(), one_by_one(parts), "{parts:?}");
+        }
     }
 }

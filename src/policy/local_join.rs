@@ -1,0 +1,235 @@
+//! The cache key of a plain relative link on a local page, joined as text: the folder check's
+//! fast path, which builds no `Url` for the 40 links of each page that only name another file.
+//!
+//! A link qualifies only when the text join is exactly what `Url::join` followed by
+//! `url_norm::cache_key_ref` would give: its path has only characters the URL parser copies
+//! as they are (letters, digits, `-._~!$&()*+,;=`, `/`), no empty segment, and it ends in a
+//! file name with a dot (`page.html`: a name the file system is never asked about, see
+//! `fetch::file::document_key`); its fragment has no character the parser would escape.
+//! `.` and `..` segments are resolved here as the parser resolves them. Anything else (a
+//! query, an escape, a colon, a folder, a `..` above the root) is left to the parser: `None`.
+
+/// Joins `value` to the folder `dir` (a `file:` URL ending in `/`, with no escape, query or
+/// fragment), or to `root` (the site root, the same kind of URL) when `value` starts with one
+/// `/`, writing the key into `out`. Returns the fragment (`None` when there is no `#`), or
+/// `None` overall when the link does not qualify (see the module doc); `out` is then
+/// left in an unspecified state. The fragment is as written: `Some("")` for `page.html#`.
+pub(crate) fn join_local_key<'v>(
+    dir: &str,
+    root: Option<&str>,
+    value: &'v str,
+    out: &mut String,
+) -> Option<Option<&'v str>> {
+    let (path, fragment) = match value.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (value, None),
+    };
+    if path.is_empty()
+        || !path.bytes().all(plain_path_byte)
+        || !fragment.is_none_or(|f| f.bytes().all(plain_fragment_byte))
+    {
+        return None;
+    }
+    let (base, rel) = match path.strip_prefix('/') {
+        Some(rest) if !rest.starts_with('/') => (root?, rest),
+        Some(_) => return None,
+        None => (dir, path),
+    };
+    // `file:///` and below: a `..` never climbs above the first slash of the path.
+    let floor = "file:///".len();
+    // No `:` past the scheme: the parser keeps a Windows drive letter (`/C:/`) when it climbs.
+    if !base.starts_with("file:///") || !base.ends_with('/') || base[5..].contains(':') {
+        return None;
+    }
+    out.clear();
+    out.push_str(base);
+    let mut segments = rel.split('/').peekable();
+    while let Some(segment) = segments.next() {
+        let last = segments.peek().is_none();
+        match segment {
+            // A folder (`a/`, `a/.`, `a/..`) or an empty segment: not for this path.
+            "" | "." | ".." if last => return None,
+            "" => return None,
+            "." => {}
+            ".." => {
+                // `out` ends in `/`: drop its last segment, never above the floor.
+                let cut = last_slash(&out.as_bytes()[..out.len() - 1])? + 1;
+                if cut < floor {
+                    return None;
+                }
+                out.truncate(cut);
+            }
+            name => {
+                out.push_str(name);
+                if !last {
+                    out.push('/');
+                }
+            }
+        }
+    }
+    let name = &out[last_slash(out.as_bytes())? + 1..];
+    if !name.contains('.') || name.bytes().all(|b| b == b'.') {
+        return None;
+    }
+    Some(fragment)
+}
+
+/// The offset of the last `/` in `s` (a short URL: a plain loop beats a searcher's set-up).
+fn last_slash(s: &[u8]) -> Option<usize> {
+    s.iter().rposition(|&b| b == b'/')
+}
+
+/// A byte the URL parser copies into a path as it is, and that means nothing special in a
+/// relative reference (no `:`, which can start a scheme; no `%`, which the key would decode;
+/// no `\`, which a `file:` URL reads as `/`; no `?` or `#`).
+fn plain_path_byte(b: u8) -> bool {
+    PLAIN[usize::from(b)] & PATH != 0
+}
+
+/// A byte the URL parser copies into a fragment as it is.
+fn plain_fragment_byte(b: u8) -> bool {
+    PLAIN[usize::from(b)] & FRAGMENT != 0
+}
+
+/// Bit of [`PLAIN`]: a plain path byte.
+const PATH: u8 = 1;
+/// Bit of [`PLAIN`]: a plain fragment byte.
+const FRAGMENT: u8 = 2;
+
+/// Per byte, [`PATH`] and [`FRAGMENT`]: a table, since every byte of every link is looked up.
+static PLAIN: [u8; 256] = plain_table();
+
+const fn plain_table() -> [u8; 256] {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        let path = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b'/'
+            );
+        let fragment = path || matches!(c, b'%' | b':' | b'@' | b'?' | b'\'');
+        table[i] = if path {
+            PATH | FRAGMENT
+        } else if fragment {
+            FRAGMENT
+        } else {
+            0
+        };
+        i += 1;
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::url_norm::cache_key_ref;
+    use url::Url;
+
+    const DIR: &str = "file:///site/docs/guide/";
+    const ROOT: &str = "file:///site/";
+
+    fn fast(value: &str) -> Option<(String, Option<String>)> {
+        let mut out = String::new();
+        let fragment = join_local_key(DIR, Some(ROOT), value, &mut out)?;
+        Some((out, fragment.map(str::to_owned)))
+    }
+
+    /// What the parser and the key give, resolved as `Run::consider_link` resolves a link.
+    fn slow(value: &str) -> (String, Option<String>) {
+        let url = match value.strip_prefix('/') {
+            Some(rest) => Url::parse(ROOT).unwrap().join(rest).unwrap(),
+            None => Url::parse(DIR).unwrap().join(value).unwrap(),
+        };
+        let fragment = url.fragment().map(str::to_owned);
+        (cache_key_ref(&url).into_owned(), fragment)
+    }
+
+    #[test]
+    fn plain_links_join_as_the_parser_joins_them() {
+        for value in [
+            "page.html",
+            "page.html#intro",
+            "page.html#",
+            "sub/page.html",
+            "./page.html",
+            "../index.html",
+            "../../a/b/c.html#x.y",
+            "/about.html",
+            "/a/./b/../c.css",
+            "struct.Vec.html#method.push",
+            "fn.f.html#impl-From%3C%26str%3E-for-String",
+            "a(1)+b,c;d=e$f&g!h*i~j.png",
+        ] {
+            let (key, fragment) = fast(value).unwrap_or_else(|| panic!("{value} qualifies"));
+            assert_eq!((key, fragment), slow(value), "{value}");
+        }
+    }
+
+    #[test]
+    fn anything_the_parser_might_change_is_left_to_it() {
+        for value in [
+            "",
+            "#top",
+            "folder/",
+            "folder",
+            "..",
+            "../",
+            "a/.",
+            "a//b.html",
+            "//cdn.example.net/x.js",
+            "page.html?x=1",
+            "a%7Eb.html",
+            "mailto:a@b.c",
+            "C:/x.html",
+            "a\\b.html",
+            "a b.html",
+            "é.html",
+            "page.html#a b",
+            "page.html#<x>",
+            "...",
+            "../../../../../x.html",
+        ] {
+            assert_eq!(fast(value), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn a_root_relative_link_needs_a_root_and_a_dot_dot_stays_below_it() {
+        let mut out = String::new();
+        assert_eq!(join_local_key(DIR, None, "/about.html", &mut out), None);
+        assert_eq!(
+            join_local_key("file:///a/", None, "../../x.html", &mut out),
+            None
+        );
+        // Up to the floor, as the parser goes.
+        assert_eq!(
+            join_local_key("file:///a/", None, "../x.html", &mut out),
+            Some(None)
+        );
+        assert_eq!(out, "file:///x.html");
+        assert_eq!(
+            Url::parse("file:///a/")
+                .unwrap()
+                .join("../x.html")
+                .unwrap()
+                .as_str(),
+            "file:///x.html"
+        );
+    }
+}
