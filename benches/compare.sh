@@ -19,7 +19,11 @@
 #      LC (LinkChecker, default /tmp/lc-venv/bin/linkchecker), HL (hyperlink), BENCH (the
 #      bench kit, default ../shared/bench beside the repository), TIMEOUT (seconds per tool,
 #      default 600; a tool killed at it is shown with ">"), REPEATS (default 1; medians),
-#      OUT (results folder, default /tmp/compare-results), WRK_SECONDS (default 10).
+#      OUT (results folder, default /tmp/compare-results), WRK_SECONDS (default 10),
+#      PORT (nginx's port, default 18080), SITE (the site folder, default
+#      /tmp/bench-site/nPAGES; generated there for PORT when missing), SERVE (the serve.sh that
+#      starts nginx, default the bench kit's, which listens on 18080: give a copy of it, and of
+#      its nginx.conf, that listens on PORT to run beside another bench).
 set -uo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 PAGES=${1:-20000}
@@ -33,10 +37,12 @@ LP=${LP:-$REPO/target/release/linkpatrol}
 LY=${LY:-$(command -v lychee || echo "$HOME/.cargo/bin/lychee")}
 LC=${LC:-/tmp/lc-venv/bin/linkchecker}
 HL=${HL:-$(command -v hyperlink || echo "$HOME/.cargo/bin/hyperlink")}
-HOSTPORT=127.0.0.1:18080
+PORT=${PORT:-18080}
+HOSTPORT=127.0.0.1:$PORT
 START=http://$HOSTPORT/index.html
-SITE=/tmp/bench-site/n$PAGES
+SITE=${SITE:-/tmp/bench-site/n$PAGES}
 TRUTH=$SITE.truth.json
+SERVE=${SERVE:-$BENCH/serve.sh}
 
 [[ -f $BENCH/gen_site.py ]] || { echo "compare.sh: bench kit not found at $BENCH" >&2; exit 2; }
 command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] \
@@ -47,10 +53,10 @@ fi
 mkdir -p "$OUT"
 rm -f "$OUT/runs.jsonl"
 if [[ ! -f $TRUTH || ! -f $SITE/index.html ]]; then
-    python3 "$BENCH/gen_site.py" "$SITE" --pages "$PAGES" --force || exit 2
+    python3 "$BENCH/gen_site.py" "$SITE" --pages "$PAGES" --port "$PORT" --force || exit 2
 fi
-"$BENCH/serve.sh" start "$SITE" || exit 2
-trap '"$BENCH/serve.sh" stop > /dev/null' EXIT
+"$SERVE" start "$SITE" || exit 2
+trap '"$SERVE" stop > /dev/null' EXIT
 find "$SITE" -name '*.html' | sort | sed "s#^$SITE#http://$HOSTPORT#" > "$OUT/pages.txt"
 
 # tool name, binary that must exist, scorer (score.py's parser name), command

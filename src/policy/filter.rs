@@ -9,6 +9,7 @@ use regex::Regex;
 use url::Url;
 
 use crate::model::stats::SkipReason;
+use crate::policy::origin::origin_text;
 
 /// The scope one start input opens.
 #[derive(Debug, Clone)]
@@ -113,7 +114,7 @@ impl Filter {
     /// `true` when `url` is inside a start's scope.
     pub(crate) fn is_internal(&self, url: &Url) -> bool {
         self.scopes.iter().any(|s| match s {
-            Scope::Origin(o) => url.scheme() != "file" && url.origin().ascii_serialization() == *o,
+            Scope::Origin(o) => url.scheme() != "file" && origin_text(url) == o.as_str(),
             Scope::FilePrefix(p) => url.as_str().starts_with(p.as_str()),
         })
     }

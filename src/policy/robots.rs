@@ -16,6 +16,7 @@ use texting_robots::Robot;
 use url::Url;
 
 use crate::policy::host_table::MAX_HOST_INTERVAL;
+use crate::policy::origin::origin_text;
 
 /// The robots.txt rules of one origin, once fetched.
 #[derive(Debug)]
@@ -91,8 +92,14 @@ impl RobotsCache {
         fetch: impl FnOnce(&Url) -> Option<Vec<u8>>,
         first: impl FnOnce(&OriginRules),
     ) -> Arc<OnceLock<OriginRules>> {
-        let origin = url.origin().ascii_serialization();
-        let cell = self.origins.lock().entry(origin).or_default().clone();
+        let origin = origin_text(url);
+        let cell = {
+            let mut origins = self.origins.lock();
+            match origins.get(origin.as_ref()) {
+                Some(cell) => cell.clone(),
+                None => origins.entry(origin.into_owned()).or_default().clone(),
+            }
+        };
         cell.get_or_init(|| {
             let robots_url = url.join("/robots.txt").ok();
             let body = robots_url.as_ref().and_then(fetch);

@@ -3,10 +3,11 @@
 use std::time::Duration;
 
 use ureq::tls::TlsConfig;
-use ureq::unversioned::transport::{Connector, DefaultConnector};
+use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConnector};
 use ureq::{Agent, Proxy, ProxyProtocol};
 
 use super::HttpFetcher;
+use super::socket::LeanTcpConnector;
 use crate::config::host_rules::HostRules;
 use crate::fetch::connection::NoteNewConnection;
 use crate::fetch::request_extras::RequestExtras;
@@ -64,8 +65,14 @@ impl HttpFetcher {
                     .build(),
             )
             .build();
-        // The default chain plus a last link that tells whether a call opened a connection.
-        let connector = DefaultConnector::new().chain(NoteNewConnection);
+        // ureq's default chain (CONNECT proxy, TCP, TLS) with our TCP transport, which saves
+        // system calls per request (see `socket`), plus a last link that tells whether a call
+        // opened a connection. Socks proxies are refused before they get here (`proxy_for`).
+        let connector =
+            ().chain(ConnectProxyConnector::default())
+                .chain(LeanTcpConnector)
+                .chain(RustlsConnector::default())
+                .chain(NoteNewConnection);
         let agent = Agent::with_parts(config, connector, CachingResolver::default());
         HttpFetcher {
             agent,

@@ -26,13 +26,15 @@
 //! `Cookie`, `Proxy-Authorization`), which only go to the start sites' origins — so a redirect
 //! to another origin never carries them. Host-rule headers go to matching hosts only.
 //!
-//! The module is split by job: `agent` (settings, pool, TLS, proxy), `retry` (one request
-//! with its retries), `redirect` (the chain of one check) and `response` (reading answers).
+//! The module is split by job: `agent` (settings, pool, TLS, proxy), `socket` (the TCP
+//! transport), `retry` (one request with its retries), `redirect` (the chain of one check) and
+//! `response` (reading answers).
 
 mod agent;
 mod redirect;
 mod response;
 mod retry;
+mod socket;
 
 use std::sync::Arc;
 
@@ -41,7 +43,7 @@ use url::Url;
 
 pub(crate) use self::agent::{HttpSettings, parse_proxy, proxy_for};
 pub(crate) use self::response::host_key;
-use self::response::{drain, location, read_capped};
+use self::response::{drain, header, location, read_capped};
 use self::retry::{Budget, Exchange};
 use crate::fetch::{Fetched, Resume, Validators};
 use crate::model::cancel::CancelHandle;
@@ -147,7 +149,8 @@ impl HttpFetcher {
                 drain(res.body_mut());
                 return None;
             }
-            return read_capped(res.body_mut(), ROBOTS_LIMIT)
+            let announced = header(&res, "content-length").and_then(|n| n.trim().parse().ok());
+            return read_capped(res.body_mut(), ROBOTS_LIMIT, announced)
                 .ok()
                 .map(|(b, _)| b);
         }

@@ -37,7 +37,9 @@ impl HttpFetcher {
     ) -> Fetched {
         let mut current = url.clone();
         let mut hops: Vec<Hop> = Vec::new();
-        let mut seen: HashSet<String> = HashSet::from([cache_key(url)]);
+        // The keys of the chain so far, to stop a loop: built at the first redirect (most
+        // checks have none).
+        let mut seen: Option<HashSet<String>> = None;
         let mut use_head = !want_body && !self.settings.extras.always_get && resume != Some(true);
         // Only the first hop is conditional: the validators are the start URL's.
         let mut budget = Budget::first_hop(*retries, resume.is_some(), validators.cloned());
@@ -89,6 +91,7 @@ impl HttpFetcher {
                     return self.fail(&current, hops, FailKind::BadRedirect, message);
                 }
                 let key = cache_key(&next);
+                let seen = seen.get_or_insert_with(|| HashSet::from([cache_key(url)]));
                 if !seen.insert(key.clone()) {
                     let message = format!("redirect loop back to {next}");
                     return self.fail(&next, hops, FailKind::RedirectLoop, message);
@@ -129,7 +132,7 @@ impl HttpFetcher {
             }
             if want_body && status < 300 && is_parsed(&current, f.content_type.as_deref()) {
                 let t = Instant::now();
-                match read_capped(res.body_mut(), self.settings.max_body) {
+                match read_capped(res.body_mut(), self.settings.max_body, f.size) {
                     Ok((body, truncated)) => {
                         f.size = Some(body.len() as u64);
                         if truncated {

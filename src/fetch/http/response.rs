@@ -127,14 +127,46 @@ pub(super) fn media_type(ct: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// The most memory a body's announced length reserves before any of it arrived.
+const MAX_RESERVE: u64 = 1024 * 1024;
+
+/// What an unannounced body's buffer starts at; it doubles as it fills.
+const FIRST_CHUNK: usize = 16 * 1024;
+
 /// Reads up to `cap` bytes. Returns the bytes and whether the body was longer.
-pub(super) fn read_capped(body: &mut Body, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
-    let mut buf = Vec::new();
-    body.as_reader()
-        .take(cap.saturating_add(1))
-        .read_to_end(&mut buf)?;
+///
+/// `announced` (the Content-Length) sizes the buffer up front, up to [`MAX_RESERVE`], one
+/// byte more so that the read which finds the end needs no room of its own. The buffer is
+/// zeroed once and read into directly: `read_to_end` from empty cost a small page a dozen
+/// reads, each growing and zeroing the buffer again (callgrind: 17,000 instructions a page).
+pub(super) fn read_capped(
+    body: &mut Body,
+    cap: u64,
+    announced: Option<u64>,
+) -> std::io::Result<(Vec<u8>, bool)> {
+    let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
+    let first = announced.map_or(FIRST_CHUNK as u64, |n| n.min(MAX_RESERVE) + 1);
+    let mut buf = vec![0; usize::try_from(first).unwrap_or(FIRST_CHUNK).min(limit)];
+    let mut reader = body.as_reader();
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            if filled == limit {
+                break;
+            }
+            let grown = buf.len().saturating_mul(2).max(FIRST_CHUNK).min(limit);
+            buf.resize(grown, 0);
+        }
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
     let truncated = buf.len() as u64 > cap;
-    buf.truncate(cap as usize);
+    buf.truncate(usize::try_from(cap).unwrap_or(usize::MAX));
     Ok((buf, truncated))
 }
 
@@ -316,6 +348,37 @@ mod tests {
         for same in [200, 301, 401, 404, 407, 410, 414, 429, 502, 503, 504] {
             assert!(!head_refused(same), "{same}");
         }
+    }
+
+    #[test]
+    fn a_body_is_read_whole_or_cut_at_the_cap_whatever_its_announced_length() {
+        let page: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+        let read = |cap: u64, announced: Option<u64>| {
+            let mut body = Body::builder().data(page.clone());
+            read_capped(&mut body, cap, announced).unwrap()
+        };
+        let len = page.len() as u64;
+        // Announced right, too short, too long, not at all: the same bytes.
+        for announced in [Some(len), Some(10), Some(len * 100), None] {
+            assert_eq!(
+                read(1 << 20, announced),
+                (page.clone(), false),
+                "{announced:?}"
+            );
+        }
+        // Longer than the cap: cut there and said so, however the length was announced.
+        for announced in [Some(len), Some(100), None] {
+            let (bytes, truncated) = read(1_000, announced);
+            assert_eq!(bytes, page[..1_000], "{announced:?}");
+            assert!(truncated);
+        }
+        assert_eq!(read(len, Some(len)), (page.clone(), false));
+        assert_eq!(read(0, Some(len)), (Vec::new(), true));
+        let mut empty = Body::builder().data(Vec::new());
+        assert_eq!(
+            read_capped(&mut empty, 10, Some(0)).unwrap(),
+            (Vec::new(), false)
+        );
     }
 
     #[test]

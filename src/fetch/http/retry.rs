@@ -13,6 +13,7 @@ use super::response::{classify, drain, header, host_key, lost_before_response, p
 use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::{HostPermit, Turn};
+use crate::policy::origin::origin_text;
 
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
 /// (its output buffer is 128 KiB), and no server would take it.
@@ -68,11 +69,11 @@ impl HttpFetcher {
         url: &'a Url,
         host: &'a str,
     ) -> impl Iterator<Item = &'a (String, String)> + 'a {
-        let own_site = self
-            .settings
-            .start_origins
-            .iter()
-            .any(|o| *o == url.origin().ascii_serialization());
+        // Asked only when there are headers to send (most runs have none).
+        let own_site = !self.settings.headers.is_empty() && {
+            let origin = origin_text(url);
+            self.settings.start_origins.iter().any(|o| *o == origin)
+        };
         self.settings
             .headers
             .iter()
