@@ -188,7 +188,13 @@ fn fields(e: &Entry, raw: bool) -> [String; 17] {
         .to_owned(),
         text(&match remapped_from {
             Some(from) => from.to_owned(),
-            None => r.real_url.as_ref().map_or(url, |u| u.to_string()),
+            // The fragment goes where the link went (a folder to its index page), as a browser
+            // carries it across a redirect: the column must not depend on which link to the
+            // document was checked first.
+            None => r.real_url.as_ref().map_or(url, |u| match &e.fragment {
+                Some(f) if u.fragment().is_none() => format!("{u}#{f}"),
+                _ => u.to_string(),
+            }),
         }),
         rf.and_then(|x| x.line)
             .map(|n| n.to_string())
@@ -348,6 +354,27 @@ mod tests {
         let mut r = CsvReporter::new(Vec::new(), b';', Verbosity::All).with_bom(bom);
         r.finish(&Report::default()).unwrap();
         r.into_inner().unwrap()
+    }
+
+    #[test]
+    fn the_url_column_keeps_the_fragment_across_a_real_url() {
+        let url_column = |real: Option<&str>| {
+            let mut e = entry("sub/", "n", "m");
+            let mut result = (*e.result).clone();
+            result.real_url = real.map(|u| url::Url::parse(u).unwrap());
+            e.result = Arc::new(result);
+            e.fragment = Some("part".to_owned());
+            csv_fields(&e)[7].clone()
+        };
+        assert_eq!(url_column(None), "http://h.test/sub/#part");
+        assert_eq!(
+            url_column(Some("http://h.test/sub/index.html")),
+            "http://h.test/sub/index.html#part"
+        );
+        assert_eq!(
+            url_column(Some("http://h.test/sub/index.html#own")),
+            "http://h.test/sub/index.html#own"
+        );
     }
 
     #[test]
