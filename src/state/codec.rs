@@ -46,23 +46,14 @@ pub(crate) struct Row {
     pub(crate) retries: u32,
 }
 
-/// Every failure kind a stored row may name: not `Interrupted` and `Internal` (never stored),
-/// nor `Fragment`, a verdict on one link and not on its URL (a row naming it is checked again).
-const KINDS: [FailKind; 13] = [
-    FailKind::InvalidUrl,
-    FailKind::Dns,
-    FailKind::Connect,
-    FailKind::Timeout,
-    FailKind::Tls,
-    FailKind::Protocol,
-    FailKind::Io,
-    FailKind::RedirectLoop,
-    FailKind::TooManyRedirects,
-    FailKind::BadRedirect,
-    FailKind::FileNotFound,
-    FailKind::BadMailAddress,
-    FailKind::Plugin,
-];
+/// Whether a stored row may name `kind`: not `Interrupted` and `Internal` (never stored), nor
+/// `Fragment`, a verdict on one link and not on its URL (a row naming it is checked again).
+fn stored_kind(kind: &FailKind) -> bool {
+    !matches!(
+        kind,
+        FailKind::Interrupted | FailKind::Internal | FailKind::Fragment
+    )
+}
 
 /// The warning tags a reused result may carry: those the engine itself sets on a result.
 const TAGS: [&str; 8] = [
@@ -141,7 +132,7 @@ pub(crate) fn decode(row: Row) -> Option<CheckResult> {
         },
         "failed" => {
             let name = row.fail_kind?;
-            let kind = KINDS.into_iter().find(|k| k.as_str() == name)?;
+            let kind = FailKind::from_name(name).filter(stored_kind)?;
             Outcome::Failed {
                 kind,
                 message: row.message.unwrap_or_default(),
@@ -192,7 +183,9 @@ pub(crate) fn outcome_name(s: &str) -> Option<&'static str> {
 
 /// The static name of a failure kind read from the file (`None`: unknown).
 pub(crate) fn kind_name(s: &str) -> Option<&'static str> {
-    KINDS.into_iter().map(FailKind::as_str).find(|n| *n == s)
+    FailKind::from_name(s)
+        .filter(stored_kind)
+        .map(FailKind::as_str)
 }
 
 #[cfg(test)]
@@ -244,6 +237,14 @@ mod tests {
         };
         assert!(decode(row).is_none());
         assert_eq!(kind_name("no-such-kind"), None);
+        for kind in FailKind::ALL {
+            let stored = kind_name(kind.as_str()).is_some();
+            let never = matches!(
+                kind,
+                FailKind::Interrupted | FailKind::Internal | FailKind::Fragment
+            );
+            assert_eq!(stored, !never, "{kind:?}");
+        }
         let ignored =
             CheckResult::immediate("x".into(), Outcome::Ignored { reason: "r".into() }, 0);
         assert!(encode(&ignored).is_none());
