@@ -67,6 +67,9 @@ struct HostState {
     /// to the end of a pause by `back_off`, by `crawl_delay`; moved back only by `give_back`
     /// of the last slot reserved.
     next_slot: Instant,
+    /// Start of the latest slot taken (or, for a run that continues another, when the host was
+    /// first seen): the interval that ends at `next_slot` began there. `None` before the first.
+    previous_slot: Option<Instant>,
     /// Minimum time between two request starts. From the rate setting; raised by
     /// `Crawl-delay` and by 429s.
     interval: Duration,
@@ -188,6 +191,7 @@ impl HostTable {
             let interval = interval_of(rules.rate(host, per_second));
             HostState {
                 next_slot: if continues { now + interval } else { now },
+                previous_slot: continues.then_some(now),
                 interval,
                 paused_until: None,
                 generation: 0,
@@ -392,8 +396,18 @@ pub(crate) fn is_loopback(key: &str) -> bool {
 fn take_slot(h: &mut HostState, now: Instant, wanted: Instant) -> Slot {
     let earliest = h.next_slot.max(h.paused_until.unwrap_or(h.next_slot));
     let due = earliest.max(now);
+    // Politeness held the request back during the interval that ends at `next_slot` (from the
+    // previous slot's start, or from when it was wanted if later) and during a pause. Time
+    // spent before that, waiting for a free worker, is not politeness: with no interval and no
+    // pause nothing is counted, however long the queue.
+    if let Some(previous) = h.previous_slot {
+        h.waited.add(wanted.max(previous), h.next_slot.min(due));
+    }
+    if let Some(paused_until) = h.paused_until {
+        h.waited.add(wanted, paused_until.min(due));
+    }
+    h.previous_slot = Some(due);
     h.next_slot = due + h.interval;
-    h.waited.add(wanted, earliest.min(due));
     Slot {
         due,
         generation: h.generation,
@@ -419,6 +433,27 @@ mod tests {
         // an unthrottled host is not delayed
         let mut t = table(0.0, 0).continues(true);
         assert_eq!(t.reserve("a:80", t0, t0).due, t0);
+    }
+
+    #[test]
+    fn only_the_wait_politeness_imposes_is_counted_not_the_wait_for_a_worker() {
+        let t0 = Instant::now();
+        // No interval: requests wanted at t0 and started later (all workers were busy) did
+        // not wait for politeness.
+        let mut t = table(0.0, 0);
+        for i in 0..5 {
+            let slot = t.reserve("a:80", t0 + i * 100 * MS, t0);
+            assert_eq!(t.confirm("a:80", slot, slot.due), Ok(()));
+        }
+        assert_eq!(t.stats()[0].waited, Duration::ZERO);
+        // 10 per second: five requests wanted at t0, taken by workers only at 300 ms, then
+        // wait 0, 100, … 400 ms for their slots: the host was waited for during 400 ms.
+        let mut t = table(10.0, 0);
+        for _ in 0..5 {
+            let slot = t.reserve("a:80", t0 + 300 * MS, t0);
+            assert_eq!(t.confirm("a:80", slot, slot.due), Ok(()));
+        }
+        assert_eq!(t.stats()[0].waited, 400 * MS);
     }
 
     #[test]
