@@ -570,13 +570,17 @@ fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
 
 /// `true` for a result whose content a parse would read: fetched fine, inside the crawl's
 /// scope, of a type that is parsed.
+/// Called under the cache lock for every result that settles: the URL is looked at (parsed,
+/// when the result has no `real_url`) only for the one type that needs it, gzip.
 fn parsable(r: &CheckResult) -> bool {
-    let Some(at) = r.real_url.clone().or_else(|| url::Url::parse(&r.url).ok()) else {
-        return false;
-    };
+    use crate::extract::format::{is_parsed, is_parsed_at};
+    let content_type = r.content_type.as_deref();
     matches!(r.outcome, Outcome::Ok { .. })
         && r.internal
-        && crate::extract::format::is_parsed(&at, r.content_type.as_deref())
+        && match &r.real_url {
+            Some(at) => is_parsed(at, content_type),
+            None => is_parsed_at(&r.url, content_type),
+        }
 }
 
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.

@@ -179,37 +179,45 @@ impl HostTable {
         self
     }
 
+    /// The state of `host`, made on first use. Called several times per request under the
+    /// queue's lock: a known host costs two lookups, no allocation.
     fn state(&mut self, host: &str, now: Instant) -> &mut HostState {
-        let (rules, max_in_flight) = (&self.rules, self.max_in_flight);
+        if !self.hosts.contains_key(host) {
+            let state = self.new_state(host, now);
+            self.hosts.insert(host.to_owned(), state);
+        }
+        self.hosts.get_mut(host).expect("inserted above")
+    }
+
+    /// The state of a host seen first at `now`.
+    fn new_state(&self, host: &str, now: Instant) -> HostState {
         let per_second = if self.loopback_unthrottled && is_loopback(host) {
             0.0
         } else {
             self.per_second
         };
         let continues = self.continues;
-        self.hosts.entry(host.to_owned()).or_insert_with(|| {
-            let interval = interval_of(rules.rate(host, per_second));
-            HostState {
-                next_slot: if continues { now + interval } else { now },
-                previous_slot: continues.then_some(now),
-                interval,
-                paused_until: None,
-                generation: 0,
-                last_start: None,
-                max_in_flight: rules.concurrency(host, max_in_flight),
-                in_flight: 0,
-                waiting: 0,
-                tasks_running: 0,
-                tasks_done: 0,
-                answered: false,
-                requests: 0,
-                waited: WaitSpans::default(),
-                retries: 0,
-                overloaded: 0,
-                first: None,
-                last: None,
-            }
-        })
+        let interval = interval_of(self.rules.rate(host, per_second));
+        HostState {
+            next_slot: if continues { now + interval } else { now },
+            previous_slot: continues.then_some(now),
+            interval,
+            paused_until: None,
+            generation: 0,
+            last_start: None,
+            max_in_flight: self.rules.concurrency(host, self.max_in_flight),
+            in_flight: 0,
+            waiting: 0,
+            tasks_running: 0,
+            tasks_done: 0,
+            answered: false,
+            requests: 0,
+            waited: WaitSpans::default(),
+            retries: 0,
+            overloaded: 0,
+            first: None,
+            last: None,
+        }
     }
 
     /// `true` when `host` is under its in-flight cap.

@@ -25,8 +25,10 @@ pub(crate) fn join_local_key<'v>(
     value: &'v str,
     out: &mut String,
 ) -> Option<Option<&'v str>> {
-    let (path, fragment) = match value.split_once('#') {
-        Some((p, f)) => (p, Some(f)),
+    // Links are short: a plain loop over the bytes beats a searcher's set-up (`split_once`
+    // and `split` cost 7% of a crawl).
+    let (path, fragment) = match position(value.as_bytes(), b'#') {
+        Some(at) => (&value[..at], Some(&value[at + 1..])),
         None => (value, None),
     };
     if path.is_empty()
@@ -43,9 +45,12 @@ pub(crate) fn join_local_key<'v>(
     let Base { floor, file } = Base::of(base)?;
     out.clear();
     out.push_str(base);
-    let mut segments = rel.split('/').peekable();
-    while let Some(segment) = segments.next() {
-        let last = segments.peek().is_none();
+    let mut start = 0;
+    loop {
+        let end = position(&rel.as_bytes()[start..], b'/').map_or(rel.len(), |at| start + at);
+        let segment = &rel[start..end];
+        let last = end == rel.len();
+        start = end + 1;
         match segment {
             // A folder (`a/`, `a/.`, `a/..`): on a `file:` page, not for this path.
             "" | "." | ".." if last && file => return None,
@@ -67,6 +72,9 @@ pub(crate) fn join_local_key<'v>(
                     out.push('/');
                 }
             }
+        }
+        if last {
+            break;
         }
     }
     if file {
@@ -112,6 +120,11 @@ impl Base {
             file: false,
         })
     }
+}
+
+/// The offset of the first `byte` in `s` (short: a plain loop beats a searcher's set-up).
+fn position(s: &[u8], byte: u8) -> Option<usize> {
+    s.iter().position(|&b| b == byte)
 }
 
 /// The offset of the last `/` in `s` (a short URL: a plain loop beats a searcher's set-up).
