@@ -41,6 +41,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use foldhash::fast::RandomState;
+
 use crate::config::host_rules::HostRules;
 use crate::model::host_stats::HostStats;
 use crate::policy::wait_spans::WaitSpans;
@@ -118,7 +120,9 @@ fn interval_of(per_second: f64) -> Duration {
 #[derive(Debug)]
 pub(crate) struct HostTable {
     /// Host key (`host:port`) → state, created on first use.
-    hosts: HashMap<String, HostState>,
+    /// Looked up several times per request under the queue's lock: foldhash, seeded per map
+    /// (host names come from pages we read), not SipHash.
+    hosts: HashMap<String, HostState, RandomState>,
     /// Request starts per second per host by default (0 = unlimited).
     per_second: f64,
     /// Loopback hosts get no rate limit by default (a rule may still set one).
@@ -148,7 +152,7 @@ impl HostTable {
         probe_first: bool,
     ) -> Self {
         HostTable {
-            hosts: HashMap::new(),
+            hosts: HashMap::default(),
             per_second,
             loopback_unthrottled: false,
             max_in_flight,
