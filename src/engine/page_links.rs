@@ -387,6 +387,8 @@ impl Run {
             || page.query().is_some()
             || page.fragment().is_some()
             || page.as_str().contains('%')
+            // A key drops such a dot (`url_norm::cache_key_ref`); the text join would not.
+            || page.host_str().is_some_and(|h| h.ends_with('.'))
         {
             return;
         }

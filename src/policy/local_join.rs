@@ -15,7 +15,7 @@
 //! link goes to the parser; on the web a folder (`docs/`) is a URL like any other.
 
 /// Joins `value` to the folder `dir` (a `file:`, `http:` or `https:` URL ending in `/`, with no
-/// escape, query or fragment), or to `root` (the site root, the same kind of URL) when `value`
+/// escape, query or fragment, and a host without a trailing dot), or to `root` (the site root, the same kind of URL) when `value`
 /// starts with one `/`, writing the key into `out`. Returns the fragment (`None` when there is
 /// no `#`), or `None` overall when the link does not qualify (see the module doc); `out` is
 /// then left in an unspecified state. The fragment is as written: `Some("")` for `page.html#`.
