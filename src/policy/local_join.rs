@@ -1,5 +1,6 @@
-//! The cache key of a plain relative link on a local page, joined as text: the folder check's
-//! fast path, which builds no `Url` for the 40 links of each page that only name another file.
+//! The cache key of a plain relative link on a local or web page, joined as text: the fast
+//! path of a folder check and of a crawl (a parsed page or one replayed after a `304`), which
+//! builds no `Url` for the 40 links of each page that only name another file.
 //!
 //! A link qualifies only when the text join is exactly what `Url::join` followed by
 //! `url_norm::cache_key_ref` would give: its path has only characters the URL parser copies
@@ -9,8 +10,9 @@
 //! `.` and `..` segments are resolved here as the parser resolves them. Anything else (a
 //! query, an escape, a colon, a folder, a `..` above the root) is left to the parser: `None`.
 
-/// Joins `value` to the folder `dir` (a `file:` URL ending in `/`, with no escape, query or
-/// fragment), or to `root` (the site root, the same kind of URL) when `value` starts with one
+/// Joins `value` to the folder `dir` (a `file:`, `http:` or `https:` URL ending in `/`, with no
+/// escape, query or fragment, and a host without a trailing dot), or to `root` (the site root
+/// or the web origin with its `/`, the same kind of URL) when `value` starts with one
 /// `/`, writing the key into `out`. Returns the fragment (`None` when there is no `#`), or
 /// `None` overall when the link does not qualify (see the module doc); `out` is then
 /// left in an unspecified state. The fragment is as written: `Some("")` for `page.html#`.
@@ -35,10 +37,8 @@ pub(crate) fn join_local_key<'v>(
         Some(_) => return None,
         None => (dir, path),
     };
-    // `file:///` and below: a `..` never climbs above the first slash of the path.
-    let floor = "file:///".len();
-    // No `:` past the scheme: the parser keeps a Windows drive letter (`/C:/`) when it climbs.
-    if !base.starts_with("file:///") || !base.ends_with('/') || base[5..].contains(':') {
+    let floor = path_floor(base)?;
+    if !base.ends_with('/') {
         return None;
     }
     out.clear();
@@ -72,6 +72,23 @@ pub(crate) fn join_local_key<'v>(
         return None;
     }
     Some(fragment)
+}
+
+/// Where the path of `base` starts, past its first `/`: a `..` never climbs above it. `None`
+/// for a base the text join does not know: other schemes, and a `file:` URL with a `:` past
+/// the scheme (the parser keeps a Windows drive letter, `/C:/`, when it climbs).
+fn path_floor(base: &str) -> Option<usize> {
+    if let Some(path) = base.strip_prefix("file:///") {
+        return (!path.contains(':')).then_some("file:///".len());
+    }
+    let authority = if base.starts_with("http://") {
+        "http://".len()
+    } else if base.starts_with("https://") {
+        "https://".len()
+    } else {
+        return None;
+    };
+    Some(authority + base[authority..].find('/')? + 1)
 }
 
 /// The offset of the last `/` in `s` (a short URL: a plain loop beats a searcher's set-up).
@@ -144,20 +161,62 @@ mod tests {
     const DIR: &str = "file:///site/docs/guide/";
     const ROOT: &str = "file:///site/";
 
+    /// A web page's folder and origin, with a port and credentials.
+    const WEB_DIR: &str = "https://u:p@example.test:8443/docs/guide/";
+    const WEB_ROOT: &str = "https://u:p@example.test:8443/";
+
     fn fast(value: &str) -> Option<(String, Option<String>)> {
+        fast_at(DIR, ROOT, value)
+    }
+
+    fn fast_at(dir: &str, root: &str, value: &str) -> Option<(String, Option<String>)> {
         let mut out = String::new();
-        let fragment = join_local_key(DIR, Some(ROOT), value, &mut out)?;
+        let fragment = join_local_key(dir, Some(root), value, &mut out)?;
         Some((out, fragment.map(str::to_owned)))
     }
 
     /// What the parser and the key give, resolved as `Run::consider_link` resolves a link.
     fn slow(value: &str) -> (String, Option<String>) {
+        slow_at(DIR, ROOT, value)
+    }
+
+    fn slow_at(dir: &str, root: &str, value: &str) -> (String, Option<String>) {
         let url = match value.strip_prefix('/') {
-            Some(rest) => Url::parse(ROOT).unwrap().join(rest).unwrap(),
-            None => Url::parse(DIR).unwrap().join(value).unwrap(),
+            Some(rest) => Url::parse(root).unwrap().join(rest).unwrap(),
+            None => Url::parse(dir).unwrap().join(value).unwrap(),
         };
         let fragment = url.fragment().map(str::to_owned);
         (cache_key_ref(&url).into_owned(), fragment)
+    }
+
+    #[test]
+    fn on_a_web_page_plain_links_join_as_the_parser_joins_them() {
+        for value in [
+            "page.html",
+            "page.html#intro",
+            "../index.html",
+            "../../a/b/c.html#x.y",
+            "/about.html",
+            "/a/./b/../c.css",
+        ] {
+            let (key, fragment) =
+                fast_at(WEB_DIR, WEB_ROOT, value).unwrap_or_else(|| panic!("{value} qualifies"));
+            assert_eq!(
+                (key, fragment),
+                slow_at(WEB_DIR, WEB_ROOT, value),
+                "{value}"
+            );
+        }
+        // Above the origin's `/` (the parser stays there), and other schemes: to the parser.
+        let mut out = String::new();
+        for (dir, value) in [
+            (WEB_DIR, "../../../x.html"),
+            ("http://example.test/", "../x.html"),
+            ("ftp://example.test/a/", "x.html"),
+            ("http://example.test", "x.html"),
+        ] {
+            assert_eq!(join_local_key(dir, None, value, &mut out), None, "{value}");
+        }
     }
 
     #[test]
