@@ -179,7 +179,6 @@ impl Run {
                 (self.only_problems && !self.plugins.active() && fetched.final_url == task.url)
                     .then_some(&result);
             let mut keep = self.filter.has_depth_limit().then(Vec::new);
-            let _ = self.tx.send(Message::PageConfirmed(task.key.clone()));
             result.links_found = self.replay_children(
                 page.links,
                 &fetched.final_url,
@@ -211,7 +210,7 @@ impl Run {
             let mut links = self.filter.has_depth_limit().then(Vec::new);
             let mut record = self
                 .records_page(task, content_type)
-                .then(PageRecord::default);
+                .then(|| PageRecord::for_body(body.len()));
             result.links_found = self.queue_children(
                 &body,
                 &fetched.final_url,

@@ -114,9 +114,6 @@ pub(crate) enum Message {
     Counted(Arc<CheckResult>),
     /// A page parsed over HTTP, for the state file (only with one): its key and links.
     Page(String, StoredPage),
-    /// A page answered 304 whose stored links were replayed (its key): its stored version
-    /// now belongs to this run too (`--resume` replays it without a request).
-    PageConfirmed(String),
     /// The run is over; nothing after this is read.
     Finished,
 }

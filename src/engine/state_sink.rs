@@ -98,14 +98,15 @@ impl StateSink {
         let _ = (key, page);
     }
 
-    /// Takes the key of a page confirmed unchanged by a 304.
-    pub(super) fn page_confirmed(&mut self, key: String) {
+    /// Writes every result taken so far (called each time the result channel is found empty:
+    /// a group commit). With WAL and `synchronous = OFF` a commit costs no `fsync`, so
+    /// committing as soon as the stream pauses keeps the results a kill loses down to those
+    /// still in the channel, at no measurable cost to a run (see the CHANGELOG's figures).
+    pub(super) fn commit(&mut self) {
         #[cfg(feature = "state")]
         if let Some(w) = &mut self.writer {
-            w.confirm_page(key);
+            w.flush();
         }
-        #[cfg(not(feature = "state"))]
-        let _ = key;
     }
 
     /// Writes a due batch (called while the stream is quiet).

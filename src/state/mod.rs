@@ -3,7 +3,8 @@
 //! The layer sits between `config` and `engine`: it uses only `model` and `config`, and the
 //! engine uses it (see ARCHITECTURE.md). Its rules:
 //! - **One writer.** Only the thread that consumes the run's results (`Checker::run_with_idle`)
-//!   writes, through a [`Writer`] that batches rows into one transaction every 10 ms or 512
+//!   writes, through a [`Writer`] that batches rows into one transaction: each time that
+//!   thread finds the result channel empty (a group commit), at the latest every 10 ms or 512
 //!   rows. Workers never touch SQLite.
 //! - **Reads up front.** [`open`] loads the fresh, reusable results and the broken history
 //!   into a [`Remembered`] before the first worker starts; workers only read that map (no

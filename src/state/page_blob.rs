@@ -57,6 +57,14 @@ pub(crate) struct Packer {
 }
 
 impl Packer {
+    /// A packer whose buffer holds `bytes` before it grows.
+    pub(crate) fn with_capacity(bytes: usize) -> Self {
+        Packer {
+            body: Vec::with_capacity(bytes),
+            count: 0,
+        }
+    }
+
     /// Adds one link.
     pub(crate) fn push(
         &mut self,

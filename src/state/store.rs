@@ -141,8 +141,16 @@ fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, W
             return Err(Failure::Bad("an SQLite database of another program".into()));
         }
     };
-    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-        .map_err(|e| classify(&e))?;
+    // No `fsync` at all (`synchronous = OFF`): what a commit wrote is in the operating
+    // system's hands, so a killed or crashed run (SIGKILL included) loses nothing committed;
+    // only a power cut or kernel crash could leave a damaged file, which the next run moves
+    // aside like any corrupt file. The checkpoints' `fsync`s cost a first run of the
+    // 20,000-page site about 2% of its time. A checkpoint every 4,096 pages (16 MB of WAL, the
+    // default is 1,000) writes the pages that many small commits touch again and again once.
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 4096;",
+    )
+    .map_err(|e| classify(&e))?;
     migrate(&mut conn, version).map_err(|e| classify(&e))?;
     let remembered = load(&conn, cfg, now).map_err(|e| classify(&e))?;
     if let Some(id) = remembered.resuming {
@@ -295,8 +303,14 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
             known.fresh.insert(key, Arc::new(result));
         }
     }
-    let mut stmt = conn
-        .prepare("SELECT key, etag, last_modified, content_type, links, run_id = ?1 FROM pages")?;
+    // A page of the interrupted run: parsed by it, or answered 304 and replayed by it (its
+    // result row says so; a 304 writes nothing to `pages`, the links are the stored ones).
+    let mut stmt = conn.prepare(
+        "SELECT p.key, p.etag, p.last_modified, p.content_type, p.links,
+                p.run_id = ?1 OR CASE WHEN ?1 < 0 THEN 0 ELSE EXISTS (SELECT 1 FROM results r
+                    WHERE r.key = p.key AND r.run_id = ?1 AND r.status = 304) END
+         FROM pages p",
+    )?;
     let mut rows = stmt.query([resuming])?;
     while let Some(r) = rows.next()? {
         let read = || -> rusqlite::Result<(String, StoredPage)> {
@@ -356,4 +370,46 @@ fn read_row(r: &rusqlite::Row<'_>) -> Option<(String, i64, Row)> {
         Ok(Some((r.get(0)?, r.get(2)?, row)))
     };
     read().ok().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::schema::migrate;
+
+    /// A file with run 1 (which parsed the page) and run 2 (killed), whose result for the page
+    /// has the given status.
+    fn file_with_page(status_in_run_2: u16) -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, 0).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (id, started, finished, options) VALUES (1, 0, 1, '{}');
+             INSERT INTO runs (id, started, options) VALUES (2, 2, '{}');
+             INSERT INTO pages (key, etag, links, run_id) VALUES ('http://a.test/', '\"e\"', x'00', 1);",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO results (key, url, run_id, checked_at, outcome, status, internal)
+             VALUES ('http://a.test/', 'http://a.test/', 2, 2, 'ok', ?1, 1)",
+            [status_in_run_2],
+        )
+        .unwrap();
+        conn
+    }
+
+    #[test]
+    fn a_page_the_interrupted_run_had_answered_304_is_replayed_on_resume() {
+        let cfg = Config::new().state_file("unused").resume(true);
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(10);
+        let known = load(&file_with_page(304), &cfg, now).unwrap();
+        assert_eq!(known.resuming, Some(2));
+        assert!(known.page("http://a.test/").unwrap().resumed);
+        // A 200 in that run without a new `pages` row: its stored links are older, not replayed.
+        let known = load(&file_with_page(200), &cfg, now).unwrap();
+        assert!(!known.page("http://a.test/").unwrap().resumed);
+        // Without --resume nothing is marked.
+        let plain = Config::new().state_file("unused");
+        let known = load(&file_with_page(304), &plain, now).unwrap();
+        assert!(!known.page("http://a.test/").unwrap().resumed);
+    }
 }

@@ -1,5 +1,6 @@
 //! The state file's one writer: owned by the thread that consumes the run's results, it
-//! gathers each finished result and writes them in batches, one transaction every
+//! gathers each finished result and writes them in batches: one transaction each time that
+//! thread finds the result channel empty (`flush`, a group commit), and at the latest every
 //! [`FLUSH_INTERVAL`] or [`FLUSH_ROWS`] rows, so a kill loses at most the last batch.
 
 use std::sync::Arc;
@@ -40,8 +41,6 @@ pub(crate) struct Writer {
     pending: Vec<(String, Arc<CheckResult>)>,
     /// Parsed pages (key, page) not written yet.
     pages: Vec<(String, StoredPage)>,
-    /// Keys of pages confirmed by a 304, whose `pages.run_id` becomes this run's.
-    confirmed: Vec<String>,
     /// When the last batch was written.
     last_flush: Instant,
     /// The first write error; later writes are skipped and `finish` reports it.
@@ -75,7 +74,6 @@ impl Writer {
             run_id,
             pending: Vec::new(),
             pages: Vec::new(),
-            confirmed: Vec::new(),
             last_flush: Instant::now(),
             failed: None,
         })
@@ -94,15 +92,9 @@ impl Writer {
         self.tick();
     }
 
-    /// Takes the key of a page confirmed unchanged by a 304, written with the next batch.
-    pub(crate) fn confirm_page(&mut self, key: String) {
-        self.confirmed.push(key);
-        self.tick();
-    }
-
     /// Writes the pending results when the batch is full or old enough.
     pub(crate) fn tick(&mut self) {
-        let waiting = self.pending.len() + self.pages.len() + self.confirmed.len();
+        let waiting = self.pending.len() + self.pages.len();
         if waiting >= FLUSH_ROWS || (waiting > 0 && self.last_flush.elapsed() >= FLUSH_INTERVAL) {
             self.flush();
         }
@@ -113,11 +105,10 @@ impl Writer {
         self.last_flush = Instant::now();
         let batch = std::mem::take(&mut self.pending);
         let pages = std::mem::take(&mut self.pages);
-        let confirmed = std::mem::take(&mut self.confirmed);
-        if (batch.is_empty() && pages.is_empty() && confirmed.is_empty()) || self.failed.is_some() {
+        if (batch.is_empty() && pages.is_empty()) || self.failed.is_some() {
             return;
         }
-        if let Err(e) = self.write(&batch, &pages, &confirmed) {
+        if let Err(e) = self.write(&batch, &pages) {
             self.failed = Some(e.to_string());
         }
     }
@@ -126,7 +117,6 @@ impl Writer {
         &mut self,
         batch: &[(String, Arc<CheckResult>)],
         pages: &[(String, StoredPage)],
-        confirmed: &[String],
     ) -> rusqlite::Result<()> {
         let now = unix(SystemTime::now());
         let tx = self.conn.transaction()?;
@@ -184,10 +174,6 @@ impl Writer {
                     self.run_id
                 ])?;
             }
-            let mut stmt = tx.prepare_cached("UPDATE pages SET run_id = ?1 WHERE key = ?2")?;
-            for key in confirmed {
-                stmt.execute(params![self.run_id, key])?;
-            }
         }
         tx.commit()
     }
@@ -214,5 +200,35 @@ impl Writer {
         }
         self.failed
             .map(|e| format!("state file: writing failed ({e}); some results were not kept"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::outcome::Outcome;
+    use crate::state::schema::migrate;
+
+    #[test]
+    fn a_flush_commits_what_was_taken_without_waiting_for_a_full_batch() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, 0).unwrap();
+        let mut w = Writer::start(conn, "{}".into(), SystemTime::now(), None).unwrap();
+        let ok = CheckResult::immediate(
+            "http://a.test/".into(),
+            Outcome::Ok { status: Some(200) },
+            1,
+        );
+        w.pending.push(("http://a.test/".into(), Arc::new(ok)));
+        w.flush();
+        assert!(w.pending.is_empty());
+        let rows: i64 = w
+            .conn
+            .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 1);
+        // Committed: no transaction left open, no write failed.
+        assert!(w.conn.is_autocommit());
+        assert!(w.failed.is_none());
     }
 }
