@@ -65,8 +65,9 @@
 //! `dependents` and `links`, which few slots have, are boxed; levels take 4 bytes; a
 //! `Waiting` slot names its target by entry number (keys are never removed, so the number
 //! stands for the key); where only problems are reported, a `Done` slot keeps a result that is
-//! fine in the lean form of `cache/lean.rs` (about 130 bytes instead of 408), rebuilt for the
-//! rare claim that needs it whole.
+//! fine in the lean form of `cache/lean.rs` (about 130 bytes, without a second copy of its URL
+//! when that is the key, instead of 408 and the URL), rebuilt for the rare claim that needs it
+//! whole.
 
 mod lean;
 mod slots;
@@ -336,7 +337,7 @@ impl ResultCache {
                     || slot.want.get().is_some_and(|w| w <= level);
                 let claim = match &slot.state {
                     State::Done(_) if quiet_ok && slot.quiet => Claim::Quiet(occurrence),
-                    State::Done(r) => Claim::Done(r.full(), occurrence),
+                    State::Done(r) => Claim::Done(r.full(key), occurrence),
                     _ => {
                         slot.occurrences.push(occurrence.stored());
                         Claim::Pending
@@ -465,7 +466,7 @@ impl ResultCache {
             return out;
         };
         if let State::Done(r) = &slots.value(target_id).state {
-            let composed = compose(partial, &r.full());
+            let composed = compose(partial, &r.full(target));
             finish_locked(&mut slots, key.to_owned(), composed, self.lean, &mut out);
         } else if waits_on(&slots, target_id, key) {
             let mut looped = partial;
@@ -552,10 +553,15 @@ fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
             at = next;
             continue;
         }
+        // Read before the slot is borrowed to change: a lean result's URL may be its key.
+        let can_parse = match (&slots.value(at).state, slots.value(at).parsed.get()) {
+            (State::Done(r), None) => parsable(r, slots.key(at)),
+            _ => false,
+        };
         let slot = slots.value_mut(at);
         match (&slot.state, slot.parsed.get()) {
-            (State::Done(r), None) => {
-                if !parsable(r) {
+            (State::Done(_), None) => {
+                if !can_parse {
                     return None;
                 }
                 slot.parsed = Level::of(level);
@@ -579,14 +585,14 @@ fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
 }
 
 /// `true` for a result whose content a parse would read: fetched fine, inside the crawl's
-/// scope, of a type that is parsed.
-fn parsable(r: &Kept) -> bool {
+/// scope, of a type that is parsed. `key`: the slot's.
+fn parsable(r: &Kept, key: &str) -> bool {
     if !r.is_ok() || !r.internal() {
         return false;
     }
     let at = match r.real_url() {
         Some(u) => u.clone(),
-        None => match url::Url::parse(r.url()) {
+        None => match url::Url::parse(r.url(key)) {
             Ok(u) => u,
             Err(_) => return false,
         },
@@ -622,9 +628,9 @@ fn finish_locked(
     while let Some((key, result)) = work.pop() {
         // Every reported result passes here once: the one place credentials are masked.
         let result = Arc::new(result.without_credentials());
-        let kept = Kept::lean_or_full(&result, lean);
+        let kept = Kept::lean_or_full(&result, lean, &key);
         let settled =
-            !parsable(&kept) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
+            !parsable(&kept, &key) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
         let Some(id) = slots.find_or_insert(&key, || Slot::new(StoredList::default())) else {
             // A key never claimed, and the map holds `u32::MAX` keys: reported, not kept.
             out.push((result, Vec::new()));

@@ -9,9 +9,12 @@
 //! problems are reported, a claim of a result that is fine makes no row ([`Claim::Quiet`]
 //! (super::Claim::Quiet)), so that happens only for an occurrence with warnings of its own.
 //!
-//! Invariant: `Kept::lean_or_full(r).full()` has exactly the fields of `r`. [`Lean::of`] names
-//! every field of `CheckResult`, so a field added there fails to compile here until it is
-//! decided whether the lean form can keep it.
+//! A lean result whose URL is its slot's key (most are: a file, a page) does not keep the URL
+//! a second time; the slot's key is handed to every method that may need it.
+//!
+//! Invariant: `Kept::lean_or_full(r, _, key).full(key)` has exactly the fields of `r`.
+//! [`Lean::of`] names every field of `CheckResult`, so a field added there fails to compile
+//! here until it is decided whether the lean form can keep it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,7 +43,8 @@ enum LeanOutcome {
 /// state-file history: everything else is at its default.
 #[derive(Debug)]
 pub(super) struct Lean {
-    url: Box<str>,
+    /// `None`: the slot's key.
+    url: Option<Box<str>>,
     outcome: LeanOutcome,
     content_type: Option<Box<str>>,
     size: Option<u64>,
@@ -52,8 +56,8 @@ pub(super) struct Lean {
 }
 
 impl Lean {
-    /// The lean form of `r`, when it has one.
-    fn of(r: &CheckResult) -> Option<Lean> {
+    /// The lean form of `r`, kept under `key`, when it has one.
+    fn of(r: &CheckResult, key: &str) -> Option<Lean> {
         // Every field named: a new one must be decided on here.
         let CheckResult {
             url,
@@ -92,7 +96,7 @@ impl Lean {
             && broken_since.is_none()
             && *broken_runs == 0;
         plain.then(|| Lean {
-            url: url.as_str().into(),
+            url: (url != key).then(|| url.as_str().into()),
             outcome,
             content_type: content_type.as_deref().map(Box::from),
             size: *size,
@@ -104,15 +108,16 @@ impl Lean {
         })
     }
 
-    /// The result it was made from.
-    fn to_result(&self) -> CheckResult {
+    /// The result it was made from, kept under `key`.
+    fn to_result(&self, key: &str) -> CheckResult {
         let outcome = match &self.outcome {
             LeanOutcome::Ok(status) => Outcome::Ok { status: *status },
             LeanOutcome::Ignored(reason) => Outcome::Ignored {
                 reason: reason.to_string(),
             },
         };
-        let mut r = CheckResult::immediate(self.url.to_string(), outcome, self.level);
+        let url = self.url.as_deref().unwrap_or(key);
+        let mut r = CheckResult::immediate(url.to_owned(), outcome, self.level);
         r.content_type = self.content_type.as_deref().map(str::to_owned);
         r.size = self.size;
         r.download_time = self.download_time;
@@ -124,19 +129,20 @@ impl Lean {
 }
 
 impl Kept {
-    /// `result`, lean when `lean` is allowed and the result has a lean form.
-    pub(super) fn lean_or_full(result: &Arc<CheckResult>, lean: bool) -> Kept {
-        match lean.then(|| Lean::of(result)).flatten() {
+    /// `result`, to be kept under `key`: lean when `lean` is allowed and the result has a lean
+    /// form.
+    pub(super) fn lean_or_full(result: &Arc<CheckResult>, lean: bool, key: &str) -> Kept {
+        match lean.then(|| Lean::of(result, key)).flatten() {
             Some(l) => Kept::Lean(Box::new(l)),
             None => Kept::Full(result.clone()),
         }
     }
 
-    /// The whole result (built anew from a lean one).
-    pub(super) fn full(&self) -> Arc<CheckResult> {
+    /// The whole result (built anew from a lean one), kept under `key`.
+    pub(super) fn full(&self, key: &str) -> Arc<CheckResult> {
         match self {
             Kept::Full(r) => r.clone(),
-            Kept::Lean(l) => Arc::new(l.to_result()),
+            Kept::Lean(l) => Arc::new(l.to_result(key)),
         }
     }
 
@@ -148,11 +154,11 @@ impl Kept {
         }
     }
 
-    /// `CheckResult::url`.
-    pub(super) fn url(&self) -> &str {
+    /// `CheckResult::url`, kept under `key`.
+    pub(super) fn url<'a>(&'a self, key: &'a str) -> &'a str {
         match self {
             Kept::Full(r) => &r.url,
-            Kept::Lean(l) => &l.url,
+            Kept::Lean(l) => l.url.as_deref().unwrap_or(key),
         }
     }
 
@@ -214,8 +220,11 @@ mod tests {
         r
     }
 
+    /// The key of [`page`]'s result.
+    const KEY: &str = "file:///site/a.html";
+
     fn kept(r: CheckResult) -> Kept {
-        Kept::lean_or_full(&Arc::new(r), true)
+        Kept::lean_or_full(&Arc::new(r), true, KEY)
     }
 
     #[test]
@@ -230,8 +239,12 @@ mod tests {
         for r in [page(), ignored] {
             let k = kept(r.clone());
             assert!(matches!(k, Kept::Lean(_)), "{r:?}");
-            assert_eq!(format!("{:?}", k.full()), format!("{:?}", Arc::new(r)));
+            assert_eq!(format!("{:?}", k.full(KEY)), format!("{:?}", Arc::new(r)));
         }
+        let Kept::Lean(l) = kept(page()) else {
+            panic!("lean")
+        };
+        assert_eq!(l.url, None, "the URL is the key: not kept twice");
     }
 
     #[test]
@@ -269,20 +282,20 @@ mod tests {
             change(&mut r);
             let k = kept(r.clone());
             assert!(matches!(k, Kept::Full(_)), "{r:?}");
-            assert_eq!(format!("{:?}", k.full()), format!("{r:?}"));
+            assert_eq!(format!("{:?}", k.full(KEY)), format!("{r:?}"));
         }
         let mut since = page();
         since.broken_since = Some(SystemTime::UNIX_EPOCH);
         assert!(matches!(kept(since), Kept::Full(_)));
-        let whole = Kept::lean_or_full(&Arc::new(page()), false);
+        let whole = Kept::lean_or_full(&Arc::new(page()), false, KEY);
         assert!(matches!(whole, Kept::Full(_)), "lean not allowed");
     }
 
     #[test]
     fn the_accessors_read_either_form() {
         for lean in [true, false] {
-            let k = Kept::lean_or_full(&Arc::new(page()), lean);
-            assert_eq!(k.url(), "file:///site/a.html");
+            let k = Kept::lean_or_full(&Arc::new(page()), lean, "other key");
+            assert_eq!(k.url("other key"), "file:///site/a.html");
             assert!(k.is_ok() && k.internal() && !k.is_interrupted());
             assert_eq!(k.content_type(), Some("text/html"));
             assert_eq!(k.real_url(), None);
