@@ -10,8 +10,10 @@
 #   linkpatrol-folder  our offline check of the site folder (file: links only)
 #   hyperlink          hyperlink's offline check of the same folder
 #   wrk                nginx's own request rate over the page URLs at 32 connections
-# and prints one table (wall time, peak RSS, URLs checked, broken found) with each target of
-# the issue as a ratio measured in this run. Timings on a shared machine drift; ratios from
+# and prints one table (wall time, peak RSS, URLs checked, broken found), then the targets of
+# issue 12 (against the peers) and of issue 20 (folder check against hyperlink, crawl against
+# the offline parse rate, per-page figures for the 200k comparison), each as a ratio measured in
+# this run. Timings on a shared machine drift; ratios from
 # one run hold. A peer that is not installed is listed as "not installed" and its ratio
 # skipped. Only loopback is contacted.
 #
@@ -61,10 +63,10 @@ find "$SITE" -name '*.html' | sort | sed "s#^$SITE#http://$HOSTPORT#" > "$OUT/pa
 
 # tool name, binary that must exist, scorer (score.py's parser name), command
 TOOLS=(
-    "linkpatrol|$LP|linkpatrol|$LP --no-status --max-requests-per-second 0 --host-concurrency 0 -t 32 -o text $START"
+    "linkpatrol|$LP|linkpatrol|$LP --no-status --max-requests-per-second 0 --host-concurrency 0 -t 32 -o text --group-by url $START"
     "lychee|$LY|lychee|$LY --files-from $OUT/pages.txt --max-concurrency 32 --host-concurrency 32 --host-request-interval 0s --no-progress --format json"
     "linkchecker|$LC|linkchecker|$LC -f $BENCH/linkcheckerrc --threads 32 --no-status --check-extern --ignore-url=^mailto: -o text $START"
-    "linkpatrol-folder|$LP|linkpatrol|$LP --no-status --internal-only -o text $SITE"
+    "linkpatrol-folder|$LP|linkpatrol|$LP --no-status --internal-only -o text --group-by url $SITE"
     "hyperlink|$HL|hyperlink|$HL $SITE"
 )
 
@@ -214,4 +216,26 @@ if hl and lpf:
         "yes" if x <= 1.0 else "NO")
 else:
     row("folder check within 1.0x hyperlink's time", "n/a", "peer not installed")
+
+# Issue 20's targets measured in the same run.
+print("\n| target (issue 20) | measured | met |")
+print("|---|---|---|")
+if hl and lpf:
+    x = lpf / hl
+    row("1. folder check <= 1.0x hyperlink's time (ours / theirs)", "%.2fx (%.2f s vs %.2f s)" % (x, lpf, hl),
+        "yes" if x <= 1.0 else "NO")
+    hl_rss, lpf_rss = med("hyperlink", "rss_kb"), med("linkpatrol-folder", "rss_kb")
+    x = lpf_rss / hl_rss
+    row("1. folder check peak RSS <= 1.3x hyperlink's", "%.2fx (%.0f MB vs %.0f MB)" % (
+        x, lpf_rss / 1024, hl_rss / 1024), "yes" if x <= 1.3 else "NO")
+else:
+    row("1. folder check against hyperlink", "n/a", "peer not installed")
+if lp and lpf:
+    # The same PAGES pages both ways: pages per second is PAGES over each wall time.
+    x = lpf / lp
+    row("2. crawl rate >= 90% of the offline parse rate (pages/s, same pages)",
+        "%.0f%% (%.0f vs %.0f pages/s)" % (100 * x, pages / lp, pages / lpf), "yes" if x >= 0.9 else "NO")
+    print("\nper page, for target 4 (compare the 20k and 200k runs): crawl %.3f ms and %.2f KB RSS; "
+          "folder %.3f ms and %.2f KB RSS" % (1000 * lp / pages, med("linkpatrol", "rss_kb") / pages,
+                                               1000 * lpf / pages, med("linkpatrol-folder", "rss_kb") / pages))
 EOF

@@ -586,18 +586,17 @@ fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
 
 /// `true` for a result whose content a parse would read: fetched fine, inside the crawl's
 /// scope, of a type that is parsed. `key`: the slot's.
+/// Called under the cache lock for every result that settles: the URL is looked at (parsed,
+/// when the result has no `real_url`) only for the one type that needs it, gzip.
 fn parsable(r: &Kept, key: &str) -> bool {
-    if !r.is_ok() || !r.internal() {
-        return false;
-    }
-    let at = match r.real_url() {
-        Some(u) => u.clone(),
-        None => match url::Url::parse(r.url(key)) {
-            Ok(u) => u,
-            Err(_) => return false,
-        },
-    };
-    crate::extract::format::is_parsed(&at, r.content_type())
+    use crate::extract::format::{is_parsed, is_parsed_at};
+    let content_type = r.content_type();
+    r.is_ok()
+        && r.internal()
+        && match r.real_url() {
+            Some(at) => is_parsed(at, content_type),
+            None => is_parsed_at(r.url(key), content_type),
+        }
 }
 
 /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.

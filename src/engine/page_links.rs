@@ -1,7 +1,7 @@
 //! Turning a page into links: extract them (HTML in batches, or CSS, Markdown, sitemaps,
-//! text), resolve each against the page's base and the local site root (a plain link on a local
-//! page as text, `policy::local_join`, its `Url` built only when the claim needs one), and
-//! admit it.
+//! text), resolve each against the page's base and the local site root (a plain relative link
+//! on a local or web page as text, `policy::local_join`, its `Url` built only when the claim
+//! needs one), and admit it.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -57,11 +57,12 @@ struct PageLinks<'p> {
     /// See `own` of [`Run::queue_children`].
     own: Option<&'p CheckResult>,
     /// The page's folder (its URL up to the last `/`) when its plain relative links may be
-    /// joined as text (`policy::local_join`): a local page with no `<base>`, query, fragment
-    /// or escape in its URL, its queries in UTF-8. Set by [`Run::fast_join`].
+    /// joined as text (`policy::local_join`): a local or web page with no `<base>`, query,
+    /// fragment or escape in its URL, its queries in UTF-8. Set by [`Run::fast_join`].
     fast_dir: Option<String>,
-    /// The page lies under the site root, which its root-relative links are joined to.
-    under_root: bool,
+    /// What the page's root-relative links (`/about.html`) are joined to on the fast path: the
+    /// site root of a local page under it, the origin (with a `/`) of a web page.
+    fast_root: Option<String>,
     /// The key of the link being considered on the fast path, reused from link to link.
     key: RefCell<String>,
 }
@@ -90,7 +91,7 @@ impl<'p> PageLinks<'p> {
             level,
             own,
             fast_dir: None,
-            under_root: false,
+            fast_root: None,
             key: RefCell::default(),
         }
     }
@@ -280,15 +281,15 @@ impl Run {
         } = link;
         let follow = !ctx.nofollow && !nofollow;
         let via = Via::link(ctx.level, ctx.from_web, follow);
-        // The fast path: a plain link on a local page, joined as text. Its `Url` is built only
+        // The fast path: a plain link on a local or web page, joined as text. Its `Url` is built only
         // when the claim needs one (a new key, or one a parse may upgrade).
         if keep.is_none()
             && facts.as_ref().is_none_or(|f| !f.want_links)
             && let Some(dir) = &ctx.fast_dir
         {
             let mut key = ctx.key.borrow_mut();
-            let root = self.file_root.as_ref().filter(|_| ctx.under_root);
-            if let Some(fragment) = join_local_key(dir, root.map(Url::as_str), &value, &mut key) {
+            if let Some(fragment) = join_local_key(dir, ctx.fast_root.as_deref(), &value, &mut key)
+            {
                 // The key, then the fragment as written: `key` holds the whole URL, to be
                 // parsed only if the claim needs it.
                 let key_len = key.len();
@@ -382,16 +383,23 @@ impl Run {
             || self.site_url.is_some()
             || ctx.query_encoding.is_some()
             || ctx.doc_base.is_some()
-            || page.scheme() != "file"
+            || !matches!(page.scheme(), "file" | "http" | "https")
             || page.query().is_some()
             || page.fragment().is_some()
             || page.as_str().contains('%')
+            // A key drops such a dot (`url_norm::cache_key_ref`); the text join would not.
+            || page.host_str().is_some_and(|h| h.ends_with('.'))
         {
             return;
         }
         let s = page.as_str();
         ctx.fast_dir = s.rfind('/').map(|at| s[..=at].to_owned());
-        ctx.under_root = self.site_root(page, "/").is_some();
+        ctx.fast_root = if page.scheme() == "file" {
+            self.site_root(page, "/")
+                .map(|root| root.as_str().to_owned())
+        } else {
+            Some(format!("{}/", &page[..Position::BeforePath]))
+        };
     }
 
     /// A link's URL, resolved as a browser viewing the page resolves it (see `site_root`,

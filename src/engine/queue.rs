@@ -75,6 +75,7 @@ use std::fmt;
 use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
+use foldhash::fast::RandomState;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::config::host_rules::HostRules;
@@ -108,8 +109,9 @@ struct Assignment {
 struct State<T> {
     /// Items without a host, FIFO.
     local: VecDeque<T>,
-    /// Host key → its items. A lane is removed when it runs empty.
-    lanes: HashMap<String, Lane<T>>,
+    /// Host key → its items. A lane is removed when it runs empty. foldhash, seeded per map,
+    /// as in `HostTable`.
+    lanes: HashMap<String, Lane<T>, RandomState>,
     /// (when its next task may start, tie-break sequence, host) for every non-empty lane whose
     /// host has room: the earliest first.
     timeline: BTreeSet<(Instant, u64, String)>,
@@ -273,7 +275,7 @@ impl<T> UrlQueue<T> {
         UrlQueue {
             state: Mutex::new(State {
                 local: VecDeque::new(),
-                lanes: HashMap::new(),
+                lanes: HashMap::default(),
                 timeline: BTreeSet::new(),
                 seq: 0,
                 queued: 0,

@@ -194,3 +194,34 @@ fn cancel_ends_a_run_stuck_on_a_hanging_url_with_every_finished_result() {
         assert_eq!(outcomes(&report, SITE), [Outcome::Ok { status: Some(200) }]);
     }
 }
+
+#[test]
+fn a_site_whose_host_ends_in_a_dot_has_each_page_checked_once() {
+    // The key drops the host's trailing dot; a link joined as text on such a page would keep
+    // it, and the same page would be claimed under two keys.
+    let site = "http://dot.test./";
+    let answers = vec![
+        (site.to_owned(), page(&["a.html", "/b.html", "sub/"])),
+        (format!("{site}a.html"), page(&["b.html", "./", "a.html#x"])),
+        (format!("{site}b.html"), page(&["a.html", "sub/"])),
+        (format!("{site}sub/"), page(&["../a.html"])),
+    ];
+    for threads in [1, 8] {
+        let fake = Arc::new(FakeFetch::new(answers.clone()));
+        let config = Config::new()
+            .input_url(site)
+            .threads(threads)
+            .max_requests_per_second(0.0)
+            .robots(false);
+        let report = run(config, &fake);
+        for path in ["", "a.html", "b.html", "sub/"] {
+            assert_eq!(
+                fake.requests(&format!("{site}{path}")),
+                1,
+                "{path}, {threads} threads"
+            );
+        }
+        assert_eq!(report.urls, 4, "{threads} threads");
+        assert_eq!(report.errors(), 0, "{threads} threads");
+    }
+}

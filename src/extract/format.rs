@@ -51,6 +51,15 @@ pub(crate) fn is_parsed(url: &Url, content_type: Option<&str>) -> bool {
     }
 }
 
+/// [`is_parsed`] of a URL given as text, parsed only when the content type needs its path
+/// (gzip); a URL that does not parse is not a sitemap.
+pub(crate) fn is_parsed_at(url: &str, content_type: Option<&str>) -> bool {
+    match Format::of(content_type) {
+        Some(Format::Gzip) => Url::parse(url).is_ok_and(|u| u.path().ends_with(".xml.gz")),
+        other => other.is_some(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,5 +73,9 @@ mod tests {
         assert!(is_parsed(&u("http://a.test/s.css"), Some("text/css")));
         assert!(is_parsed(&u("file:///d/README.md"), Some("text/markdown")));
         assert!(!is_parsed(&u("http://a.test/x.png"), Some("image/png")));
+        assert!(is_parsed_at("http://a.test/sitemap.xml.gz", gz));
+        assert!(!is_parsed_at("http://a.test/release.tar.gz", gz));
+        assert!(!is_parsed_at("not a url", gz));
+        assert!(is_parsed_at("http://a.test/", Some("text/html")));
     }
 }

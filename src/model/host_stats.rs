@@ -11,7 +11,8 @@ pub struct HostStats {
     /// Requests made to it (every redirect hop, retry and robots.txt fetch counts).
     pub requests: u64,
     /// Wall time during which at least one of its requests waited for a politeness slot (the
-    /// union of the waits, not their sum: never more than the run's wall time).
+    /// union of the waits, not their sum: never more than the run's wall time). Only the wait
+    /// the host's interval or a pause imposes counts, not the wait for a free worker.
     pub waited: Duration,
     /// Requests that were retries of a failed or rate-limited one.
     pub retries: u64,

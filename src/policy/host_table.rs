@@ -41,6 +41,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use foldhash::fast::RandomState;
+
 use crate::config::host_rules::HostRules;
 use crate::model::host_stats::HostStats;
 use crate::policy::wait_spans::WaitSpans;
@@ -67,6 +69,9 @@ struct HostState {
     /// to the end of a pause by `back_off`, by `crawl_delay`; moved back only by `give_back`
     /// of the last slot reserved.
     next_slot: Instant,
+    /// Start of the latest slot taken (or, for a run that continues another, when the host was
+    /// first seen): the interval that ends at `next_slot` began there. `None` before the first.
+    previous_slot: Option<Instant>,
     /// Minimum time between two request starts. From the rate setting; raised by
     /// `Crawl-delay` and by 429s.
     interval: Duration,
@@ -115,7 +120,9 @@ fn interval_of(per_second: f64) -> Duration {
 #[derive(Debug)]
 pub(crate) struct HostTable {
     /// Host key (`host:port`) → state, created on first use.
-    hosts: HashMap<String, HostState>,
+    /// Looked up several times per request under the queue's lock: foldhash, seeded per map
+    /// (host names come from pages we read), not SipHash.
+    hosts: HashMap<String, HostState, RandomState>,
     /// Request starts per second per host by default (0 = unlimited).
     per_second: f64,
     /// Loopback hosts get no rate limit by default (a rule may still set one).
@@ -145,7 +152,7 @@ impl HostTable {
         probe_first: bool,
     ) -> Self {
         HostTable {
-            hosts: HashMap::new(),
+            hosts: HashMap::default(),
             per_second,
             loopback_unthrottled: false,
             max_in_flight,
@@ -176,36 +183,45 @@ impl HostTable {
         self
     }
 
+    /// The state of `host`, made on first use. Called several times per request under the
+    /// queue's lock: a known host costs two lookups, no allocation.
     fn state(&mut self, host: &str, now: Instant) -> &mut HostState {
-        let (rules, max_in_flight) = (&self.rules, self.max_in_flight);
+        if !self.hosts.contains_key(host) {
+            let state = self.new_state(host, now);
+            self.hosts.insert(host.to_owned(), state);
+        }
+        self.hosts.get_mut(host).expect("inserted above")
+    }
+
+    /// The state of a host seen first at `now`.
+    fn new_state(&self, host: &str, now: Instant) -> HostState {
         let per_second = if self.loopback_unthrottled && is_loopback(host) {
             0.0
         } else {
             self.per_second
         };
         let continues = self.continues;
-        self.hosts.entry(host.to_owned()).or_insert_with(|| {
-            let interval = interval_of(rules.rate(host, per_second));
-            HostState {
-                next_slot: if continues { now + interval } else { now },
-                interval,
-                paused_until: None,
-                generation: 0,
-                last_start: None,
-                max_in_flight: rules.concurrency(host, max_in_flight),
-                in_flight: 0,
-                waiting: 0,
-                tasks_running: 0,
-                tasks_done: 0,
-                answered: false,
-                requests: 0,
-                waited: WaitSpans::default(),
-                retries: 0,
-                overloaded: 0,
-                first: None,
-                last: None,
-            }
-        })
+        let interval = interval_of(self.rules.rate(host, per_second));
+        HostState {
+            next_slot: if continues { now + interval } else { now },
+            previous_slot: continues.then_some(now),
+            interval,
+            paused_until: None,
+            generation: 0,
+            last_start: None,
+            max_in_flight: self.rules.concurrency(host, self.max_in_flight),
+            in_flight: 0,
+            waiting: 0,
+            tasks_running: 0,
+            tasks_done: 0,
+            answered: false,
+            requests: 0,
+            waited: WaitSpans::default(),
+            retries: 0,
+            overloaded: 0,
+            first: None,
+            last: None,
+        }
     }
 
     /// `true` when `host` is under its in-flight cap.
@@ -392,8 +408,18 @@ pub(crate) fn is_loopback(key: &str) -> bool {
 fn take_slot(h: &mut HostState, now: Instant, wanted: Instant) -> Slot {
     let earliest = h.next_slot.max(h.paused_until.unwrap_or(h.next_slot));
     let due = earliest.max(now);
+    // Politeness held the request back during the interval that ends at `next_slot` (from the
+    // previous slot's start, or from when it was wanted if later) and during a pause. Time
+    // spent before that, waiting for a free worker, is not politeness: with no interval and no
+    // pause nothing is counted, however long the queue.
+    if let Some(previous) = h.previous_slot {
+        h.waited.add(wanted.max(previous), h.next_slot.min(due));
+    }
+    if let Some(paused_until) = h.paused_until {
+        h.waited.add(wanted, paused_until.min(due));
+    }
+    h.previous_slot = Some(due);
     h.next_slot = due + h.interval;
-    h.waited.add(wanted, earliest.min(due));
     Slot {
         due,
         generation: h.generation,
@@ -419,6 +445,27 @@ mod tests {
         // an unthrottled host is not delayed
         let mut t = table(0.0, 0).continues(true);
         assert_eq!(t.reserve("a:80", t0, t0).due, t0);
+    }
+
+    #[test]
+    fn only_the_wait_politeness_imposes_is_counted_not_the_wait_for_a_worker() {
+        let t0 = Instant::now();
+        // No interval: requests wanted at t0 and started later (all workers were busy) did
+        // not wait for politeness.
+        let mut t = table(0.0, 0);
+        for i in 0..5 {
+            let slot = t.reserve("a:80", t0 + i * 100 * MS, t0);
+            assert_eq!(t.confirm("a:80", slot, slot.due), Ok(()));
+        }
+        assert_eq!(t.stats()[0].waited, Duration::ZERO);
+        // 10 per second: five requests wanted at t0, taken by workers only at 300 ms, then
+        // wait 0, 100, … 400 ms for their slots: the host was waited for during 400 ms.
+        let mut t = table(10.0, 0);
+        for _ in 0..5 {
+            let slot = t.reserve("a:80", t0 + 300 * MS, t0);
+            assert_eq!(t.confirm("a:80", slot, slot.due), Ok(()));
+        }
+        assert_eq!(t.stats()[0].waited, 400 * MS);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Policy: the decisions about a URL that need no I/O of their own — scope and patterns
 //! (`filter`), cache keys (`url_norm`), robots.txt rules (`robots`, handed its fetch),
-//! mail address syntax (`mail`), the text join of a plain local link (`local_join`), a URL's
+//! mail address syntax (`mail`), the text join of a plain relative link (`local_join`), a URL's
 //! origin as text (`origin`), link rewriting (`remap`) and per-host politeness (`host_table`;
 //! `host_gate`, the slots `wait_for_host` hands out; `wait_spans`, the wall time a host was
 //! waited for). Depends on the model and the config (see ARCHITECTURE.md).
