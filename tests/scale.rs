@@ -97,3 +97,38 @@ fn more_seed_rows_than_the_channel_holds_all_arrive() {
         .expect("the run ends instead of blocking on a full channel");
     assert_eq!((seen, links, kept), (N, N, N));
 }
+
+/// With only problems reported, a URL that is fine is kept in a lean form once checked; a later
+/// link to it that is a problem of its own (padded with whitespace) still gets the whole result,
+/// field for field the one a run that builds every entry reports.
+#[test]
+fn a_problem_link_to_a_url_checked_earlier_gets_its_whole_result() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/a'>a</a><a href='/b'>b</a>")
+            .page("/a", "<p>fine</p>")
+            .page("/b", "<a href=' /a '>padded, after /a is done</a>"),
+    );
+    // One thread: `/a` is checked before `/b` is parsed.
+    let full = run(config(&server.url("/"), 1));
+    let lean = run(config(&server.url("/"), 1).only_problems(true));
+    let padded = |r: &Report| {
+        let e = r
+            .entries
+            .iter()
+            .find(|e| {
+                e.referrer
+                    .as_ref()
+                    .is_some_and(|s| s.parent.ends_with("/b"))
+            })
+            .expect("the padded link's entry")
+            .clone();
+        let mut result = (*e.result).clone();
+        // Timings differ from run to run.
+        result.check_time = Duration::ZERO;
+        result.download_time = None;
+        (format!("{result:?}"), e.cached)
+    };
+    assert_eq!(padded(&lean), padded(&full));
+    assert_eq!(lean.entries.len(), 1, "{:?}", lean.entries);
+}

@@ -115,7 +115,10 @@ pub(super) fn assemble(
     }
     Ok(Run {
         queue,
-        cache: ResultCache::with_cap(cfg.max_urls),
+        // Lean results where claims of a fine result make no row (see `only_problems` below,
+        // and `plugins`: no plugin looks at links).
+        cache: ResultCache::with_cap(cfg.max_urls)
+            .lean_when_quiet(cfg.only_problems && cfg.shard.is_none() && cfg.plugins.is_empty()),
         filter,
         fetch: match fetch_override {
             Some(fetch) => fetch.clone(),

@@ -64,8 +64,12 @@
 //! that claimed a key waits inline in its slot, in the compact form of `cache/stored.rs`;
 //! `dependents` and `links`, which few slots have, are boxed; levels take 4 bytes; a
 //! `Waiting` slot names its target by entry number (keys are never removed, so the number
-//! stands for the key).
+//! stands for the key); where only problems are reported, a `Done` slot keeps a result that is
+//! fine in the lean form of `cache/lean.rs` (about 130 bytes, without a second copy of its URL
+//! when that is the key, instead of 408 and the URL), rebuilt for the rare claim that needs it
+//! whole.
 
+mod lean;
 mod slots;
 mod stored;
 
@@ -78,6 +82,7 @@ use crate::model::outcome::{CheckResult, FailKind, Outcome};
 use crate::policy::url_norm::cache_key;
 use url::Url;
 
+use lean::Kept;
 use slots::Id;
 use stored::{Stored, StoredList};
 
@@ -132,8 +137,8 @@ enum State {
     Pending,
     /// A redirect whose target (this entry, claimed before the wait began) is being checked.
     Waiting(Id),
-    /// Checked.
-    Done(Arc<CheckResult>),
+    /// Checked: the result, whole or in its lean form (`cache/lean.rs`).
+    Done(Kept),
 }
 
 /// A recursion level in 4 bytes, or none. A level is a depth of pages followed, so one above
@@ -268,6 +273,9 @@ pub(crate) struct ResultCache {
     /// `claim_alias` ignores it: its hops are bounded by the tasks checked times the redirect
     /// limit.
     cap: Option<usize>,
+    /// Results are kept in their lean form where they have one (see `cache/lean.rs`): set
+    /// once, by [`lean_when_quiet`](Self::lean_when_quiet), before the first claim.
+    lean: bool,
 }
 
 impl ResultCache {
@@ -277,7 +285,17 @@ impl ResultCache {
         ResultCache {
             slots: Mutex::default(),
             cap,
+            lean: false,
         }
+    }
+
+    /// Keeps results that are fine in their lean form (`cache/lean.rs`) when `quiet`: only
+    /// problems are reported and no plugin looks at links, so claims of such results are
+    /// [`Claim::Quiet`] and need no result back, except for an occurrence with warnings of its
+    /// own, which gets one built anew. Saves about 280 bytes per URL.
+    pub(crate) fn lean_when_quiet(mut self, quiet: bool) -> Self {
+        self.lean = quiet;
+        self
     }
 
     /// Claims `key` for checking, recording `occurrence`. See [`Claim`].
@@ -319,7 +337,7 @@ impl ResultCache {
                     || slot.want.get().is_some_and(|w| w <= level);
                 let claim = match &slot.state {
                     State::Done(_) if quiet_ok && slot.quiet => Claim::Quiet(occurrence),
-                    State::Done(r) => Claim::Done(r.clone(), occurrence),
+                    State::Done(r) => Claim::Done(r.full(key), occurrence),
                     _ => {
                         slot.occurrences.push(occurrence.stored());
                         Claim::Pending
@@ -428,7 +446,7 @@ impl ResultCache {
     pub(crate) fn finish(&self, key: &str, result: CheckResult) -> Vec<Emission> {
         let mut slots = self.slots.lock();
         let mut out = Vec::new();
-        finish_locked(&mut slots, key.to_owned(), result, &mut out);
+        finish_locked(&mut slots, key.to_owned(), result, self.lean, &mut out);
         out
     }
 
@@ -444,19 +462,19 @@ impl ResultCache {
                 kind: FailKind::Internal,
                 message: format!("redirect target {target} was never claimed"),
             };
-            finish_locked(&mut slots, key.to_owned(), failed, &mut out);
+            finish_locked(&mut slots, key.to_owned(), failed, self.lean, &mut out);
             return out;
         };
         if let State::Done(r) = &slots.value(target_id).state {
-            let composed = compose(partial, r);
-            finish_locked(&mut slots, key.to_owned(), composed, &mut out);
+            let composed = compose(partial, &r.full(target));
+            finish_locked(&mut slots, key.to_owned(), composed, self.lean, &mut out);
         } else if waits_on(&slots, target_id, key) {
             let mut looped = partial;
             looped.outcome = Outcome::Failed {
                 kind: FailKind::RedirectLoop,
                 message: format!("redirect loop through {target}"),
             };
-            finish_locked(&mut slots, key.to_owned(), looped, &mut out);
+            finish_locked(&mut slots, key.to_owned(), looped, self.lean, &mut out);
         } else {
             if let Some(slot) = slots.get_mut(key) {
                 slot.state = State::Waiting(target_id);
@@ -495,7 +513,7 @@ impl ResultCache {
                 ),
             };
             // Redirects waiting on this one get the same verdict (see `finish_locked`).
-            finish_locked(&mut slots, key, partial, &mut out);
+            finish_locked(&mut slots, key, partial, self.lean, &mut out);
         }
         out
     }
@@ -508,13 +526,7 @@ impl ResultCache {
         let unchecked = slots
             .values()
             .filter(|s| match &s.state {
-                State::Done(r) => matches!(
-                    r.outcome,
-                    Outcome::Failed {
-                        kind: FailKind::Interrupted,
-                        ..
-                    }
-                ),
+                State::Done(r) => r.is_interrupted(),
                 State::Pending | State::Waiting(_) => true,
             })
             .count();
@@ -531,8 +543,7 @@ fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
         let next = match &slots.value(at).state {
             State::Waiting(target) => Some(*target),
             State::Done(r) => r
-                .real_url
-                .as_ref()
+                .real_url()
                 .map(cache_key)
                 .filter(|k| *k != slots.key(at))
                 .and_then(|k| slots.find(&k)),
@@ -542,10 +553,15 @@ fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
             at = next;
             continue;
         }
+        // Read before the slot is borrowed to change: a lean result's URL may be its key.
+        let can_parse = match (&slots.value(at).state, slots.value(at).parsed.get()) {
+            (State::Done(r), None) => parsable(r, slots.key(at)),
+            _ => false,
+        };
         let slot = slots.value_mut(at);
         match (&slot.state, slot.parsed.get()) {
-            (State::Done(r), None) => {
-                if !parsable(r) {
+            (State::Done(_), None) => {
+                if !can_parse {
                     return None;
                 }
                 slot.parsed = Level::of(level);
@@ -569,17 +585,17 @@ fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
 }
 
 /// `true` for a result whose content a parse would read: fetched fine, inside the crawl's
-/// scope, of a type that is parsed.
+/// scope, of a type that is parsed. `key`: the slot's.
 /// Called under the cache lock for every result that settles: the URL is looked at (parsed,
 /// when the result has no `real_url`) only for the one type that needs it, gzip.
-fn parsable(r: &CheckResult) -> bool {
+fn parsable(r: &Kept, key: &str) -> bool {
     use crate::extract::format::{is_parsed, is_parsed_at};
-    let content_type = r.content_type.as_deref();
-    matches!(r.outcome, Outcome::Ok { .. })
-        && r.internal
-        && match &r.real_url {
+    let content_type = r.content_type();
+    r.is_ok()
+        && r.internal()
+        && match r.real_url() {
             Some(at) => is_parsed(at, content_type),
-            None => is_parsed_at(&r.url, content_type),
+            None => is_parsed_at(r.url(key), content_type),
         }
 }
 
@@ -599,13 +615,21 @@ fn waits_on(slots: &Slots, from: Id, key: &str) -> bool {
     true
 }
 
-fn finish_locked(slots: &mut Slots, key: String, result: CheckResult, out: &mut Vec<Emission>) {
+/// `lean`: the slot may keep the result in its lean form (see `cache/lean.rs`).
+fn finish_locked(
+    slots: &mut Slots,
+    key: String,
+    result: CheckResult,
+    lean: bool,
+    out: &mut Vec<Emission>,
+) {
     let mut work = vec![(key, result)];
     while let Some((key, result)) = work.pop() {
         // Every reported result passes here once: the one place credentials are masked.
         let result = Arc::new(result.without_credentials());
+        let kept = Kept::lean_or_full(&result, lean, &key);
         let settled =
-            !parsable(&result) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
+            !parsable(&kept, &key) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
         let Some(id) = slots.find_or_insert(&key, || Slot::new(StoredList::default())) else {
             // A key never claimed, and the map holds `u32::MAX` keys: reported, not kept.
             out.push((result, Vec::new()));
@@ -617,7 +641,7 @@ fn finish_locked(slots: &mut Slots, key: String, result: CheckResult, out: &mut 
         }
         slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
         slot.settled = settled;
-        slot.state = State::Done(result.clone());
+        slot.state = State::Done(kept);
         let occurrences = slot
             .occurrences
             .take()
