@@ -10,8 +10,8 @@
 //! are fewer and larger, each rewriting fewer index pages per row.
 //!
 //! A kill loses what was not committed yet: the transaction being written and what waits in
-//! the outbox (what arrived since that transaction started, at least [`COMMIT_GAP`]'s worth),
-//! besides what the result channel holds.
+//! the outbox (what arrived since that transaction started: [`COMMIT_GAP`]'s worth, more when
+//! a transaction takes longer), besides what the result channel holds.
 //! The outbox holds at most [`OUTBOX_ROWS`] rows; beyond, the consumer waits for the writer,
 //! so a writer that falls behind holds the workers back through the result channel instead of
 //! piling rows up in memory.
@@ -40,10 +40,12 @@ pub(crate) const OUTBOX_ROWS: usize = 4096;
 /// Least time from the start of one transaction to the next (unless the outbox is full or the
 /// run ends). Each transaction rewrites the index pages its keys land on (URLs land all over
 /// the `results` and `pages` key indexes), so fewer, larger transactions write fewer pages per
-/// row: on the 20,000-page site the writer thread took 0.44–0.51 s of CPU with 50 ms against
-/// 0.73–0.76 s committing as soon as rows arrived (about 1,100 transactions of ~45 rows). A
-/// kill loses at most this long's results more.
-pub(crate) const COMMIT_GAP: Duration = Duration::from_millis(50);
+/// row; but a kill loses more. On the 20,000-page site (32 threads, a busy 2-core machine),
+/// the CPU of the writer and consumer threads together, and the results a `kill -9` lost
+/// after ~1,100 requests of the 2,000-page site (10 threads): no gap 1.04–1.24 s, 17–46;
+/// 10 ms 0.92–1.06 s, 38–80; 25 ms 0.88–0.96 s, 40–81; 50 ms 0.70–0.88 s, 177–365; the
+/// consumer committing itself (before) 0.94–1.06 s, 20–112.
+pub(crate) const COMMIT_GAP: Duration = Duration::from_millis(25);
 
 /// Records the start of a run in `runs` and returns its id; or, with `resuming`, reopens that
 /// interrupted run (its row is unfinished again until this run ends).
