@@ -318,8 +318,8 @@ impl Checker {
                     got = true;
                 }
                 // Group commit: the channel is momentarily empty, so what was taken goes to
-                // the state file now, before this thread sleeps (a kill then loses only the
-                // results still in flight; see `StateSink::commit`).
+                // the state file's writer thread now, before this thread sleeps (a kill then
+                // loses only the results still in flight; see `StateSink::commit`).
                 state.borrow_mut().commit();
                 if !got {
                     break;
