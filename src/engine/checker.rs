@@ -295,6 +295,8 @@ impl Checker {
                 state.borrow_mut().result(&r);
             }
             Message::Page(key, page) => state.borrow_mut().page(key, page),
+            Message::Robots(origin, body) => state.borrow_mut().robots(origin, body),
+            Message::Unlinked(r) => state.borrow_mut().result(&r),
             Message::Finished => {}
         };
         'stream: loop {

@@ -153,6 +153,14 @@ impl Run {
                 // Not a result: counted as unchecked (`ResultCache::counts`).
                 continue;
             }
+            if occurrences.is_empty() {
+                // No row carries it to the state file: a redirect hop no link reached yet
+                // (`--resume` answers its chain from the file only when it was kept).
+                if self.remembered.is_some() {
+                    let _ = self.tx.send(Message::Unlinked(result));
+                }
+                continue;
+            }
             for (i, o) in occurrences.into_iter().enumerate() {
                 self.send(&result, o, i > 0);
             }

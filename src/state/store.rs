@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use crate::config::Config;
 use crate::config::checked_options::{checked_options, first_difference};
+use crate::config::{Config, ROBOTS_TXT_LIMIT};
 use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
 use crate::state::remembered::{Remembered, StoredPage, Streak};
 use crate::state::schema::{Schema, inspect, migrate};
@@ -329,7 +329,32 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
             known.pages.insert(key, page);
         }
     }
+    if known.resuming.is_some() {
+        load_robots(conn, &mut known, resuming)?;
+    }
     Ok(known)
+}
+
+/// Reads the robots.txt files run `resuming` fetched, each cut to `ROBOTS_TXT_LIMIT` bytes as
+/// a fetch cuts it; a row whose values have other types (the file is untrusted) is skipped,
+/// and that origin's robots.txt is fetched again.
+fn load_robots(conn: &Connection, known: &mut Remembered, resuming: i64) -> rusqlite::Result<()> {
+    let cap = i64::try_from(ROBOTS_TXT_LIMIT).unwrap_or(i64::MAX);
+    let mut stmt = conn.prepare(
+        "SELECT origin, CASE WHEN typeof(body) = 'blob' THEN substr(body, 1, ?2) ELSE body END
+         FROM robots WHERE run_id = ?1",
+    )?;
+    let mut rows = stmt.query(rusqlite::params![resuming, cap])?;
+    while let Some(r) = rows.next()? {
+        let read = || -> rusqlite::Result<(String, Option<Vec<u8>>)> { Ok((r.get(0)?, r.get(1)?)) };
+        if let Ok((origin, mut body)) = read() {
+            if let Some(b) = &mut body {
+                b.truncate(usize::try_from(ROBOTS_TXT_LIMIT).unwrap_or(usize::MAX));
+            }
+            known.robots.insert(origin, body);
+        }
+    }
+    Ok(())
 }
 
 /// One `results` row as read by `load`: its key, `checked_at` and the rest; `None` when a
