@@ -423,6 +423,36 @@ mod tests {
     }
 
     #[test]
+    fn resume_reads_the_robots_txt_of_the_interrupted_run_capped_and_skips_garbage() {
+        let conn = file_with_page(200);
+        let big = vec![b'#'; usize::try_from(ROBOTS_TXT_LIMIT).unwrap() + 10];
+        conn.execute(
+            "INSERT INTO robots (origin, body, run_id, checked_at) VALUES
+                 ('http://big.test', ?1, 2, 0), ('http://none.test', NULL, 2, 0),
+                 ('http://text.test', 'Disallow: /', 2, 0), (x'07', x'00', 2, 0),
+                 ('http://older.test', x'00', 1, 0)",
+            [&big],
+        )
+        .unwrap();
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(10);
+        let resume = Config::new().state_file("unused").resume(true);
+        let known = load(&conn, &resume, now).unwrap();
+        let cap = usize::try_from(ROBOTS_TXT_LIMIT).unwrap();
+        assert_eq!(
+            known.robots_txt("http://big.test").unwrap().unwrap().len(),
+            cap
+        );
+        assert_eq!(known.robots_txt("http://none.test"), Some(None));
+        // A text value is no body this build wrote; an origin of another run is not this one's.
+        assert_eq!(known.robots_txt("http://text.test"), None);
+        assert_eq!(known.robots_txt("http://older.test"), None);
+        assert_eq!(known.robots.len(), 2);
+        // Without --resume robots.txt is fetched afresh.
+        let plain = Config::new().state_file("unused");
+        assert!(load(&conn, &plain, now).unwrap().robots.is_empty());
+    }
+
+    #[test]
     fn a_page_the_interrupted_run_had_answered_304_is_replayed_on_resume() {
         let cfg = Config::new().state_file("unused").resume(true);
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(10);
