@@ -1,6 +1,7 @@
 //! `--resume` requests nothing again that the interrupted run had finished besides pages: the
 //! robots.txt it obeyed, the stylesheets it parsed, and the redirects it followed (to pages
-//! it parsed) all come from the state file, and the report is an uninterrupted run's.
+//! it parsed) all come from the state file, and the report is an uninterrupted run's. A
+//! stylesheet kept that way is asked for conditionally by a later `--cache` run, like a page.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -234,4 +235,60 @@ fn killed_and_resumed(threads: usize) {
         .filter(|r| r[3].contains("disallowed by robots.txt"))
         .count();
     assert_eq!(denied, 1, "{threads} threads: {got:#?}");
+}
+
+#[test]
+fn an_unchanged_stylesheet_answers_304_and_its_links_are_replayed() {
+    let etag = "\"css-v1\"";
+    let s = TestServer::start(
+        Routes::new()
+            .page("/", r#"<link rel="stylesheet" href="/style.css">"#)
+            .reply(
+                "/bg.png",
+                Reply::status(200).content_type("image/png").body("png"),
+            )
+            .dynamic(move |req| {
+                (req.path_only() == "/style.css").then(|| match req.header("if-none-match") {
+                    Some(tag) if tag == etag => Reply::status(304).header("ETag", etag),
+                    _ => Reply::status(200)
+                        .content_type("text/css")
+                        .header("ETag", etag)
+                        .body("a { background: url(/bg.png) } b { background: url(/gone.png) }"),
+                })
+            }),
+    );
+    let dir = TempDir::new("replay-css-304");
+    let file = dir.join("state.sqlite");
+    for threads in [1, 4] {
+        let _ = std::fs::remove_file(&file);
+        s.clear_requests();
+        let first = check(&s.url("/"), threads, &file, &["--max-cache-age", "0s"])
+            .output()
+            .unwrap();
+        let second = check(&s.url("/"), threads, &file, &["--max-cache-age", "0s"])
+            .output()
+            .unwrap();
+        let css: Vec<_> = s
+            .requests()
+            .into_iter()
+            .filter(|r| r.path == "/style.css")
+            .map(|r| r.header("if-none-match").map(str::to_owned))
+            .collect();
+        assert_eq!(css, [None, Some(etag.to_owned())], "{threads} threads");
+        // The second run reports the stylesheet's broken link as the first did, without its body.
+        let broken = |out: &Output| {
+            based(out, &s)
+                .into_iter()
+                .filter(|r| r[6] == "False")
+                .map(|r| r[7].clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(broken(&first), ["BASE/gone.png"], "{threads} threads");
+        assert_eq!(broken(&second), broken(&first), "{threads} threads");
+        assert_eq!(
+            s.count("/gone.png"),
+            2,
+            "{threads} threads: a failure is checked again"
+        );
+    }
 }
