@@ -238,6 +238,16 @@ impl Run {
             }
             let n = links.len();
             for link in links {
+                if let Some(r) = record.as_deref_mut() {
+                    r.links.push(
+                        &link.value,
+                        link.line,
+                        link.column,
+                        &link.name,
+                        link.nofollow,
+                        link.padded,
+                    );
+                }
                 self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
             }
             return n;

@@ -98,6 +98,16 @@ impl StateSink {
         let _ = (key, page);
     }
 
+    /// Takes a fetched robots.txt.
+    pub(super) fn robots(&mut self, origin: String, body: Option<Vec<u8>>) {
+        #[cfg(feature = "state")]
+        if let Some(w) = &mut self.writer {
+            w.add_robots(origin, body);
+        }
+        #[cfg(not(feature = "state"))]
+        let _ = (origin, body);
+    }
+
     /// Writes every result taken so far (called each time the result channel is found empty:
     /// a group commit). With WAL and `synchronous = OFF` a commit costs no `fsync`, so
     /// committing as soon as the stream pauses keeps the results a kill loses down to those

@@ -41,6 +41,8 @@ pub(crate) struct Writer {
     pending: Vec<(String, Arc<CheckResult>)>,
     /// Parsed pages (key, page) not written yet.
     pages: Vec<(String, StoredPage)>,
+    /// Fetched robots.txt files (origin, body or none) not written yet.
+    robots: Vec<(String, Option<Vec<u8>>)>,
     /// When the last batch was written.
     last_flush: Instant,
     /// The first write error; later writes are skipped and `finish` reports it.
@@ -74,6 +76,7 @@ impl Writer {
             run_id,
             pending: Vec::new(),
             pages: Vec::new(),
+            robots: Vec::new(),
             last_flush: Instant::now(),
             failed: None,
         })
@@ -92,9 +95,16 @@ impl Writer {
         self.tick();
     }
 
+    /// Takes the robots.txt fetched for `origin` (`None`: none to obey), written with the next
+    /// batch.
+    pub(crate) fn add_robots(&mut self, origin: String, body: Option<Vec<u8>>) {
+        self.robots.push((origin, body));
+        self.tick();
+    }
+
     /// Writes the pending results when the batch is full or old enough.
     pub(crate) fn tick(&mut self) {
-        let waiting = self.pending.len() + self.pages.len();
+        let waiting = self.pending.len() + self.pages.len() + self.robots.len();
         if waiting >= FLUSH_ROWS || (waiting > 0 && self.last_flush.elapsed() >= FLUSH_INTERVAL) {
             self.flush();
         }
@@ -105,10 +115,11 @@ impl Writer {
         self.last_flush = Instant::now();
         let batch = std::mem::take(&mut self.pending);
         let pages = std::mem::take(&mut self.pages);
-        if (batch.is_empty() && pages.is_empty()) || self.failed.is_some() {
+        let robots = std::mem::take(&mut self.robots);
+        if (batch.is_empty() && pages.is_empty() && robots.is_empty()) || self.failed.is_some() {
             return;
         }
-        if let Err(e) = self.write(&batch, &pages) {
+        if let Err(e) = self.write(&batch, &pages, &robots) {
             self.failed = Some(e.to_string());
         }
     }
@@ -117,6 +128,7 @@ impl Writer {
         &mut self,
         batch: &[(String, Arc<CheckResult>)],
         pages: &[(String, StoredPage)],
+        robots: &[(String, Option<Vec<u8>>)],
     ) -> rusqlite::Result<()> {
         let now = unix(SystemTime::now());
         let tx = self.conn.transaction()?;
@@ -173,6 +185,13 @@ impl Writer {
                     p.links,
                     self.run_id
                 ])?;
+            }
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR REPLACE INTO robots (origin, body, run_id, checked_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (origin, body) in robots {
+                stmt.execute(params![origin, body, self.run_id, now])?;
             }
         }
         tx.commit()
