@@ -570,8 +570,14 @@ mod tests {
     #[test]
     fn a_joined_key_parses_as_the_whole_url_does() {
         let cases = [
-            ("http://a.test/dir/page.html", "http://a.test/dir/other.html#top"),
-            ("https://user:pw@a.test:8443/p", "https://user:pw@a.test:8443/x/y/"),
+            (
+                "http://a.test/dir/page.html",
+                "http://a.test/dir/other.html#top",
+            ),
+            (
+                "https://user:pw@a.test:8443/p",
+                "https://user:pw@a.test:8443/x/y/",
+            ),
             ("http://[::1]:8080/a/", "http://[::1]:8080/a/b.html"),
             // The page's path starts with `//`: the rest would name a host, so it is parsed
             // whole.
@@ -580,7 +586,11 @@ mod tests {
         ];
         for (page, whole) in cases {
             let page = Url::parse(page).unwrap();
-            assert_eq!(parse_joined(&page, whole), Url::parse(whole), "{page} {whole}");
+            assert_eq!(
+                parse_joined(&page, whole),
+                Url::parse(whole),
+                "{page} {whole}"
+            );
         }
     }
 }
