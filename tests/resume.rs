@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{CSV_FLAGS, linkpatrol, rows, temp_dir};
+use crate::util::{CSV_FLAGS, TempDir, linkpatrol, rows};
 
 /// Pages of the site.
 const PAGES: usize = 200;
@@ -96,7 +96,7 @@ fn site(gate: Option<Gate>) -> TestServer {
 
 /// The URLs with a result of the latest run in the state file `file`, read from a copy (the running check
 /// holds the file itself); empty while the copy cannot be read.
-fn stored_urls(file: &Path, scratch: &Path) -> BTreeSet<String> {
+pub(crate) fn stored_urls(file: &Path, scratch: &Path) -> BTreeSet<String> {
     let _ = fs::remove_dir_all(scratch);
     fs::create_dir_all(scratch).unwrap();
     let copy = scratch.join("copy.sqlite");
@@ -119,7 +119,7 @@ fn stored_urls(file: &Path, scratch: &Path) -> BTreeSet<String> {
 /// Sorted CSV rows without the timing columns (dltime, checktime), the `cached` flag and the
 /// level (which occurrence comes first, and at which depth a page is first found, depend on
 /// the threads' order) and the dates in infos.
-fn comparable(out: &Output) -> Vec<Vec<String>> {
+pub(crate) fn comparable(out: &Output) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = rows(out)
         .iter()
         .map(|r| {
@@ -167,7 +167,7 @@ fn check(url: &str, threads: usize, file: &Path, extra: &[&str]) -> std::process
 }
 
 /// Paths requested in `log`, with how often.
-fn counts(log: &[crate::server::Request]) -> BTreeMap<String, usize> {
+pub(crate) fn counts(log: &[crate::server::Request]) -> BTreeMap<String, usize> {
     let mut n = BTreeMap::new();
     for r in log {
         *n.entry(r.path.clone()).or_default() += 1;
@@ -194,7 +194,7 @@ fn a_crawl_of_unchanged_pages_killed_mid_way_resumes_without_asking_again() {
 /// the killed run's pages are answered 304 and their links replayed from the file.
 fn killed_and_resumed(threads: usize, warm: bool) {
     {
-        let dir = temp_dir(&format!("resume-kill-{threads}-{warm}"));
+        let dir = TempDir::new(&format!("resume-kill-{threads}-{warm}"));
         let file = dir.join("state.sqlite");
         let gate: Gate = Arc::default();
         let s = site(Some(gate.clone()));
@@ -340,7 +340,7 @@ fn killed_and_resumed(threads: usize, warm: bool) {
 #[test]
 fn resume_with_nothing_to_resume_checks_everything() {
     let s = site(None);
-    let dir = temp_dir("resume-nothing");
+    let dir = TempDir::new("resume-nothing");
     let file = dir.join("state.sqlite");
     let first = check(&s.url("/"), 2, &file, &["--resume"])
         .output()
@@ -370,7 +370,7 @@ fn resume_with_nothing_to_resume_checks_everything() {
 #[test]
 fn resume_with_options_that_change_what_is_checked_is_refused() {
     let s = site(None);
-    let dir = temp_dir("resume-options");
+    let dir = TempDir::new("resume-options");
     let file = dir.join("state.sqlite");
     let first = check(&s.url("/"), 2, &file, &["--exclude", "/nothing/"])
         .output()

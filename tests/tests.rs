@@ -77,6 +77,8 @@ mod reports;
 mod request_options;
 /// `--resume`: a crawl killed with SIGKILL continues where it stopped.
 mod resume;
+/// `--resume`: robots.txt, stylesheets and redirects of the interrupted run are not requested again.
+mod resume_replay;
 /// Large-crawl settings: problem-only entries, the bounded result channel.
 mod scale;
 /// Host-aware scheduling across 22 loopback hosts: wall time against the busiest host's schedule.

@@ -260,3 +260,28 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// A fresh, empty folder for one test's files (as [`temp_dir`]) that is removed with
+/// everything in it when the guard is dropped, also when the test panics.
+pub struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    /// The folder `linkpatrol-test-<pid>-<name>` in the system's temporary folder.
+    pub fn new(name: &str) -> TempDir {
+        TempDir(temp_dir(name))
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

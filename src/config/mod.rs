@@ -46,6 +46,11 @@ pub const DEFAULT_MAX_REDIRECTS: usize = 10;
 /// Bytes of a page read for link extraction. Defaults to 10 MiB; a larger page is parsed up to
 /// the cap and warned about (`content-too-large`).
 pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;
+
+/// Largest robots.txt read: a longer one is cut here, when fetched and when read back from
+/// the state file (`--resume`).
+pub(crate) const ROBOTS_TXT_LIMIT: u64 = 512 * 1024;
+
 /// How long a cancelled run waits for URLs in flight before interrupting them. Defaults to 10 s.
 pub const DEFAULT_ABORT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Retries of a request that failed transiently (timeout, reset, 502/503/504) or was rate

@@ -19,10 +19,11 @@ use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::mail::check_mailto;
+use crate::policy::origin::origin_text;
 use crate::policy::remap::{Remapped, remap};
 use crate::policy::url_norm::{cache_key, cache_key_ref};
 
-use super::run::{Run, Task};
+use super::run::{Message, Run, Task};
 
 /// How a link reached the run: what its decision depends on besides the URL itself.
 #[derive(Debug, Clone, Copy)]
@@ -393,7 +394,7 @@ impl Run {
         let host = host_key(url);
         robots.allowed(
             url,
-            |robots_url| self.fetch.fetch_robots(robots_url),
+            |robots_url| self.robots_txt(robots_url),
             |rules| {
                 if let Some(delay) = rules.crawl_delay() {
                     self.gate.crawl_delay(&host, delay);
@@ -403,6 +404,26 @@ impl Run {
                 }
             },
         )
+    }
+
+    /// The robots.txt at `robots_url`: the one the interrupted run obeyed, under `--resume`,
+    /// else fetched (and sent to the state file, when there is one).
+    fn robots_txt(&self, robots_url: &Url) -> Option<Vec<u8>> {
+        let origin = origin_text(robots_url);
+        if let Some(stored) = self
+            .remembered
+            .as_ref()
+            .and_then(|known| known.robots_txt(&origin))
+        {
+            return stored.map(<[u8]>::to_vec);
+        }
+        let body = self.fetch.fetch_robots(robots_url);
+        if self.remembered.is_some() {
+            let _ = self
+                .tx
+                .send(Message::Robots(origin.into_owned(), body.clone()));
+        }
+        body
     }
 
     /// Queues the `Sitemap:` URLs of a start site's robots.txt, as links found in robots.txt.

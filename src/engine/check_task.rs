@@ -26,6 +26,20 @@ const MAX_URL_LENGTH: usize = 2000;
 pub(super) const NOT_MODIFIED: &str =
     "not modified since the last run: its links come from the state file";
 
+/// The cache key of the content a check of `task` read at `final_url`: the task's own key,
+/// or that of the redirect target its chain claimed and requested (the last of `owned`);
+/// `None` when the chain stopped elsewhere.
+fn content_key(task: &Task, final_url: &Url, owned: &[(String, usize)]) -> Option<String> {
+    if *final_url == task.url {
+        return Some(task.key.clone());
+    }
+    let key = cache_key(final_url);
+    owned
+        .last()
+        .filter(|(k, _)| *k == key && matches!(final_url.scheme(), "http" | "https"))
+        .map(|(k, _)| k.clone())
+}
+
 impl Run {
     /// Checks one task and queues its children. Never holds a lock across I/O. Also returns
     /// the key of the final URL when the check claimed it as an alias (see below).
@@ -223,8 +237,10 @@ impl Run {
                 record.as_mut(),
             );
             // Kept with or without validators: `--resume` replays a page without them too.
+            // Under the key of the URL whose content it is: the task's, or the redirect
+            // target this chain requested as an alias (the validators are that response's).
             if let Some(record) = record
-                && fetched.final_url == task.url
+                && let Some(key) = content_key(task, &fetched.final_url, &owned)
             {
                 let page = StoredPage {
                     etag,
@@ -233,7 +249,7 @@ impl Run {
                     links: record.finish(),
                     resumed: false,
                 };
-                let _ = self.tx.send(Message::Page(task.key.clone(), page));
+                let _ = self.tx.send(Message::Page(key, page));
             }
             if let Some(links) = links {
                 // The keys are still pending: a lower level wanted meanwhile is looked after

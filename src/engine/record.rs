@@ -35,6 +35,17 @@ pub(super) fn hop_view(result: &CheckResult, from: usize) -> CheckResult {
     hop
 }
 
+/// `true` for a result cut short by a cancel: no result, counted as unchecked.
+fn is_interrupted(result: &CheckResult) -> bool {
+    matches!(
+        result.outcome,
+        Outcome::Failed {
+            kind: FailKind::Interrupted,
+            ..
+        }
+    )
+}
+
 /// `true` for an entry that `Verbosity::Problems` shows: a broken URL, or a warning on the
 /// URL or on this occurrence.
 pub(super) fn is_problem(result: &CheckResult, site: Option<&LinkSite>) -> bool {
@@ -80,6 +91,16 @@ impl Run {
         for key in keys {
             if let Some(up) = self.cache.serve_want(&key) {
                 self.carry_out(up, &task.url, task.internal);
+            }
+        }
+        // A result this task checked that no link reached yet (a redirect hop) has no row to
+        // carry it to the state file: sent on its own, as `--resume` answers a chain from the
+        // file only when its URLs were kept.
+        if self.remembered.is_some() {
+            for (result, occurrences) in &done {
+                if occurrences.is_empty() && !is_interrupted(result) {
+                    let _ = self.tx.send(Message::Unlinked(result.clone()));
+                }
             }
         }
         self.emit(done);
@@ -143,13 +164,7 @@ impl Run {
     /// Sends one entry per occurrence of each finished result.
     pub(super) fn emit(&self, done: Vec<Emission>) {
         for (result, occurrences) in done {
-            if matches!(
-                result.outcome,
-                Outcome::Failed {
-                    kind: FailKind::Interrupted,
-                    ..
-                }
-            ) {
+            if is_interrupted(&result) {
                 // Not a result: counted as unchecked (`ResultCache::counts`).
                 continue;
             }

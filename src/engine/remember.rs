@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use url::Url;
 
-use crate::extract::format::{is_html, is_parsed};
+use crate::extract::format::{Format, is_html, is_parsed};
 use crate::fetch::Validators;
 use crate::model::outcome::CheckResult;
 use crate::state::{PageLinks as StoredLinks, cached_from_info, unpack};
@@ -91,13 +91,15 @@ impl Run {
         })
     }
 
-    /// `true` when the links of this task's page go to the state file: an HTML page over
-    /// HTTP, with a state file and no plugin.
+    /// `true` when the links of this task's page go to the state file: an HTML page or a
+    /// stylesheet over HTTP, with a state file and no plugin. (Markdown, sitemaps and text
+    /// are fetched again: how they are read depends on more than their links, such as the
+    /// level a text file is found at.)
     pub(super) fn records_page(&self, task: &Task, content_type: Option<&str>) -> bool {
         self.remembered.is_some()
             && task.inline.is_none()
             && !self.plugins.active()
             && matches!(task.url.scheme(), "http" | "https")
-            && is_html(content_type)
+            && (is_html(content_type) || Format::of(content_type) == Some(Format::Css))
     }
 }

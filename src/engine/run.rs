@@ -114,6 +114,12 @@ pub(crate) enum Message {
     Counted(Arc<CheckResult>),
     /// A page parsed over HTTP, for the state file (only with one): its key and links.
     Page(String, StoredPage),
+    /// A robots.txt fetched, for the state file (only with one): its origin and body (`None`:
+    /// none to obey). Sent before any URL of that origin is checked.
+    Robots(String, Option<Vec<u8>>),
+    /// A finished result that no link has reached yet (a redirect hop this run requested),
+    /// for the state file only (with one): it is neither a report row nor counted.
+    Unlinked(Arc<CheckResult>),
     /// The run is over; nothing after this is read.
     Finished,
 }

@@ -98,6 +98,16 @@ impl StateSink {
         let _ = (key, page);
     }
 
+    /// Takes a fetched robots.txt.
+    pub(super) fn robots(&mut self, origin: String, body: Option<Vec<u8>>) {
+        #[cfg(feature = "state")]
+        if let Some(w) = &mut self.writer {
+            w.add_robots(origin, body);
+        }
+        #[cfg(not(feature = "state"))]
+        let _ = (origin, body);
+    }
+
     /// Hands every result taken so far to the state file's writer thread (called each time
     /// the result channel is found empty: a group commit), which commits it with its next
     /// transaction; this thread does not wait for that (see `state::Writer`).

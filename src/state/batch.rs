@@ -1,6 +1,6 @@
 //! One batch of rows for the state file and the SQL that writes it: a run's finished results
-//! (`results`, one upsert each) and parsed pages (`pages`), in one transaction; and the run's
-//! end and totals (`runs`).
+//! (`results`, one upsert each), parsed pages (`pages`) and fetched robots.txt files
+//! (`robots`), in one transaction; and the run's end and totals (`runs`).
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -21,17 +21,19 @@ pub(crate) struct Totals {
     pub(crate) interrupted: bool,
 }
 
-/// Rows not written yet: finished results and parsed pages, each with its key.
+/// Rows not written yet: finished results and parsed pages, each with its key, and fetched
+/// robots.txt files (origin, body or none to obey).
 #[derive(Debug, Default)]
 pub(super) struct Batch {
     pub(super) results: Vec<(String, Arc<CheckResult>)>,
     pub(super) pages: Vec<(String, StoredPage)>,
+    pub(super) robots: Vec<(String, Option<Vec<u8>>)>,
 }
 
 impl Batch {
     /// Rows in the batch.
     pub(super) fn len(&self) -> usize {
-        self.results.len() + self.pages.len()
+        self.results.len() + self.pages.len() + self.robots.len()
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -45,6 +47,7 @@ impl Batch {
         } else {
             self.results.append(&mut other.results);
             self.pages.append(&mut other.pages);
+            self.robots.append(&mut other.robots);
         }
     }
 }
@@ -106,6 +109,13 @@ pub(super) fn write(conn: &mut Connection, run_id: i64, batch: &Batch) -> rusqli
                 p.links,
                 run_id
             ])?;
+        }
+        let mut stmt = tx.prepare_cached(
+            "INSERT OR REPLACE INTO robots (origin, body, run_id, checked_at)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (origin, body) in &batch.robots {
+            stmt.execute(params![origin, body, run_id, now])?;
         }
     }
     tx.commit()

@@ -70,6 +70,10 @@ pub(crate) struct Remembered {
     /// Keys whose result in `fresh` comes from that run: reused whatever its age or outcome,
     /// and its broken streak already counts this run.
     pub(crate) resumed: HashSet<String, RandomState>,
+    /// Under `Config::resume`, origin (`http://host:port`) → the robots.txt the interrupted run
+    /// obeyed there (`None`: none), at most `ROBOTS_TXT_LIMIT` bytes: used instead of fetching
+    /// it again, so the resumed run decides as that run did.
+    pub(crate) robots: HashMap<String, Option<Vec<u8>>, RandomState>,
     /// A line for `Report::state_warnings` (`--resume` found nothing to resume).
     #[cfg(feature = "state")]
     pub(crate) notice: Option<String>,
@@ -84,6 +88,12 @@ impl Remembered {
     /// The page stored for `key`, if any.
     pub(crate) fn page(&self, key: &str) -> Option<&StoredPage> {
         self.pages.get(key)
+    }
+
+    /// The robots.txt the interrupted run obeyed at `origin`, when this run resumes it and
+    /// that run fetched it: `Some(None)` when there was none to obey.
+    pub(crate) fn robots_txt(&self, origin: &str) -> Option<Option<&[u8]>> {
+        self.robots.get(origin).map(Option::as_deref)
     }
 
     /// Adds this run to the history of a result about to be stored: a broken result

@@ -5,7 +5,7 @@ use rusqlite::{Connection, Transaction};
 
 /// The schema this build writes. A file with a higher `user_version` comes from a newer
 /// linkpatrol and is left alone.
-pub(crate) const SCHEMA_VERSION: u32 = 3;
+pub(crate) const SCHEMA_VERSION: u32 = 4;
 
 /// `MIGRATIONS[v]` takes a file from version `v` to `v + 1`; version 0 is an empty file.
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
@@ -56,6 +56,16 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     "
     ALTER TABLE results ADD COLUMN infos TEXT;
     ALTER TABLE results ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
+",
+    // The robots.txt of each origin a run fetched (`body` NULL: none to obey), which
+    // `--resume` uses instead of fetching it again.
+    "
+    CREATE TABLE robots (
+        origin TEXT PRIMARY KEY,
+        body BLOB,
+        run_id INTEGER NOT NULL,
+        checked_at INTEGER NOT NULL
+    );
 ",
 ];
 

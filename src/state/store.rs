@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use crate::config::Config;
 use crate::config::checked_options::{checked_options, first_difference};
+use crate::config::{Config, ROBOTS_TXT_LIMIT};
 use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
 use crate::state::remembered::{Remembered, StoredPage, Streak};
 use crate::state::schema::{Schema, inspect, migrate};
@@ -331,7 +331,32 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
             known.pages.insert(key, page);
         }
     }
+    if known.resuming.is_some() {
+        load_robots(conn, &mut known, resuming)?;
+    }
     Ok(known)
+}
+
+/// Reads the robots.txt files run `resuming` fetched, each cut to `ROBOTS_TXT_LIMIT` bytes as
+/// a fetch cuts it; a row whose values have other types (the file is untrusted) is skipped,
+/// and that origin's robots.txt is fetched again.
+fn load_robots(conn: &Connection, known: &mut Remembered, resuming: i64) -> rusqlite::Result<()> {
+    let cap = i64::try_from(ROBOTS_TXT_LIMIT).unwrap_or(i64::MAX);
+    let mut stmt = conn.prepare(
+        "SELECT origin, CASE WHEN typeof(body) = 'blob' THEN substr(body, 1, ?2) ELSE body END
+         FROM robots WHERE run_id = ?1",
+    )?;
+    let mut rows = stmt.query(rusqlite::params![resuming, cap])?;
+    while let Some(r) = rows.next()? {
+        let read = || -> rusqlite::Result<(String, Option<Vec<u8>>)> { Ok((r.get(0)?, r.get(1)?)) };
+        if let Ok((origin, mut body)) = read() {
+            if let Some(b) = &mut body {
+                b.truncate(usize::try_from(ROBOTS_TXT_LIMIT).unwrap_or(usize::MAX));
+            }
+            known.robots.insert(origin, body);
+        }
+    }
+    Ok(())
 }
 
 /// One `results` row as read by `load`: its key, `checked_at` and the rest; `None` when a
@@ -397,6 +422,36 @@ mod tests {
         )
         .unwrap();
         conn
+    }
+
+    #[test]
+    fn resume_reads_the_robots_txt_of_the_interrupted_run_capped_and_skips_garbage() {
+        let conn = file_with_page(200);
+        let big = vec![b'#'; usize::try_from(ROBOTS_TXT_LIMIT).unwrap() + 10];
+        conn.execute(
+            "INSERT INTO robots (origin, body, run_id, checked_at) VALUES
+                 ('http://big.test', ?1, 2, 0), ('http://none.test', NULL, 2, 0),
+                 ('http://text.test', 'Disallow: /', 2, 0), (x'07', x'00', 2, 0),
+                 ('http://older.test', x'00', 1, 0)",
+            [&big],
+        )
+        .unwrap();
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(10);
+        let resume = Config::new().state_file("unused").resume(true);
+        let known = load(&conn, &resume, now).unwrap();
+        let cap = usize::try_from(ROBOTS_TXT_LIMIT).unwrap();
+        assert_eq!(
+            known.robots_txt("http://big.test").unwrap().unwrap().len(),
+            cap
+        );
+        assert_eq!(known.robots_txt("http://none.test"), Some(None));
+        // A text value is no body this build wrote; an origin of another run is not this one's.
+        assert_eq!(known.robots_txt("http://text.test"), None);
+        assert_eq!(known.robots_txt("http://older.test"), None);
+        assert_eq!(known.robots.len(), 2);
+        // Without --resume robots.txt is fetched afresh.
+        let plain = Config::new().state_file("unused");
+        assert!(load(&conn, &plain, now).unwrap().robots.is_empty());
     }
 
     #[test]

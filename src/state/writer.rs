@@ -152,6 +152,13 @@ impl Writer {
         self.tick();
     }
 
+    /// Takes the robots.txt fetched for `origin` (`None`: none to obey), handed over with the
+    /// next batch.
+    pub(crate) fn add_robots(&mut self, origin: String, body: Option<Vec<u8>>) {
+        self.pending.robots.push((origin, body));
+        self.tick();
+    }
+
     /// Hands the gathered rows over when they are many or old enough.
     pub(crate) fn tick(&mut self) {
         let waiting = self.pending.len();
@@ -363,6 +370,7 @@ mod tests {
                 resumed: false,
             },
         );
+        w.add_robots("http://a.test".into(), Some(b"Disallow: /x".to_vec()));
         let totals = Totals {
             urls: n,
             ..Totals::default()
@@ -374,6 +382,7 @@ mod tests {
             i64::try_from(n).unwrap()
         );
         assert_eq!(count(&conn, "SELECT count(*) FROM pages"), 1);
+        assert_eq!(count(&conn, "SELECT count(*) FROM robots"), 1);
         assert_eq!(
             count(&conn, "SELECT urls FROM runs WHERE finished IS NOT NULL"),
             i64::try_from(n).unwrap()

@@ -45,12 +45,10 @@ pub(crate) use self::agent::{HttpSettings, parse_proxy, proxy_for};
 pub(crate) use self::response::host_key;
 use self::response::{drain, header, location, read_capped};
 use self::retry::{Budget, Exchange};
+use crate::config::ROBOTS_TXT_LIMIT;
 use crate::fetch::{Fetched, Resume, Validators};
 use crate::model::cancel::CancelHandle;
 use crate::policy::host_gate::HostGate;
-
-/// Largest robots.txt read.
-const ROBOTS_LIMIT: u64 = 512 * 1024;
 
 /// The HTTP side of a run: the agent plus the politeness gate every request passes.
 #[derive(Debug)]
@@ -150,7 +148,7 @@ impl HttpFetcher {
                 return None;
             }
             let announced = header(&res, "content-length").and_then(|n| n.trim().parse().ok());
-            return read_capped(res.body_mut(), ROBOTS_LIMIT, announced)
+            return read_capped(res.body_mut(), ROBOTS_TXT_LIMIT, announced)
                 .ok()
                 .map(|(b, _)| b);
         }
