@@ -327,8 +327,8 @@ impl Checker {
                     got += 1;
                 }
                 // Group commit: the channel is momentarily empty, so what was taken goes to
-                // the state file now, before this thread sleeps (a kill then loses only the
-                // results still in flight; see `StateSink::commit`).
+                // the state file's writer thread now, before this thread sleeps (a kill then
+                // loses only the results still in flight; see `StateSink::commit`).
                 state.borrow_mut().commit();
                 if got == 0 {
                     break;

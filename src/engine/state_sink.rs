@@ -108,10 +108,9 @@ impl StateSink {
         let _ = (origin, body);
     }
 
-    /// Writes every result taken so far (called each time the result channel is found empty:
-    /// a group commit). With WAL and `synchronous = OFF` a commit costs no `fsync`, so
-    /// committing as soon as the stream pauses keeps the results a kill loses down to those
-    /// still in the channel, at no measurable cost to a run (see the CHANGELOG's figures).
+    /// Hands every result taken so far to the state file's writer thread (called each time
+    /// the result channel is found empty: a group commit), which commits it with its next
+    /// transaction; this thread does not wait for that (see `state::Writer`).
     pub(super) fn commit(&mut self) {
         #[cfg(feature = "state")]
         if let Some(w) = &mut self.writer {
@@ -119,7 +118,7 @@ impl StateSink {
         }
     }
 
-    /// Writes a due batch (called while the stream is quiet).
+    /// Hands a due batch to the writer thread (called while the stream is quiet).
     pub(super) fn tick(&mut self) {
         #[cfg(feature = "state")]
         if let Some(w) = &mut self.writer {

@@ -2,10 +2,12 @@
 //!
 //! The layer sits between `config` and `engine`: it uses only `model` and `config`, and the
 //! engine uses it (see ARCHITECTURE.md). Its rules:
-//! - **One writer.** Only the thread that consumes the run's results (`Checker::run_with_idle`)
-//!   writes, through a [`Writer`] that batches rows into one transaction: each time that
-//!   thread finds the result channel empty (a group commit), at the latest every 10 ms or 512
-//!   rows. Workers never touch SQLite.
+//! - **One writer.** Only the [`Writer`]'s thread writes. The thread that consumes the run's
+//!   results (`Checker::run_with_idle`) hands each finished result and parsed page over to it
+//!   each time it finds the result channel empty (a group commit), at the latest every 10 ms
+//!   or 512 rows; the writer thread writes everything handed over since its last transaction
+//!   in one transaction, at most one every 25 ms. Workers never touch SQLite, and the consumer never waits on it
+//!   (unless 4,096 rows wait for the writer).
 //! - **Reads up front.** [`open`] loads the fresh, reusable results and the broken history
 //!   into a [`Remembered`] before the first worker starts; workers only read that map (no
 //!   lock, no I/O).
@@ -29,6 +31,8 @@ mod page_blob;
 mod remembered;
 
 #[cfg(feature = "state")]
+mod batch;
+#[cfg(feature = "state")]
 mod codec;
 #[cfg(feature = "state")]
 mod schema;
@@ -37,9 +41,11 @@ mod store;
 #[cfg(feature = "state")]
 mod writer;
 
+#[cfg(feature = "state")]
+pub(crate) use batch::Totals;
 pub(crate) use page_blob::{Packer, PageLinks, unpack};
 pub(crate) use remembered::{Remembered, StoredPage, cached_from_info};
 #[cfg(feature = "state")]
 pub(crate) use store::open;
 #[cfg(feature = "state")]
-pub(crate) use writer::{Totals, Writer};
+pub(crate) use writer::Writer;

@@ -15,7 +15,7 @@ use crate::config::{Config, ROBOTS_TXT_LIMIT};
 use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
 use crate::state::remembered::{Remembered, StoredPage, Streak};
 use crate::state::schema::{Schema, inspect, migrate};
-use crate::state::writer::Writer;
+use crate::state::writer::{Writer, begin_run};
 
 /// How long a run waits for another run that holds the file before going on without it.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
@@ -156,8 +156,10 @@ fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, W
     if let Some(id) = remembered.resuming {
         same_checks(&conn, cfg, id)?;
     }
-    let writer = Writer::start(conn, run_options(cfg), now, remembered.resuming)
-        .map_err(|e| classify(&e))?;
+    let run_id =
+        begin_run(&conn, run_options(cfg), now, remembered.resuming).map_err(|e| classify(&e))?;
+    let writer = Writer::spawn(conn, run_id)
+        .map_err(|e| Failure::Skip(format!("cannot start its writer thread ({e})")))?;
     Ok((remembered, writer))
 }
 

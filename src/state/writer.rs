@@ -1,224 +1,292 @@
-//! The state file's one writer: owned by the thread that consumes the run's results, it
-//! gathers each finished result and writes them in batches: one transaction each time that
-//! thread finds the result channel empty (`flush`, a group commit), and at the latest every
-//! [`FLUSH_INTERVAL`] or [`FLUSH_ROWS`] rows, so a kill loses at most the last batch.
+//! The state file's one writer: a thread of its own that owns the connection for the run.
+//!
+//! The thread that consumes the run's results gathers each finished result (and parsed page)
+//! and hands what it gathered over to the writer through an outbox: each time it finds the
+//! result channel empty (`flush`, a group commit), and at the latest every [`FLUSH_INTERVAL`]
+//! or [`FLUSH_ROWS`] rows. The writer thread takes everything in the outbox at once, writes it
+//! in one transaction, then, [`COMMIT_GAP`] after that transaction started, takes what
+//! arrived meanwhile. So the consumer never waits on SQLite (it used to commit itself, and
+//! while it did, the workers filled the result channel and stopped), and the transactions
+//! are fewer and larger, each rewriting fewer index pages per row.
+//!
+//! A kill loses what was not committed yet: the transaction being written and what waits in
+//! the outbox (what arrived since that transaction started: [`COMMIT_GAP`]'s worth, more when
+//! a transaction takes longer), besides what the result channel holds.
+//! The outbox holds at most [`OUTBOX_ROWS`] rows; beyond, the consumer waits for the writer,
+//! so a writer that falls behind holds the workers back through the result channel instead of
+//! piling rows up in memory.
 
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use rusqlite::{Connection, params};
 
 use crate::model::outcome::CheckResult;
-use crate::state::codec::{encode, unix};
+use crate::state::batch::{Batch, Totals, end_run, write};
+use crate::state::codec::unix;
 use crate::state::remembered::StoredPage;
 
-/// Longest time a finished result waits before it is written. Short, so that a kill loses
-/// few results (`--resume` requests them again): on the 20,000-page site, 10 ms cost no
-/// measurable time against 100 ms (first runs, CPU 6.35 s against 6.28 s, median of 3 pairs)
-/// and halved the URLs a resumed 2,000-page crawl requested again.
+/// Longest time a finished result waits on the consumer's side before it is handed to the
+/// writer. Short, so that a kill loses few results (`--resume` requests them again).
 pub(crate) const FLUSH_INTERVAL: Duration = Duration::from_millis(10);
 
-/// Most results written in one transaction.
+/// Most results the consumer gathers before it hands them over.
 pub(crate) const FLUSH_ROWS: usize = 512;
 
-/// Totals of a run for its `runs` row.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Totals {
-    pub(crate) urls: usize,
-    pub(crate) links: usize,
-    pub(crate) errors: usize,
-    pub(crate) broken_urls: usize,
-    pub(crate) interrupted: bool,
+/// Most rows waiting in the outbox; beyond, the consumer waits for the writer to take them.
+pub(crate) const OUTBOX_ROWS: usize = 4096;
+
+/// Least time from the start of one transaction to the next (unless the outbox is full or the
+/// run ends). Each transaction rewrites the index pages its keys land on (URLs land all over
+/// the `results` and `pages` key indexes), so fewer, larger transactions write fewer pages per
+/// row; but a kill loses more. On the 20,000-page site (32 threads, a busy 2-core machine),
+/// the CPU of the writer and consumer threads together, and the results a `kill -9` lost
+/// after ~1,100 requests of the 2,000-page site (10 threads): no gap 1.04–1.24 s, 17–46;
+/// 10 ms 0.92–1.06 s, 38–80; 25 ms 0.88–0.96 s, 40–81; 50 ms 0.70–0.88 s, 177–365; the
+/// consumer committing itself (before) 0.94–1.06 s, 20–112.
+pub(crate) const COMMIT_GAP: Duration = Duration::from_millis(25);
+
+/// Records the start of a run in `runs` and returns its id; or, with `resuming`, reopens that
+/// interrupted run (its row is unfinished again until this run ends).
+pub(crate) fn begin_run(
+    conn: &Connection,
+    options: String,
+    now: SystemTime,
+    resuming: Option<i64>,
+) -> rusqlite::Result<i64> {
+    if let Some(id) = resuming {
+        conn.execute(
+            "UPDATE runs SET finished = NULL, interrupted = 0 WHERE id = ?1",
+            params![id],
+        )?;
+        Ok(id)
+    } else {
+        conn.execute(
+            "INSERT INTO runs (started, options) VALUES (?1, ?2)",
+            params![unix(now), options],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
 }
 
-/// Writes one run's results. Not shared: only the consumer thread has it.
+/// How the writer thread is to end, once the outbox is empty.
+#[derive(Debug)]
+enum End {
+    /// The run ended: record its end and totals.
+    Finish(Totals),
+    /// The run was given up (its `runs` row stays unfinished, as after a kill).
+    Abandon,
+}
+
+/// What the consumer hands to the writer thread.
+#[derive(Debug, Default)]
+struct Outbox {
+    /// Rows not taken by the writer yet.
+    batch: Batch,
+    /// Set once, by the consumer, after its last rows.
+    end: Option<End>,
+    /// The writer thread has stopped (it only stops after `end`, or by a panic): nothing more
+    /// is taken, so the consumer must not wait for room.
+    gone: bool,
+}
+
+/// The outbox and its two signals.
+#[derive(Debug, Default)]
+struct Shared {
+    outbox: Mutex<Outbox>,
+    /// Rows or an end were put in the outbox (the writer waits on it).
+    work: Condvar,
+    /// The writer took the outbox's rows, or stopped (the consumer waits on it when full).
+    room: Condvar,
+}
+
+impl Shared {
+    /// The outbox. Its data stays consistent whatever panicked while holding it (each change is
+    /// one assignment or append), so a poisoned lock is used as it is.
+    fn lock(&self) -> MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The consumer thread's handle on the writer thread. Not shared: only that thread has it.
 #[derive(Debug)]
 pub(crate) struct Writer {
-    conn: Connection,
-    /// This run's `runs.id`.
-    run_id: i64,
-    /// Finished results (key, result) not written yet.
-    pending: Vec<(String, Arc<CheckResult>)>,
-    /// Parsed pages (key, page) not written yet.
-    pages: Vec<(String, StoredPage)>,
-    /// Fetched robots.txt files (origin, body or none) not written yet.
-    robots: Vec<(String, Option<Vec<u8>>)>,
-    /// When the last batch was written.
+    shared: Arc<Shared>,
+    /// The writer thread; it returns the first write error. Taken by `finish` (or the drop).
+    thread: Option<JoinHandle<Option<String>>>,
+    /// Rows gathered since the last handover.
+    pending: Batch,
+    /// When the consumer last handed rows over.
     last_flush: Instant,
-    /// The first write error; later writes are skipped and `finish` reports it.
-    failed: Option<String>,
 }
 
 impl Writer {
-    /// Records the start of a run and returns its writer; or, with `resuming`, reopens that
-    /// interrupted run (its row is unfinished again until this run ends) and writes as it.
-    pub(crate) fn start(
-        conn: Connection,
-        options: String,
-        now: SystemTime,
-        resuming: Option<i64>,
-    ) -> rusqlite::Result<Self> {
-        let run_id = if let Some(id) = resuming {
-            conn.execute(
-                "UPDATE runs SET finished = NULL, interrupted = 0 WHERE id = ?1",
-                params![id],
-            )?;
-            id
-        } else {
-            conn.execute(
-                "INSERT INTO runs (started, options) VALUES (?1, ?2)",
-                params![unix(now), options],
-            )?;
-            conn.last_insert_rowid()
+    /// Starts the writer thread, which writes as run `run_id` through `conn` until the end.
+    pub(crate) fn spawn(conn: Connection, run_id: i64) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared::default());
+        let thread = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("linkpatrol-state".into())
+                .spawn(move || write_loop(conn, run_id, &shared))?
         };
         Ok(Writer {
-            conn,
-            run_id,
-            pending: Vec::new(),
-            pages: Vec::new(),
-            robots: Vec::new(),
+            shared,
+            thread: Some(thread),
+            pending: Batch::default(),
             last_flush: Instant::now(),
-            failed: None,
         })
     }
 
-    /// Takes one finished result, written with the next batch; writes the batch when it is
-    /// due.
+    /// Takes one finished result, handed over with the next batch; hands the batch over when
+    /// it is due.
     pub(crate) fn add(&mut self, key: String, result: Arc<CheckResult>) {
-        self.pending.push((key, result));
+        self.pending.results.push((key, result));
         self.tick();
     }
 
-    /// Takes one parsed page, written with the next batch.
+    /// Takes one parsed page, handed over with the next batch.
     pub(crate) fn add_page(&mut self, key: String, page: StoredPage) {
-        self.pages.push((key, page));
+        self.pending.pages.push((key, page));
         self.tick();
     }
 
-    /// Takes the robots.txt fetched for `origin` (`None`: none to obey), written with the next
-    /// batch.
+    /// Takes the robots.txt fetched for `origin` (`None`: none to obey), handed over with the
+    /// next batch.
     pub(crate) fn add_robots(&mut self, origin: String, body: Option<Vec<u8>>) {
-        self.robots.push((origin, body));
+        self.pending.robots.push((origin, body));
         self.tick();
     }
 
-    /// Writes the pending results when the batch is full or old enough.
+    /// Hands the gathered rows over when they are many or old enough.
     pub(crate) fn tick(&mut self) {
-        let waiting = self.pending.len() + self.pages.len() + self.robots.len();
+        let waiting = self.pending.len();
         if waiting >= FLUSH_ROWS || (waiting > 0 && self.last_flush.elapsed() >= FLUSH_INTERVAL) {
             self.flush();
         }
     }
 
-    /// Writes every pending result in one transaction.
+    /// Hands every gathered row over to the writer thread, which writes it with whatever else
+    /// it has not written yet in its next transaction. Waits only while the outbox is full.
     pub(crate) fn flush(&mut self) {
         self.last_flush = Instant::now();
-        let batch = std::mem::take(&mut self.pending);
-        let pages = std::mem::take(&mut self.pages);
-        let robots = std::mem::take(&mut self.robots);
-        if (batch.is_empty() && pages.is_empty() && robots.is_empty()) || self.failed.is_some() {
+        if self.pending.is_empty() {
             return;
         }
-        if let Err(e) = self.write(&batch, &pages, &robots) {
-            self.failed = Some(e.to_string());
+        let mut out = self.shared.lock();
+        while out.batch.len() >= OUTBOX_ROWS && !out.gone {
+            out = self
+                .shared
+                .room
+                .wait(out)
+                .unwrap_or_else(PoisonError::into_inner);
         }
+        if out.gone {
+            // Nothing would write them; `finish` reports the stop.
+            self.pending = Batch::default();
+            return;
+        }
+        out.batch.append(&mut self.pending);
+        drop(out);
+        self.shared.work.notify_one();
     }
 
-    fn write(
-        &mut self,
-        batch: &[(String, Arc<CheckResult>)],
-        pages: &[(String, StoredPage)],
-        robots: &[(String, Option<Vec<u8>>)],
-    ) -> rusqlite::Result<()> {
-        let now = unix(SystemTime::now());
-        let tx = self.conn.transaction()?;
-        {
-            let mut stmt = tx.prepare_cached(
-                "INSERT INTO results (key, url, run_id, checked_at, outcome, status, fail_kind,
-                     message, real_url, redirects, warnings, content_type, size, modified,
-                     internal, broken_since, broken_runs, reused, infos, retries)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                     ?17, ?18, ?19, ?20)
-                 ON CONFLICT (key) DO UPDATE SET url = ?2, run_id = ?3, checked_at = ?4,
-                     outcome = ?5, status = ?6, fail_kind = ?7, message = ?8, real_url = ?9,
-                     redirects = ?10, warnings = ?11, content_type = ?12, size = ?13,
-                     modified = ?14, internal = ?15, broken_since = ?16, broken_runs = ?17,
-                     reused = ?18, infos = ?19, retries = ?20",
-            )?;
-            for (key, result) in batch {
-                let Some(row) = encode(result) else { continue };
-                // A reused result keeps the time it was checked: it ages as it was.
-                let checked_at = result.cached_from.map_or(now, unix);
-                stmt.execute(params![
-                    key,
-                    row.url,
-                    self.run_id,
-                    checked_at,
-                    row.outcome,
-                    row.status,
-                    row.fail_kind,
-                    row.message,
-                    row.real_url,
-                    row.redirects,
-                    row.warnings,
-                    row.content_type,
-                    row.size,
-                    row.modified,
-                    row.internal,
-                    row.broken_since,
-                    row.broken_runs,
-                    result.cached_from.is_some(),
-                    row.infos,
-                    row.retries,
-                ])?;
-            }
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR REPLACE INTO pages (key, etag, last_modified, content_type, links,
-                     run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            for (key, p) in pages {
-                stmt.execute(params![
-                    key,
-                    p.etag,
-                    p.last_modified,
-                    p.content_type,
-                    p.links,
-                    self.run_id
-                ])?;
-            }
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR REPLACE INTO robots (origin, body, run_id, checked_at)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (origin, body) in robots {
-                stmt.execute(params![origin, body, self.run_id, now])?;
-            }
-        }
-        tx.commit()
-    }
-
-    /// Writes what is left and the run's end and totals. Returns a warning when a write
-    /// failed during the run.
-    pub(crate) fn finish(mut self, totals: Totals) -> Option<String> {
+    /// Ends the writer thread after what was handed over is written, with `end`; returns its
+    /// first write error.
+    fn stop(&mut self, end: End) -> Option<String> {
+        let thread = self.thread.take()?;
         self.flush();
-        let end = self.conn.execute(
-            "UPDATE runs SET finished = ?1, urls = ?2, links = ?3, errors = ?4,
-                 broken_urls = ?5, interrupted = ?6 WHERE id = ?7",
-            params![
-                unix(SystemTime::now()),
-                i64::try_from(totals.urls).unwrap_or(i64::MAX),
-                i64::try_from(totals.links).unwrap_or(i64::MAX),
-                i64::try_from(totals.errors).unwrap_or(i64::MAX),
-                i64::try_from(totals.broken_urls).unwrap_or(i64::MAX),
-                totals.interrupted,
-                self.run_id,
-            ],
-        );
-        if let Err(e) = end {
-            self.failed.get_or_insert(e.to_string());
+        self.shared.lock().end = Some(end);
+        self.shared.work.notify_one();
+        match thread.join() {
+            Ok(failed) => failed,
+            Err(_) => Some("the writer thread stopped".into()),
         }
-        self.failed
+    }
+
+    /// Writes what is left and the run's end and totals, and closes the file. Returns a
+    /// warning when a write failed during the run.
+    pub(crate) fn finish(mut self, totals: Totals) -> Option<String> {
+        self.stop(End::Finish(totals))
             .map(|e| format!("state file: writing failed ({e}); some results were not kept"))
+    }
+}
+
+impl Drop for Writer {
+    /// A run given up without `finish` (an error before its end): what was handed over is
+    /// still written, the run stays unfinished, and the file is closed before the drop
+    /// returns (so that a next run of the same process can open it).
+    fn drop(&mut self) {
+        let _ = self.stop(End::Abandon);
+    }
+}
+
+/// Marks the outbox `gone` when the writer thread ends, normally or by a panic, so that a
+/// consumer waiting for room goes on.
+struct Gone<'a>(&'a Shared);
+
+impl Drop for Gone<'_> {
+    fn drop(&mut self) {
+        self.0.lock().gone = true;
+        self.0.room.notify_all();
+    }
+}
+
+/// The writer thread: takes the outbox's rows and writes them in one transaction, until the
+/// consumer has set an end and every row is written. Returns the first write error (later
+/// batches are then skipped; the connection closes when the thread ends).
+fn write_loop(mut conn: Connection, run_id: i64, shared: &Shared) -> Option<String> {
+    let _gone = Gone(shared);
+    let mut failed: Option<String> = None;
+    // When the last transaction started (none yet: the first rows are written at once).
+    let mut last: Option<Instant> = None;
+    loop {
+        let (batch, end) = {
+            let mut out = shared.lock();
+            if let Some(gap) = last.and_then(|t| COMMIT_GAP.checked_sub(t.elapsed())) {
+                // Gather more rows; a full outbox (the consumer waits) or the end cuts it short.
+                out = shared
+                    .work
+                    .wait_timeout_while(out, gap, |o| {
+                        o.end.is_none() && o.batch.len() < OUTBOX_ROWS
+                    })
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+            }
+            while out.batch.is_empty() && out.end.is_none() {
+                out = shared
+                    .work
+                    .wait(out)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            let batch = std::mem::take(&mut out.batch);
+            // The end only once every row before it is taken.
+            let end = if batch.is_empty() {
+                out.end.take()
+            } else {
+                None
+            };
+            (batch, end)
+        };
+        shared.room.notify_all();
+        last = Some(Instant::now());
+        if !batch.is_empty()
+            && failed.is_none()
+            && let Err(e) = write(&mut conn, run_id, &batch)
+        {
+            failed = Some(e.to_string());
+        }
+        match end {
+            Some(End::Finish(totals)) => {
+                if let Err(e) = end_run(&conn, run_id, totals) {
+                    failed.get_or_insert(e.to_string());
+                }
+                return failed;
+            }
+            Some(End::Abandon) => return failed,
+            None => {}
+        }
     }
 }
 
@@ -228,26 +296,140 @@ mod tests {
     use crate::model::outcome::Outcome;
     use crate::state::schema::migrate;
 
-    #[test]
-    fn a_flush_commits_what_was_taken_without_waiting_for_a_full_batch() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        migrate(&mut conn, 0).unwrap();
-        let mut w = Writer::start(conn, "{}".into(), SystemTime::now(), None).unwrap();
-        let ok = CheckResult::immediate(
-            "http://a.test/".into(),
+    /// A fresh state file in the temporary folder, removed with its companions on drop.
+    struct TempFile(std::path::PathBuf);
+
+    impl TempFile {
+        fn new(name: &str) -> Self {
+            let path = std::env::temp_dir()
+                .join(format!("lp-writer-{name}-{}.sqlite", std::process::id()));
+            let file = TempFile(path);
+            file.remove();
+            file
+        }
+        fn remove(&self) {
+            for suffix in ["", "-wal", "-shm"] {
+                let mut p = self.0.clone().into_os_string();
+                p.push(suffix);
+                let _ = std::fs::remove_file(p);
+            }
+        }
+        fn open(&self) -> Connection {
+            Connection::open(&self.0).unwrap()
+        }
+    }
+
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            self.remove();
+        }
+    }
+
+    fn ok(url: &str) -> Arc<CheckResult> {
+        Arc::new(CheckResult::immediate(
+            url.into(),
             Outcome::Ok { status: Some(200) },
             1,
+        ))
+    }
+
+    fn count(conn: &Connection, sql: &str) -> i64 {
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    /// A writer on a fresh file, as `store::open` starts one.
+    fn start(file: &TempFile) -> Writer {
+        let mut conn = file.open();
+        conn.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+        migrate(&mut conn, 0).unwrap();
+        let run_id = begin_run(&conn, "{}".into(), SystemTime::now(), None).unwrap();
+        Writer::spawn(conn, run_id).unwrap()
+    }
+
+    #[test]
+    fn every_handed_over_row_is_committed_and_the_run_ends_with_its_totals() {
+        let file = TempFile::new("finish");
+        let mut w = start(&file);
+        // More than the outbox holds, handed over in several flushes: the consumer waits for
+        // room, the writer takes the rows in batches of whatever it found.
+        let n = OUTBOX_ROWS * 2 + 3;
+        for i in 0..n {
+            let url = format!("http://a.test/{i}");
+            w.add(url.clone(), ok(&url));
+            if i % 100 == 0 {
+                w.flush();
+            }
+        }
+        w.add_page(
+            "http://a.test/".into(),
+            StoredPage {
+                etag: Some("\"e\"".into()),
+                last_modified: None,
+                content_type: Some("text/html".into()),
+                links: vec![1, 2, 3],
+                resumed: false,
+            },
         );
-        w.pending.push(("http://a.test/".into(), Arc::new(ok)));
+        w.add_robots("http://a.test".into(), Some(b"Disallow: /x".to_vec()));
+        let totals = Totals {
+            urls: n,
+            ..Totals::default()
+        };
+        assert_eq!(w.finish(totals), None);
+        let conn = file.open();
+        assert_eq!(
+            count(&conn, "SELECT count(*) FROM results"),
+            i64::try_from(n).unwrap()
+        );
+        assert_eq!(count(&conn, "SELECT count(*) FROM pages"), 1);
+        assert_eq!(count(&conn, "SELECT count(*) FROM robots"), 1);
+        assert_eq!(
+            count(&conn, "SELECT urls FROM runs WHERE finished IS NOT NULL"),
+            i64::try_from(n).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_run_given_up_keeps_its_rows_and_stays_unfinished() {
+        let file = TempFile::new("abandon");
+        let mut w = start(&file);
+        w.add("http://a.test/".into(), ok("http://a.test/"));
+        w.add("http://a.test/b".into(), ok("http://a.test/b"));
+        drop(w);
+        // The drop closed the file: another connection reads both rows, the run unfinished.
+        let conn = file.open();
+        assert_eq!(count(&conn, "SELECT count(*) FROM results"), 2);
+        assert_eq!(
+            count(&conn, "SELECT count(*) FROM runs WHERE finished IS NULL"),
+            1
+        );
+    }
+
+    #[test]
+    fn a_write_error_is_reported_once_at_the_end() {
+        let file = TempFile::new("error");
+        let mut conn = file.open();
+        migrate(&mut conn, 0).unwrap();
+        let run_id = begin_run(&conn, "{}".into(), SystemTime::now(), None).unwrap();
+        // No `results` table: every batch fails; the first error is the warning.
+        conn.execute_batch("DROP TABLE results;").unwrap();
+        let mut w = Writer::spawn(conn, run_id).unwrap();
+        w.add("http://a.test/".into(), ok("http://a.test/"));
         w.flush();
-        assert!(w.pending.is_empty());
-        let rows: i64 = w
-            .conn
-            .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(rows, 1);
-        // Committed: no transaction left open, no write failed.
-        assert!(w.conn.is_autocommit());
-        assert!(w.failed.is_none());
+        w.add("http://a.test/b".into(), ok("http://a.test/b"));
+        let warning = w.finish(Totals::default()).unwrap();
+        assert!(
+            warning.starts_with("state file: writing failed ("),
+            "{warning}"
+        );
+        assert!(warning.contains("results"), "{warning}");
+        // The run's end is still recorded.
+        assert_eq!(
+            count(
+                &file.open(),
+                "SELECT count(*) FROM runs WHERE finished IS NOT NULL"
+            ),
+            1
+        );
     }
 }
