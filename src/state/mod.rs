@@ -6,8 +6,8 @@
 //!   results (`Checker::run_with_idle`) hands each finished result and parsed page over to it
 //!   each time it finds the result channel empty (a group commit), at the latest every 10 ms
 //!   or 512 rows; the writer thread writes everything handed over since its last transaction
-//!   in one transaction, at most one every 25 ms. Workers never touch SQLite, and the consumer never waits on it
-//!   (unless 4,096 rows wait for the writer).
+//!   in one transaction, as soon as the one before is written. Workers never touch SQLite,
+//!   and the consumer never waits on it (unless 256 rows wait for the writer).
 //! - **Reads up front.** [`open`] loads the fresh, reusable results and the broken history
 //!   into a [`Remembered`] before the first worker starts; workers only read that map (no
 //!   lock, no I/O).
