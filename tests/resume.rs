@@ -175,6 +175,56 @@ pub(crate) fn counts(log: &[crate::server::Request]) -> BTreeMap<String, usize> 
     n
 }
 
+/// Waits (at most 30 s) until every path that `answered` gives has a result of the check of
+/// `site` in the state file `file`, read from copies in `scratch`. Polled: nothing in a check
+/// tells when its writer has flushed, so the test reads copies of the file until they hold
+/// every answered URL (no sleep stands in for that).
+pub(crate) fn wait_until_stored(
+    site: &TestServer,
+    file: &Path,
+    scratch: &Path,
+    answered: impl Fn() -> BTreeSet<String>,
+) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let answered = answered();
+        let stored: BTreeSet<String> = stored_urls(file, scratch)
+            .iter()
+            .filter_map(|u| u.strip_prefix(&site.base()).map(str::to_owned))
+            .collect();
+        let unstored: Vec<_> = answered.difference(&stored).collect();
+        if unstored.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not stored {unstored:?}, stored {stored:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The paths requested by the resume of an interrupted run (`log` after its first
+/// `first_len` requests, the interrupted run's), with how often; asserts that each path was
+/// requested once across both runs, or once in each when it was `in_flight` at the kill.
+pub(crate) fn requested_once(
+    threads: usize,
+    log: &[crate::server::Request],
+    first_len: usize,
+    in_flight: &BTreeSet<String>,
+) -> BTreeMap<String, usize> {
+    let (first, second) = log.split_at(first_len);
+    let (first, second) = (counts(first), counts(second));
+    for (path, n) in &second {
+        let before = first.get(path).copied().unwrap_or(0);
+        assert!(
+            *n + before == 1 || (*n == 1 && in_flight.contains(path)),
+            "{threads} threads: {path} requested {before} + {n} times; in flight: {in_flight:?}"
+        );
+    }
+    second
+}
+
 #[test]
 fn a_crawl_killed_mid_way_resumes_where_it_stopped() {
     for threads in [1, 4] {
@@ -226,30 +276,14 @@ fn killed_and_resumed(threads: usize, warm: bool) {
             "the check never reached the held requests"
         );
         drop(h);
-        // Polled: nothing in the check tells when its writer has flushed, so the test reads
-        // copies of the file until they hold every answered URL (no sleep stands in for that).
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
+        wait_until_stored(&s, &file, &dir.join("copy"), || {
             let held = hold.lock().unwrap().held.clone();
-            let answered: BTreeSet<String> = s
-                .requests()
+            s.requests()
                 .iter()
                 .map(|r| r.path.clone())
                 .filter(|p| !held.contains(p))
-                .collect();
-            let stored: BTreeSet<String> = stored_urls(&file, &dir.join("copy"))
-                .iter()
-                .filter_map(|u| u.strip_prefix(&s.base()).map(str::to_owned))
-                .collect();
-            if answered.is_subset(&stored) {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "answered {answered:?}, stored {stored:?}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+                .collect()
+        });
         child.kill().unwrap();
         child.wait().unwrap();
         let first_log = s.requests();
@@ -265,17 +299,7 @@ fn killed_and_resumed(threads: usize, warm: bool) {
             .unwrap();
         let stderr = String::from_utf8_lossy(&resumed.stderr);
         assert!(!stderr.contains("--resume"), "{stderr}");
-        let log = s.requests();
-        let (first, second) = log.split_at(first_log.len());
-        let (first, second) = (counts(first), counts(second));
-        for (path, n) in &second {
-            let before = first.get(path).copied().unwrap_or(0);
-            assert!(
-                *n + before == 1 || (*n == 1 && in_flight.contains(path)),
-                "{threads} threads: {path} requested {before} + {n} times; in flight: \
-                 {in_flight:?}"
-            );
-        }
+        let second = requested_once(threads, &s.requests(), first_log.len(), &in_flight);
         // The resumed run is the interrupted one, now ended: one row in `runs` per run.
         let runs: (i64, bool) = rusqlite::Connection::open(&file)
             .unwrap()

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::resume::{comparable, counts, stored_urls};
+use crate::resume::{comparable, requested_once, wait_until_stored};
 use crate::server::{Reply, Routes, TestServer};
 use crate::util::{CSV_FLAGS, TempDir, linkpatrol};
 
@@ -166,28 +166,12 @@ fn killed_and_resumed(threads: usize) {
         h.held
     );
     drop(h);
-    // Polled, as in `resume`: nothing in the check tells when its writer has flushed.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let answered = hold.lock().unwrap().answered.clone();
-        let stored: BTreeSet<String> = stored_urls(&file, &dir.join("copy"))
-            .iter()
-            .filter_map(|u| u.strip_prefix(&s.base()).map(str::to_owned))
-            .collect();
-        // robots.txt has no result; a redirect's result is under the URL that redirected.
-        let unstored: Vec<_> = answered
-            .iter()
-            .filter(|p| *p != "/robots.txt" && !stored.contains(*p))
-            .collect();
-        if unstored.is_empty() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "not stored {unstored:?}, stored {stored:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // robots.txt has no result; a redirect's result is under the URL that redirected.
+    wait_until_stored(&s, &file, &dir.join("copy"), || {
+        let mut answered = hold.lock().unwrap().answered.clone();
+        answered.remove("/robots.txt");
+        answered
+    });
     child.kill().unwrap();
     child.wait().unwrap();
     let first_log = s.requests();
@@ -202,16 +186,7 @@ fn killed_and_resumed(threads: usize) {
         .unwrap();
     let stderr = String::from_utf8_lossy(&resumed.stderr);
     assert!(!stderr.contains("--resume"), "{stderr}");
-    let log = s.requests();
-    let (first, second) = log.split_at(first_log.len());
-    let (first, second) = (counts(first), counts(second));
-    for (path, n) in &second {
-        let before = first.get(path).copied().unwrap_or(0);
-        assert!(
-            *n + before == 1 || (*n == 1 && in_flight.contains(path)),
-            "{threads} threads: {path} requested {before} + {n} times; in flight: {in_flight:?}"
-        );
-    }
+    let second = requested_once(threads, &s.requests(), first_log.len(), &in_flight);
     for path in BEFORE_HOLD {
         assert!(
             !second.contains_key(path),
