@@ -10,3 +10,4 @@ pub(crate) mod outcome;
 pub(crate) mod redact;
 pub(crate) mod report;
 pub(crate) mod stats;
+pub(crate) mod url_print;

@@ -5,11 +5,11 @@
 //! that were not checked, by reason, as the engine decides them.
 
 use std::collections::{BTreeMap, HashSet};
-use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::model::host_stats::HostStats;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
+use crate::model::url_print::UrlPrints;
 
 /// Summary numbers of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -132,24 +132,12 @@ fn is_fragment_failure(r: &CheckResult) -> bool {
     )
 }
 
-/// A URL's 128-bit fingerprint: two independent 64-bit hashes, each keyed at random per run
-/// (SipHash-1-3 and foldhash), so a page cannot choose URLs that collide. Two of 10 million
-/// URLs share one with a probability below 10^-24; the cost of a shared one would be one URL
-/// missing from the per-URL statistics, never a row.
-#[derive(Debug, Default)]
-struct UrlPrints(std::hash::RandomState, foldhash::quality::RandomState);
-
-impl UrlPrints {
-    fn of(&self, url: &str) -> u128 {
-        (u128::from(self.0.hash_one(url)) << 64) | u128::from(self.1.hash_one(url))
-    }
-}
-
 /// Accumulates [`Statistics`] one entry at a time.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
     stats: Statistics,
-    /// URLs counted already (statistics per URL count each once), by [`UrlPrints`]: 16 bytes
+    /// URLs counted already (statistics per URL count each once), by [`UrlPrints`] (a shared
+    /// fingerprint would cost one URL missing from the per-URL statistics, never a row): 16 bytes
     /// a URL instead of a copy of it (a folder check of the Rust docs counts 80k URLs, 146
     /// characters long on average).
     seen: HashSet<u128, foldhash::fast::RandomState>,

@@ -35,6 +35,8 @@ mod batch;
 #[cfg(feature = "state")]
 mod codec;
 #[cfg(feature = "state")]
+mod row_ids;
+#[cfg(feature = "state")]
 mod schema;
 #[cfg(feature = "state")]
 mod store;

@@ -5,7 +5,7 @@ use rusqlite::{Connection, Transaction};
 
 /// The schema this build writes. A file with a higher `user_version` comes from a newer
 /// linkpatrol and is left alone.
-pub(crate) const SCHEMA_VERSION: u32 = 4;
+pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 /// `MIGRATIONS[v]` takes a file from version `v` to `v + 1`; version 0 is an empty file.
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
@@ -66,6 +66,57 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
         run_id INTEGER NOT NULL,
         checked_at INTEGER NOT NULL
     );
+",
+    // `results` and `pages` without an index on `key`: a row is appended at the end of its
+    // table and found through the writer's map (`row_ids.rs`). With `key` as the primary key,
+    // each transaction rewrote a random index page per row or so.
+    "
+    CREATE TABLE results_5 (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        url TEXT NOT NULL,
+        run_id INTEGER NOT NULL,
+        checked_at INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER,
+        fail_kind TEXT,
+        message TEXT,
+        real_url TEXT,
+        redirects TEXT,
+        warnings TEXT,
+        content_type TEXT,
+        size INTEGER,
+        modified TEXT,
+        internal INTEGER NOT NULL,
+        broken_since INTEGER,
+        broken_runs INTEGER NOT NULL DEFAULT 0,
+        reused INTEGER NOT NULL DEFAULT 0,
+        infos TEXT,
+        retries INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO results_5 (key, url, run_id, checked_at, outcome, status, fail_kind, message,
+            real_url, redirects, warnings, content_type, size, modified, internal,
+            broken_since, broken_runs, reused, infos, retries)
+        SELECT key, url, run_id, checked_at, outcome, status, fail_kind, message, real_url,
+            redirects, warnings, content_type, size, modified, internal, broken_since,
+            broken_runs, reused, infos, retries
+        FROM results ORDER BY rowid;
+    DROP TABLE results;
+    ALTER TABLE results_5 RENAME TO results;
+    CREATE INDEX results_broken ON results (broken_runs) WHERE broken_runs > 0;
+    CREATE TABLE pages_5 (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        etag TEXT,
+        last_modified TEXT,
+        content_type TEXT,
+        links BLOB NOT NULL,
+        run_id INTEGER NOT NULL
+    );
+    INSERT INTO pages_5 (key, etag, last_modified, content_type, links, run_id)
+        SELECT key, etag, last_modified, content_type, links, run_id FROM pages ORDER BY rowid;
+    DROP TABLE pages;
+    ALTER TABLE pages_5 RENAME TO pages;
 ",
 ];
 
@@ -130,5 +181,73 @@ mod tests {
             .unwrap();
         assert_eq!(reused, 0);
         assert_eq!(inspect(&conn).unwrap(), Schema::Ours(SCHEMA_VERSION));
+    }
+
+    #[test]
+    fn a_version_4_file_keeps_its_rows_in_tables_without_a_key_index() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, 0).unwrap();
+        // Back to version 4's tables, as a file written by that version has them.
+        conn.execute_batch(
+            "DROP TABLE results; DROP TABLE pages;
+             CREATE TABLE results (key TEXT PRIMARY KEY, url TEXT NOT NULL,
+                 run_id INTEGER NOT NULL, checked_at INTEGER NOT NULL, outcome TEXT NOT NULL,
+                 status INTEGER, fail_kind TEXT, message TEXT, real_url TEXT, redirects TEXT,
+                 warnings TEXT, content_type TEXT, size INTEGER, modified TEXT,
+                 internal INTEGER NOT NULL, broken_since INTEGER,
+                 broken_runs INTEGER NOT NULL DEFAULT 0, reused INTEGER NOT NULL DEFAULT 0,
+                 infos TEXT, retries INTEGER NOT NULL DEFAULT 0);
+             CREATE INDEX results_broken ON results (broken_runs) WHERE broken_runs > 0;
+             CREATE TABLE pages (key TEXT PRIMARY KEY, etag TEXT, last_modified TEXT,
+                 content_type TEXT, links BLOB NOT NULL, run_id INTEGER NOT NULL);
+             INSERT INTO results (key, url, run_id, checked_at, outcome, status, internal,
+                 broken_since, broken_runs, reused, infos, retries)
+                 VALUES ('b', 'http://b/', 3, 7, 'broken', 404, 1, 5, 2, 1, 'i', 4),
+                        ('a', 'http://a/', 3, 8, 'ok', 200, 0, NULL, 0, 0, NULL, 0);
+             INSERT INTO pages (key, etag, links, run_id) VALUES ('a', '\"e\"', x'0102', 3);
+             PRAGMA user_version = 4;",
+        )
+        .unwrap();
+        migrate(&mut conn, 4).unwrap();
+        assert_eq!(inspect(&conn).unwrap(), Schema::Ours(SCHEMA_VERSION));
+        // Every column of each row, in the order the rows were written.
+        let rows: Vec<String> = conn
+            .prepare(
+                "SELECT concat_ws(' ', id, key, url, run_id, checked_at, outcome, status,
+                     ifnull(broken_since, '-'), broken_runs, reused, ifnull(infos, '-'), retries)
+                 FROM results ORDER BY id",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            [
+                "1 b http://b/ 3 7 broken 404 5 2 1 i 4",
+                "2 a http://a/ 3 8 ok 200 - 0 0 - 0"
+            ]
+        );
+        let page: (i64, String, Vec<u8>) = conn
+            .query_row(
+                "SELECT id, etag, links FROM pages WHERE key = 'a'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(page, (1, "\"e\"".into(), vec![1, 2]));
+        // No index on `key` is left: only the broken streaks' index.
+        let indexes: Vec<String> = conn
+            .prepare(
+                "SELECT name FROM sqlite_schema
+                 WHERE type = 'index' AND tbl_name IN ('results', 'pages') ORDER BY name",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(indexes, vec!["results_broken".to_owned()]);
     }
 }

@@ -307,10 +307,12 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
     }
     // A page of the interrupted run: parsed by it, or answered 304 and replayed by it (its
     // result row says so; a 304 writes nothing to `pages`, the links are the stored ones).
+    // The keys answered 304 are gathered once (`IN`, not a lookup per page: `results` has no
+    // index on `key`).
     let mut stmt = conn.prepare(
         "SELECT p.key, p.etag, p.last_modified, p.content_type, p.links,
-                p.run_id = ?1 OR CASE WHEN ?1 < 0 THEN 0 ELSE EXISTS (SELECT 1 FROM results r
-                    WHERE r.key = p.key AND r.run_id = ?1 AND r.status = 304) END
+                p.run_id = ?1 OR (?1 >= 0 AND p.key IN (SELECT key FROM results
+                    WHERE run_id = ?1 AND status = 304))
          FROM pages p",
     )?;
     let mut rows = stmt.query([resuming])?;

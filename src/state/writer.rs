@@ -7,7 +7,8 @@
 //! in one transaction, then takes what arrived meanwhile (no sooner than [`COMMIT_GAP`]
 //! after that transaction started: none). So the consumer never waits on SQLite (it used to commit itself, and
 //! while it did, the workers filled the result channel and stopped), and the transactions
-//! are fewer and larger, each rewriting fewer index pages per row.
+//! are fewer and larger. The thread finds a key's existing row through its map of rows
+//! (`row_ids.rs`, read when it starts); a new row is appended.
 //!
 //! A kill loses what was not committed yet: the transaction being written and what waits in
 //! the outbox (what arrived since that transaction started), besides what the result
@@ -26,6 +27,7 @@ use crate::model::outcome::CheckResult;
 use crate::state::batch::{Batch, Totals, end_run, write};
 use crate::state::codec::unix;
 use crate::state::remembered::StoredPage;
+use crate::state::row_ids::RowIds;
 
 /// Longest time a finished result waits on the consumer's side before it is handed to the
 /// writer. Short, so that a kill loses few results (`--resume` requests them again).
@@ -38,8 +40,9 @@ pub(crate) const FLUSH_ROWS: usize = 512;
 pub(crate) const OUTBOX_ROWS: usize = 256;
 
 /// Least time from the start of one transaction to the next (unless the outbox is full or the
-/// run ends): none. Each transaction rewrites the index pages its keys land on, so fewer,
-/// larger transactions write fewer pages per row, but a kill loses more. Measured on the
+/// run ends): none. Fewer, larger transactions rewrite the last pages of a table fewer times,
+/// but a kill loses more. Measured (in schema 4, when each transaction also rewrote the pages
+/// of an index on `key` that its keys landed on) on the
 /// helper's busy machine (CPU of the writer and consumer threads on the 20,000-page site, 32
 /// threads; results a `kill -9` lost after ~1,100 requests of the 2,000-page site, 10
 /// threads): no gap 1.04–1.24 s, 17–46; 10 ms 0.92–1.06 s, 38–80; 25 ms 0.88–0.96 s, 40–81;
@@ -242,7 +245,11 @@ impl Drop for Gone<'_> {
 /// batches are then skipped; the connection closes when the thread ends).
 fn write_loop(mut conn: Connection, run_id: i64, shared: &Shared) -> Option<String> {
     let _gone = Gone(shared);
-    let mut failed: Option<String> = None;
+    // Read here, not before the run starts: the workers are already checking.
+    let (mut rows, mut failed) = match RowIds::load(&conn) {
+        Ok(rows) => (rows, None),
+        Err(e) => (RowIds::default(), Some(e.to_string())),
+    };
     // When the last transaction started (none yet: the first rows are written at once).
     let mut last: Option<Instant> = None;
     loop {
@@ -277,7 +284,7 @@ fn write_loop(mut conn: Connection, run_id: i64, shared: &Shared) -> Option<Stri
         last = Some(Instant::now());
         if !batch.is_empty()
             && failed.is_none()
-            && let Err(e) = write(&mut conn, run_id, &batch)
+            && let Err(e) = write(&mut conn, run_id, &batch, &mut rows)
         {
             failed = Some(e.to_string());
         }
@@ -391,6 +398,70 @@ mod tests {
             count(&conn, "SELECT urls FROM runs WHERE finished IS NOT NULL"),
             i64::try_from(n).unwrap()
         );
+    }
+
+    fn status(url: &str, status: u16) -> Arc<CheckResult> {
+        let outcome = match status {
+            200..=399 => Outcome::Ok {
+                status: Some(status),
+            },
+            _ => Outcome::Broken { status },
+        };
+        Arc::new(CheckResult::immediate(url.into(), outcome, 1))
+    }
+
+    fn page(etag: &str) -> StoredPage {
+        StoredPage {
+            etag: Some(etag.into()),
+            last_modified: None,
+            content_type: Some("text/html".into()),
+            links: vec![0],
+            resumed: false,
+        }
+    }
+
+    #[test]
+    fn a_key_has_one_row_with_its_last_values_across_batches_and_runs() {
+        let file = TempFile::new("upsert");
+        // An earlier run's rows, which the next run's writer finds by key.
+        let mut w = start(&file);
+        w.add("http://a.test/old".into(), status("http://a.test/old", 200));
+        w.add_page("http://a.test/".into(), page("\"1\""));
+        assert_eq!(w.finish(Totals::default()), None);
+        let conn = file.open();
+        let run_id = begin_run(&conn, "{}".into(), SystemTime::now(), None).unwrap();
+        let mut w = Writer::spawn(conn, run_id).unwrap();
+        // Twice in one batch, then again in a later batch.
+        w.add("http://a.test/new".into(), status("http://a.test/new", 200));
+        w.add("http://a.test/new".into(), status("http://a.test/new", 500));
+        w.flush();
+        w.add("http://a.test/new".into(), status("http://a.test/new", 404));
+        w.add("http://a.test/old".into(), status("http://a.test/old", 410));
+        w.add_page("http://a.test/".into(), page("\"2\""));
+        assert_eq!(w.finish(Totals::default()), None);
+        let conn = file.open();
+        let rows: Vec<(i64, String, i64, i64)> = conn
+            .prepare("SELECT id, key, status, run_id FROM results ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                (1, "http://a.test/old".into(), 410, run_id),
+                (2, "http://a.test/new".into(), 404, run_id),
+            ]
+        );
+        let pages: Vec<(String, i64)> = conn
+            .prepare("SELECT etag, run_id FROM pages")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(pages, vec![("\"2\"".into(), run_id)]);
     }
 
     #[test]
