@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{assert_exit, cli, csv_records, endless_site, linkpatrol, signal, temp_dir};
+use crate::util::{TempDir, assert_exit, cli, csv_records, endless_site, linkpatrol, signal};
 
 fn site() -> TestServer {
     TestServer::start(
@@ -178,7 +178,7 @@ fn ctrl_c_writes_the_report_and_exits_130() {
 #[test]
 fn several_file_outputs_from_one_run() {
     let server = site();
-    let dir = temp_dir("file-outputs");
+    let dir = TempDir::new("file-outputs");
     let csv_path = dir.join("report.csv");
     let txt_path = dir.join("report.txt");
     let out = cli(&[
@@ -255,7 +255,7 @@ fn warnings_have_tags_can_be_ignored_and_can_fail_the_run() {
 
 #[test]
 fn root_relative_links_in_a_folder_resolve_inside_it() {
-    let dir = temp_dir("root-dir");
+    let dir = TempDir::new("root-dir");
     std::fs::create_dir_all(dir.join("docs")).unwrap();
     std::fs::write(
         dir.join("index.html"),

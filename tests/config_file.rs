@@ -4,12 +4,12 @@
 //! the child process, never in this multi-threaded test process.
 
 use std::net::UdpSocket;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use crate::proxy::TestProxy;
 use crate::server::{Routes, TestServer};
-use crate::util::{assert_exit, assert_one_line_error, cli_in, temp_dir};
+use crate::util::{TempDir, assert_exit, assert_one_line_error, cli_in};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -24,7 +24,7 @@ fn key_line<'a>(toml: &'a str, key: &str) -> &'a str {
 
 #[test]
 fn precedence_is_file_then_environment_then_flags() {
-    let dir = temp_dir("cfg-precedence");
+    let dir = TempDir::new("cfg-precedence");
     std::fs::write(
         dir.join("linkpatrol.toml"),
         "threads = 3\ntimeout = 7\nuser-agent = \"from-file\"\nheader = [\"X-A: file\"]\n",
@@ -70,7 +70,7 @@ fn the_file_settings_reach_the_requests() {
             .page("/", "<a href='/ok'>ok</a>")
             .page("/ok", "ok"),
     );
-    let dir = temp_dir("cfg-applied");
+    let dir = TempDir::new("cfg-applied");
     let host = server.addr().to_string();
     std::fs::write(
         dir.join("custom.toml"),
@@ -107,7 +107,7 @@ fn regex_escape(s: &str) -> String {
 
 #[test]
 fn every_key_round_trips_through_print_config() {
-    let dir = temp_dir("cfg-roundtrip");
+    let dir = TempDir::new("cfg-roundtrip");
     let all = r#"
 inputs = ["https://example.test/", "docs"]
 stdin = true
@@ -197,7 +197,7 @@ password = "secret"
 
 #[test]
 fn the_user_config_dir_is_read_and_the_local_file_wins() {
-    let dir = temp_dir("cfg-discovery");
+    let dir = TempDir::new("cfg-discovery");
     std::fs::create_dir_all(dir.join("home/.config/linkpatrol")).unwrap();
     std::fs::write(
         dir.join("home/.config/linkpatrol/config.toml"),
@@ -215,7 +215,7 @@ fn the_user_config_dir_is_read_and_the_local_file_wins() {
 
 #[test]
 fn config_errors_name_the_file_the_key_and_the_line() {
-    let dir = temp_dir("cfg-errors");
+    let dir = TempDir::new("cfg-errors");
     std::fs::write(dir.join("typo.toml"), "threads = 2\n\nthredas = 4\n").unwrap();
     let out = cli_in(&dir, &[], &["-c", "typo.toml", "http://127.0.0.1:1/"]);
     assert_one_line_error(&out, &["typo.toml", "line 3", "thredas"]);
@@ -237,8 +237,8 @@ fn config_errors_name_the_file_the_key_and_the_line() {
 
 /// A folder as a checkout would have it: `index.html` holding `page`, and a `linkpatrol.toml`
 /// holding `toml`.
-fn checkout(name: &str, page: &str, toml: &str) -> PathBuf {
-    let dir = temp_dir(name);
+fn checkout(name: &str, page: &str, toml: &str) -> TempDir {
+    let dir = TempDir::new(name);
     std::fs::write(dir.join("index.html"), page).unwrap();
     std::fs::write(dir.join("linkpatrol.toml"), toml).unwrap();
     dir
@@ -311,7 +311,7 @@ fn a_local_command_plugin_runs_nothing_unless_trusted() {
 
 #[test]
 fn a_local_file_output_writes_nothing_unless_trusted() {
-    let elsewhere = temp_dir("cfg-local-file-output-target");
+    let elsewhere = TempDir::new("cfg-local-file-output-target");
     let target = elsewhere.join("precious.txt");
     std::fs::write(&target, "precious").unwrap();
     let dir = checkout(
@@ -392,7 +392,7 @@ fn a_local_dns_server_is_asked_nothing_unless_trusted() {
 #[test]
 fn a_local_cookie_file_is_not_sent_unless_trusted() {
     let site = TestServer::start(Routes::new().page("/", "ok"));
-    let elsewhere = temp_dir("cfg-local-cookie-jar");
+    let elsewhere = TempDir::new("cfg-local-cookie-jar");
     let jar = elsewhere.join("cookies.txt");
     std::fs::write(&jar, "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc\n").unwrap();
     let dir = checkout(
@@ -443,7 +443,7 @@ fn local_basic_auth_is_not_sent_unless_trusted() {
 #[test]
 fn local_insecure_input_files_and_paths_outside_the_folder_are_refused() {
     let site = TestServer::start(Routes::new().page("/", "ok"));
-    let elsewhere = temp_dir("cfg-local-outside");
+    let elsewhere = TempDir::new("cfg-local-outside");
     std::fs::write(elsewhere.join("urls.txt"), site.url("/")).unwrap();
     std::fs::write(elsewhere.join("index.html"), "<p>outside</p>").unwrap();
     let outside = elsewhere.display().to_string();
@@ -522,7 +522,7 @@ fn harmless_local_keys_still_apply() {
 
 #[test]
 fn the_user_config_folder_is_trusted() {
-    let dir = temp_dir("cfg-user-trusted");
+    let dir = TempDir::new("cfg-user-trusted");
     std::fs::write(dir.join("index.html"), "<p>page</p>").unwrap();
     let folder = dir.join("home/.config/linkpatrol");
     std::fs::create_dir_all(&folder).unwrap();

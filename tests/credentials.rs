@@ -9,7 +9,7 @@ use linkpatrol::{BasicAuth, Checker, Config, plugins};
 use regex::Regex;
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{assert_exit, cli, cli_in, config, run, temp_dir};
+use crate::util::{TempDir, assert_exit, cli, cli_in, config, run};
 
 const USER: &str = "alice";
 const SECRET: &str = "s3cr3tpw";
@@ -42,7 +42,7 @@ fn no_report_format_shows_a_password() {
             _ => return None,
         })
     }));
-    let dir = temp_dir("credentials");
+    let dir = TempDir::new("credentials");
     let mut args: Vec<String> = [
         "--no-status",
         "--max-requests-per-second",
@@ -157,7 +157,7 @@ fn basic_auth_never_goes_to_a_host_spelled_as_userinfo() {
 #[test]
 fn basic_auth_from_the_config_file_never_goes_to_a_host_spelled_as_userinfo() {
     let (site, thief, pattern) = site_and_thief();
-    let dir = temp_dir("credentials-auth");
+    let dir = TempDir::new("credentials-auth");
     std::fs::write(
         dir.join("auth.toml"),
         format!("[[auth]]\npattern = '{pattern}'\nusername = \"user\"\npassword = \"pass\"\n"),
@@ -178,7 +178,7 @@ fn basic_auth_from_the_config_file_never_goes_to_a_host_spelled_as_userinfo() {
 #[test]
 fn error_messages_mask_the_password_of_an_invalid_url() {
     let bad = "http://u:s3cret@127.0.0.1:99999/";
-    let dir = temp_dir("credentials-errors");
+    let dir = TempDir::new("credentials-errors");
     std::fs::write(dir.join("urls.txt"), format!("# start\n{bad}\n")).unwrap();
     for args in [
         vec!["--no-config", bad],
@@ -208,7 +208,7 @@ fn error_messages_mask_the_password_of_an_invalid_url() {
 #[test]
 fn the_command_plugin_program_never_sees_the_password() {
     let server = TestServer::start(Routes::new().page("/", "<p>one page</p>"));
-    let dir = temp_dir("credentials-command");
+    let dir = TempDir::new("credentials-command");
     let told = dir.join("url.txt");
     let mut options = Options::new("command");
     options.push("program", "/bin/sh");

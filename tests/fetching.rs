@@ -9,7 +9,7 @@ use linkpatrol::{FailKind, Outcome};
 use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
 use crate::tls_server::TlsServer;
-use crate::util::{assert_exit, cli_in, cli_with_env, config, entry, run, temp_dir};
+use crate::util::{TempDir, assert_exit, cli_in, cli_with_env, config, entry, run};
 
 fn failed_kind(o: &Outcome) -> Option<FailKind> {
     match o {
@@ -564,7 +564,7 @@ fn an_unreachable_proxy_is_named_in_the_result() {
         .local_addr()
         .unwrap()
         .port();
-    let dir = temp_dir("fetching-dead-proxy");
+    let dir = TempDir::new("fetching-dead-proxy");
     let proxy = format!("http://u:s3cret@127.0.0.1:{port}");
     let out = cli_in(
         &dir,
@@ -632,7 +632,7 @@ fn the_environment_proxy_and_no_proxy_are_honoured() {
 #[test]
 fn a_self_signed_certificate_is_a_tls_failure_unless_insecure() {
     let server = TlsServer::start("<p>hello</p>");
-    let dir = temp_dir("fetching-tls");
+    let dir = TempDir::new("fetching-tls");
     let check = |extra: &[&str]| {
         let mut args = vec![
             "--no-config",

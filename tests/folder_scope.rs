@@ -7,12 +7,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::server::{Routes, TestServer};
-use crate::util::{assert_exit, csv_run_in, rows, temp_dir};
+use crate::util::{TempDir, assert_exit, csv_run_in, rows};
 
 /// `root/docs/` (the folder checked) beside `root/private/notes.md`, whose one link goes to
 /// `server`'s `/secret-link`: any request there means the private file was parsed.
-fn layout(name: &str, server: &TestServer, docs_index: &str) -> (PathBuf, PathBuf) {
-    let root = temp_dir(name);
+fn layout(name: &str, server: &TestServer, docs_index: &str) -> (TempDir, PathBuf) {
+    let root = TempDir::new(name);
     let docs = root.join("docs");
     fs::create_dir_all(&docs).unwrap();
     fs::create_dir_all(root.join("private")).unwrap();

@@ -8,11 +8,11 @@ use std::path::Path;
 use linkpatrol::{FailKind, Outcome, Report};
 
 use crate::server::{Routes, TestServer};
-use crate::util::{CSV_FLAGS, cli, cli_in, config, rows, run, temp_dir};
+use crate::util::{CSV_FLAGS, TempDir, cli, cli_in, config, rows, run};
 
 /// A Markdown folder: a README and a guide that link into each other's headings.
-fn markdown_folder(name: &str) -> std::path::PathBuf {
-    let dir = temp_dir(name);
+fn markdown_folder(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
     std::fs::write(
         dir.join("README.md"),
         "# Project\n\n## Setup\n\n[bad](#set-up) [good](#setup) [guide](guide.md#setup)\n\

@@ -3,7 +3,7 @@
 //! interrupted banner; then the page in headless Chromium: a screenshot and the inline script
 //! filtering and sorting the table.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use crate::external::{notice, program_or_skip, run_with_deadline};
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{assert_exit, cli, config, temp_dir};
+use crate::util::{TempDir, assert_exit, cli, config};
 
 /// The link text of `/missing` once the page's character references are decoded.
 const HOSTILE: &str = r#"<script>alert("pwned")</script> & 'single' "double""#;
@@ -54,9 +54,10 @@ fn one(doc: &Html, selector: &str) -> String {
     text(found[0])
 }
 
-/// Runs the binary on `site` writing HTML (and the text report, for its summary line) to files.
-fn html_of(server: &TestServer, name: &str, extra: &[&str]) -> (PathBuf, String, String) {
-    let dir = temp_dir(name);
+/// Runs the binary on `site` writing HTML (and the text report, for its summary line) to files
+/// in a folder (returned, with `report.html`'s text and the text report's).
+fn html_of(server: &TestServer, name: &str, extra: &[&str]) -> (TempDir, String, String) {
+    let dir = TempDir::new(name);
     let html = dir.join("report.html");
     let txt = dir.join("report.txt");
     let mut args = vec![
@@ -75,7 +76,7 @@ fn html_of(server: &TestServer, name: &str, extra: &[&str]) -> (PathBuf, String,
     assert_exit(&out, 1);
     let page = std::fs::read_to_string(&html).unwrap();
     let summary = std::fs::read_to_string(&txt).unwrap();
-    (html, page, summary)
+    (dir, page, summary)
 }
 
 #[test]
@@ -312,8 +313,8 @@ fn chromium_renders_the_report_and_runs_its_script() {
         return;
     };
     let server = site();
-    let (html, page, _) = html_of(&server, "html-chromium", &["-v"]);
-    let work = html.parent().unwrap();
+    let (work, page, _) = html_of(&server, "html-chromium", &["-v"]);
+    let html = work.join("report.html");
 
     // The screenshot, kept at a stable path under the target folder for people to look at.
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-report");

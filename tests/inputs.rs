@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::{Output, Stdio};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{CSV_FLAGS, assert_exit, csv_run_in, linkpatrol, rows, temp_dir};
+use crate::util::{CSV_FLAGS, TempDir, assert_exit, csv_run_in, linkpatrol, rows};
 
 /// One CSV row, by column: 0 urlname, 1 parentname, 3 result, 6 valid, 7 url, 8 line, 9 column.
 type Row = csv::StringRecord;
@@ -60,7 +60,7 @@ fn starts(rows: &[Row]) -> Vec<String> {
 #[test]
 fn several_start_urls_stdin_and_list_files() {
     let server = site();
-    let dir = temp_dir("inputs-lists");
+    let dir = TempDir::new("inputs-lists");
     for threads in ["1", "8"] {
         // Several start URLs on the command line.
         let out = csv_run_in(&dir, &["-t", threads, &server.url("/a"), &server.url("/b")]);
@@ -103,7 +103,7 @@ fn several_start_urls_stdin_and_list_files() {
 #[test]
 fn a_plain_text_file_is_a_list_of_links() {
     let server = site();
-    let dir = temp_dir("inputs-text");
+    let dir = TempDir::new("inputs-text");
     std::fs::write(
         dir.join("links.txt"),
         format!(
@@ -170,7 +170,7 @@ fn sitemaps_plain_index_and_gzipped_over_http_and_local() {
                 .page("/a", "<a href='/ok'>ok</a>")
                 .page("/ok", "fine"),
         );
-    let dir = temp_dir("inputs-sitemaps");
+    let dir = TempDir::new("inputs-sitemaps");
     for threads in ["1", "8"] {
         let out = csv_run_in(&dir, &["-t", threads, &server.url("/sitemap_index.xml")]);
         assert_exit(&out, 1);
@@ -203,7 +203,7 @@ fn sitemaps_plain_index_and_gzipped_over_http_and_local() {
 #[test]
 fn markdown_files_and_folders() {
     let server = site();
-    let dir = temp_dir("inputs-markdown");
+    let dir = TempDir::new("inputs-markdown");
     std::fs::create_dir_all(dir.join("docs/guide")).unwrap();
     std::fs::create_dir_all(dir.join("docs/.hidden")).unwrap();
     std::fs::write(
@@ -287,7 +287,7 @@ fn css_is_crawled_over_http_and_from_files() {
             .reply("/img/bg.png", Reply::status(200).content_type("image/png").body("png"))
             .reply("/css/h1.png", Reply::status(200).content_type("image/png").body("png")),
     );
-    let dir = temp_dir("inputs-css");
+    let dir = TempDir::new("inputs-css");
     for threads in ["1", "8"] {
         let out = csv_run_in(&dir, &["-t", threads, &server.url("/")]);
         assert_exit(&out, 1);
@@ -331,7 +331,7 @@ fn css_in_style_blocks_and_style_attributes_is_checked() {
         "/sub/ok.png",
         Reply::status(200).content_type("image/png").body("png"),
     ));
-    let dir = temp_dir("inputs-css-in-html");
+    let dir = TempDir::new("inputs-css-in-html");
     for threads in ["1", "4"] {
         let out = csv_run_in(&dir, &["-t", threads, &server.url("/")]);
         assert_exit(&out, 1);
@@ -360,7 +360,7 @@ fn css_in_style_blocks_and_style_attributes_is_checked() {
 
 #[test]
 fn a_local_site_with_root_dir_and_base_url() {
-    let dir = temp_dir("inputs-local-site");
+    let dir = TempDir::new("inputs-local-site");
     std::fs::create_dir_all(dir.join("public/about")).unwrap();
     std::fs::write(dir.join("public/about/index.html"), "<p>about</p>").unwrap();
     // The public URL is a loopback port nothing listens on: a link that were not mapped into
@@ -425,7 +425,7 @@ fn a_local_site_with_root_dir_and_base_url() {
 
 #[test]
 fn a_protocol_relative_link_in_a_folder_takes_the_site_scheme() {
-    let dir = temp_dir("inputs-protocol-relative");
+    let dir = TempDir::new("inputs-protocol-relative");
     std::fs::create_dir_all(dir.join("public")).unwrap();
     std::fs::write(
         dir.join("public/index.html"),
@@ -458,7 +458,7 @@ fn a_protocol_relative_link_on_a_web_page_keeps_its_scheme() {
     let link = format!("//{}", server.url("/ok").trim_start_matches("http://"));
     let server_page =
         TestServer::start(Routes::new().page("/", &format!("<a href='{link}'>x</a>")));
-    let dir = temp_dir("inputs-protocol-relative-web");
+    let dir = TempDir::new("inputs-protocol-relative-web");
     let out = csv_run_in(&dir, &[&server_page.url("/")]);
     let r = rows(&out);
     let row = row(&r, &link, "/");

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use crate::external::{program_or_skip, run_with_deadline};
-use crate::util::{self, assert_exit, temp_dir};
+use crate::util::{self, TempDir, assert_exit};
 
 /// A generous deadline for a shell or groff run (each takes well under a second).
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -55,7 +55,7 @@ fn every_generator_writes_its_script() {
 #[test]
 fn generate_reads_no_config_file() {
     // A broken ./linkpatrol.toml stops a check, but not the completions or the man page.
-    let dir = temp_dir("generate-config");
+    let dir = TempDir::new("generate-config");
     std::fs::write(dir.join("linkpatrol.toml"), "threads = 'many'\n").unwrap();
     let check = util::cli_in(&dir, &[], &["."]);
     util::assert_one_line_error(&check, &["linkpatrol.toml"]);
@@ -84,7 +84,7 @@ fn bash_loads_the_completion_and_completes_a_flag() {
         complete_words linkpatrol --generate ''
     "#;
     let out = run_with_deadline(
-        util::without_machine_settings(&mut Command::new(bash), &temp_dir("bash-home"))
+        util::without_machine_settings(&mut Command::new(bash), &TempDir::new("bash-home"))
             .args(["--norc", "--noprofile", "-c", script])
             .arg(env!("CARGO_BIN_EXE_linkpatrol")),
         DEADLINE,
@@ -108,7 +108,7 @@ fn bash_loads_the_completion_and_completes_a_flag() {
 
 #[test]
 fn zsh_and_fish_parse_their_completions() {
-    let dir = temp_dir("completions");
+    let dir = TempDir::new("completions");
     // zsh -n and fish --no-execute read the whole script without running it.
     for (shell, check) in [("zsh", "-n"), ("fish", "--no-execute")] {
         let reason = format!("{shell} is not installed");
@@ -127,7 +127,7 @@ fn the_man_page_renders_without_warnings_and_keeps_the_help_groups() {
     let Some(groff) = program_or_skip(&["groff"], "groff is not installed") else {
         return;
     };
-    let dir = temp_dir("man");
+    let dir = TempDir::new("man");
     let page = dir.join("linkpatrol.1");
     let roff = generated("man");
     assert!(roff.is_ascii(), "non-ASCII left in the man page");
@@ -255,7 +255,7 @@ fn the_pre_commit_hook_checks_several_staged_files() {
         command.iter().any(|a| a == "--internal-only"),
         "{command:?}"
     );
-    let dir = temp_dir("pre-commit");
+    let dir = TempDir::new("pre-commit");
     std::fs::create_dir_all(dir.join("docs")).unwrap();
     std::fs::create_dir_all(dir.join("site")).unwrap();
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();

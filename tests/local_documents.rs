@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::util::{CSV_FLAGS, cli, rows, temp_dir};
+use crate::util::{CSV_FLAGS, TempDir, cli, rows};
 
 /// How many rows each (link as written, page file name) has.
 fn row_counts(rows: &[csv::StringRecord], root: &Path) -> BTreeMap<(String, String), usize> {
@@ -20,7 +20,7 @@ fn row_counts(rows: &[csv::StringRecord], root: &Path) -> BTreeMap<(String, Stri
 
 #[test]
 fn a_folder_its_index_and_query_strings_are_one_document() {
-    let dir = temp_dir("one-document");
+    let dir = TempDir::new("one-document");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(
         dir.join("index.html"),

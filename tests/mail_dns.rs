@@ -16,7 +16,7 @@ use simple_dns::{CLASS, Name, Packet, PacketFlag, QTYPE, RCODE, ResourceRecord, 
 
 use crate::server::{Routes, TestServer};
 use crate::util::{
-    assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows, temp_dir,
+    TempDir, assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows,
 };
 
 /// Which transport a question came over.
@@ -187,7 +187,7 @@ fn check_mx_asks_the_given_resolver_once_per_domain() {
          <a href='mailto:e@gone.test'>5</a><a href='mailto:f@empty.test'>6</a>\
          <a href='mailto:g@big.test'>7</a><a href='mailto:h@b\u{fc}cher.test'>8</a>",
     ));
-    let dir = temp_dir("mail-dns");
+    let dir = TempDir::new("mail-dns");
 
     // Off by default: syntax only, no DNS question at all.
     let url = server.url("/");

@@ -10,13 +10,13 @@ use serde_json::Value;
 
 use crate::report_check::assert_valid_sarif;
 use crate::server::{Routes, TestServer};
-use crate::util::{assert_exit, linkpatrol, temp_dir};
+use crate::util::{TempDir, assert_exit, linkpatrol};
 
 /// A folder `site` inside a fresh working folder: two broken links on two pages (one in a
 /// sub-folder), a link with a warning, and a page whose file name and link carry the
 /// characters GitHub's commands and Markdown act on.
-fn work_folder(name: &str) -> std::path::PathBuf {
-    let work = temp_dir(name);
+fn work_folder(name: &str) -> TempDir {
+    let work = TempDir::new(name);
     let site = work.join("site");
     std::fs::create_dir_all(site.join("docs")).unwrap();
     std::fs::write(
@@ -90,7 +90,7 @@ fn compact_is_one_line_per_problem_with_relative_paths() {
     assert!(last.contains("3 errors found"), "{last}");
 
     // The same lines in a -F file; a page outside the working folder keeps its absolute path.
-    let elsewhere = temp_dir("compact-elsewhere");
+    let elsewhere = TempDir::new("compact-elsewhere");
     let file = elsewhere.join("out.txt");
     let site = abs.join("site");
     let spec = format!("compact/{}", file.display());
@@ -162,7 +162,7 @@ fn github_commands_annotate_files_and_cannot_be_forged() {
 #[test]
 fn github_commands_for_web_pages_name_the_page_in_the_message() {
     let server = TestServer::start(Routes::new().page("/", "<p>\n<a href=\"/gone\">x</a>"));
-    let dir = temp_dir("github-web");
+    let dir = TempDir::new("github-web");
     let out = run_in(&dir, &["-o", "github", &server.url("/")]);
     assert_exit(&out, 1);
     let text = stdout(&out);
@@ -357,7 +357,7 @@ fn sarif_locations_are_relative_to_the_repository_or_the_checked_folder() {
     let site = work.canonicalize().unwrap().join("site");
     // Run in the working folder (a repository in CI): relative to it, `site/…`; run from
     // elsewhere: relative to the checked folder.
-    let elsewhere = temp_dir("sarif-elsewhere");
+    let elsewhere = TempDir::new("sarif-elsewhere");
     let cases = [
         (&work, site.parent().unwrap(), "site/"),
         (&elsewhere, site.as_path(), ""),

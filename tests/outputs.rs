@@ -4,11 +4,11 @@
 use std::io::Read;
 use std::process::Stdio;
 
-use crate::util::{cli, linkpatrol, temp_dir};
+use crate::util::{TempDir, cli, linkpatrol};
 
 #[test]
 fn a_failing_second_file_output_truncates_nothing() {
-    let dir = temp_dir("bad-second-output");
+    let dir = TempDir::new("bad-second-output");
     let site = dir.join("site");
     std::fs::create_dir_all(&site).unwrap();
     std::fs::write(site.join("index.html"), "<a href='gone.html'>x</a>").unwrap();
@@ -74,7 +74,7 @@ fn a_failing_second_file_output_truncates_nothing() {
 #[test]
 fn a_closed_stdout_still_exits_1_for_broken_links_without_an_error() {
     // Far more than a pipe buffer (64 KiB) of CSV, so the writer meets the closed pipe.
-    let dir = temp_dir("closed-stdout");
+    let dir = TempDir::new("closed-stdout");
     let links: String = (0..3000)
         .map(|i| format!("<a href='missing-{i}.html'>link number {i}</a>\n"))
         .collect();

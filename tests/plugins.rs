@@ -13,7 +13,7 @@ use linkpatrol::{Config, Report, plugins};
 use crate::proxy::TestProxy;
 use crate::server::{Reply, Routes, TestServer};
 use crate::tls_server;
-use crate::util::{assert_exit, cli, cli_in, config, entry, run, temp_dir};
+use crate::util::{TempDir, assert_exit, cli, cli_in, config, entry, run};
 
 /// A built-in plugin with these settings.
 fn plugin(name: &str, settings: &[(&str, &str)]) -> Arc<dyn Plugin> {
@@ -139,7 +139,7 @@ fn anchors_over_http_fetch_each_page_once_with_one_thread_and_many() {
 
 #[test]
 fn anchors_in_local_files_and_folders() {
-    let dir = temp_dir("plugin-anchors-files");
+    let dir = TempDir::new("plugin-anchors-files");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(
         dir.join("index.html"),
@@ -452,7 +452,7 @@ fn cli_lists_plugins_and_shows_plugin_warnings_in_every_report_format() {
             .page("/", "<a href='/doc#gone'>x</a>")
             .page("/doc", "<p id=here></p>"),
     );
-    let dir = temp_dir("plugin-formats");
+    let dir = TempDir::new("plugin-formats");
     let mut args: Vec<String> = [
         "--no-status",
         "-q",
@@ -558,7 +558,7 @@ fn plugins_from_a_config_file_section_and_key() {
             .page("/", "<a href='/doc#gone'>x</a>")
             .page("/doc", "<p>TODO later</p>"),
     );
-    let dir = temp_dir("plugin-config");
+    let dir = TempDir::new("plugin-config");
     let file = dir.join("linkpatrol.toml");
     std::fs::write(
         &file,

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crate::server::{Routes, TestServer};
-use crate::util::{assert_exit, cli, cli_in, config, run, temp_dir};
+use crate::util::{TempDir, assert_exit, cli, cli_in, config, run};
 
 #[test]
 fn the_per_host_interval_is_respected_and_other_hosts_are_not_delayed() {
@@ -150,7 +150,7 @@ fn a_rate_given_explicitly_holds_for_loopback() {
     assert_paced(&server, started);
 
     let server = loopback_site(5);
-    let dir = temp_dir("loopback-rate");
+    let dir = TempDir::new("loopback-rate");
     let config = dir.join("linkpatrol.toml");
     std::fs::write(&config, "max-requests-per-second = 10\n").unwrap();
     let started = Instant::now();

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::server::{Routes, TestServer};
 use crate::util::{
-    assert_exit, assert_one_line_error, cli, csv_run_in, row_named, rows, run, temp_dir,
+    TempDir, assert_exit, assert_one_line_error, cli, csv_run_in, row_named, rows, run,
 };
 
 /// The production URL the pages link to. `.test` is reserved: it never resolves, and no test
@@ -19,9 +19,9 @@ const PRODUCTION: &str = "https://production.test";
 
 /// A staging server with one page, and a folder whose page links to that page and a missing
 /// one on the production site.
-fn setup(name: &str) -> (TestServer, std::path::PathBuf) {
+fn setup(name: &str) -> (TestServer, TempDir) {
     let server = TestServer::start(Routes::new().page("/page.html", "<p>staged</p>"));
-    let dir = temp_dir(name);
+    let dir = TempDir::new(name);
     std::fs::write(
         dir.join("index.html"),
         format!(

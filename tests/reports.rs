@@ -17,7 +17,7 @@ use crate::report_check::{
     placeholders, sort_entries,
 };
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{assert_exit, cli, config, linkpatrol, signal, temp_dir};
+use crate::util::{TempDir, assert_exit, cli, config, linkpatrol, signal};
 
 /// The formats this module covers, with the file each is written to.
 const FORMATS: [(&str, &str); 8] = [
@@ -171,7 +171,7 @@ struct GoldenRun {
     site: TestServer,
     /// The servers' `IP:PORT` and the placeholder each becomes in golden files.
     hosts: Vec<(String, &'static str)>,
-    dir: PathBuf,
+    dir: TempDir,
     /// Kept so the external server lives as long as the run is inspected.
     _ext: TestServer,
 }
@@ -184,7 +184,7 @@ impl GoldenRun {
             (site.addr().to_string(), "SITE"),
             (ext.addr().to_string(), "EXT"),
         ];
-        let dir = temp_dir(&format!("reports-golden-{threads}"));
+        let dir = TempDir::new(&format!("reports-golden-{threads}"));
         let (code, stderr) = run_all_formats(&dir, &["-v", "-t", threads], &site.url("/"));
         assert_eq!(code, Some(1), "broken links found: {stderr}");
         GoldenRun {
@@ -356,7 +356,7 @@ fn every_format_from_one_run_matches_its_golden_file() {
 fn default_verbosity_limits_json_to_problems_but_not_junit() {
     let ext = external();
     let server = site(&ext);
-    let dir = temp_dir("reports-problems");
+    let dir = TempDir::new("reports-problems");
     let junit = dir.join("out.junit.xml");
     let out = cli(&[
         "--max-requests-per-second",
@@ -472,7 +472,7 @@ fn ctrl_c_leaves_every_file_complete_and_well_formed() {
 /// Interrupts a run on the endless slow site with SIGINT, then reads back every `-F` file.
 fn interrupt_and_check(threads: &str) {
     let server = slow_site();
-    let dir = temp_dir(&format!("reports-interrupted-{threads}"));
+    let dir = TempDir::new(&format!("reports-interrupted-{threads}"));
     let mut cmd = linkpatrol();
     cmd.args(["--max-requests-per-second", "0", "-t", threads, "-q", "-v"])
         .args(["--abort-timeout", "2"]);

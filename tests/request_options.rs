@@ -4,7 +4,7 @@
 
 use crate::server::{Reply, Routes, TestServer};
 use crate::util::{
-    assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows, temp_dir,
+    TempDir, assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows,
 };
 
 #[test]
@@ -15,7 +15,7 @@ fn cookies_go_where_their_domain_path_and_expiry_say() {
             .page("/private/page", "secret")
             .page("/public", "open"),
     );
-    let dir = temp_dir("req-cookies");
+    let dir = TempDir::new("req-cookies");
     std::fs::write(
         dir.join("cookies.txt"),
         "# Netscape HTTP Cookie File\n\
@@ -56,7 +56,7 @@ fn basic_auth_from_the_config_file_only_for_matching_urls() {
                 }
             }),
     );
-    let dir = temp_dir("req-auth");
+    let dir = TempDir::new("req-auth");
     std::fs::write(
         dir.join("auth.toml"),
         format!(
@@ -121,7 +121,7 @@ fn accept_ranges_decide_what_is_valid() {
             .reply("/limited", Reply::too_many_requests("0"))
             .reply("/empty", Reply::status(204)),
     );
-    let dir = temp_dir("req-accept");
+    let dir = TempDir::new("req-accept");
     let valid = |extra: &[&str]| {
         let mut args = vec!["--max-retries", "0"];
         args.extend_from_slice(extra);
@@ -150,7 +150,7 @@ fn method_get_replaces_head_for_checked_links() {
             .page("/", "<a href='/ok'>ok</a>")
             .page("/ok", "fine"),
     );
-    let dir = temp_dir("req-method");
+    let dir = TempDir::new("req-method");
     // -r 1: the start page is parsed, /ok is only checked (HEAD by default).
     let out = csv_run_in(&dir, &["-r", "1", &server.url("/")]);
     assert_eq!(out.status.code(), Some(0));
@@ -171,7 +171,7 @@ fn other_schemes_are_listed_not_fetched() {
          <a href='mailto:a@b.test?cc=c@d.test&amp;subject=hi'>m</a>\
          <a href='mailto:a@b.test?bcc=nobody'>bad</a>",
     ));
-    let dir = temp_dir("req-schemes");
+    let dir = TempDir::new("req-schemes");
     let out = csv_run_in(&dir, &[&server.url("/")]);
     assert_eq!(out.status.code(), Some(1));
     let r = rows(&out);
@@ -203,7 +203,7 @@ fn other_schemes_are_listed_not_fetched() {
 
 #[test]
 fn input_errors_are_one_line_exit_2_and_write_nothing() {
-    let dir = temp_dir("req-errors");
+    let dir = TempDir::new("req-errors");
     std::fs::write(dir.join("bad-cookies.txt"), "127.0.0.1\tTRUE\n").unwrap();
     std::fs::write(
         dir.join("bad-urls.txt"),

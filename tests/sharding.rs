@@ -10,7 +10,7 @@ use linkpatrol::Shard;
 use std::sync::{Arc, OnceLock};
 
 use crate::server::{Reply, Request, Routes, TestServer};
-use crate::util::{CSV_FLAGS, assert_exit, cli, csv_records, temp_dir};
+use crate::util::{CSV_FLAGS, TempDir, assert_exit, cli, csv_records};
 
 /// CSV columns that differ between two runs of the same site: dltime, checktime (timings),
 /// cached (which occurrence of a URL came first) and level (a URL linked at several depths
@@ -130,7 +130,7 @@ fn shards_equal_one_run(threads: &str) {
         "the hosts spread over more than one shard: {owners:?}"
     );
 
-    let dir = temp_dir(&format!("sharding-{threads}"));
+    let dir = TempDir::new(&format!("sharding-{threads}"));
     let ndjson = |name: &str| path(&dir.join(format!("{name}.ndjson")));
     let mut single_args = vec!["-F".to_owned(), format!("ndjson/{}", ndjson("single"))];
     single_args.extend(start_urls.iter().cloned());
@@ -260,7 +260,7 @@ impl Runs {
 
 /// The binary with `args` and nothing else (`merge` takes no other flag first).
 fn cli_bare(args: &[&str]) -> std::process::Output {
-    crate::util::hermetic(&temp_dir("sharding-home"))
+    crate::util::hermetic(&TempDir::new("sharding-home"))
         .args(args)
         .output()
         .expect("the binary runs")

@@ -11,7 +11,7 @@ use linkpatrol::{Checker, Report};
 
 use crate::server::{Reply, Routes, TestServer};
 use crate::util::{
-    config, csv_records, endless_site, entry, eventually, linkpatrol, signal, temp_dir,
+    TempDir, config, csv_records, endless_site, entry, eventually, linkpatrol, signal,
 };
 
 fn spawn(args: &[&str]) -> Child {
@@ -51,7 +51,8 @@ fn sigkill_keeps_every_row_finished_before_it() {
             .page("/ok3", "3")
             .reply("/hang", Reply::hang()),
     );
-    let csv = temp_dir("sigkill").join("rows.csv");
+    let dir = TempDir::new("sigkill");
+    let csv = dir.join("rows.csv");
     let mut child = spawn(&[
         "--no-status",
         "-q",
@@ -102,7 +103,8 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
             );
             Some(Reply::html(html).delayed(Duration::from_millis(5)))
         }));
-        let csv = temp_dir(&format!("second-ctrl-c-{threads}")).join("rows.csv");
+        let dir = TempDir::new(&format!("second-ctrl-c-{threads}"));
+        let csv = dir.join("rows.csv");
         let mut child = spawn(&[
             "--no-status",
             "-q",

@@ -6,7 +6,7 @@
 use linkpatrol::Outcome;
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{CSV_FLAGS, cli, config, entry, rows, run, temp_dir};
+use crate::util::{CSV_FLAGS, TempDir, cli, config, entry, rows, run};
 
 /// `-o csv -v` rows of a CLI run, and its exit code.
 fn csv_rows(args: &[&str]) -> (Option<i32>, Vec<csv::StringRecord>) {
@@ -16,7 +16,7 @@ fn csv_rows(args: &[&str]) -> (Option<i32>, Vec<csv::StringRecord>) {
 
 #[test]
 fn a_folder_without_index_html_is_listed_and_a_link_to_one_is_warned_about() {
-    let dir = temp_dir("no-index");
+    let dir = TempDir::new("no-index");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::create_dir_all(dir.join("with-index")).unwrap();
     std::fs::create_dir_all(dir.join(".git")).unwrap();
@@ -57,7 +57,7 @@ fn a_folder_without_index_html_is_listed_and_a_link_to_one_is_warned_about() {
 
 #[test]
 fn a_markdown_link_to_a_folder_with_a_readme_is_not_warned_about() {
-    let dir = temp_dir("readme-folder");
+    let dir = TempDir::new("readme-folder");
     for sub in ["docs", "guide", "plain"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
@@ -94,7 +94,7 @@ fn a_markdown_link_to_a_folder_with_a_readme_is_not_warned_about() {
 
 #[test]
 fn an_empty_file_is_warned_about_as_an_empty_http_page_is() {
-    let dir = temp_dir("empty-file");
+    let dir = TempDir::new("empty-file");
     std::fs::write(
         dir.join("index.html"),
         "<a href='empty.html'>e</a>\n<a href='full.html'>f</a>",
@@ -117,7 +117,7 @@ fn an_empty_file_is_warned_about_as_an_empty_http_page_is() {
 
 #[test]
 fn a_start_file_we_cannot_parse_is_warned_about_not_silently_valid() {
-    let dir = temp_dir("unparseable");
+    let dir = TempDir::new("unparseable");
     let pdf = dir.join("manual.pdf");
     std::fs::write(&pdf, "%PDF-1.4 http://127.0.0.1:9/never-read\n").unwrap();
     let (code, rows) = csv_rows(&[pdf.to_str().unwrap()]);

@@ -13,7 +13,7 @@ use linkpatrol::report::CSV_COLUMNS;
 
 use crate::external::{program_or_skip, run_with_deadline};
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, csv_records, row_named, temp_dir};
+use crate::util::{TempDir, cli, csv_records, row_named};
 
 /// Link text that trips naive CSV and encoding handling: non-ASCII, the delimiter, quotes.
 const TRICKY: &str = "Ünïcødé ✓; \"quoted\", 'single' <b>";
@@ -270,7 +270,7 @@ fn libreoffice_opens_the_csv_with_17_columns_intact() {
         return;
     };
     let server = site();
-    let dir = temp_dir("spreadsheet-libreoffice");
+    let dir = TempDir::new("spreadsheet-libreoffice");
     let csv_path = dir.join("links.csv");
     let url = server.url("/");
     let file_arg = format!("csv/{}", csv_path.display());
@@ -363,7 +363,7 @@ fn libreoffice_runs_a_raw_formula_cell() {
         return;
     };
     let server = site();
-    let dir = temp_dir("spreadsheet-libreoffice-raw");
+    let dir = TempDir::new("spreadsheet-libreoffice-raw");
     let csv_path = dir.join("raw.csv");
     std::fs::write(&csv_path, csv_of(&server, &["--csv-raw"])).unwrap();
     let (_, _, formulas) = read_xlsx(&calc(&soffice, &dir, &csv_path));

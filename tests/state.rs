@@ -13,7 +13,7 @@ use std::time::Duration;
 use linkpatrol::{Config, Report};
 
 use crate::server::{Reply, Routes, TestServer};
-use crate::util::{assert_exit, broken, config, entry, linkpatrol, run, temp_dir};
+use crate::util::{TempDir, assert_exit, broken, config, entry, linkpatrol, run};
 
 /// A site with a page, an image, a missing page and a link to `external`.
 fn site(external: &str) -> TestServer {
@@ -46,7 +46,7 @@ fn fresh_leaf_and_external_results_are_not_requested_again() {
     for threads in [1, 8] {
         let ext = external();
         let s = site(&ext.url("/ext"));
-        let dir = temp_dir(&format!("state-reuse-{threads}"));
+        let dir = TempDir::new(&format!("state-reuse-{threads}"));
         let file = dir.join("state.sqlite");
         let first = run(with_state(&s.url("/"), threads, &file));
         assert!(
@@ -87,7 +87,7 @@ fn fresh_leaf_and_external_results_are_not_requested_again() {
 fn failures_are_reused_only_when_asked_and_old_results_never() {
     let ext = external();
     let s = site(&ext.url("/ext"));
-    let dir = temp_dir("state-failures");
+    let dir = TempDir::new("state-failures");
     let file = dir.join("state.sqlite");
     run(with_state(&s.url("/"), 4, &file));
     let reused = run(with_state(&s.url("/"), 4, &file).cache_failures(true));
@@ -103,7 +103,7 @@ fn failures_are_reused_only_when_asked_and_old_results_never() {
 fn a_link_fails_the_run_only_after_n_consecutive_broken_runs() {
     let ext = external();
     let s = site(&ext.url("/ext"));
-    let dir = temp_dir("state-history");
+    let dir = TempDir::new("state-history");
     let file = dir.join("state.sqlite");
     let runs: Vec<Report> = (0..3)
         .map(|_| run(with_state(&s.url("/"), 4, &file).fail_after_runs(3)))
@@ -214,7 +214,7 @@ fn unreadable_state_files_are_moved_aside_and_the_check_goes_on() {
         ),
     ];
     for (name, spoil, needle) in cases {
-        let dir = temp_dir(&format!("state-bad-{name}"));
+        let dir = TempDir::new(&format!("state-bad-{name}"));
         let file = good_state(&s, &dir);
         spoil(&file);
         let spoiled = fs::read(&file).unwrap();
@@ -243,7 +243,7 @@ fn unreadable_state_files_are_moved_aside_and_the_check_goes_on() {
 fn a_newer_schema_is_left_alone() {
     let ext = external();
     let s = site(&ext.url("/ext"));
-    let dir = temp_dir("state-newer");
+    let dir = TempDir::new("state-newer");
     let file = good_state(&s, &dir);
     rusqlite::Connection::open(&file)
         .unwrap()
@@ -271,7 +271,7 @@ fn an_unwritable_folder_means_no_state() {
 fn a_file_held_by_another_run_is_waited_for_then_skipped() {
     let ext = external();
     let s = site(&ext.url("/ext"));
-    let dir = temp_dir("state-busy");
+    let dir = TempDir::new("state-busy");
     let file = good_state(&s, &dir);
     let holder = rusqlite::Connection::open(&file).unwrap();
     holder
@@ -288,7 +288,7 @@ fn a_file_held_by_another_run_is_waited_for_then_skipped() {
 fn the_binary_warns_on_one_line_and_exits_by_fail_after_runs() {
     let ext = external();
     let s = site(&ext.url("/ext"));
-    let dir = temp_dir("state-cli");
+    let dir = TempDir::new("state-cli");
     fs::write(dir.join("state.sqlite"), "not a database").unwrap();
     let cli = |extra: &[&str]| {
         linkpatrol()
@@ -393,7 +393,7 @@ fn unchanged_pages_answer_304_and_only_a_touched_page_is_parsed_again() {
     for threads in [1, 8] {
         let site = VersionedSite::start();
         let s = &site.server;
-        let dir = temp_dir(&format!("state-304-{threads}"));
+        let dir = TempDir::new(&format!("state-304-{threads}"));
         let file = dir.join("state.sqlite");
         let first = run(with_state(&s.url("/"), threads, &file));
         for p in ["/", "/p1", "/p2", "/p3"] {

@@ -2,7 +2,7 @@
 //! underscore config key names its dashed form, a negative timeout says it must be positive.
 
 use crate::server::{Routes, TestServer};
-use crate::util::{assert_exit, assert_one_line_error, cli, cli_in, temp_dir};
+use crate::util::{TempDir, assert_exit, assert_one_line_error, cli, cli_in};
 
 #[test]
 fn a_misspelt_flag_names_the_flag_meant() {
@@ -34,7 +34,7 @@ fn format_is_another_name_for_o() {
 
 #[test]
 fn an_underscore_config_key_names_its_dashed_form() {
-    let dir = temp_dir("typo-config");
+    let dir = TempDir::new("typo-config");
     std::fs::write(dir.join("linkpatrol.toml"), "internal_only = true\n").unwrap();
     let out = cli_in(&dir, &[], &["http://127.0.0.1:1/"]);
     assert_one_line_error(

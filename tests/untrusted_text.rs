@@ -4,7 +4,7 @@
 use std::process::Output;
 
 use crate::server::{Routes, TestServer};
-use crate::util::{assert_exit, cli, cli_in, temp_dir};
+use crate::util::{TempDir, assert_exit, cli, cli_in};
 
 /// A link text that sets the terminal's title and turns its text red.
 const TITLE_AND_RED: &str = "\u{1b}]0;TITLE\u{7}\u{1b}[31mRED";
@@ -169,7 +169,7 @@ fn the_failures_list_has_one_url_per_line() {
 #[test]
 fn an_error_message_spells_out_the_input_it_quotes() {
     // A URL list from a checked-out folder: its bad line is quoted in the one-line error.
-    let dir = temp_dir("untrusted-input-list");
+    let dir = TempDir::new("untrusted-input-list");
     std::fs::write(
         dir.join("urls.txt"),
         format!("http://[{TITLE_AND_RED}\rThat's it.\n"),
@@ -222,7 +222,7 @@ const FORMATS: [&str; 11] = [
 #[test]
 fn no_report_format_writes_a_control_character_a_page_chose() {
     let site = hostile_site();
-    let dir = temp_dir("untrusted-every-format");
+    let dir = TempDir::new("untrusted-every-format");
     let mut args: Vec<String> = ["--no-status", "--max-requests-per-second", "0"]
         .map(String::from)
         .to_vec();

@@ -253,16 +253,17 @@ pub fn entry<'a>(report: &'a Report, url: &str) -> &'a Entry {
         })
 }
 
-/// A fresh, empty folder for one test's files.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
+/// A fresh, empty folder, left in place (tests use [`TempDir`], which removes it).
+fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("linkpatrol-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-/// A fresh, empty folder for one test's files (as [`temp_dir`]) that is removed with
-/// everything in it when the guard is dropped, also when the test panics.
+/// A fresh, empty folder for one test's files that is removed with everything in it when the
+/// guard is dropped, also when the test panics. Keep it in a variable for as long as the
+/// folder is used: a path joined to a temporary guard names a folder already removed.
 pub struct TempDir(std::path::PathBuf);
 
 impl TempDir {
@@ -277,6 +278,18 @@ impl std::ops::Deref for TempDir {
 
     fn deref(&self) -> &std::path::Path {
         &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
     }
 }
 
