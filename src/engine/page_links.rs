@@ -92,7 +92,8 @@ impl<'p> PageLinks<'p> {
             own,
             fast_dir: None,
             fast_root: None,
-            key: RefCell::default(),
+            // Room for most keys at once, instead of growing on the first links of each page.
+            key: RefCell::new(String::with_capacity(2 * page.as_str().len())),
         }
     }
 }

@@ -51,6 +51,54 @@ pub(crate) fn join_local_key<'v>(
     let (floor, file) = (*floor, *file);
     out.clear();
     out.push_str(text);
+    // Leading `../` segments (most relative links of a site) climb as the loop below would;
+    // what follows them, when it is only names, is then appended as it is. Anything else goes
+    // through the loop, segment by segment.
+    let mut rel = rel;
+    while let Some(rest) = rel.strip_prefix("../") {
+        climb(out, floor)?;
+        rel = rest;
+    }
+    if only_names(rel.as_bytes()) {
+        out.push_str(rel);
+    } else {
+        join_segments(out, rel, floor, file)?;
+    }
+    if file {
+        let name = &out[last_slash(out.as_bytes())? + 1..];
+        if !name.contains('.') || name.bytes().all(|b| b == b'.') {
+            return None;
+        }
+    }
+    Some(fragment)
+}
+
+/// `true` when every segment of `rel` is a name (not empty, not starting with a dot, so
+/// neither `.` nor `..`) and it does not end in `/`: joined, it is appended as it is.
+fn only_names(rel: &[u8]) -> bool {
+    let mut prev = b'/';
+    for &b in rel {
+        if prev == b'/' && (b == b'/' || b == b'.') {
+            return false;
+        }
+        prev = b;
+    }
+    prev != b'/'
+}
+
+/// Drops the last segment of `out`, which ends in `/`, never above `floor`: what `..` does.
+fn climb(out: &mut String, floor: usize) -> Option<()> {
+    let cut = last_slash(&out.as_bytes()[..out.len() - 1])? + 1;
+    if cut < floor {
+        return None;
+    }
+    out.truncate(cut);
+    Some(())
+}
+
+/// Appends `rel` to `out` (which ends in `/`) segment by segment, resolving `.` and `..` as
+/// the parser does; `None` when `rel` does not qualify (see the module doc).
+fn join_segments(out: &mut String, rel: &str, floor: usize, file: bool) -> Option<()> {
     let mut start = 0;
     loop {
         let end = position(&rel.as_bytes()[start..], b'/').map_or(rel.len(), |at| start + at);
@@ -64,14 +112,8 @@ pub(crate) fn join_local_key<'v>(
             "" if last => {}
             "" => return None,
             "." => {}
-            ".." => {
-                // `out` ends in `/`: drop its last segment, never above the floor.
-                let cut = last_slash(&out.as_bytes()[..out.len() - 1])? + 1;
-                if cut < floor {
-                    return None;
-                }
-                out.truncate(cut);
-            }
+            // `out` ends in `/` here.
+            ".." => climb(out, floor)?,
             name => {
                 out.push_str(name);
                 if !last {
@@ -80,16 +122,9 @@ pub(crate) fn join_local_key<'v>(
             }
         }
         if last {
-            break;
+            return Some(());
         }
     }
-    if file {
-        let name = &out[last_slash(out.as_bytes())? + 1..];
-        if !name.contains('.') || name.bytes().all(|b| b == b'.') {
-            return None;
-        }
-    }
-    Some(fragment)
 }
 
 /// A base URL that links are joined to (see [`join_local_key`]), with what its text says
@@ -246,6 +281,13 @@ mod tests {
             "struct.Vec.html#method.push",
             "fn.f.html#impl-From%3C%26str%3E-for-String",
             "a(1)+b,c;d=e$f&g!h*i~j.png",
+            // After leading `../`: only names (appended whole), or a dot segment, a name
+            // starting with a dot, a `..` in the middle (segment by segment).
+            "../../../guide/x.html",
+            "../../a/./b.html",
+            "../.hidden/x.html",
+            "../a/../b.html",
+            "../..x/y.html",
         ] {
             let (key, fragment) = fast(value).unwrap_or_else(|| panic!("{value} qualifies"));
             assert_eq!((key, fragment), slow(value), "{value}");
@@ -275,6 +317,9 @@ mod tests {
             "page.html#<x>",
             "...",
             "../../../../../x.html",
+            "../../a//b.html",
+            "../a/",
+            "../../",
         ] {
             assert_eq!(fast(value), None, "{value:?}");
         }
