@@ -506,6 +506,9 @@ impl Run {
     /// `url-whitespace` when `padded`), those the run keeps. None (no allocation) for most.
     fn link_warnings(&self, value: &str, padded: bool, no_index: bool) -> Vec<Warning> {
         let mut warnings = Vec::new();
+        if !padded && !no_index {
+            return warnings;
+        }
         if no_index {
             warnings.push(Warning {
                 tag: "file-no-index",
