@@ -23,6 +23,7 @@ use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
 use crate::policy::local_join::{JoinBase, join_local_key};
+use crate::policy::parse_near::parse_near;
 use crate::state::{Packer, PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
@@ -96,33 +97,6 @@ impl<'p> PageLinks<'p> {
             key: RefCell::new(String::with_capacity(2 * page.as_str().len())),
         }
     }
-}
-
-/// The `Url` of `whole`, a key (with its fragment) that the text join built from a link on
-/// `page`. On a web page the key starts with the page's scheme and authority, which the join
-/// copies, so only the rest is parsed, against the page: the host is not parsed (and run
-/// through IDNA) again, which was most of the cost of a parse. Anything else is parsed whole.
-fn parse_joined(page: &Url, whole: &str) -> Result<Url, url::ParseError> {
-    let url = match whole.strip_prefix(&page[..Position::BeforePath]) {
-        // Not `//`, which would name another host.
-        Some(rest)
-            if matches!(page.scheme(), "http" | "https")
-                && rest.starts_with('/')
-                && !rest.starts_with("//") =>
-        {
-            page.join(rest)
-        }
-        _ => Url::parse(whole),
-    };
-    #[cfg(debug_assertions)]
-    if let Ok(u) = &url {
-        assert_eq!(
-            Ok(u),
-            Url::parse(whole).as_ref(),
-            "parse_joined({page}, {whole})"
-        );
-    }
-    url
 }
 
 /// `value` resolved against `base`, as a browser does on a page in `query_encoding`: the query
@@ -404,7 +378,7 @@ impl Run {
                 if let Some(next) = self.claim_link(&text[..key_len], warned, occ, ctx.level) {
                     let whole = std::mem::take(&mut *key);
                     drop(key);
-                    match parse_joined(page, &whole) {
+                    match parse_near(page, &whole) {
                         Ok(url) => {
                             let mut whole = whole;
                             whole.truncate(key_len);
@@ -601,37 +575,5 @@ impl Run {
             return local;
         }
         url
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_joined_key_parses_as_the_whole_url_does() {
-        let cases = [
-            (
-                "http://a.test/dir/page.html",
-                "http://a.test/dir/other.html#top",
-            ),
-            (
-                "https://user:pw@a.test:8443/p",
-                "https://user:pw@a.test:8443/x/y/",
-            ),
-            ("http://[::1]:8080/a/", "http://[::1]:8080/a/b.html"),
-            // The page's path starts with `//`: the rest would name a host, so it is parsed
-            // whole.
-            ("http://a.test//x/y.html", "http://a.test//x/z.html"),
-            ("file:///tmp/site/index.html", "file:///tmp/site/a.html"),
-        ];
-        for (page, whole) in cases {
-            let page = Url::parse(page).unwrap();
-            assert_eq!(
-                parse_joined(&page, whole),
-                Url::parse(whole),
-                "{page} {whole}"
-            );
-        }
     }
 }
