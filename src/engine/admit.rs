@@ -188,8 +188,9 @@ impl Run {
         // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
         // A local folder with an index.html and the index.html are one key (`document_key`).
         let key = fetch::file::document_key(&url, cache_key_ref(&url));
+        let warned = site.as_ref().is_some_and(|s| !s.warnings.is_empty());
         let occ = Occurrence { site, fragment };
-        match self.claim_link(&key, occ, level) {
+        match self.claim_link(&key, warned, move || occ, level) {
             None => {}
             Some(next) => {
                 let key = key.into_owned();
@@ -198,25 +199,35 @@ impl Run {
         }
     }
 
-    /// Claims `key` for one link (`occ`) and does what needs no URL: counts a quiet or
-    /// over-limit link, sends a link to a checked URL. Returns what is left to do with the URL
+    /// Claims `key` for one link and does what needs no URL: counts a quiet or over-limit
+    /// link, sends a link to a checked URL. Returns what is left to do with the URL
     /// ([`Run::carry_on`]), `None` when nothing is: the fast path of a link seen before, which
     /// `consider_link` takes without building a `Url`.
-    pub(super) fn claim_link(&self, key: &str, occ: Occurrence, level: usize) -> Option<Next> {
+    ///
+    /// `occ` builds the link's occurrence, only when it is kept or sent (see
+    /// [`ResultCache::claim_at`](super::cache::ResultCache::claim_at)); `warned`: it will
+    /// have warnings of its own.
+    pub(super) fn claim_link(
+        &self,
+        key: &str,
+        warned: bool,
+        occ: impl FnOnce() -> Occurrence,
+        level: usize,
+    ) -> Option<Next> {
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.
-        let quiet_ok = self.only_problems
-            && !self.plugins.active()
-            && occ.site.as_ref().is_none_or(|s| s.warnings.is_empty());
+        let quiet_ok = self.only_problems && !self.plugins.active() && !warned;
         match self.cache.claim_at(key, occ, level, quiet_ok) {
             (Claim::Quiet(occ), covered) => {
-                // Freed here, not under the cache's lock.
+                // Not built; what it holds (a built occurrence) is freed here, not under the
+                // cache's lock.
                 drop(occ);
                 self.unreported.fetch_add(1, Ordering::Relaxed);
                 (!covered).then_some(Next::Upgrade)
             }
             (Claim::OverLimit(occ), _) => {
-                // Past `--max-urls`: counted, not stored (freed here, not under the lock).
+                // Past `--max-urls`: counted, not stored (not built, or freed here, not under
+                // the lock).
                 drop(occ);
                 self.over_limit.fetch_add(1, Ordering::Relaxed);
                 None
@@ -224,7 +235,7 @@ impl Run {
             (Claim::Pending, true) => None,
             (Claim::Pending, false) => Some(Next::Upgrade),
             (Claim::Done(r, occ), covered) => {
-                self.send(&r, occ, true);
+                self.send(&r, occ(), true);
                 (!covered).then_some(Next::Upgrade)
             }
             (Claim::New, _) => Some(Next::Start),

@@ -242,25 +242,26 @@ impl Slot {
     }
 }
 
-/// What a claim found.
+/// What a claim found. `O` is the occurrence, or, from [`claim_at`](ResultCache::claim_at),
+/// what builds it: handed back unbuilt where the claim does not keep it.
 #[derive(Debug)]
-pub(crate) enum Claim {
+pub(crate) enum Claim<O = Occurrence> {
     /// First sight of the key: a placeholder now holds it and the caller must queue the URL.
     New,
     /// Already queued or in progress; the occurrence was stored for `finish` to return.
     Pending,
     /// Already checked; the caller reports the occurrence (handed back, not stored) with this
     /// result.
-    Done(Arc<CheckResult>, Occurrence),
+    Done(Arc<CheckResult>, O),
     /// Already checked, neither broken nor warned about, and the caller said such a result
     /// needs no row for this occurrence: it only counts it. The occurrence is handed back to be
     /// dropped outside the lock.
-    Quiet(Occurrence),
+    Quiet(O),
     /// Not claimed: the key is new and the cache already holds its cap of keys
     /// (`--max-urls`). Nothing was stored; the caller counts the link and drops the occurrence
     /// (handed back to be dropped outside the lock). So past the limit a run's memory stays
     /// bounded by the limit, however many links it finds.
-    OverLimit(Occurrence),
+    OverLimit(O),
 }
 
 /// Map from cache key to placeholder or result.
@@ -300,7 +301,13 @@ impl ResultCache {
 
     /// Claims `key` for checking, recording `occurrence`. See [`Claim`].
     pub(crate) fn claim(&self, key: &str, occurrence: Occurrence) -> Claim {
-        self.claim_at(key, occurrence, usize::MAX, false).0
+        match self.claim_at(key, || occurrence, usize::MAX, false).0 {
+            Claim::New => Claim::New,
+            Claim::Pending => Claim::Pending,
+            Claim::Done(r, occurrence) => Claim::Done(r, occurrence()),
+            Claim::Quiet(occurrence) => Claim::Quiet(occurrence()),
+            Claim::OverLimit(occurrence) => Claim::OverLimit(occurrence()),
+        }
     }
 
     /// [`claim`](Self::claim), also telling (in the same lock) whether a parse of `key` at
@@ -310,13 +317,18 @@ impl ResultCache {
     /// `true` skips it — the common case of a link found again, spared a filter decision and a
     /// second lookup (see "Upgrades to parse"). `quiet_ok`: a result that is done and neither
     /// broken nor warned about needs no row for this occurrence ([`Claim::Quiet`]).
-    pub(crate) fn claim_at(
+    ///
+    /// `occurrence` builds the occurrence: called, under the lock, only when the claim stores
+    /// it (`New`, `Pending`); handed back unbuilt otherwise, so that a link counted as `Quiet`
+    /// (most links of a crawl where only problems are reported) never builds one, and the
+    /// caller of `Done` builds it outside the lock.
+    pub(crate) fn claim_at<F: FnOnce() -> Occurrence>(
         &self,
         key: &str,
-        occurrence: Occurrence,
+        occurrence: F,
         level: usize,
         quiet_ok: bool,
-    ) -> (Claim, bool) {
+    ) -> (Claim<F>, bool) {
         let mut slots = self.slots.lock();
         match slots.lookup(key) {
             Err(vacant) => {
@@ -326,7 +338,7 @@ impl ResultCache {
                     return (Claim::OverLimit(occurrence), true);
                 }
                 let mut first = StoredList::default();
-                first.push(occurrence.stored());
+                first.push(occurrence().stored());
                 slots.insert(vacant, key, Slot::new(first));
                 (Claim::New, false)
             }
@@ -339,7 +351,7 @@ impl ResultCache {
                     State::Done(_) if quiet_ok && slot.quiet => Claim::Quiet(occurrence),
                     State::Done(r) => Claim::Done(r.full(key), occurrence),
                     _ => {
-                        slot.occurrences.push(occurrence.stored());
+                        slot.occurrences.push(occurrence().stored());
                         Claim::Pending
                     }
                 };
@@ -715,17 +727,18 @@ mod tests {
     #[test]
     fn only_a_quiet_done_result_is_claimed_quietly() {
         let c = ResultCache::default();
-        let quiet =
-            |c: &ResultCache, key| matches!(c.claim_at(key, occ("p"), 0, true).0, Claim::Quiet(_));
+        let quiet = |c: &ResultCache, key| {
+            matches!(c.claim_at(key, || occ("p"), 0, true).0, Claim::Quiet(_))
+        };
         assert!(matches!(
-            c.claim_at("good", occ("a"), 0, true).0,
+            c.claim_at("good", || occ("a"), 0, true).0,
             Claim::New
         ));
         assert!(!quiet(&c, "good"), "pending: the occurrence is kept");
         c.finish("good", ok("good"));
         assert!(quiet(&c, "good"));
         assert!(
-            matches!(c.claim_at("good", occ("p"), 0, false).0, Claim::Done(..)),
+            matches!(c.claim_at("good", || occ("p"), 0, false).0, Claim::Done(..)),
             "a caller that needs the result gets it"
         );
         let mut warned = ok("warned");
@@ -866,7 +879,7 @@ mod tests {
     #[test]
     fn a_claim_tells_when_an_upgrade_at_its_level_would_change_nothing() {
         let c = ResultCache::default();
-        let covered = |level| c.claim_at("http://t/p", occ("p"), level, false).1;
+        let covered = |level| c.claim_at("http://t/p", || occ("p"), level, false).1;
         assert!(!covered(0), "new");
         assert!(!covered(5), "pending, nothing wanted or parsed");
         assert_eq!(c.upgrade("http://t/p", 3), None);
@@ -879,19 +892,19 @@ mod tests {
         // done without a parse: not covered, and the upgrade hands out the job
         c.claim("http://t/d", occ("p"));
         c.finish("http://t/d", html("http://t/d"));
-        assert!(!c.claim_at("http://t/d", occ("q"), 2, false).1);
+        assert!(!c.claim_at("http://t/d", || occ("q"), 2, false).1);
         assert!(matches!(
             c.upgrade("http://t/d", 2),
             Some(Upgrade::Parse(..))
         ));
         assert!(
-            c.claim_at("http://t/d", occ("r"), 2, false).1,
+            c.claim_at("http://t/d", || occ("r"), 2, false).1,
             "the job covers it"
         );
         // done and never to be parsed (an image, a broken page): covered at every level
         c.claim("http://t/i.png", occ("p"));
         c.finish("http://t/i.png", ok("http://t/i.png"));
-        assert!(c.claim_at("http://t/i.png", occ("q"), 0, false).1);
+        assert!(c.claim_at("http://t/i.png", || occ("q"), 0, false).1);
         assert_eq!(
             c.upgrade("http://t/i.png", 0),
             None,
@@ -902,7 +915,7 @@ mod tests {
         let mut moved = redirecting("http://t/r", "target");
         moved.real_url = Some(url::Url::parse("http://t/target").unwrap());
         c.finish("http://t/r", moved);
-        assert!(!c.claim_at("http://t/r", occ("q"), 0, false).1);
+        assert!(!c.claim_at("http://t/r", || occ("q"), 0, false).1);
     }
 
     #[test]

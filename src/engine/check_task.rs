@@ -194,7 +194,7 @@ impl Run {
                     .then_some(&result);
             let mut keep = self.filter.has_depth_limit().then(Vec::new);
             result.links_found = self.replay_children(
-                page.links,
+                &page.links,
                 &fetched.final_url,
                 level + 1,
                 own,

@@ -22,8 +22,9 @@ use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
 use crate::policy::filter::Decision;
-use crate::policy::local_join::join_local_key;
-use crate::state::{Packer, PageLinks as StoredLinks};
+use crate::policy::local_join::{JoinBase, join_local_key};
+use crate::policy::parse_near::parse_near;
+use crate::state::{Packer, PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
 use super::cache::Occurrence;
@@ -59,10 +60,10 @@ struct PageLinks<'p> {
     /// The page's folder (its URL up to the last `/`) when its plain relative links may be
     /// joined as text (`policy::local_join`): a local or web page with no `<base>`, query,
     /// fragment or escape in its URL, its queries in UTF-8. Set by [`Run::fast_join`].
-    fast_dir: Option<String>,
+    fast_dir: Option<JoinBase>,
     /// What the page's root-relative links (`/about.html`) are joined to on the fast path: the
     /// site root of a local page under it, the origin (with a `/`) of a web page.
-    fast_root: Option<String>,
+    fast_root: Option<JoinBase>,
     /// The key of the link being considered on the fast path, reused from link to link.
     key: RefCell<String>,
 }
@@ -92,36 +93,10 @@ impl<'p> PageLinks<'p> {
             own,
             fast_dir: None,
             fast_root: None,
-            key: RefCell::default(),
+            // Room for most keys at once, instead of growing on the first links of each page.
+            key: RefCell::new(String::with_capacity(2 * page.as_str().len())),
         }
     }
-}
-
-/// The `Url` of `whole`, a key (with its fragment) that the text join built from a link on
-/// `page`. On a web page the key starts with the page's scheme and authority, which the join
-/// copies, so only the rest is parsed, against the page: the host is not parsed (and run
-/// through IDNA) again, which was most of the cost of a parse. Anything else is parsed whole.
-fn parse_joined(page: &Url, whole: &str) -> Result<Url, url::ParseError> {
-    let url = match whole.strip_prefix(&page[..Position::BeforePath]) {
-        // Not `//`, which would name another host.
-        Some(rest)
-            if matches!(page.scheme(), "http" | "https")
-                && rest.starts_with('/')
-                && !rest.starts_with("//") =>
-        {
-            page.join(rest)
-        }
-        _ => Url::parse(whole),
-    };
-    #[cfg(debug_assertions)]
-    if let Ok(u) = &url {
-        assert_eq!(
-            Ok(u),
-            Url::parse(whole).as_ref(),
-            "parse_joined({page}, {whole})"
-        );
-    }
-    url
 }
 
 /// `value` resolved against `base`, as a browser does on a page in `query_encoding`: the query
@@ -145,6 +120,43 @@ fn join(
 /// would not be inferred as general enough).
 fn query_encoder(encoding: &'static Encoding) -> impl Fn(&str) -> Cow<'_, [u8]> {
     move |query| encoding.encode(query).0
+}
+
+/// One link of a page as written: moved out of the extractor's `RawLink` on a parse, borrowed
+/// from the state file's blob on a replay (no copy of its texts for each link).
+struct Written<'a> {
+    value: Cow<'a, str>,
+    line: usize,
+    column: usize,
+    name: Cow<'a, str>,
+    nofollow: bool,
+    padded: bool,
+}
+
+impl From<RawLink> for Written<'static> {
+    fn from(link: RawLink) -> Self {
+        Written {
+            value: Cow::Owned(link.value),
+            line: link.line,
+            column: link.column,
+            name: Cow::Owned(link.name),
+            nofollow: link.nofollow,
+            padded: link.padded,
+        }
+    }
+}
+
+impl<'a> From<StoredLink<'a>> for Written<'a> {
+    fn from(link: StoredLink<'a>) -> Self {
+        Written {
+            value: Cow::Borrowed(link.value),
+            line: link.line,
+            column: link.column,
+            name: Cow::Borrowed(link.name),
+            nofollow: link.nofollow,
+            padded: link.padded,
+        }
+    }
 }
 
 /// Bytes of HTML per byte of packed links, rounded down so that a page's buffer rarely grows:
@@ -248,7 +260,7 @@ impl Run {
                         link.padded,
                     );
                 }
-                self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
+                self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link.into());
             }
             return n;
         }
@@ -273,7 +285,7 @@ impl Run {
                 }
             }
             for link in doc.links.drain(..) {
-                self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link);
+                self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link.into());
             }
         });
         if let Some(f) = facts {
@@ -286,28 +298,23 @@ impl Run {
     /// was last parsed: the same as parsing it again, without the body. Returns how many.
     pub(super) fn replay_children(
         &self,
-        stored: StoredLinks,
+        stored: &StoredLinks,
         page: &Url,
         level: usize,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
     ) -> usize {
         let doc = HtmlDocument {
-            base: stored.base,
+            base: stored.base.clone(),
             nofollow: stored.nofollow,
             ..HtmlDocument::default()
         };
         let mut ctx = PageLinks::new(page, &doc, level, own);
         self.fast_join(&mut ctx);
-        let n = stored.links.len();
-        for l in stored.links {
-            let mut link = RawLink::plain(l.value, "", "", (l.line, l.column));
-            link.name = l.name;
-            link.nofollow = l.nofollow;
-            link.padded = l.padded;
-            self.consider_link(&ctx, None, keep.as_deref_mut(), link);
+        for link in stored.links() {
+            self.consider_link(&ctx, None, keep.as_deref_mut(), link.into());
         }
-        n
+        stored.len()
     }
 
     /// Resolves one link of a page and considers it (see [`Run::queue_children`]).
@@ -318,17 +325,16 @@ impl Run {
         ctx: &PageLinks<'_>,
         facts: Option<&mut PageFacts>,
         keep: Option<&mut Vec<Url>>,
-        link: RawLink,
+        link: Written<'_>,
     ) {
         let page = ctx.page;
-        let RawLink {
+        let Written {
             value,
             line,
             column,
             name,
             nofollow,
             padded,
-            ..
         } = link;
         let follow = !ctx.nofollow && !nofollow;
         let via = Via::link(ctx.level, ctx.from_web, follow);
@@ -339,8 +345,7 @@ impl Run {
             && let Some(dir) = &ctx.fast_dir
         {
             let mut key = ctx.key.borrow_mut();
-            if let Some(fragment) = join_local_key(dir, ctx.fast_root.as_deref(), &value, &mut key)
-            {
+            if let Some(fragment) = join_local_key(dir, ctx.fast_root.as_ref(), &value, &mut key) {
                 // The key, then the fragment as written: `key` holds the whole URL, to be
                 // parsed only if the claim needs it.
                 let key_len = key.len();
@@ -348,25 +353,32 @@ impl Run {
                     key.push('#');
                     key.push_str(f);
                 }
-                let fragment = fragment.filter(|f| !f.is_empty()).map(str::to_owned);
                 #[cfg(debug_assertions)]
                 self.assert_same_join(ctx, &value, &key, key_len);
-                let site = self.site_of(ctx, value, line, column, name, padded, None, false);
+                let warnings = self.link_warnings(&value, padded, false);
                 if let Some(own) = ctx.own
                     && key[..key_len] == *page.as_str()
-                    && !is_problem(own, Some(&site))
+                    && !is_problem(own, None)
+                    && warnings.is_empty()
                 {
                     self.unreported.fetch_add(1, Ordering::Relaxed);
                     return;
                 }
-                let occ = Occurrence {
-                    site: Some(site),
-                    fragment,
+                let warned = !warnings.is_empty();
+                // Built only when the claim keeps it (see `Run::claim_link`). The fragment is
+                // the text after the key and its `#` (absent: out of range).
+                let text: &str = &key;
+                let occ = || Occurrence {
+                    fragment: text
+                        .get(key_len + 1..)
+                        .filter(|f| !f.is_empty())
+                        .map(str::to_owned),
+                    site: Some(self.site_of(ctx, value, line, column, name, warnings, None)),
                 };
-                if let Some(next) = self.claim_link(&key[..key_len], occ, ctx.level) {
+                if let Some(next) = self.claim_link(&text[..key_len], warned, occ, ctx.level) {
                     let whole = std::mem::take(&mut *key);
                     drop(key);
-                    match parse_joined(page, &whole) {
+                    match parse_near(page, &whole) {
                         Ok(url) => {
                             let mut whole = whole;
                             whole.truncate(key_len);
@@ -393,25 +405,18 @@ impl Run {
         // to `consider` as its key: one copy in the common case.
         let raw = match &url {
             Ok(_) => String::new(),
-            Err(_) => value.clone(),
+            Err(_) => value.clone().into_owned(),
         };
-        let site = self.site_of(
-            ctx,
-            value,
-            line,
-            column,
-            name,
-            padded,
-            remapped_from,
-            no_index,
-        );
+        let warnings = self.link_warnings(&value, padded, no_index);
         if let (Some(own), Ok(u)) = (ctx.own, &url)
             && u[..Position::AfterQuery] == page[..Position::AfterQuery]
-            && !is_problem(own, Some(&site))
+            && !is_problem(own, None)
+            && warnings.is_empty()
         {
             self.unreported.fetch_add(1, Ordering::Relaxed);
             return;
         }
+        let site = self.site_of(ctx, value, line, column, name, warnings, remapped_from);
         if let (Some(keep), Ok(u), true) = (keep, &url, follow)
             && matches!(
                 self.filter.decide(u, ctx.level, false, ctx.from_web),
@@ -445,12 +450,14 @@ impl Run {
             return;
         }
         let s = page.as_str();
-        ctx.fast_dir = s.rfind('/').map(|at| s[..=at].to_owned());
+        ctx.fast_dir = s
+            .rfind('/')
+            .and_then(|at| JoinBase::new(s[..=at].to_owned()));
         ctx.fast_root = if web {
-            Some(format!("{}/", &page[..Position::BeforePath]))
+            JoinBase::new(format!("{}/", &page[..Position::BeforePath]))
         } else {
             self.site_root(page, "/")
-                .map(|root| root.as_str().to_owned())
+                .and_then(|root| JoinBase::new(root.as_str().to_owned()))
         };
     }
 
@@ -469,21 +476,13 @@ impl Run {
         .map_err(|e| format!("cannot resolve `{value}': {e}"))
     }
 
-    /// The site of one link of `ctx`'s page: its warnings (`file-no-index` when `no_index`,
-    /// `url-whitespace` when `padded`, those the run keeps) and the link as written, masked.
-    #[allow(clippy::too_many_arguments)]
-    fn site_of(
-        &self,
-        ctx: &PageLinks<'_>,
-        value: String,
-        line: usize,
-        column: usize,
-        name: String,
-        padded: bool,
-        remapped_from: Option<Box<str>>,
-        no_index: bool,
-    ) -> LinkSite {
+    /// The warnings of one link, `value` as written (`file-no-index` when `no_index`,
+    /// `url-whitespace` when `padded`), those the run keeps. None (no allocation) for most.
+    fn link_warnings(&self, value: &str, padded: bool, no_index: bool) -> Vec<Warning> {
         let mut warnings = Vec::new();
+        if !padded && !no_index {
+            return warnings;
+        }
         if no_index {
             warnings.push(Warning {
                 tag: "file-no-index",
@@ -500,16 +499,32 @@ impl Run {
             });
         }
         warnings.retain(|w| self.keeps(w));
+        warnings
+    }
+
+    /// The site of one link of `ctx`'s page: the link as written (masked), where it is, its
+    /// label and its `warnings` (see [`Run::link_warnings`]).
+    #[allow(clippy::too_many_arguments)]
+    fn site_of(
+        &self,
+        ctx: &PageLinks<'_>,
+        value: Cow<'_, str>,
+        line: usize,
+        column: usize,
+        name: Cow<'_, str>,
+        warnings: Vec<Warning>,
+        remapped_from: Option<Box<str>>,
+    ) -> LinkSite {
         let raw = match redact(&value) {
             Cow::Owned(masked) => masked,
-            Cow::Borrowed(_) => value,
+            Cow::Borrowed(_) => value.into_owned(),
         };
         LinkSite {
             parent: ctx.parent.clone(),
             raw,
             line: Some(line),
             column: Some(column),
-            name,
+            name: name.into_owned(),
             base: ctx.doc_base.clone(),
             warnings,
             remapped_from,
@@ -560,37 +575,5 @@ impl Run {
             return local;
         }
         url
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_joined_key_parses_as_the_whole_url_does() {
-        let cases = [
-            (
-                "http://a.test/dir/page.html",
-                "http://a.test/dir/other.html#top",
-            ),
-            (
-                "https://user:pw@a.test:8443/p",
-                "https://user:pw@a.test:8443/x/y/",
-            ),
-            ("http://[::1]:8080/a/", "http://[::1]:8080/a/b.html"),
-            // The page's path starts with `//`: the rest would name a host, so it is parsed
-            // whole.
-            ("http://a.test//x/y.html", "http://a.test//x/z.html"),
-            ("file:///tmp/site/index.html", "file:///tmp/site/a.html"),
-        ];
-        for (page, whole) in cases {
-            let page = Url::parse(page).unwrap();
-            assert_eq!(
-                parse_joined(&page, whole),
-                Url::parse(whole),
-                "{page} {whole}"
-            );
-        }
     }
 }

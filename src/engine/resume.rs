@@ -67,7 +67,7 @@ impl Run {
             let own = (self.only_problems && !self.plugins.active()).then_some(&result);
             let mut keep = self.filter.has_depth_limit().then(Vec::new);
             result.links_found =
-                self.replay_children(links, &task.url, level + 1, own, keep.as_mut());
+                self.replay_children(&links, &task.url, level + 1, own, keep.as_mut());
             if let Some(keep) = keep {
                 self.cache.set_links(&[&task.key], keep);
             }

@@ -11,6 +11,7 @@ use url::Url;
 use crate::config::Config;
 use crate::model::outcome::{CheckResult, Entry};
 use crate::model::report::Report;
+use crate::policy::parse_near::parse_near;
 use crate::policy::url_norm::cache_key;
 use crate::state::{Remembered, StoredPage};
 
@@ -26,6 +27,9 @@ pub(super) struct StateSink {
     active: bool,
     /// Consecutive broken runs before a broken entry fails the run.
     fail_after_runs: u32,
+    /// The URL of the last result kept: the next one, most often of the same site, is parsed
+    /// near it (`policy::parse_near`), its host not parsed again.
+    last: Option<Url>,
 }
 
 impl StateSink {
@@ -42,6 +46,7 @@ impl StateSink {
                 active: writer.is_some(),
                 writer,
                 fail_after_runs,
+                last: None,
             };
             Ok((remembered, sink, warnings))
         }
@@ -63,6 +68,7 @@ impl StateSink {
             let sink = StateSink {
                 active: false,
                 fail_after_runs,
+                last: None,
             };
             Ok((None, sink, warnings))
         }
@@ -79,13 +85,17 @@ impl StateSink {
     pub(super) fn result(&mut self, r: &Arc<CheckResult>) {
         #[cfg(feature = "state")]
         if let Some(w) = &mut self.writer
-            && let Ok(url) = Url::parse(&r.url)
+            && let Ok(url) = match &self.last {
+                Some(near) => parse_near(near, &r.url),
+                None => Url::parse(&r.url),
+            }
             && matches!(url.scheme(), "http" | "https")
         {
             w.add(cache_key(&url), r.clone());
+            self.last = Some(url);
         }
         #[cfg(not(feature = "state"))]
-        let _ = (r, Url::parse, cache_key);
+        let _ = (r, Url::parse, cache_key, parse_near, &self.last);
     }
 
     /// Takes a parsed page's links.

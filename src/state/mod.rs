@@ -45,7 +45,7 @@ mod writer;
 
 #[cfg(feature = "state")]
 pub(crate) use batch::Totals;
-pub(crate) use page_blob::{Packer, PageLinks, unpack};
+pub(crate) use page_blob::{Packer, PageLinks, StoredLink, unpack};
 pub(crate) use remembered::{Remembered, StoredPage, cached_from_info};
 #[cfg(feature = "state")]
 pub(crate) use store::open;

@@ -8,25 +8,94 @@ const FORMAT: u8 = 2;
 /// Most bytes a blob may decompress to (a page of 200,000 links is about 10 MB).
 const MAX_INFLATED: u64 = 64 << 20;
 
-/// One link of a stored page, as the extractor gave it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct StoredLink {
-    pub(crate) value: String,
+/// One link of a stored page, as the extractor gave it, read in place from the unpacked blob
+/// (no copy of its texts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct StoredLink<'a> {
+    pub(crate) value: &'a str,
     pub(crate) line: usize,
     pub(crate) column: usize,
-    pub(crate) name: String,
+    pub(crate) name: &'a str,
     pub(crate) nofollow: bool,
     pub(crate) padded: bool,
 }
 
-/// Everything a page's links need to be considered again without the page.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// Everything a page's links need to be considered again without the page: its blob
+/// decompressed and checked whole by [`unpack`], so reading its links ([`PageLinks::links`])
+/// cannot fail half-way. The texts of all links are kept in one string, checked as UTF-8 in
+/// one go (checking each text on its own cost more than the copy).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PageLinks {
     /// `<base href>` as written.
     pub(crate) base: Option<String>,
     /// `<meta name=robots content=nofollow>`.
     pub(crate) nofollow: bool,
-    pub(crate) links: Vec<StoredLink>,
+    /// Each link's value and then its name, link after link.
+    texts: String,
+    /// Each link, its texts as where they end in `texts` (each a character boundary).
+    links: Vec<Packed>,
+}
+
+/// One link of a [`PageLinks`]; its value starts where the link before it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Packed {
+    value_end: u32,
+    name_end: u32,
+    line: u32,
+    column: u32,
+    /// `nofollow` (bit 0), `padded` (bit 1), as packed.
+    flags: u8,
+}
+
+impl PageLinks {
+    /// How many links the page has.
+    pub(crate) fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// The links, in the order they were packed, their texts borrowed from the page.
+    pub(crate) fn links(&self) -> Links<'_> {
+        Links {
+            texts: &self.texts,
+            at: 0,
+            links: self.links.iter(),
+        }
+    }
+}
+
+/// The links of a [`PageLinks`], read one by one (see [`PageLinks::links`]).
+#[derive(Debug)]
+pub(crate) struct Links<'a> {
+    texts: &'a str,
+    /// Where the next link's value starts in `texts`.
+    at: usize,
+    links: std::slice::Iter<'a, Packed>,
+}
+
+impl<'a> Iterator for Links<'a> {
+    type Item = StoredLink<'a>;
+
+    fn next(&mut self) -> Option<StoredLink<'a>> {
+        let p = self.links.next()?;
+        let (value_end, name_end) = (p.value_end as usize, p.name_end as usize);
+        // `unpack` checked every boundary: these cannot fail; if one did, the iteration
+        // would only end early.
+        let value = self.texts.get(self.at..value_end)?;
+        let name = self.texts.get(value_end..name_end)?;
+        self.at = name_end;
+        Some(StoredLink {
+            value,
+            line: p.line as usize,
+            column: p.column as usize,
+            name,
+            nofollow: p.flags & 1 != 0,
+            padded: p.flags & 2 != 0,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.links.size_hint()
+    }
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -38,14 +107,15 @@ fn put_u32(out: &mut Vec<u8>, n: u32) {
     out.extend_from_slice(&n.to_le_bytes());
 }
 
-/// Packs `page` into a blob (the tests' way; a crawl packs as it goes, with [`Packer`]).
+/// Packs a page's links into a blob (the tests' way; a crawl packs as it goes, with
+/// [`Packer`]).
 #[cfg(test)]
-pub(crate) fn pack(page: &PageLinks) -> Vec<u8> {
+pub(crate) fn pack(base: Option<&str>, nofollow: bool, links: &[StoredLink<'_>]) -> Vec<u8> {
     let mut packer = Packer::default();
-    for l in &page.links {
-        packer.push(&l.value, l.line, l.column, &l.name, l.nofollow, l.padded);
+    for l in links {
+        packer.push(l.value, l.line, l.column, l.name, l.nofollow, l.padded);
     }
-    packer.finish(page.base.as_deref(), page.nofollow)
+    packer.finish(base, nofollow)
 }
 
 /// Packs a page's links as they are found, without a copy of each.
@@ -136,14 +206,12 @@ fn decompress(blob: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// A cursor over the decompressed bytes; every read is bounds-checked.
+#[derive(Debug)]
 struct Reader<'a>(&'a [u8]);
 
-impl Reader<'_> {
-    fn bytes(&mut self, n: usize) -> Option<&[u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
+impl<'a> Reader<'a> {
+    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
         self.0 = rest;
         Some(head)
     }
@@ -151,16 +219,20 @@ impl Reader<'_> {
         self.bytes(1).map(|b| b[0])
     }
     fn u32(&mut self) -> Option<u32> {
-        self.bytes(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        let (head, rest) = self.0.split_first_chunk::<4>()?;
+        self.0 = rest;
+        Some(u32::from_le_bytes(*head))
     }
-    fn string(&mut self) -> Option<String> {
+    /// A text as [`put_str`] wrote it, its bytes not checked.
+    fn text(&mut self) -> Option<&'a [u8]> {
         let n = self.u32()? as usize;
-        std::str::from_utf8(self.bytes(n)?).ok().map(str::to_owned)
+        self.bytes(n)
     }
 }
 
-/// The page a blob holds, or `None` when it is not one this build wrote.
+/// The page a blob holds, or `None` when it is not one this build wrote. Every link is read
+/// here, so a blob that is cut or garbled anywhere is refused whole (and its page fetched in
+/// full) before any of its links is considered.
 pub(crate) fn unpack(blob: &[u8]) -> Option<PageLinks> {
     let raw = decompress(blob)?;
     let mut r = Reader(&raw);
@@ -169,34 +241,49 @@ pub(crate) fn unpack(blob: &[u8]) -> Option<PageLinks> {
     }
     let flags = r.u8()?;
     let base = if flags & 2 != 0 {
-        Some(r.string()?)
+        Some(std::str::from_utf8(r.text()?).ok()?.to_owned())
     } else {
         None
     };
     let count = r.u32()? as usize;
-    // Each link takes at least 13 bytes: a count larger than that is a lie.
+    // Each link takes at least 13 bytes (its texts apart): a count larger than that is a lie.
     if count > r.0.len() / 13 {
         return None;
     }
+    let mut texts = Vec::with_capacity(r.0.len() - count * 13);
     let mut links = Vec::with_capacity(count);
+    // `texts` is no longer than `raw`, at most `MAX_INFLATED` bytes: its offsets fit a `u32`.
+    let end = |texts: &mut Vec<u8>, text: &[u8]| {
+        texts.extend_from_slice(text);
+        u32::try_from(texts.len()).ok()
+    };
     for _ in 0..count {
-        let value = r.string()?;
-        let line = r.u32()? as usize;
-        let column = r.u32()? as usize;
-        let name = r.string()?;
-        let f = r.u8()?;
-        links.push(StoredLink {
-            value,
+        let value_end = end(&mut texts, r.text()?)?;
+        let line = r.u32()?;
+        let column = r.u32()?;
+        let name_end = end(&mut texts, r.text()?)?;
+        let flags = r.u8()?;
+        links.push(Packed {
+            value_end,
+            name_end,
             line,
             column,
-            name,
-            nofollow: f & 1 != 0,
-            padded: f & 2 != 0,
+            flags,
         });
     }
-    r.0.is_empty().then_some(PageLinks {
+    if !r.0.is_empty() {
+        return None;
+    }
+    // Valid as a whole and cut only between characters: each text is valid on its own.
+    let texts = String::from_utf8(texts).ok()?;
+    let cut = |at: u32| texts.is_char_boundary(at as usize);
+    if !links.iter().all(|p| cut(p.value_end) && cut(p.name_end)) {
+        return None;
+    }
+    Some(PageLinks {
         base,
         nofollow: flags & 1 != 0,
+        texts,
         links,
     })
 }
@@ -205,34 +292,93 @@ pub(crate) fn unpack(blob: &[u8]) -> Option<PageLinks> {
 mod tests {
     use super::*;
 
+    fn sample() -> Vec<StoredLink<'static>> {
+        vec![
+            StoredLink {
+                value: "a.html#x",
+                line: 3,
+                column: 14,
+                name: "Ä label",
+                nofollow: true,
+                padded: false,
+            },
+            StoredLink {
+                value: "",
+                line: 9,
+                column: 1,
+                padded: true,
+                ..StoredLink::default()
+            },
+            StoredLink {
+                value: "https://ü.test/ä?q=1",
+                line: u32::MAX as usize,
+                column: 0,
+                name: "",
+                nofollow: false,
+                padded: true,
+            },
+        ]
+    }
+
     #[test]
-    fn a_page_survives_the_round_trip_and_junk_is_refused() {
-        let page = PageLinks {
-            base: Some("/docs/".into()),
-            nofollow: true,
-            links: vec![
-                StoredLink {
-                    value: "a.html#x".into(),
-                    line: 3,
-                    column: 14,
-                    name: "Ä label".into(),
-                    nofollow: true,
-                    padded: false,
-                },
-                StoredLink {
-                    value: String::new(),
-                    line: 9,
-                    column: 1,
-                    padded: true,
-                    ..StoredLink::default()
-                },
-            ],
-        };
-        let blob = pack(&page);
-        assert_eq!(unpack(&blob), Some(page));
+    fn a_page_survives_the_round_trip() {
+        let links = sample();
+        let page = unpack(&pack(Some("/docs/"), true, &links)).unwrap();
+        assert_eq!(page.base.as_deref(), Some("/docs/"));
+        assert!(page.nofollow);
+        assert_eq!(page.len(), 3);
+        assert_eq!(page.links().size_hint(), (3, Some(3)));
+        assert_eq!(page.links().collect::<Vec<_>>(), links);
+        // Read again: the page is not used up.
+        assert_eq!(page.links().count(), 3);
+
+        let empty = unpack(&pack(None, false, &[])).unwrap();
+        assert_eq!(
+            (empty.base.as_deref(), empty.nofollow, empty.len()),
+            (None, false, 0)
+        );
+        assert_eq!(empty.links().next(), None);
+    }
+
+    #[test]
+    fn a_cut_or_garbled_blob_is_refused_whole() {
         assert_eq!(unpack(b"not an LZ4 block at all"), None);
-        let mut cut = blob.clone();
-        cut.truncate(blob.len() / 2);
-        assert_eq!(unpack(&cut), None);
+        assert_eq!(unpack(b""), None);
+        let blob = pack(None, false, &sample());
+        for len in 0..blob.len() {
+            assert_eq!(unpack(&blob[..len]), None, "cut at {len}");
+        }
+        // Uncompressed bytes that decompress fine but are not a page: each field wrong in
+        // turn (format byte, a text that is not UTF-8, a count that lies, bytes left over).
+        let mut packer = Packer::default();
+        packer.push("a.html", 1, 2, "x", false, false);
+        let good = packer.finish(None, false);
+        let raw = decompress(&good).unwrap();
+        let broken = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut r = raw.clone();
+            edit(&mut r);
+            unpack(&compress(&r))
+        };
+        assert!(broken(&|_| {}).is_some(), "the unedited page reads");
+        assert_eq!(broken(&|r| r[0] = FORMAT + 1), None);
+        // The link's value starts after format, flags, count (6 bytes) and its length (4).
+        assert_eq!(broken(&|r| r[10] = 0xff), None);
+        assert_eq!(broken(&|r| r[2] = 2), None);
+        assert_eq!(broken(&|r| r.push(0)), None);
+        assert_eq!(broken(&|r| r.truncate(r.len() - 1)), None);
+        // A `<base>` flag with no base after it.
+        assert_eq!(broken(&|r| r[1] = 2), None);
+        // One character cut in two, its halves the end of a value and the start of its
+        // name: the texts together are UTF-8, each on its own is not.
+        let mut raw = vec![FORMAT, 0, 1, 0, 0, 0];
+        raw.extend([2, 0, 0, 0, b'a', 0xc3]);
+        raw.extend([1, 0, 0, 0, 1, 0, 0, 0]);
+        raw.extend([2, 0, 0, 0, 0xa4, b'b', 0]);
+        assert_eq!(unpack(&compress(&raw)), None);
+        raw[11] = b'b';
+        raw[24] = b'a';
+        let whole = unpack(&compress(&raw)).unwrap();
+        let link = whole.links().next().unwrap();
+        assert_eq!((link.value, link.name, link.line), ("ab", "ab", 1));
     }
 }

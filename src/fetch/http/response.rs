@@ -171,12 +171,22 @@ pub(super) fn read_capped(
 }
 
 /// Reads and discards a small body so the connection can be reused; gives up on a large one
-/// (the connection is then closed when the response drops).
+/// (the connection is then closed when the response drops). Through a small buffer:
+/// `io::copy` zeroed its 8 KiB one for every response, most of them the empty body of a
+/// `304` (7,000 instructions each, 4% of a second run of a site with a state file).
 pub(super) fn drain(body: &mut Body) {
-    let _ = std::io::copy(
-        &mut body.as_reader().take(DRAIN_LIMIT),
-        &mut std::io::sink(),
-    );
+    let mut reader = body.as_reader();
+    let mut buf = [0; 1024];
+    let mut left = DRAIN_LIMIT;
+    while left > 0 {
+        let room = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        match reader.read(&mut buf[..room]) {
+            Ok(0) => break,
+            Ok(n) => left = left.saturating_sub(n as u64),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
 }
 
 /// `true` when the connection was lost before a response arrived: the server closed or reset
