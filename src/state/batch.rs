@@ -167,19 +167,21 @@ fn upsert(
     table: &mut TableRows,
     prints: &UrlPrints,
 ) -> rusqlite::Result<()> {
-    match table.get(prints, key) {
+    // Fingerprinted once, for the look-up and the new row alike.
+    let print = prints.of(key);
+    match table.get(print) {
         Some(id) => {
             let mut with_id = values.to_vec();
             with_id.push(&id);
             // A row deleted by hand since the run started: the key gets a new one.
             if update.execute(&*with_id)? == 0 {
                 insert.execute(values)?;
-                table.insert(prints, key, tx.last_insert_rowid());
+                table.insert(print, tx.last_insert_rowid());
             }
         }
         None => {
             insert.execute(values)?;
-            table.insert(prints, key, tx.last_insert_rowid());
+            table.insert(print, tx.last_insert_rowid());
         }
     }
     Ok(())

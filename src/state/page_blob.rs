@@ -119,20 +119,29 @@ pub(crate) fn pack(base: Option<&str>, nofollow: bool, links: &[StoredLink<'_>])
 }
 
 /// Packs a page's links as they are found, without a copy of each.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Packer {
-    /// The links, encoded.
+    /// Room for the header of a page without `<base>` ([`HEADER`] bytes, filled in by
+    /// `finish`), then the links, encoded.
     body: Vec<u8>,
     count: u32,
 }
 
+/// The header's length without a `<base>`: the format, the flags and the count of links.
+const HEADER: usize = 6;
+
+impl Default for Packer {
+    fn default() -> Self {
+        Packer::with_capacity(0)
+    }
+}
+
 impl Packer {
-    /// A packer whose buffer holds `bytes` before it grows.
+    /// A packer whose buffer holds `bytes` of links before it grows.
     pub(crate) fn with_capacity(bytes: usize) -> Self {
-        Packer {
-            body: Vec::with_capacity(bytes),
-            count: 0,
-        }
+        let mut body = Vec::with_capacity(HEADER + bytes);
+        body.resize(HEADER, 0);
+        Packer { body, count: 0 }
     }
 
     /// Adds one link.
@@ -154,16 +163,24 @@ impl Packer {
         self.count = self.count.saturating_add(1);
     }
 
-    /// The blob: the document's `<base>` and robots flag, then the links, compressed.
-    pub(crate) fn finish(self, base: Option<&str>, nofollow: bool) -> Vec<u8> {
-        let mut raw = Vec::with_capacity(16 + base.map_or(0, str::len) + self.body.len());
+    /// The blob: the document's `<base>` and robots flag, then the links, compressed. Without
+    /// a `<base>` (most pages) the header goes into the room left for it, so the links are
+    /// compressed where they were packed, not copied first.
+    pub(crate) fn finish(mut self, base: Option<&str>, nofollow: bool) -> Vec<u8> {
+        let flags = u8::from(nofollow) | (u8::from(base.is_some()) << 1);
+        let Some(b) = base else {
+            self.body[0] = FORMAT;
+            self.body[1] = flags;
+            self.body[2..HEADER].copy_from_slice(&self.count.to_le_bytes());
+            return compress(&self.body);
+        };
+        let links = &self.body[HEADER..];
+        let mut raw = Vec::with_capacity(HEADER + 4 + b.len() + links.len());
         raw.push(FORMAT);
-        raw.push(u8::from(nofollow) | (u8::from(base.is_some()) << 1));
-        if let Some(b) = base {
-            put_str(&mut raw, b);
-        }
+        raw.push(flags);
+        put_str(&mut raw, b);
         put_u32(&mut raw, self.count);
-        raw.extend_from_slice(&self.body);
+        raw.extend_from_slice(links);
         compress(&raw)
     }
 }
@@ -171,9 +188,39 @@ impl Packer {
 /// `raw` compressed: its length (4 bytes, little-endian), then one LZ4 block. LZ4 rather
 /// than deflate: a deflate state zeroes ~300 KB of tables per page, which cost a crawl more
 /// than the compression itself.
+///
+/// The block is written into a buffer kept by the thread from page to page and copied out at
+/// its size: `compress_prepend_size` allocates the largest size a block can take and then
+/// shrinks it, a second allocation and copy of every blob.
 #[cfg(feature = "state")]
 fn compress(raw: &[u8]) -> Vec<u8> {
-    lz4_flex::block::compress_prepend_size(raw)
+    use lz4_flex::block::{compress_into, compress_prepend_size, get_maximum_output_size};
+    use std::cell::RefCell;
+    /// Largest block buffer a thread keeps (a page of a few hundred links needs a few KB); a
+    /// larger page's block is written into a buffer of its own.
+    const KEPT: usize = 256 << 10;
+    thread_local! {
+        static BLOCK: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    let need = get_maximum_output_size(raw.len());
+    if need > KEPT {
+        return compress_prepend_size(raw);
+    }
+    BLOCK.with_borrow_mut(|block| {
+        if block.len() < need {
+            block.resize(need, 0);
+        }
+        match compress_into(raw, block) {
+            Ok(n) => {
+                let mut blob = Vec::with_capacity(4 + n);
+                blob.extend_from_slice(&u32::try_from(raw.len()).unwrap_or(u32::MAX).to_le_bytes());
+                blob.extend_from_slice(&block[..n]);
+                blob
+            }
+            // Cannot happen (the buffer holds the largest block); the library's own way then.
+            Err(_) => compress_prepend_size(raw),
+        }
+    })
 }
 
 /// Without the `state` feature nothing is stored: kept as it is.
@@ -338,6 +385,33 @@ mod tests {
             (None, false, 0)
         );
         assert_eq!(empty.links().next(), None);
+    }
+
+    /// The bytes a page packs to, with and without a `<base>`, are format 2's as files
+    /// already hold them: the header is written in the room left for it, or ahead of a copy.
+    #[test]
+    fn the_packed_bytes_keep_format_2() {
+        let link = |out: &mut Vec<u8>| {
+            put_str(out, "a.html#x");
+            put_u32(out, 3);
+            put_u32(out, 14);
+            put_str(out, "Ä label");
+            out.push(1);
+        };
+        let mut plain = vec![FORMAT, 1];
+        put_u32(&mut plain, 1);
+        link(&mut plain);
+        let mut based = vec![FORMAT, 2];
+        put_str(&mut based, "/docs/");
+        put_u32(&mut based, 1);
+        link(&mut based);
+        let one = &sample()[..1];
+        assert_eq!(decompress(&pack(None, true, one)), Some(plain));
+        assert_eq!(decompress(&pack(Some("/docs/"), false, one)), Some(based));
+        // A page too large for the thread's kept block buffer is packed the same way.
+        let many = vec![sample()[0]; 30_000];
+        let page = unpack(&pack(None, false, &many)).unwrap();
+        assert_eq!(page.links().collect::<Vec<_>>(), many);
     }
 
     #[test]

@@ -35,14 +35,15 @@ impl TableRows {
         Ok(TableRows { ids })
     }
 
-    /// The row of `key`, if it has one.
-    pub(super) fn get(&self, prints: &UrlPrints, key: &str) -> Option<i64> {
-        self.ids.get(&prints.of(key)).copied()
+    /// The row of the key whose fingerprint ([`UrlPrints::of`], of [`RowIds::prints`]) is
+    /// `print`, if it has one.
+    pub(super) fn get(&self, print: u128) -> Option<i64> {
+        self.ids.get(&print).copied()
     }
 
-    /// Records that `key`'s row is `id`.
-    pub(super) fn insert(&mut self, prints: &UrlPrints, key: &str, id: i64) {
-        self.ids.insert(prints.of(key), id);
+    /// Records that the row of the key whose fingerprint is `print` is `id`.
+    pub(super) fn insert(&mut self, print: u128, id: i64) {
+        self.ids.insert(print, id);
     }
 
     /// Keys with a row.
@@ -91,8 +92,8 @@ mod tests {
         .unwrap();
         let rows = RowIds::load(&conn).unwrap();
         assert_eq!(rows.pages.len(), 1);
-        assert_eq!(rows.pages.get(&rows.prints, "http://a.test/"), Some(3));
-        assert_eq!(rows.pages.get(&rows.prints, "http://a.test/x"), None);
+        assert_eq!(rows.pages.get(rows.prints.of("http://a.test/")), Some(3));
+        assert_eq!(rows.pages.get(rows.prints.of("http://a.test/x")), None);
         assert_eq!(rows.results.len(), 0);
     }
 }
