@@ -14,9 +14,9 @@
 //!   each page's links when its task needs them: one scan of `pages` reads the 20k site's
 //!   21,005 blobs in 0.04 s (the Rust documentation's 31,904 in 0.06 s), one query per page
 //!   takes 7.5-9 µs (0.16 s and 0.28 s in all, spread over the workers; both timed with
-//!   Python's `sqlite3` on the same files). Up front costs the
-//!   compressed blobs' memory (22 MB and 53 MB) for the run; the other way would also need
-//!   the file shared with a reader, where the exclusive lock now keeps a second run out.
+//!   Python's `sqlite3` on the same files). Up front costs the compressed blobs' memory
+//!   (22 MB and 53 MB) for the run; the other way would also need the file shared with a
+//!   reader, where the exclusive lock now keeps a second run out.
 //! - **Bad state never stops a check.** Whatever is wrong with the file ends in a one-line
 //!   warning and a run without state; a corrupt file or one that is not SQLite is moved aside
 //!   (renamed, never deleted) and a fresh one is made in its place.
