@@ -6,12 +6,16 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use linkpatrol::{Checker, Config};
+use linkpatrol::Checker;
 
 #[path = "../tests/server.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod server;
 
+#[path = "support/fast_crawl.rs"]
+mod fast_crawl;
+
+use fast_crawl::fast_crawl;
 use server::{Routes, TestServer};
 
 const PAGES: usize = 300;
@@ -52,14 +56,7 @@ fn bench(c: &mut Criterion) {
             &only_problems,
             |b, &only_problems| {
                 b.iter(|| {
-                    let config = Config::new()
-                        .input_url(server.url("/"))
-                        .threads(8)
-                        .max_requests_per_second(0.0)
-                        .host_concurrency(0)
-                        .robots(false)
-                        .keep_entries(false)
-                        .only_problems(only_problems);
+                    let config = fast_crawl(server.url("/"), only_problems);
                     let report = Checker::new(config).unwrap().run().unwrap();
                     assert_eq!(report.stats.broken_urls, 10);
                     black_box(report.urls)

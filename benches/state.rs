@@ -10,12 +10,16 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use linkpatrol::{Checker, Config, Report};
+use linkpatrol::{Checker, Report};
 
 #[path = "../tests/server.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod server;
 
+#[path = "support/fast_crawl.rs"]
+mod fast_crawl;
+
+use fast_crawl::fast_crawl;
 use server::{Reply, Routes, TestServer};
 
 const PAGES: usize = 300;
@@ -62,14 +66,7 @@ fn site() -> TestServer {
 
 /// A crawl of the site, with the state file `state` when given.
 fn crawl(server: &TestServer, state: Option<&Path>) -> Report {
-    let mut config = Config::new()
-        .input_url(server.url("/"))
-        .threads(8)
-        .max_requests_per_second(0.0)
-        .host_concurrency(0)
-        .robots(false)
-        .keep_entries(false)
-        .only_problems(true);
+    let mut config = fast_crawl(server.url("/"), true);
     if let Some(file) = state {
         config = config.state_file(file);
     }
