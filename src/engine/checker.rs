@@ -50,13 +50,16 @@ const RESULT_CHANNEL_CAPACITY: usize = 4096;
 
 /// The result channel's capacity when a state file is kept: what waits in the channel is lost
 /// by a kill (`--resume` requests it again), so a consumer that falls behind (on a loaded
-/// machine, 32 parsing workers leave it little CPU) holds the workers back after about one
-/// message per worker instead of after thousands of them. Measured (kill -9 of the 2,000-page
-/// site with `-t 32`, 6 runs each): URLs requested in both runs, median (max) 44.5 (47) at 32,
-/// 55.5 (62) at 64, 65 (124) at 256. With the drain below, the 20,000-page site's first run
-/// at 32 took 1.04x the time of the former drain at 256 (median of 4 alternating runs); with
-/// the former drain, which slept a tick whatever it found, 32 cost 1.43x.
-const STATE_RESULT_CHANNEL_CAPACITY: usize = 32;
+/// machine, 32 parsing workers leave it little CPU) holds the workers back after a few
+/// messages per worker instead of after thousands of them. Measured (kill -9 of the
+/// 2,000-page site with `-t 32` after ~1,100 requests, then `--resume`; URLs requested in both
+/// runs, median of 5 alternating runs): 42 at 32, 46 at 256 (an older series: 44.5 at 32, 65
+/// at 256). But at 32 the workers wait on the channel: while the consumer sleeps a tick
+/// ([`DRAIN_TICK`]) they fill it and stop, which caps a run at about a channel's worth of
+/// rows per tick. The first run of the 20,000-page site (`-t 32`, 7 alternating rounds,
+/// median) took 1.26x a run without a state file at 32, 1.23x at 32 without the tick's
+/// sleep, 1.13x at 256 and 1.13x at 4,096.
+const STATE_RESULT_CHANNEL_CAPACITY: usize = 256;
 
 /// While rows keep arriving, the consumer takes what piled up once per tick instead of being
 /// woken for each row: a worker's send then costs no system call, where a wake-up per row
