@@ -51,14 +51,16 @@ const RESULT_CHANNEL_CAPACITY: usize = 4096;
 /// The result channel's capacity when a state file is kept: what waits in the channel is lost
 /// by a kill (`--resume` requests it again), so a consumer that falls behind (on a loaded
 /// machine, 32 parsing workers leave it little CPU) holds the workers back after a few
-/// messages per worker instead of after thousands of them. Measured (kill -9 of the
-/// 2,000-page site with `-t 32` after ~1,100 requests, then `--resume`; URLs requested in both
-/// runs, median of 5 alternating runs): 42 at 32, 46 at 256 (an older series: 44.5 at 32, 65
-/// at 256). But at 32 the workers wait on the channel: while the consumer sleeps a tick
-/// ([`DRAIN_TICK`]) they fill it and stop, which caps a run at about a channel's worth of
-/// rows per tick. The first run of the 20,000-page site (`-t 32`, 7 alternating rounds,
-/// median) took 1.26x a run without a state file at 32, 1.23x at 32 without the tick's
-/// sleep, 1.13x at 256 and 1.13x at 4,096.
+/// messages per worker instead of after thousands of them. But at 32 messages the workers
+/// waited on the channel: while the consumer sleeps a tick ([`DRAIN_TICK`]) they fill it and
+/// stop, which caps a run at about a channel's worth of rows per tick. Measured:
+/// - the first run of the 20,000-page site (`-t 32`, 7 alternating rounds, medians) took
+///   1.26x a run without a state file at 32, 1.23x at 32 without the tick's sleep, 1.13x at
+///   256 and 1.13x at 4,096;
+/// - kill -9 of the 2,000-page site (`-t 32`) after ~1,100 requests, then `--resume`; URLs
+///   requested in both runs: median 42 at 32 (27–62, 5 runs) against 46 at 256 in the same
+///   alternating series (43–65), 47 at 256 over 15 runs (35–104); an older series had 44.5
+///   at 32 and 65 at 256.
 const STATE_RESULT_CHANNEL_CAPACITY: usize = 256;
 
 /// While rows keep arriving, the consumer takes what piled up once per tick instead of being
