@@ -27,15 +27,13 @@
 #      starts nginx, default the bench kit's, which listens on 18080: give a copy of it, and of
 #      its nginx.conf, that listens on PORT to run beside another bench).
 set -uo pipefail
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=support/kit.sh
+. "$(dirname "$0")/support/kit.sh"
 PAGES=${1:-20000}
-BENCH=${BENCH:-$REPO/../shared/bench}
-[[ -f $BENCH/gen_site.py ]] || BENCH=/work/shared/bench
 TIMEOUT=${TIMEOUT:-600}
 REPEATS=${REPEATS:-1}
 OUT=${OUT:-/tmp/compare-results}/n$PAGES
 WRK_SECONDS=${WRK_SECONDS:-10}
-LP=${LP:-$REPO/target/release/linkpatrol}
 LY=${LY:-$(command -v lychee || echo "$HOME/.cargo/bin/lychee")}
 LC=${LC:-/tmp/lc-venv/bin/linkchecker}
 HL=${HL:-$(command -v hyperlink || echo "$HOME/.cargo/bin/hyperlink")}
@@ -46,12 +44,7 @@ SITE=${SITE:-/tmp/bench-site/n$PAGES}
 TRUTH=$SITE.truth.json
 SERVE=${SERVE:-$BENCH/serve.sh}
 
-[[ -f $BENCH/gen_site.py ]] || { echo "compare.sh: bench kit not found at $BENCH" >&2; exit 2; }
-command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] \
-    || { echo "compare.sh: nginx is not installed (apt-get install -y nginx)" >&2; exit 2; }
-if [[ ! -x $LP ]]; then
-    (cd "$REPO" && cargo build --release --bin linkpatrol) || exit 2
-fi
+kit_ready compare.sh
 mkdir -p "$OUT"
 rm -f "$OUT/runs.jsonl"
 if [[ ! -f $TRUTH || ! -f $SITE/index.html ]]; then

@@ -21,24 +21,17 @@
 #      (default 32), OUT (results folder, default /tmp/state-runs), SITE (the site folder,
 #      default /tmp/bench-site/nPAGES; generated when missing).
 set -uo pipefail
-REPO="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=support/kit.sh
+. "$(dirname "$0")/support/kit.sh"
 PAGES=${1:-20000}
-BENCH=${BENCH:-$REPO/../shared/bench}
-[[ -f $BENCH/gen_site.py ]] || BENCH=/work/shared/bench
 ROUNDS=${ROUNDS:-10}
 THREADS=${THREADS:-32}
 OUT=${OUT:-/tmp/state-runs}/n$PAGES
-LP=${LP:-$REPO/target/release/linkpatrol}
 SITE=${SITE:-/tmp/bench-site/n$PAGES}
 START=http://127.0.0.1:18080/
 LOG=/tmp/bench-nginx/access.log
 
-[[ -f $BENCH/gen_site.py ]] || { echo "state_runs.sh: bench kit not found at $BENCH" >&2; exit 2; }
-command -v nginx > /dev/null || [[ -x /usr/sbin/nginx ]] \
-    || { echo "state_runs.sh: nginx is not installed (apt-get install -y nginx)" >&2; exit 2; }
-if [[ ! -x $LP ]]; then
-    (cd "$REPO" && cargo build --release --bin linkpatrol) || exit 2
-fi
+kit_ready state_runs.sh
 mkdir -p "$OUT"
 if [[ ! -f $SITE/index.html ]]; then
     python3 "$BENCH/gen_site.py" "$SITE" --pages "$PAGES" --force > /dev/null || exit 2
