@@ -223,17 +223,25 @@ pub fn run_with_timeout(
 /// timed out.
 ///
 /// `wait_timeout` sleeps until the child exits or the time is up (on Unix it installs a
-/// process-wide `SIGCHLD` handler, with `SA_RESTART`, the first time it is called).
+/// process-wide `SIGCHLD` handler, with `SA_RESTART`, the first time it is called). It rounds
+/// the time left down to whole milliseconds for `poll`, so it may give up to a millisecond
+/// before `deadline`: it is called again for what is left (the last call, under a millisecond,
+/// returns at once), so a program is never killed before its time.
 fn end(
     child: &mut Child,
     group: &Group,
     outputs: &mut Outputs,
     deadline: Instant,
 ) -> io::Result<(Option<i32>, bool)> {
-    let timeout = deadline.saturating_duration_since(Instant::now());
-    if let Some(status) = child.wait_timeout(timeout)? {
-        outputs.wait_until((Instant::now() + OUTPUT_GRACE).min(deadline));
-        return Ok((status.code(), false));
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if let Some(status) = child.wait_timeout(left)? {
+            outputs.wait_until((Instant::now() + OUTPUT_GRACE).min(deadline));
+            return Ok((status.code(), false));
+        }
+        if left.is_zero() {
+            break;
+        }
     }
     // The group is killed before its leader is reaped, so its id cannot have been reused.
     group.kill();
