@@ -1,5 +1,5 @@
 #!/bin/bash
-# benches/compare.sh [PAGES] — the whole-crawl comparison of issue 12, in one run.
+# benches/compare.sh [PAGES] — the whole-crawl comparison against the peers, in one run.
 #
 # Generates a PAGES-page site (default 20000) with the shared bench kit (../shared/bench:
 # gen_site.py, serve.sh, score.py), serves it with nginx on 127.0.0.1:18080 (127.0.0.2 plays
@@ -11,7 +11,7 @@
 #   hyperlink          hyperlink's offline check of the same folder
 #   wrk                nginx's own request rate over the page URLs at 32 connections
 # and prints one table (wall time, peak RSS, URLs checked, broken found), then the targets of
-# issue 12 (against the peers) and of issue 20 (folder check against hyperlink, crawl against
+# the peer comparison and the offline targets (folder check against hyperlink, crawl against
 # the offline parse rate, per-page figures for the 200k comparison), each as a ratio measured in
 # this run. Timings on a shared machine drift; ratios from
 # one run hold. A peer that is not installed is listed as "not installed" and its ratio
@@ -165,7 +165,7 @@ if root_relative:
           "against file:///, not the site folder the tool resolves it in: %d of its reported "
           "links are root-relative and count as false positives (and misses) there." % root_relative)
 lp, lpf = med("linkpatrol", "wall_s"), med("linkpatrol-folder", "wall_s")
-print("\n| target (issue 12) | measured | met |")
+print("\n| target (against the peers) | measured | met |")
 print("|---|---|---|")
 def row(what, value, ok, note=""):
     print(f"| {what} | {value}{note} | {ok} |")
@@ -211,7 +211,7 @@ else:
     row("folder check within 1.0x hyperlink's time", "n/a", "peer not installed")
 
 # Issue 20's targets measured in the same run.
-print("\n| target (issue 20) | measured | met |")
+print("\n| target (offline and per page) | measured | met |")
 print("|---|---|---|")
 if hl and lpf:
     x = lpf / hl

@@ -8,7 +8,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use linkpatrol::Checker;
 
-#[path = "../tests/server.rs"]
+#[path = "../tests/support/server.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod server;
 

@@ -1,4 +1,4 @@
-//! Criterion bench of what the state file costs a whole crawl (issue 19): a generated 300-page
+//! Criterion bench of what the state file costs a whole crawl: a generated 300-page
 //! site on an in-process loopback server that answers `If-None-Match` with `304`, crawled
 //! without a state file, as a first run (a new file each time) and as a second run of an
 //! unchanged site (every page `304`, its links replayed from the file). The issue's targets
@@ -12,7 +12,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use linkpatrol::{Checker, Report};
 
-#[path = "../tests/server.rs"]
+#[path = "../tests/support/server.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod server;
 

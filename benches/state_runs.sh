@@ -1,5 +1,5 @@
 #!/bin/bash
-# benches/state_runs.sh [PAGES] — the whole-crawl figures of issue 19 (the state file), in one run.
+# benches/state_runs.sh [PAGES] — the state file's whole-crawl figures, in one run.
 #
 # Generates a PAGES-page site (default 20000) with the shared bench kit (../shared/bench:
 # gen_site.py, serve.sh), serves it with nginx on 127.0.0.1:18080 (127.0.0.2 plays an external
@@ -8,7 +8,7 @@
 #   first   the same crawl with a new state file (--cache-file)
 #   second  the same crawl again on that file: the site is unchanged
 # (none and first alternate which goes first), each `-t 32 -o csv` under /usr/bin/time. It
-# prints each round, then the medians of the pair ratios the issue sets bounds for: first ÷
+# prints each round, then the medians of the pair ratios the state file has bounds for: first ÷
 # none (wall ≤ 1.15, peak RSS ≤ 1.2), second ÷ first (wall ≤ 1/3), the state file's size
 # (≤ 50 MB), and from nginx's log of the last second run: the status of every request by host
 # (every page a 304, the external host asked only for robots.txt and failures); and whether

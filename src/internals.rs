@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::engine::queue::UrlQueue;
+use crate::engine::queue::HostLaneQueue;
 
 /// The result cache's key of `url`: its normalised form without fragment.
 pub fn cache_key(url: &Url) -> String {
@@ -14,12 +14,12 @@ pub fn cache_key(url: &Url) -> String {
 
 /// A thin wrapper around the crawler's joinable queue.
 #[derive(Debug, Default)]
-pub struct Queue<T>(UrlQueue<T>);
+pub struct Queue<T>(HostLaneQueue<T>);
 
 impl<T> Queue<T> {
     /// An empty queue.
     pub fn new() -> Self {
-        Queue(UrlQueue::new())
+        Queue(HostLaneQueue::new())
     }
     /// See the queue module: adds an item.
     pub fn put(&self, item: T) -> bool {

@@ -64,9 +64,11 @@ pub use config::basic_auth::BasicAuth;
 pub use config::cookies::CookieJar;
 pub use config::host_rules::HostRule;
 pub use config::remap::Remap;
+pub use config::setting_syntax::{
+    PluginSpec, parse_header, parse_pattern_number, parse_plugin_spec,
+};
 pub use config::shard::{FoundLink, Shard};
 pub use config::state::{DEFAULT_MAX_CACHE_AGE, DEFAULT_STATE_FILE};
-pub use config::text_forms::{PluginSpec, parse_header, parse_pattern_number, parse_plugin_spec};
 pub use config::{
     Config, DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE,
     DEFAULT_MAX_REDIRECTS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES,
@@ -80,7 +82,7 @@ pub use model::error::{Error, ErrorKind};
 pub use model::host_stats::HostStats;
 pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 pub use model::redact::redact_text;
-pub use model::report::Report;
+pub use model::run_report::Report;
 pub use model::stats::{Skipped, Statistics};
 
 /// The built-in plugins, by name: each is its own crate under `plugins/`, compiled in by its

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::Outcome;
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, eventually, linkpatrol, run, signal};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{config, eventually, linkpatrol, run, signal};
 
 /// A spider trap: page `/p/N` links to `/p/N*fanout+1` … `/p/N*fanout+fanout`, every one new.
 fn trap(fanout: usize) -> TestServer {

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::Checker;
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, endless_site};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{config, endless_site};
 
 #[test]
 fn cancel_during_a_crawl_returns_promptly_with_the_finished_results() {

@@ -4,8 +4,10 @@ use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{TempDir, assert_exit, cli, csv_records, endless_site, linkpatrol, signal};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{
+    TempDir, assert_exit, cli, csv_records, endless_site, linkpatrol, signal,
+};
 
 fn site() -> TestServer {
     TestServer::start(

@@ -7,9 +7,9 @@ use std::net::UdpSocket;
 use std::path::Path;
 use std::process::Output;
 
-use crate::proxy::TestProxy;
-use crate::server::{Routes, TestServer};
-use crate::util::{TempDir, assert_exit, assert_one_line_error, cli_in};
+use crate::support::proxy::TestProxy;
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, assert_one_line_error, cli_in};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

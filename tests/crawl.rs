@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use linkpatrol::Outcome;
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{broken, config, result_set, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{broken, config, result_set, run};
 
 /// A site of `n` pages in cycles: page i links to i+1, 3i, the home page, and a missing page
 /// shared by many pages; page 0 links to an image and a stylesheet.

@@ -8,8 +8,8 @@ use linkpatrol::plugin::Options;
 use linkpatrol::{BasicAuth, Checker, Config, plugins};
 use regex::Regex;
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{TempDir, assert_exit, cli, cli_in, config, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, cli, cli_in, config, run};
 
 const USER: &str = "alice";
 const SECRET: &str = "s3cr3tpw";

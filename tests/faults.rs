@@ -7,8 +7,8 @@ use std::time::{Duration, Instant, SystemTime};
 use linkpatrol::report::csv_fields;
 use linkpatrol::{Config, Entry, FailKind, Outcome, Report};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, entry, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{config, entry, run};
 
 const THREADS: [usize; 2] = [1, 16];
 

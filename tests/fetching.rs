@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::{FailKind, Outcome};
 
-use crate::proxy::TestProxy;
-use crate::server::{Reply, Routes, TestServer};
-use crate::tls_server::TlsServer;
-use crate::util::{TempDir, assert_exit, cli_in, cli_with_env, config, entry, run};
+use crate::support::proxy::TestProxy;
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::tls_server::TlsServer;
+use crate::support::util::{TempDir, assert_exit, cli_in, cli_with_env, config, entry, run};
 
 fn failed_kind(o: &Outcome) -> Option<FailKind> {
     match o {

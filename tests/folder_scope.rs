@@ -6,8 +6,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::server::{Routes, TestServer};
-use crate::util::{TempDir, assert_exit, csv_run_in, rows};
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, csv_run_in, rows};
 
 /// `root/docs/` (the folder checked) beside `root/private/notes.md`, whose one link goes to
 /// `server`'s `/secret-link`: any request there means the private file was parsed.

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use linkpatrol::{FailKind, Outcome, Report};
 
-use crate::server::{Routes, TestServer};
-use crate::util::{CSV_FLAGS, TempDir, cli, cli_in, config, rows, run};
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{CSV_FLAGS, TempDir, cli, cli_in, config, rows, run};
 
 /// A Markdown folder: a README and a guide that link into each other's headings.
 fn markdown_folder(name: &str) -> TempDir {

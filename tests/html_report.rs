@@ -11,9 +11,9 @@ use linkpatrol::Checker;
 use linkpatrol::report::{HtmlReporter, Reporter, Verbosity};
 use scraper::{ElementRef, Html, Selector};
 
-use crate::external::{notice, program_or_skip, run_with_deadline};
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{TempDir, assert_exit, cli, config};
+use crate::support::desktop_tools::{notice, program_or_skip, run_with_deadline};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, cli, config};
 
 /// The link text of `/missing` once the page's character references are decoded.
 const HOSTILE: &str = r#"<script>alert("pwned")</script> & 'single' "double""#;

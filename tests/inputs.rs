@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::process::{Output, Stdio};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{CSV_FLAGS, TempDir, assert_exit, csv_run_in, linkpatrol, rows};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{CSV_FLAGS, TempDir, assert_exit, csv_run_in, linkpatrol, rows};
 
 /// One CSV row, by column: 0 urlname, 1 parentname, 3 result, 6 valid, 7 url, 8 line, 9 column.
 type Row = csv::StringRecord;

@@ -10,8 +10,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use crate::external::{program_or_skip, run_with_deadline};
-use crate::util::{self, TempDir, assert_exit};
+use crate::support::desktop_tools::{program_or_skip, run_with_deadline};
+use crate::support::util::{self, TempDir, assert_exit};
 
 /// A generous deadline for a shell or groff run (each takes well under a second).
 const DEADLINE: Duration = Duration::from_secs(60);

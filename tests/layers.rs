@@ -207,7 +207,7 @@ struct SourceFile {
 struct Site {
     /// 1-based line of the path's last segment.
     line: usize,
-    /// The path as written (`super::queue::UrlQueue`).
+    /// The path as written (`super::queue::HostLaneQueue`).
     written: String,
     /// The line of its `use` keyword, if that is another line.
     use_line: Option<usize>,

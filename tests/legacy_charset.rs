@@ -1,8 +1,8 @@
 //! Links on a page in a legacy charset: the query string is written in the page's encoding as
 //! a browser writes it (`?q=ü` on an ISO-8859-1 page is `?q=%FC`), the path in UTF-8.
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{config, run};
 
 #[test]
 fn the_query_takes_the_page_encoding_and_the_path_stays_utf8() {

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use linkpatrol::{Checker, Config, Outcome};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{broken, config, result_set, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{broken, config, result_set, run};
 
 #[test]
 fn entries_stream_before_the_run_returns() {

@@ -6,8 +6,8 @@ use std::time::Duration;
 use linkpatrol::{Checker, Config, ErrorKind, HostRule, Outcome};
 use regex::Regex;
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{cli, config, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{cli, config, run};
 
 /// Runs the binary with `flags` against a dead local port and returns (exit code, stderr).
 fn refused(flags: &[&str]) -> (Option<i32>, String) {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::util::{CSV_FLAGS, TempDir, cli, rows};
+use crate::support::util::{CSV_FLAGS, TempDir, cli, rows};
 
 /// How many rows each (link as written, page file name) has.
 fn row_counts(rows: &[csv::StringRecord], root: &Path) -> BTreeMap<(String, String), usize> {

@@ -14,8 +14,8 @@ use std::time::Duration;
 use simple_dns::rdata::{A, MX, RData};
 use simple_dns::{CLASS, Name, Packet, PacketFlag, QTYPE, RCODE, ResourceRecord, TYPE};
 
-use crate::server::{Routes, TestServer};
-use crate::util::{
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{
     TempDir, assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows,
 };
 

@@ -8,9 +8,9 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::report_check::assert_valid_sarif;
-use crate::server::{Routes, TestServer};
-use crate::util::{TempDir, assert_exit, linkpatrol};
+use crate::support::report_check::assert_valid_sarif;
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, linkpatrol};
 
 /// A folder `site` inside a fresh working folder: two broken links on two pages (one in a
 /// sub-folder), a link with a warning, and a page whose file name and link carry the

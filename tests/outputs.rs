@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::process::Stdio;
 
-use crate::util::{TempDir, cli, linkpatrol};
+use crate::support::util::{TempDir, cli, linkpatrol};
 
 #[test]
 fn a_failing_second_file_output_truncates_nothing() {

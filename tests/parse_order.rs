@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use linkpatrol::Report;
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{config, run};
 
 /// Long enough that, with 8 threads, the other path of the site is finished first.
 const SLOW: Duration = Duration::from_millis(300);

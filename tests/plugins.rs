@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use linkpatrol::plugin::{Options, Plugin};
 use linkpatrol::{Config, Report, plugins};
 
-use crate::proxy::TestProxy;
-use crate::server::{Reply, Routes, TestServer};
-use crate::tls_server;
-use crate::util::{TempDir, assert_exit, cli, cli_in, config, entry, run};
+use crate::support::proxy::TestProxy;
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::tls_server;
+use crate::support::util::{TempDir, assert_exit, cli, cli_in, config, entry, run};
 
 /// A built-in plugin with these settings.
 fn plugin(name: &str, settings: &[(&str, &str)]) -> Arc<dyn Plugin> {

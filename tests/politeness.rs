@@ -2,8 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::server::{Routes, TestServer};
-use crate::util::{TempDir, assert_exit, cli, cli_in, config, run};
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, cli, cli_in, config, run};
 
 #[test]
 fn the_per_host_interval_is_respected_and_other_hosts_are_not_delayed() {
@@ -13,7 +13,7 @@ fn the_per_host_interval_is_respected_and_other_hosts_are_not_delayed() {
     let server = TestServer::start(Routes::new().page("/", &links).dynamic(|req| {
         req.path_only()
             .starts_with("/p")
-            .then(|| crate::server::Reply::html("page"))
+            .then(|| crate::support::server::Reply::html("page"))
     }));
     // 10 requests per second per host: 100 ms apart.
     let started = std::time::Instant::now();
@@ -59,9 +59,9 @@ fn host_concurrency_caps_requests_in_flight() {
                     .collect::<String>(),
             )
             .dynamic(|req| {
-                req.path_only()
-                    .starts_with("/s")
-                    .then(|| crate::server::Reply::html("slow").delayed(Duration::from_millis(100)))
+                req.path_only().starts_with("/s").then(|| {
+                    crate::support::server::Reply::html("slow").delayed(Duration::from_millis(100))
+                })
             }),
     );
     run(config(&server.url("/"), 12).host_concurrency(2));
@@ -99,7 +99,7 @@ fn loopback_site(pages: usize) -> TestServer {
     TestServer::start(Routes::new().page("/", &links).dynamic(|req| {
         req.path_only()
             .starts_with("/p")
-            .then(|| crate::server::Reply::html("page"))
+            .then(|| crate::support::server::Reply::html("page"))
     }))
 }
 
@@ -176,7 +176,7 @@ fn the_politeness_wait_is_wall_time_not_a_sum_over_requests() {
     let server = TestServer::start(Routes::new().page("/", &links).dynamic(|req| {
         req.path_only()
             .starts_with("/p")
-            .then(|| crate::server::Reply::html("page"))
+            .then(|| crate::support::server::Reply::html("page"))
     }));
     for threads in [1, 8] {
         let report = run(config(&server.url("/"), threads).max_requests_per_second(20.0));

@@ -8,8 +8,8 @@ use linkpatrol::{Config, Remap};
 use regex::Regex;
 use serde_json::Value;
 
-use crate::server::{Routes, TestServer};
-use crate::util::{
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{
     TempDir, assert_exit, assert_one_line_error, cli, csv_run_in, row_named, rows, run,
 };
 
@@ -111,7 +111,7 @@ fn the_config_file_key_and_bad_rules() {
     let (server, dir) = setup("remap-config");
     let config = dir.join("remap.toml");
     std::fs::write(&config, format!("remap = [{:?}]\n", rule(&server))).unwrap();
-    let out = crate::util::hermetic(&dir)
+    let out = crate::support::util::hermetic(&dir)
         .current_dir(&dir)
         .args(["--no-status", "-c", config.to_str().unwrap(), "index.html"])
         .output()

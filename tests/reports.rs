@@ -12,12 +12,12 @@ use linkpatrol::report::{Fanout, Format, ReportOptions, Reporter, Verbosity, rep
 use regex::Regex;
 use serde_json::Value;
 
-use crate::report_check::{
+use crate::support::report_check::{
     assert_golden, assert_valid_sarif, is_valid_sarif, normalize_json, parse_dot, parse_gml,
     placeholders, sort_entries,
 };
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{TempDir, assert_exit, cli, config, linkpatrol, signal};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, cli, config, linkpatrol, signal};
 
 /// The formats this module covers, with the file each is written to.
 const FORMATS: [(&str, &str); 8] = [

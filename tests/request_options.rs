@@ -2,8 +2,8 @@
 //! auth per URL pattern (config file only), `--accept`, `--method`; the schemes that are not
 //! fetched; and every input error: one line, exit 2, no report file written.
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{
     TempDir, assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows,
 };
 

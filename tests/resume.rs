@@ -10,8 +10,8 @@ use std::process::{Output, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{CSV_FLAGS, TempDir, linkpatrol, rows};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{CSV_FLAGS, TempDir, linkpatrol, rows};
 
 /// Pages of the site.
 const PAGES: usize = 200;
@@ -167,7 +167,7 @@ fn check(url: &str, threads: usize, file: &Path, extra: &[&str]) -> std::process
 }
 
 /// Paths requested in `log`, with how often.
-pub(crate) fn counts(log: &[crate::server::Request]) -> BTreeMap<String, usize> {
+pub(crate) fn counts(log: &[crate::support::server::Request]) -> BTreeMap<String, usize> {
     let mut n = BTreeMap::new();
     for r in log {
         *n.entry(r.path.clone()).or_default() += 1;
@@ -209,7 +209,7 @@ pub(crate) fn wait_until_stored(
 /// requested once across both runs, or once in each when it was `in_flight` at the kill.
 pub(crate) fn requested_once(
     threads: usize,
-    log: &[crate::server::Request],
+    log: &[crate::support::server::Request],
     first_len: usize,
     in_flight: &BTreeSet<String>,
 ) -> BTreeMap<String, usize> {

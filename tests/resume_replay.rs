@@ -10,8 +10,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use crate::resume::{comparable, requested_once, wait_until_stored};
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{CSV_FLAGS, TempDir, linkpatrol};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{CSV_FLAGS, TempDir, linkpatrol};
 
 /// What the interrupted run must have had answered before `/held.html` is held: robots.txt,
 /// the start page, the stylesheet, both redirect chains with the pages they end at, and a

@@ -7,8 +7,8 @@ use std::time::Duration;
 use linkpatrol::report::Verbosity;
 use linkpatrol::{Checker, Config, Report};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{config, result_set, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{config, result_set, run};
 
 /// A site with good links, broken links, links with a warning, links of a page to itself (counted
 /// while the page is still being checked) and pages linked many times.

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::{Checker, Config, Outcome};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::result_set;
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::result_set;
 
 /// Default politeness: 10 requests per second per host.
 const INTERVAL: Duration = Duration::from_millis(100);
@@ -294,7 +294,7 @@ fn a_slow_robots_txt_does_not_park_workers_of_other_hosts() {
         .chain((0..5).map(|i| format!("<a href='{}'>f</a>", fast.url(&format!("/f{i}")))))
         .collect();
     let site = TestServer::start(Routes::new().page("/", &links));
-    let report = crate::util::run(crate::util::config(&site.url("/"), 2));
+    let report = crate::support::util::run(crate::support::util::config(&site.url("/"), 2));
     assert_eq!(report.entries.len(), 11);
     let robots_asked = slow.requests()[0].at;
     assert_eq!(slow.requests()[0].path, "/robots.txt");

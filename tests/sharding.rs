@@ -9,8 +9,8 @@ use linkpatrol::Shard;
 
 use std::sync::{Arc, OnceLock};
 
-use crate::server::{Reply, Request, Routes, TestServer};
-use crate::util::{CSV_FLAGS, TempDir, assert_exit, cli, csv_records};
+use crate::support::server::{Reply, Request, Routes, TestServer};
+use crate::support::util::{CSV_FLAGS, TempDir, assert_exit, cli, csv_records};
 
 /// CSV columns that differ between two runs of the same site: dltime, checktime (timings),
 /// cached (which occurrence of a URL came first) and level (a URL linked at several depths
@@ -260,7 +260,7 @@ impl Runs {
 
 /// The binary with `args` and nothing else (`merge` takes no other flag first).
 fn cli_bare(args: &[&str]) -> std::process::Output {
-    crate::util::hermetic(&TempDir::new("sharding-home"))
+    crate::support::util::hermetic(&TempDir::new("sharding-home"))
         .args(args)
         .output()
         .expect("the binary runs")

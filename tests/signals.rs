@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::{Checker, Report};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{
     TempDir, config, csv_records, endless_site, entry, eventually, linkpatrol, signal,
 };
 

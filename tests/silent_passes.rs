@@ -5,8 +5,8 @@
 
 use linkpatrol::Outcome;
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{CSV_FLAGS, TempDir, cli, config, entry, rows, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{CSV_FLAGS, TempDir, cli, config, entry, rows, run};
 
 /// `-o csv -v` rows of a CLI run, and its exit code.
 fn csv_rows(args: &[&str]) -> (Option<i32>, Vec<csv::StringRecord>) {

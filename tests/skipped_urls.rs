@@ -4,8 +4,8 @@
 
 use regex::Regex;
 
-use crate::server::{Routes, TestServer};
-use crate::util::{assert_exit, cli, config, run};
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{assert_exit, cli, config, run};
 
 /// The default text report of a run over `args`, and its exit code.
 fn text_run(args: &[&str]) -> (Option<i32>, String) {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::{Checker, Config, Outcome};
 
-use crate::server::{Reply, Routes, TestServer};
+use crate::support::server::{Reply, Routes, TestServer};
 
 /// How long the slow host makes its pages wait (Crawl-delay or Retry-After), in seconds: far
 /// beyond the other hosts' whole crawl, so a worker parked for it cannot go unnoticed.

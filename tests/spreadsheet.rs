@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use linkpatrol::report::CSV_COLUMNS;
 
-use crate::external::{program_or_skip, run_with_deadline};
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{TempDir, cli, csv_records, row_named};
+use crate::support::desktop_tools::{program_or_skip, run_with_deadline};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{TempDir, cli, csv_records, row_named};
 
 /// Link text that trips naive CSV and encoding handling: non-ASCII, the delimiter, quotes.
 const TRICKY: &str = "Ünïcødé ✓; \"quoted\", 'single' <b>";

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use linkpatrol::{Config, Report};
 
-use crate::server::{Reply, Routes, TestServer};
-use crate::util::{TempDir, assert_exit, broken, config, entry, linkpatrol, run};
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, broken, config, entry, linkpatrol, run};
 
 /// A site with a page, an image, a missing page and a link to `external`.
 fn site(external: &str) -> TestServer {
@@ -309,8 +309,8 @@ fn the_binary_warns_on_one_line_and_exits_by_fail_after_runs() {
     assert_exit(&second, 1);
     assert!(second.stderr.is_empty());
     // The CSV keeps LinkChecker's columns; the history is in `infostring`.
-    let rows = crate::util::rows(&second);
-    let missing = crate::util::row_named(&rows, "/missing");
+    let rows = crate::support::util::rows(&second);
+    let missing = crate::support::util::row_named(&rows, "/missing");
     assert!(
         missing.iter().any(|c| c.contains("(2 runs)")),
         "{missing:?}"

@@ -1,8 +1,8 @@
 //! Typos get a hint: a misspelt flag names the flag, `--format` works as `-o`, an
 //! underscore config key names its dashed form, a negative timeout says it must be positive.
 
-use crate::server::{Routes, TestServer};
-use crate::util::{TempDir, assert_exit, assert_one_line_error, cli, cli_in};
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, assert_one_line_error, cli, cli_in};
 
 #[test]
 fn a_misspelt_flag_names_the_flag_meant() {

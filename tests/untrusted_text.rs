@@ -3,8 +3,8 @@
 
 use std::process::Output;
 
-use crate::server::{Routes, TestServer};
-use crate::util::{TempDir, assert_exit, cli, cli_in};
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, cli, cli_in};
 
 /// A link text that sets the terminal's title and turns its text red.
 const TITLE_AND_RED: &str = "\u{1b}]0;TITLE\u{7}\u{1b}[31mRED";
@@ -191,7 +191,7 @@ fn csv_cells_spell_out_what_pages_wrote() {
     let site = hostile_site();
     let text = report(&site, "csv", &["-v"]);
     assert_no_forged_line("csv", &text);
-    let rows = crate::util::csv_records(text.as_bytes());
+    let rows = crate::support::util::csv_records(text.as_bytes());
     let named = |name: &str| rows.iter().any(|r| &r[10] == name);
     assert!(named(TITLE_AND_RED_SHOWN), "{rows:#?}");
     assert!(
@@ -210,7 +210,7 @@ fn csv_cells_spell_out_what_pages_wrote() {
         &url,
     ]);
     assert_exit(&out, 1);
-    let rows = crate::util::csv_records(&out.stdout);
+    let rows = crate::support::util::csv_records(&out.stdout);
     assert!(rows.iter().any(|r| &r[10] == TITLE_AND_RED), "{rows:#?}");
 }
 

@@ -13,7 +13,7 @@ static PAGE: LazyLock<Url> =
 
 fuzz_target!(|data: &[u8]| {
     let doc = extract_html(data);
-    // As `check::queue_children` does: `<base href>` resolved on the page, else the page.
+    // As `engine::page_links::Run::queue_children` does: `<base href>` resolved on the page, else the page.
     let base = doc
         .base
         .as_deref()

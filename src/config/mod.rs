@@ -13,9 +13,9 @@ pub(crate) mod cookies;
 pub(crate) mod host_rules;
 pub(crate) mod plugins;
 pub(crate) mod remap;
+pub(crate) mod setting_syntax;
 pub(crate) mod shard;
 pub(crate) mod state;
-pub(crate) mod text_forms;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -537,8 +537,6 @@ impl Config {
 }
 
 impl Config {
-    /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
-    /// request rates so low that the interval between two requests would exceed it.
     /// Makes this run one shard of a check split by host ([`Shard`]), phase 1: start inputs
     /// on hosts other shards own are left to them, and every external link, and every link to
     /// a page of a start site another shard owns, is exported to the owner of its host, not
@@ -577,6 +575,8 @@ impl Config {
         self
     }
 
+    /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
+    /// request rates so low that the interval between two requests would exceed it.
     pub(crate) fn validate(&self) -> Result<(), Error> {
         let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
         let max = MAX_DURATION.as_secs();

@@ -11,7 +11,7 @@ use url::Url;
 
 use super::cache::ResultCache;
 use super::plugin_host::PluginHost;
-use super::queue::UrlQueue;
+use super::queue::HostLaneQueue;
 use super::run::{Message, Run};
 use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
@@ -51,7 +51,7 @@ pub(super) fn assemble(
     let rules = HostRules::new(cfg.host_rules.clone());
     // The queue schedules tasks by host and holds the politeness table; the gate is the
     // fetchers' view of that table (see `policy::host_gate`).
-    let queue = Arc::new(UrlQueue::with_hosts(
+    let queue = Arc::new(HostLaneQueue::with_hosts(
         HostTable::new(
             cfg.max_requests_per_second,
             cfg.host_concurrency,

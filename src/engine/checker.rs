@@ -34,7 +34,7 @@ use crate::fetch::Fetch;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 use crate::model::stats::Tally;
 
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).

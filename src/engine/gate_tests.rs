@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use regex::Regex;
 
-use super::queue::UrlQueue;
+use super::queue::HostLaneQueue;
 use crate::config::host_rules::HostRules;
 use crate::model::cancel::CancelHandle;
 use crate::policy::host_gate::HostGate;
@@ -23,7 +23,7 @@ fn new_gate(
     cancel: CancelHandle,
 ) -> HostGate {
     let table = HostTable::new(per_second, max_in_flight, rules, false);
-    HostGate::over(Arc::new(UrlQueue::<()>::with_hosts(table, cancel)))
+    HostGate::over(Arc::new(HostLaneQueue::<()>::with_hosts(table, cancel)))
 }
 
 fn gate(per_second: f64, in_flight: usize) -> HostGate {

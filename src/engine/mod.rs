@@ -14,9 +14,9 @@ pub(crate) mod plugin_host;
 pub(crate) mod progress;
 pub(crate) mod queue;
 mod record;
-mod remember;
 mod resume;
 pub(crate) mod run;
+mod state_reuse;
 mod state_sink;
 
 #[cfg(test)]

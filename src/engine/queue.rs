@@ -1,7 +1,7 @@
 //! The joinable work queue, host-aware: URLs to check, grouped in one ready queue (lane) per
 //! host, plus the count of tasks that are queued or in progress.
 //!
-//! [`UrlQueue::get`] hands out a task only when its host may start a request: its slot is due
+//! [`HostLaneQueue::get`] hands out a task only when its host may start a request: its slot is due
 //! (politeness interval, pauses after a 429/503, `Crawl-delay`) and the host is under its
 //! in-flight cap. Otherwise the worker waits on the condvar only until the earliest time a
 //! lane becomes due, or until a put, a freed slot or a finished task wakes it — never for one
@@ -11,7 +11,7 @@
 //! Items put without a host (files, in-memory documents) go first, in FIFO order.
 //!
 //! # Who changes what
-//! One lock ([`UrlQueue::state`]) guards everything below; it is never held while sleeping or
+//! One lock ([`HostLaneQueue::state`]) guards everything below; it is never held while sleeping or
 //! fetching (a gate sleep releases it with `MutexGuard::unlocked`).
 //! - `local`, `lanes`, `queued`: raised by `put`, lowered by `get` and by `shutdown`.
 //! - `timeline`: rewritten by `State::schedule` for one host after every change to that
@@ -28,14 +28,14 @@
 //! # Termination invariant
 //!
 //! `unfinished_tasks` counts every item that was `put` and has not yet been marked with
-//! [`UrlQueue::task_done`] — wherever it waits (a lane that is not due, a host at its cap) or
+//! [`HostLaneQueue::task_done`] — wherever it waits (a lane that is not due, a host at its cap) or
 //! whatever it does (asleep for a redirect's slot). A worker calls `task_done` for an item only
 //! **after** it has put every child that item produced (including the parse jobs its links
 //! or its result triggered, see `cache`). So while any item is in progress the
 //! count is at least 1, and it reaches 0 only when no item is queued and none is being worked
 //! on — at which point no new work can appear. Scheduling never drops or duplicates an item:
 //! every item put is in exactly one lane (or `local`) until one `get` takes it out.
-//! [`UrlQueue::join`] waits for exactly that moment.
+//! [`HostLaneQueue::join`] waits for exactly that moment.
 //!
 //! No item is stranded either: a lane is off the timeline only while its host is at its cap or
 //! its first task runs, and every slot held and every first task belongs to a running task or
@@ -62,7 +62,7 @@
 //!
 //! # Shutdown
 //!
-//! [`UrlQueue::shutdown`] (abort, Ctrl-C) clears the queued items, lowers `unfinished_tasks` by
+//! [`HostLaneQueue::shutdown`] (abort, Ctrl-C) clears the queued items, lowers `unfinished_tasks` by
 //! their number, wakes every waiter, and makes every later `put` a refused no-op. Refusal is
 //! decided under the same lock as the flag, so no `put` can slip in after shutdown. Items in
 //! progress still end with their `task_done`, so `join` then waits only for work in flight.
@@ -104,7 +104,7 @@ struct Assignment {
     slot: Option<Slot>,
 }
 
-/// The fields guarded by [`UrlQueue::state`] (see the module docs for who changes each).
+/// The fields guarded by [`HostLaneQueue::state`] (see the module docs for who changes each).
 #[derive(Debug)]
 struct State<T> {
     /// Items without a host, FIFO.
@@ -243,7 +243,7 @@ fn take_assignment(assigned: &mut HashMap<ThreadId, Assignment>) -> Option<Assig
 
 /// An unbounded, joinable, host-aware queue shared by the worker threads.
 #[derive(Debug)]
-pub(crate) struct UrlQueue<T> {
+pub(crate) struct HostLaneQueue<T> {
     /// One lock for the items, the host table, the task count and the flags.
     state: Mutex<State<T>>,
     /// Wakes `get`: an item was put, a slot freed, a task finished, or the queue closed. A
@@ -257,13 +257,13 @@ pub(crate) struct UrlQueue<T> {
     cancel: CancelHandle,
 }
 
-impl<T> Default for UrlQueue<T> {
+impl<T> Default for HostLaneQueue<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T> UrlQueue<T> {
+impl<T> HostLaneQueue<T> {
     /// An empty, open queue without politeness limits.
     pub(crate) fn new() -> Self {
         let hosts = HostTable::new(0.0, 0, HostRules::default(), false);
@@ -272,7 +272,7 @@ impl<T> UrlQueue<T> {
 
     /// An empty, open queue scheduling by `hosts`; `cancel` wakes its gate sleeps.
     pub(crate) fn with_hosts(hosts: HostTable, cancel: CancelHandle) -> Self {
-        UrlQueue {
+        HostLaneQueue {
             state: Mutex::new(State {
                 local: VecDeque::new(),
                 lanes: HashMap::default(),
@@ -458,7 +458,7 @@ impl<T> UrlQueue<T> {
 
 /// The gate's side of the queue: requests reserve, sleep for and free their hosts' slots under
 /// the same lock that schedules the tasks.
-impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
+impl<T: Send + fmt::Debug> Politeness for HostLaneQueue<T> {
     fn acquire(&self, host: &str) -> bool {
         self.acquire_slot(host, false).unwrap_or(false)
     }
@@ -490,7 +490,7 @@ impl<T: Send + fmt::Debug> Politeness for UrlQueue<T> {
     }
 }
 
-impl<T> UrlQueue<T> {
+impl<T> HostLaneQueue<T> {
     /// A request slot of `host`: `Ok(true)` when the request may start now (counted in
     /// flight), `Ok(false)` when the run was cancelled (nothing held). A slot not due yet is
     /// slept for with no lock held — or, with `defer`, given back at once: `Err(due)`.
@@ -571,7 +571,7 @@ impl<T> UrlQueue<T> {
 /// Scheduling decisions at made-up instants, for the tests: the same code paths as `put`,
 /// `get` and `task_done`, minus waiting and the per-thread bookkeeping.
 #[cfg(test)]
-impl<T> UrlQueue<T> {
+impl<T> HostLaneQueue<T> {
     fn put_at(&self, host: &str, item: T, now: Instant) {
         self.state.lock().push(Some(host.to_owned()), item, || now);
     }
@@ -602,13 +602,13 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
-    fn polite(per_second: f64, in_flight: usize, probe_first: bool) -> UrlQueue<&'static str> {
+    fn polite(per_second: f64, in_flight: usize, probe_first: bool) -> HostLaneQueue<&'static str> {
         let hosts = HostTable::new(per_second, in_flight, HostRules::default(), probe_first);
-        UrlQueue::with_hosts(hosts.seeded(1), CancelHandle::new())
+        HostLaneQueue::with_hosts(hosts.seeded(1), CancelHandle::new())
     }
 
     /// The item `take_at(now)` hands out, with its assignment.
-    fn take(q: &UrlQueue<&'static str>, now: Instant) -> (&'static str, Assignment) {
+    fn take(q: &HostLaneQueue<&'static str>, now: Instant) -> (&'static str, Assignment) {
         let (item, a) = q
             .take_at(now)
             .unwrap_or_else(|e| panic!("nothing due: {e:?}"));
@@ -795,7 +795,7 @@ mod tests {
 
     #[test]
     fn fifo_and_join() {
-        let q = UrlQueue::new();
+        let q = HostLaneQueue::new();
         assert!(q.join(Some(Duration::ZERO)), "empty queue is joined");
         q.put(1);
         q.put(2);
@@ -813,7 +813,7 @@ mod tests {
     #[test]
     fn producers_and_consumers_tree() {
         for threads in [1, 4, 16] {
-            let q = Arc::new(UrlQueue::new());
+            let q = Arc::new(HostLaneQueue::new());
             let processed = Arc::new(AtomicUsize::new(0));
             let depth = 10u32; // 2^11 - 1 nodes
             q.put(depth);
@@ -848,7 +848,7 @@ mod tests {
     fn a_tree_over_capped_hosts_is_processed_exactly_once() {
         for threads in [1, 4, 16] {
             let hosts = HostTable::new(0.0, 2, HostRules::default(), true);
-            let q = Arc::new(UrlQueue::with_hosts(hosts, CancelHandle::new()));
+            let q = Arc::new(HostLaneQueue::with_hosts(hosts, CancelHandle::new()));
             let host = |n: u32| Some(format!("h{}:80", n % 3));
             let processed = Arc::new(AtomicUsize::new(0));
             let depth = 8u32;
@@ -883,7 +883,7 @@ mod tests {
 
     #[test]
     fn join_timeout_returns_on_time() {
-        let q = UrlQueue::new();
+        let q = HostLaneQueue::new();
         q.put(());
         let t = Instant::now();
         assert!(!q.join(Some(Duration::from_millis(100))));
@@ -894,7 +894,7 @@ mod tests {
 
     #[test]
     fn shutdown_wakes_every_waiter_and_refuses_puts() {
-        let q = Arc::new(UrlQueue::<u32>::new());
+        let q = Arc::new(HostLaneQueue::<u32>::new());
         q.put(7);
         assert_eq!(q.get(), Some(7)); // one item in progress
         q.put(8); // one queued

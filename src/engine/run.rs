@@ -25,7 +25,7 @@ use url::Url;
 use crate::config::remap::Remap;
 use crate::engine::cache::ResultCache;
 use crate::engine::plugin_host::PluginHost;
-use crate::engine::queue::UrlQueue;
+use crate::engine::queue::HostLaneQueue;
 use crate::fetch::http::host_key;
 use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::{Fetch, Resume};
@@ -91,7 +91,7 @@ pub(crate) struct Checked {
 /// Calls `task_done` for one task when dropped. Every child of the task was put inside
 /// `check`, and every parse job it triggered inside `check` or `record`, before this drops:
 /// the queue's count cannot reach 0 early.
-struct TaskDone<'a>(&'a UrlQueue<Task>);
+struct TaskDone<'a>(&'a HostLaneQueue<Task>);
 
 impl Drop for TaskDone<'_> {
     fn drop(&mut self) {
@@ -133,7 +133,7 @@ pub(crate) enum Message {
 pub(crate) struct Run {
     /// URLs waiting for a worker, scheduled by host, and the count of unfinished tasks
     /// (termination). Shared with the politeness gate, whose table it holds.
-    pub(crate) queue: Arc<UrlQueue<Task>>,
+    pub(crate) queue: Arc<HostLaneQueue<Task>>,
     /// Placeholder-on-enqueue results and every referrer of each URL.
     pub(crate) cache: ResultCache,
     /// Scope, patterns and recursion depth.

@@ -10,7 +10,7 @@ use url::Url;
 
 use crate::config::Config;
 use crate::model::outcome::{CheckResult, Entry};
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 use crate::policy::parse_near::parse_near;
 use crate::policy::url_norm::cache_key;
 use crate::state::{Remembered, StoredPage};

@@ -9,7 +9,7 @@ use super::checker::Checker;
 use super::fake_fetch::{Answer, FakeFetch};
 use crate::config::Config;
 use crate::model::outcome::Outcome;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 const SITE: &str = "http://site.test/";
 

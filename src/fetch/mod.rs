@@ -3,7 +3,7 @@
 //! one place the URL's scheme picks the fetcher. The fetch layer also holds the rest of the
 //! crawl's I/O, which the engine calls directly: DNS for the optional MX check (`dns`,
 //! `mail_mx`), the certificate read for plugins (`tls`, over a connection of its own that
-//! `tunnel` opens through the run's proxy; `read_only` is the verifier that accepts any
+//! `tunnel` opens through the run's proxy; `accept_any_cert` is the verifier that accepts any
 //! certificate) and the folder test behind the `file-no-index` warning
 //! (`file::is_folder_without_index`).
 //!
@@ -11,12 +11,12 @@
 //! when the caller asked for it and the content is one we parse (`extract::format`), the body
 //! bytes (capped).
 
+pub(crate) mod accept_any_cert;
 pub(crate) mod connection;
 pub(crate) mod dns;
 pub(crate) mod file;
 pub(crate) mod http;
 pub(crate) mod mail_mx;
-pub(crate) mod read_only;
 pub(crate) mod request_extras;
 pub(crate) mod resolver;
 pub(crate) mod router;

@@ -15,7 +15,7 @@ use std::time::Duration;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection};
 
-use super::read_only::ReadOnly;
+use super::accept_any_cert::ReadOnly;
 use super::tunnel::{Route, bare};
 
 /// Reads the certificates servers present, the way the run connects.

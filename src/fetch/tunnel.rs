@@ -18,7 +18,7 @@ use rustls::{ClientConfig, ClientConnection, StreamOwned};
 use ureq::http::Uri;
 use ureq::{Proxy, ProxyProtocol};
 
-use super::read_only::ReadOnly;
+use super::accept_any_cert::ReadOnly;
 
 /// Longest proxy answer to `CONNECT` read (status line and header fields).
 const MAX_PROXY_HEAD: usize = 16 * 1024;

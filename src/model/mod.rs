@@ -8,6 +8,6 @@ pub(crate) mod host_stats;
 pub(crate) mod link_site;
 pub(crate) mod outcome;
 pub(crate) mod redact;
-pub(crate) mod report;
+pub(crate) mod run_report;
 pub(crate) mod stats;
-pub(crate) mod url_print;
+pub(crate) mod url_fingerprint;

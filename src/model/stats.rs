@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::model::host_stats::HostStats;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
-use crate::model::url_print::UrlPrints;
+use crate::model::url_fingerprint::UrlFingerprints;
 
 /// Summary numbers of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -136,13 +136,13 @@ fn is_fragment_failure(r: &CheckResult) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
     stats: Statistics,
-    /// URLs counted already (statistics per URL count each once), by [`UrlPrints`] (a shared
+    /// URLs counted already (statistics per URL count each once), by [`UrlFingerprints`] (a shared
     /// fingerprint would cost one URL missing from the per-URL statistics, never a row): 16 bytes
     /// a URL instead of a copy of it (a folder check of the Rust docs counts 80k URLs, 146
     /// characters long on average).
     seen: HashSet<u128, foldhash::fast::RandomState>,
     /// The fingerprints of `seen`.
-    prints: UrlPrints,
+    prints: UrlFingerprints,
     /// Sum, minimum and maximum of the URL lengths.
     length_sum: usize,
     length_min: usize,
@@ -317,7 +317,7 @@ mod tests {
             4,
             "one per URL"
         );
-        let prints = UrlPrints::default();
+        let prints = UrlFingerprints::default();
         assert_ne!(prints.of(urls[0]), prints.of(urls[2]));
         let again: String = urls[0].chars().collect();
         assert_eq!(

@@ -17,7 +17,7 @@ use super::terminal::escape_controls as esc;
 use super::text::{not_checked_lines, summary_line};
 use super::{FlushPacer, Reporter};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Writes the compact report.
 #[derive(Debug)]

@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use super::terminal::escape_controls;
 use super::{FlushPacer, Reporter, Verbosity};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// The header row, LinkChecker's column names in its order.
 pub const CSV_COLUMNS: [&str; 17] = [

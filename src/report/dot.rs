@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use super::Reporter;
 use super::graph::{EdgeKind, LinkGraph};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Collects the link graph and writes it as DOT at the end.
 #[derive(Debug)]

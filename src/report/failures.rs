@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use super::Reporter;
 use super::terminal::percent_encode_controls;
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Writes every broken URL once.
 #[derive(Debug)]

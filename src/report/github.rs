@@ -21,7 +21,7 @@ use super::terminal::escape_controls;
 use super::text::{not_checked_lines, summary_line};
 use super::{FlushPacer, Reporter};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Writes GitHub Actions workflow commands.
 #[derive(Debug)]

@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use super::Reporter;
 use super::graph::LinkGraph;
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Collects the link graph and writes it as GML at the end.
 #[derive(Debug)]

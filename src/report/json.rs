@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use super::terminal::escape_json_controls;
 use super::{FlushPacer, Reporter, Verbosity, failure_class, state_name};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Writes the JSON document.
 #[derive(Debug)]

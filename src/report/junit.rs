@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use super::{Reporter, failure_class, xml};
 use crate::model::outcome::{CheckResult, Entry, Outcome, Referrer};
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// The suite name of start URLs (no page links to them).
 const START_SUITE: &str = "(start URLs)";

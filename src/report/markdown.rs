@@ -20,7 +20,7 @@ use super::terminal::escape_controls;
 use super::text::{not_checked_lines, plural};
 use super::{Reporter, human_duration};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Writes the Markdown summary.
 #[derive(Debug)]

@@ -25,7 +25,7 @@ use url::Url;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::host_stats::HostStats;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 use crate::model::stats::{Skipped, Tally};
 
 /// Reads every NDJSON report of `files` (a name for messages and a reader each) into one

@@ -67,7 +67,7 @@ pub use self::sitemap::SitemapReporter;
 pub use self::terminal::{escape_controls, is_control};
 pub use self::text::TextReporter;
 use crate::model::outcome::{Entry, Outcome};
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 use crate::model::stats::Statistics;
 
 /// A sink for report rows.

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::json::{entry_json, summary_json, write_json};
 use super::{FlushPacer, Reporter, Verbosity};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Writes one JSON object per line.
 #[derive(Debug)]

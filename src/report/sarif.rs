@@ -26,7 +26,7 @@ use url::Url;
 use super::json::{summary_json, tool_json, write_json};
 use super::{HTTP_ERROR, Reporter, failure_class};
 use crate::model::outcome::{Entry, FailKind};
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// The name of the checked folder in `uriBaseId` and `originalUriBaseIds`.
 const SRCROOT: &str = "SRCROOT";

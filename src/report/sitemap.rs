@@ -14,7 +14,7 @@ use url::Url;
 
 use super::{Reporter, xml};
 use crate::model::outcome::{CheckResult, Entry, Outcome};
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// The sitemap namespace.
 const NAMESPACE: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";

@@ -22,7 +22,7 @@ use super::terminal::escape_controls as esc;
 use super::text_by_page::write_pages;
 use super::{GroupBy, Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::outcome::{CheckResult, Entry};
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// Writes the text report.
 #[derive(Debug)]

@@ -8,9 +8,9 @@ use std::time::SystemTime;
 use rusqlite::{CachedStatement, Connection, ToSql, Transaction, params};
 
 use crate::model::outcome::CheckResult;
-use crate::model::url_print::UrlPrints;
+use crate::model::url_fingerprint::UrlFingerprints;
 use crate::state::codec::{encode, unix};
-use crate::state::remembered::StoredPage;
+use crate::state::earlier_runs::StoredPage;
 use crate::state::row_ids::{RowIds, TableRows};
 
 /// Totals of a run for its `runs` row.
@@ -165,7 +165,7 @@ fn upsert(
     values: &[&dyn ToSql],
     key: &str,
     table: &mut TableRows,
-    prints: &UrlPrints,
+    prints: &UrlFingerprints,
 ) -> rusqlite::Result<()> {
     // Fingerprinted once, for the look-up and the new row alike.
     let print = prints.of(key);

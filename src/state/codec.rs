@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use url::Url;
 
 use crate::model::outcome::{CheckResult, FailKind, Hop, Outcome, Warning};
-use crate::state::remembered::is_history_info;
+use crate::state::earlier_runs::is_history_info;
 
 /// Seconds since the epoch (0 before it).
 pub(crate) fn unix(t: SystemTime) -> i64 {

@@ -1,4 +1,4 @@
-//! Memory between runs: the SQLite state file behind `--cache` (issue 19).
+//! Memory between runs: the SQLite state file behind `--cache`.
 //!
 //! The layer sits between `config` and `engine`: it uses only `model` and `config`, and the
 //! engine uses it (see ARCHITECTURE.md). Its rules:
@@ -33,8 +33,8 @@
 //! The SQLite parts need the `state` feature; without it `open` returns a warning.
 
 mod date;
+mod earlier_runs;
 mod page_blob;
-mod remembered;
 
 #[cfg(feature = "state")]
 mod batch;
@@ -51,8 +51,8 @@ mod writer;
 
 #[cfg(feature = "state")]
 pub(crate) use batch::Totals;
+pub(crate) use earlier_runs::{Remembered, StoredPage, cached_from_info};
 pub(crate) use page_blob::{Packer, PageLinks, StoredLink, unpack};
-pub(crate) use remembered::{Remembered, StoredPage, cached_from_info};
 #[cfg(feature = "state")]
 pub(crate) use store::open;
 #[cfg(feature = "state")]

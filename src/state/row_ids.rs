@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
-use crate::model::url_print::UrlPrints;
+use crate::model::url_fingerprint::UrlFingerprints;
 
 /// One table's rows by key: 32 bytes an entry (a key's fingerprint, not a copy of it).
 #[derive(Debug, Default)]
@@ -20,7 +20,7 @@ impl TableRows {
     /// Reads the `id` and `key` of every row of `table`. Rows of the wrong types (the file is
     /// untrusted) are left out: written again, a key gets a row of its own. When a key has
     /// several rows (a file changed by hand), the last one is the key's.
-    fn load(conn: &Connection, table: &str, prints: &UrlPrints) -> rusqlite::Result<Self> {
+    fn load(conn: &Connection, table: &str, prints: &UrlFingerprints) -> rusqlite::Result<Self> {
         let mut stmt = conn.prepare(&format!(
             "SELECT id, key FROM {table} WHERE typeof(key) = 'text' ORDER BY id"
         ))?;
@@ -35,7 +35,7 @@ impl TableRows {
         Ok(TableRows { ids })
     }
 
-    /// The row of the key whose fingerprint ([`UrlPrints::of`], of [`RowIds::prints`]) is
+    /// The row of the key whose fingerprint ([`UrlFingerprints::of`], of [`RowIds::prints`]) is
     /// `print`, if it has one.
     pub(super) fn get(&self, print: u128) -> Option<i64> {
         self.ids.get(&print).copied()
@@ -58,7 +58,7 @@ impl TableRows {
 /// more (see `writer::write_loop`), so a row it rolled back is never looked for.
 #[derive(Debug, Default)]
 pub(super) struct RowIds {
-    pub(super) prints: UrlPrints,
+    pub(super) prints: UrlFingerprints,
     pub(super) results: TableRows,
     pub(super) pages: TableRows,
 }
@@ -66,7 +66,7 @@ pub(super) struct RowIds {
 impl RowIds {
     /// The rows the file has now.
     pub(super) fn load(conn: &Connection) -> rusqlite::Result<Self> {
-        let prints = UrlPrints::default();
+        let prints = UrlFingerprints::default();
         Ok(RowIds {
             results: TableRows::load(conn, "results", &prints)?,
             pages: TableRows::load(conn, "pages", &prints)?,

@@ -13,7 +13,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use crate::config::checked_options::{checked_options, first_difference};
 use crate::config::{Config, ROBOTS_TXT_LIMIT};
 use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
-use crate::state::remembered::{Remembered, StoredPage, Streak};
+use crate::state::earlier_runs::{Remembered, StoredPage, Streak};
 use crate::state::schema::{Schema, inspect, migrate};
 use crate::state::writer::{Writer, begin_run};
 

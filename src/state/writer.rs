@@ -26,7 +26,7 @@ use rusqlite::{Connection, params};
 use crate::model::outcome::CheckResult;
 use crate::state::batch::{Batch, Totals, end_run, write};
 use crate::state::codec::unix;
-use crate::state::remembered::StoredPage;
+use crate::state::earlier_runs::StoredPage;
 use crate::state::row_ids::RowIds;
 
 /// Longest time a finished result waits on the consumer's side before it is handed to the

@@ -19,12 +19,12 @@ use std::io::{self, Write};
 use self::escape::Escaped;
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::outcome::Entry;
-use crate::model::report::Report;
+use crate::model::run_report::Report;
 
 /// The page's style sheet, inlined into `<style>`.
-const STYLE: &str = include_str!("html/report.css");
+const STYLE: &str = include_str!("report.css");
 /// The page's filter and sort script, inlined into `<script>`. It never sees report data.
-const SCRIPT: &str = include_str!("html/report.js");
+const SCRIPT: &str = include_str!("report.js");
 /// No fetches of any kind; only the inline style and script may run.
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 

@@ -38,8 +38,8 @@ impl TlsServer {
     }
 
     fn start_with(html: &str, drip: bool) -> TlsServer {
-        let cert = include_bytes!("data/tls/localhost.cert.der").to_vec();
-        let key = include_bytes!("data/tls/localhost.key.der").to_vec();
+        let cert = include_bytes!("../data/tls/localhost.cert.der").to_vec();
+        let key = include_bytes!("../data/tls/localhost.key.der").to_vec();
         let config =
             ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
                 .with_safe_default_protocol_versions()

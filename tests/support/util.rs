@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use linkpatrol::{Checker, Config, Entry, Report};
 
-use crate::server::{Reply, Routes, TestServer};
+use crate::support::server::{Reply, Routes, TestServer};
 
 /// Proxy variables of the environment: removed for every run of the binary, so a proxy set
 /// on the machine running the tests cannot reroute their loopback traffic.

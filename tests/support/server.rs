@@ -12,7 +12,7 @@
 //! in one `write_all` on a `TCP_NODELAY` socket, which avoids the 40 ms Nagle/delayed-ACK stall
 //! per keep-alive request. Dropping the server stops the accept loop, wakes delayed and hanging
 //! handlers, shuts down every open connection and returns within about half a second. This
-//! module must be declared `pub mod server;` in the test crate root: `pub` items in a private
+//! module must be declared `pub mod server;` in a `pub` module of the test crate: `pub` items in a private
 //! module of a test binary still trigger `dead_code` warnings.
 
 use std::collections::HashMap;

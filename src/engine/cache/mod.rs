@@ -58,7 +58,7 @@
 //! The lock is held for map bookkeeping only, never across I/O.
 //!
 //! # Layout
-//! A crawl keeps a slot for every URL it found, so a slot is kept small (issue 20): the map is
+//! A crawl keeps a slot for every URL it found, so a slot is kept small: the map is
 //! an arena of (key, slot) entries found through a table of (hash, entry number) pairs
 //! (`cache/slots.rs`), so the table's empty buckets cost 8 bytes, not a slot; the occurrence
 //! that claimed a key waits inline in its slot, in the compact form of `cache/stored.rs`;

@@ -5,9 +5,9 @@
 /// made (SipHash-1-3 and foldhash), so a page or a file cannot choose URLs that collide. Two of
 /// 10 million URLs share one with a probability below 10^-24.
 #[derive(Debug, Default)]
-pub(crate) struct UrlPrints(std::hash::RandomState, foldhash::quality::RandomState);
+pub(crate) struct UrlFingerprints(std::hash::RandomState, foldhash::quality::RandomState);
 
-impl UrlPrints {
+impl UrlFingerprints {
     /// The fingerprint of `url` (the same for the same text, from the same maker).
     pub(crate) fn of(&self, url: &str) -> u128 {
         use std::hash::BuildHasher;

@@ -239,7 +239,7 @@ pub fn parse_gml(text: &str) -> Graph {
 fn sarif_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        let text = include_str!("data/sarif-schema-2.1.0.json");
+        let text = include_str!("../data/sarif-schema-2.1.0.json");
         let schema: Value = serde_json::from_str(text).expect("the schema is JSON");
         jsonschema::draft4::meta::validate(&schema).expect("a valid draft-04 schema");
         jsonschema::draft4::options()
