@@ -1,5 +1,5 @@
-//! Stream results into a custom CSV (url, status, page, line) as they finish, with a cancel
-//! handle that stops the run after a time limit.
+//! Stream results into a custom CSV (url, status, page, line) as they finish, reading the
+//! run as an iterator, with a cancel handle that stops it after a time limit.
 //!
 //! `cargo run --example stream_csv -- URL_OR_PATH [SECONDS]`
 
@@ -18,7 +18,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Input::Path(target.into())
     };
-    let checker = Checker::new(Config::new().input(input))?;
+    // The rows go out as they come: the report need not keep them too.
+    let checker = Checker::new(Config::new().input(input).keep_entries(false))?;
 
     // Another thread may stop the run at any time; the report keeps what finished.
     let cancel = checker.cancel_handle();
@@ -29,7 +30,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut out = csv::Writer::from_writer(std::io::stdout().lock());
     out.write_record(["url", "status", "page", "line"])?;
-    let report = checker.run_with(|entry| {
+    let mut run = checker.spawn()?;
+    let mut rows = 0;
+    for entry in run.by_ref() {
         let r = entry.referrer.as_ref();
         let line = r
             .and_then(|r| r.line)
@@ -42,11 +45,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             r.map_or("", |r| r.parent.as_str()),
             &line,
         ]);
-    })?;
+        rows += 1;
+    }
+    let report = run.finish()?;
     out.flush()?;
     eprintln!(
         "{} entries, {} broken{}",
-        report.entries.len(),
+        rows,
         report.errors(),
         if report.interrupted {
             " (stopped early)"

@@ -36,6 +36,25 @@
 //! # Ok::<(), linkpatrol::Error>(())
 //! ```
 //!
+//! # Read the results as an iterator
+//! [`Checker::spawn`] starts the run and returns a [`CheckRun`]: an iterator over its entries
+//! on the caller's thread, which can also wait with a limit ([`CheckRun::next_within`]) and
+//! cancel; [`CheckRun::finish`] returns the report.
+//! ```
+//! use linkpatrol::{Checker, Config};
+//!
+//! let site = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/site");
+//! let checker = Checker::new(Config::new().input_path(site).keep_entries(false))?;
+//! let mut run = checker.spawn()?;
+//! let pages: std::collections::BTreeSet<String> = run
+//!     .by_ref()
+//!     .filter_map(|entry| entry.referrer.map(|r| r.parent))
+//!     .collect();
+//! assert!(run.finish()?.errors() > 0);
+//! assert!(pages.len() > 1);
+//! # Ok::<(), linkpatrol::Error>(())
+//! ```
+//!
 //! # The API
 //! Every type has one path: the run and its results at the root, the report formats in
 //! [`report`], the link extractors in [`extract`], the built-in plugins in [`plugins`] and the
@@ -75,7 +94,8 @@ pub use config::{
     DEFAULT_MAX_RETRY_WAIT, DEFAULT_RETRY_BACKOFF, DEFAULT_THREADS, DEFAULT_TIMEOUT,
     DEFAULT_USER_AGENT, Input, MAX_DURATION, resolver_from_resolv_conf,
 };
-pub use engine::checker::{Checker, IDLE_INTERVAL};
+pub use engine::check_run::{CheckRun, IDLE_INTERVAL, Step};
+pub use engine::checker::Checker;
 pub use engine::progress::{Progress, ProgressHandle};
 pub use model::cancel::CancelHandle;
 pub use model::error::{Error, ErrorKind};

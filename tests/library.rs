@@ -122,3 +122,102 @@ fn a_run_that_keeps_no_entries_still_has_its_numbers() {
     );
     assert_eq!((lean.errors(), lean.stats.broken_urls), (2, 1));
 }
+
+/// The same site through `spawn`'s iterator and through `run_with`: the same entries, the same
+/// counts, at 1 thread and at 8.
+#[test]
+fn the_iterator_gives_what_run_with_gives() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/a'>a</a><a href='/b'>b</a><a href='/gone'>x</a>",
+            )
+            .page("/a", "<a href='/b'>b</a><a href='/'>home</a>")
+            .page("/b", "<a href='/gone'>x</a>"),
+    );
+    for threads in [1, 8] {
+        let checker = Checker::new(config(&server.url("/"), threads)).unwrap();
+        let mut streamed = Vec::new();
+        let by_callback = checker.run_with(|e| streamed.push(row(e))).unwrap();
+        let mut run = Checker::new(config(&server.url("/"), threads))
+            .unwrap()
+            .spawn()
+            .unwrap();
+        let mut iterated: Vec<_> = run.by_ref().map(|e| row(&e)).collect();
+        let report = run.finish().unwrap();
+        assert_eq!(
+            report.entries.iter().map(row).collect::<Vec<_>>(),
+            iterated,
+            "kept entries are the iterated ones, in order"
+        );
+        streamed.sort();
+        iterated.sort();
+        assert_eq!(streamed, iterated, "{threads} threads");
+        assert_eq!(report.urls, by_callback.urls);
+        assert_eq!(report.errors(), 2);
+        assert!(!report.interrupted);
+    }
+}
+
+/// `next_within` says when nothing arrived; `cancel` ends the run with a report that says so.
+#[test]
+fn a_spawned_run_waits_idles_and_cancels() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/hang'>h</a>")
+            .reply("/hang", Reply::hang()),
+    );
+    let cfg = config(&server.url("/"), 2).abort_timeout(Duration::from_millis(100));
+    let mut run = Checker::new(cfg).unwrap().spawn().unwrap();
+    let mut idles = 0;
+    let mut entries = Vec::new();
+    while idles < 3 {
+        match run.next_within(Duration::from_millis(20)) {
+            linkpatrol::Step::Entry(e) => entries.push(e.result.url.clone()),
+            linkpatrol::Step::Idle => idles += 1,
+            other => panic!("the run ended early: {other:?}"),
+        }
+    }
+    assert_eq!(
+        entries,
+        [server.url("/")],
+        "the start page is known, /hang is not"
+    );
+    run.cancel();
+    let report = run.finish().unwrap();
+    assert!(report.interrupted);
+    let again = Checker::new(config(&server.url("/"), 1).abort_timeout(Duration::from_millis(100)))
+        .unwrap()
+        .spawn()
+        .unwrap();
+    again.cancel();
+    assert!(
+        again.finish().unwrap().interrupted,
+        "cancelled before any entry"
+    );
+}
+
+/// A dropped run is cancelled: its hanging request is let go and the server sees no more.
+#[test]
+fn dropping_a_spawned_run_cancels_it() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/hang'>h</a>")
+            .reply("/hang", Reply::hang()),
+    );
+    let checker = Checker::new(config(&server.url("/"), 2)).unwrap();
+    let cancel = checker.cancel_handle();
+    let mut run = checker.spawn().unwrap();
+    assert!(run.next().is_some(), "the start page");
+    drop(run);
+    assert!(cancel.is_cancelled());
+}
+
+fn row(e: &linkpatrol::Entry) -> (String, Option<String>, bool) {
+    (
+        e.result.url.clone(),
+        e.referrer.as_ref().map(|r| r.parent.clone()),
+        e.result.outcome.is_broken(),
+    )
+}

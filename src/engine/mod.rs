@@ -6,6 +6,7 @@
 mod admit;
 mod assemble;
 pub(crate) mod cache;
+pub(crate) mod check_run;
 mod check_task;
 pub(crate) mod checker;
 mod page_links;

@@ -50,6 +50,7 @@ impl std::fmt::Debug for CancelHandle {
 }
 
 /// Removes a hook when dropped.
+#[derive(Debug)]
 pub(crate) struct HookGuard {
     handle: CancelHandle,
     id: u64,

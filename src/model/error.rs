@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::model::redact::redact_text;
 
@@ -20,11 +21,14 @@ pub enum ErrorKind {
 }
 
 /// A problem that prevents a check from running. Its message never shows the user name or
-/// password of a URL it quotes (they read `***`).
+/// password of a URL it quotes (they read `***`); the error of the operating system or the
+/// library behind it, if any, is its [`source`](std::error::Error::source).
 #[derive(Debug, Clone)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    /// Shared, so that `Error` stays `Clone` (an `io::Error` is not).
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl Error {
@@ -36,7 +40,20 @@ impl Error {
         if let Cow::Owned(masked) = redact_text(&message) {
             message = masked;
         }
-        Error { kind, message }
+        Error {
+            kind,
+            message,
+            source: None,
+        }
+    }
+
+    /// The same error, caused by `source`.
+    pub(crate) fn with_source(
+        mut self,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        self.source = Some(Arc::new(source));
+        self
     }
 
     /// The kind of problem (match on this, not on the message).
@@ -51,7 +68,13 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -67,5 +90,16 @@ mod tests {
             e.to_string(),
             "`http://***@127.0.0.1:99999/' is not a valid URL: invalid port number"
         );
+    }
+
+    #[test]
+    fn an_error_from_the_system_is_its_source() {
+        use std::error::Error as _;
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "no threads left");
+        let e = Error::new(ErrorKind::Io, "cannot start a worker thread").with_source(io);
+        let source = e.source().expect("a source");
+        assert_eq!(source.to_string(), "no threads left");
+        assert!(source.downcast_ref::<std::io::Error>().is_some());
+        assert!(Error::new(ErrorKind::Io, "x").source().is_none());
     }
 }

@@ -50,7 +50,8 @@ pub fn merge_ndjson<R: BufRead>(
                     format!("{name}, line {}: {m}", i + 1),
                 )
             };
-            let line = line.map_err(|e| Error::new(ErrorKind::Io, format!("{name}: {e}")))?;
+            let line =
+                line.map_err(|e| Error::new(ErrorKind::Io, format!("{name}: {e}")).with_source(e))?;
             if line.trim().is_empty() {
                 continue;
             }

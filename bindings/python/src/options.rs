@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use linkpatrol::plugin::Options;
-use linkpatrol::{AcceptStatus, Config, CookieJar, HostRule, MAX_DURATION};
+use linkpatrol::{AcceptStatus, Config, CookieJar, HostRule, MAX_DURATION, Remap};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -97,7 +97,15 @@ pub const OPTIONS: &[&str] = &[
     "method",
     "check_mx",
     "dns_server",
+    "remap",
+    "check_anchors",
     "plugin",
+    "cache",
+    "cache_file",
+    "max_cache_age",
+    "cache_failures",
+    "resume",
+    "fail_after_runs",
     "shard",
 ];
 
@@ -121,6 +129,11 @@ const CLI_ONLY: &[&str] = &[
     "list_plugins",
     "export_external",
     "external_from",
+    "reuse_results",
+    "color",
+    "group_by",
+    "list_plugins",
+    "generate",
 ];
 
 /// The configuration `options` describe (no inputs yet), and the per-run settings the
@@ -132,6 +145,8 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
     let mut accept: Option<AcceptStatus> = None;
     let mut mx_given = false;
     let mut dns_server: Option<String> = None;
+    let mut check_anchors = false;
+    let (mut cache, mut cache_file, mut resume) = (false, None, false);
     let Some(options) = options else {
         return Ok(config);
     };
@@ -275,6 +290,37 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 }
                 config
             }
+            "remap" => {
+                for rule in v.strings()? {
+                    config = config.remap(Remap::parse(&rule).map_err(|m| v.bad_text(&m))?);
+                }
+                config
+            }
+            "check_anchors" => {
+                check_anchors = v.flag()?;
+                config
+            }
+            "cache" => {
+                cache = v.flag()?;
+                config
+            }
+            "cache_file" => {
+                cache_file = Some(v.path()?);
+                config
+            }
+            "max_cache_age" => config.max_cache_age(v.secs()?),
+            "cache_failures" => config.cache_failures(v.flag()?),
+            "resume" => {
+                resume = v.flag()?;
+                config.resume(resume)
+            }
+            "fail_after_runs" => {
+                let n = v.count()?;
+                if n == 0 {
+                    return Err(v.bad("a count >= 1"));
+                }
+                config.fail_after_runs(u32::try_from(n).map_err(|_| v.bad("a count"))?)
+            }
             "shard" => config.shard(parse_shard(&v)?),
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(
@@ -292,6 +338,16 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
     }
     if let Some(accept) = accept {
         config = config.accept(accept);
+    }
+    // As the CLI: a state file when one is named, or the default one for `cache` and `resume`.
+    if let Some(path) = cache_file {
+        config = config.state_file(path);
+    } else if cache || resume {
+        config = config.state_file(linkpatrol::DEFAULT_STATE_FILE);
+    }
+    // `check_anchors` is the anchors plugin, whose settings (when also given) still apply.
+    if check_anchors && !plugins.iter().any(|o| o.plugin() == "anchors") {
+        plugins.push(Options::new("anchors".to_owned()));
     }
     config = config.always_get(method_get);
     if mx_given {

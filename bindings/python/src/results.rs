@@ -244,6 +244,14 @@ impl PyReport {
         self.report.interrupted
     }
 
+    /// Broken rows that fail the run: every broken row, or with a state file and
+    /// `fail_after_runs`, those broken in that many consecutive runs (the CLI exits 1 when
+    /// this is not 0).
+    #[getter]
+    fn failing(&self) -> usize {
+        self.report.failing
+    }
+
     /// Broken rows (one per page and link).
     #[getter]
     fn errors(&self) -> usize {

@@ -1,4 +1,4 @@
-//! The `linkpatrol` command: flags → `Config` → `Checker::run_with` streaming into a reporter →
+//! The `linkpatrol` command: flags → `Config` → `Checker::spawn`'s entries into a reporter →
 //! exit code. Ctrl-C handling lives here, not in the library.
 
 mod allocator;
@@ -19,14 +19,16 @@ mod status;
 mod trust;
 mod values;
 
-use std::cell::RefCell;
+#[cfg(test)]
+mod option_drift;
+
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use linkpatrol::Checker;
 use linkpatrol::report::{ReportOptions, escape_controls};
+use linkpatrol::{Checker, IDLE_INTERVAL, Step};
 
 use crate::args::Args;
 use crate::exit_guard::ExitGuard;
@@ -131,7 +133,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         color: false,
         ..options.clone()
     };
-    let reporter = outputs::fanout(
+    let mut reporter = outputs::fanout(
         args.output,
         args.quiet,
         &options,
@@ -143,37 +145,38 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let display =
         status::StatusDisplay::start(checker.progress(), counters.clone(), !args.no_status);
     let mut write_error: Option<io::Error> = None;
-    // Both callbacks run on this thread, one at a time.
-    let reporter = RefCell::new(reporter);
-    let report = checker.run_with_idle(
-        |entry| {
-            // An exported link is another shard's row: it goes to the export file only.
-            if entry.result.exported_to.is_some() {
-                if let Some(out) = export.as_mut()
-                    && let Err(e) = out.write(entry)
-                {
-                    write_error.get_or_insert(e);
-                }
-                return;
+    let mut run = checker.spawn()?;
+    loop {
+        let entry = match run.next_within(IDLE_INTERVAL) {
+            Step::Entry(entry) => entry,
+            Step::Idle => {
+                // Rows reach their files while the run waits (and survive a kill).
+                let _ = guard.idle(&mut reporter);
+                continue;
             }
-            if entry.result.outcome.is_broken() {
-                counters.errors.fetch_add(1, Ordering::Relaxed);
-            }
-            // Keep feeding after an error so the other outputs stay complete; report it at
-            // the end.
-            if let Err(e) = guard.entry(&mut *reporter.borrow_mut(), entry) {
+            _ => break,
+        };
+        // An exported link is another shard's row: it goes to the export file only.
+        if entry.result.exported_to.is_some() {
+            if let Some(out) = export.as_mut()
+                && let Err(e) = out.write(&entry)
+            {
                 write_error.get_or_insert(e);
             }
-        },
-        || {
-            // Rows reach their files while the run waits (and survive a kill).
-            let _ = guard.idle(&mut *reporter.borrow_mut());
-        },
-    )?;
+            continue;
+        }
+        if entry.result.outcome.is_broken() {
+            counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        // Keep feeding after an error so the other outputs stay complete; report it at the end.
+        if let Err(e) = guard.entry(&mut reporter, &entry) {
+            write_error.get_or_insert(e);
+        }
+    }
+    let report = run.finish()?;
     for w in &report.state_warnings {
         eprintln!("linkpatrol: warning: {}", escape_controls(w));
     }
-    let mut reporter = reporter.into_inner();
     if let Some(d) = display {
         d.stop();
     }

@@ -73,6 +73,8 @@ class Report:
     @property
     def interrupted(self) -> bool: ...
     @property
+    def failing(self) -> int: ...
+    @property
     def errors(self) -> int: ...
     @property
     def warnings(self) -> int: ...
@@ -145,7 +147,15 @@ class Checker:
         method: Literal["head", "get"] = ...,
         check_mx: bool = ...,
         dns_server: str = ...,
+        remap: Strings = ...,
+        check_anchors: bool = ...,
         plugin: Strings = ...,
+        cache: bool = ...,
+        cache_file: Union[str, "os.PathLike[str]"] = ...,
+        max_cache_age: float = ...,
+        cache_failures: bool = ...,
+        resume: bool = ...,
+        fail_after_runs: int = ...,
         shard: Union[str, Tuple[int, int]] = ...,
     ) -> None: ...
     def run(
