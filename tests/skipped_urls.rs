@@ -26,7 +26,7 @@ fn a_start_url_robots_txt_disallows_is_a_warning_and_the_summary_says_so() {
             .page("/", "<a href='/broken'>x</a>"),
     );
     let (code, text) = text_run(&[&site.url("/")]);
-    // A warning: the exit status stays 0 unless --fail-on-warnings (see README).
+    // A warning: the exit status stays 0 unless --fail-on-warnings (see docs/src/usage.md).
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("[robots-denied]"), "{text}");
     assert!(

@@ -8,7 +8,7 @@
 //! owner in every process, on every machine, in every version of linkpatrol that uses this
 //! function, so shards started apart agree without talking to each other.
 //!
-//! A sharded check is two phases (README, "Sharding"): in phase 1 each shard crawls the start
+//! A sharded check is two phases (docs/src/sharding.md): in phase 1 each shard crawls the start
 //! sites it owns and exports, instead of checking, every external link and every link to a
 //! start site another shard owns (its result names the shard that checks it:
 //! [`CheckResult::exported_to`]); in phase 2 each shard checks the exported links it owns,

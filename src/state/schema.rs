@@ -1,5 +1,5 @@
 //! The state file's schema, its version (`PRAGMA user_version`) and the migrations run on
-//! open. README.md ("State file") documents the tables for people who query them.
+//! open. docs/src/state-file.md documents the tables for people who query them.
 
 use rusqlite::{Connection, Transaction};
 

@@ -61,7 +61,7 @@ pub fn found_links(
 }
 use regex::Regex;
 
-/// Every option `Checker(**options)` takes, in the order the README lists them.
+/// Every option `Checker(**options)` takes, in the order docs/src/python.md lists them.
 pub const OPTIONS: &[&str] = &[
     "threads",
     "timeout",
