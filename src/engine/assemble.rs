@@ -22,7 +22,6 @@ use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::request_extras::RequestExtras;
 use crate::fetch::router::Router;
 use crate::fetch::tls::CertReader;
-use crate::fetch::tunnel::Route;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::stats::SkipCounter;
@@ -156,14 +155,7 @@ pub(super) fn assemble(
         skipped: SkipCounter::default(),
         plugins: PluginHost::new(
             &cfg.plugins,
-            CertReader {
-                timeout: cfg.timeout,
-                route: Route {
-                    proxy,
-                    insecure: cfg.insecure,
-                    user_agent: cfg.user_agent.clone(),
-                },
-            },
+            CertReader::new(cfg.timeout, proxy, cfg.insecure, cfg.user_agent.clone()),
         ),
     })
 }

@@ -2,15 +2,18 @@
 //! The engine fetches every URL through the [`Fetch`] seam; [`Router`](router::Router) is the
 //! one place the URL's scheme picks the fetcher. The fetch layer also holds the rest of the
 //! crawl's I/O, which the engine calls directly: DNS for the optional MX check (`dns`,
-//! `mail_mx`), the certificate read for plugins (`tls`, over a connection of its own that
-//! `tunnel` opens through the run's proxy; `accept_any_cert` is the verifier that accepts any
-//! certificate) and the folder test behind the `file-no-index` warning
-//! (`file::is_folder_without_index`).
+//! `mail_mx`), the certificate read for the cert-expiry plugin (`tls`, over a connection of its
+//! own that `tunnel` opens through the run's proxy; `accept_any_cert` is the verifier that
+//! accepts any certificate; all three only with the `plugin-cert-expiry` feature) and the
+//! folder test behind the `file-no-index` warning (`file::is_folder_without_index`).
 //!
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
 //! when the caller asked for it and the content is one we parse (`extract::format`), the body
 //! bytes (capped).
 
+// The certificate read serves only the cert-expiry plugin: a build without it links none
+// of it, and `tls_off` says so to a plugin that asks.
+#[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod accept_any_cert;
 pub(crate) mod connection;
 pub(crate) mod dns;
@@ -20,7 +23,12 @@ pub(crate) mod mail_mx;
 pub(crate) mod request_extras;
 pub(crate) mod resolver;
 pub(crate) mod router;
+#[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tls;
+#[cfg(not(feature = "plugin-cert-expiry"))]
+#[path = "tls_off.rs"]
+pub(crate) mod tls;
+#[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tunnel;
 
 use std::fmt;

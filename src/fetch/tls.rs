@@ -28,6 +28,24 @@ pub(crate) struct CertReader {
 }
 
 impl CertReader {
+    /// A reader that connects as the run does: through `proxy` (not verifying an https proxy
+    /// when `insecure`), sending `user_agent` with `CONNECT`, all within `timeout`.
+    pub(crate) fn new(
+        timeout: Duration,
+        proxy: Option<ureq::Proxy>,
+        insecure: bool,
+        user_agent: String,
+    ) -> CertReader {
+        CertReader {
+            timeout,
+            route: Route {
+                proxy,
+                insecure,
+                user_agent,
+            },
+        }
+    }
+
     /// The DER bytes of the first certificate `host:port` presents (`host` as in a URL).
     pub(crate) fn leaf_certificate(&self, host: &str, port: u16) -> Result<Vec<u8>, String> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());

@@ -22,6 +22,12 @@
 //! in turn, the connect timeout split between them (the first gets half, the next a quarter,
 //! and so on, never under 10 ms), moving on only after an error that concerns that address
 //! alone; `TCP_NODELAY` as configured; the socket registered for `Agent::shutdown`.
+//!
+//! Why it stays: ureq's connector API is `unversioned` (it may change in a minor release, so
+//! `Cargo.toml` pins ureq to `~3.5`), and the saving is a third of a crawl's system calls. What
+//! would retire it: a ureq release whose `TcpTransport` probes a pooled connection once, with
+//! one peek, and sets a socket timeout only when it changes; then this file goes and the pin
+//! with it (`connection.rs` still needs the connector chain, as a pass-through).
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
