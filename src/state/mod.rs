@@ -3,20 +3,16 @@
 //! The layer sits between `config` and `engine`: it uses only `model` and `config`, and the
 //! engine uses it (see ARCHITECTURE.md). Its rules:
 //! - **One writer.** Only the [`Writer`]'s thread writes. The thread that consumes the run's
-//!   results (`Checker::run_with_idle`) hands each finished result and parsed page over to it
+//!   results (the `CheckRun`) hands each finished result and parsed page over to it
 //!   each time it finds the result channel empty (a group commit), at the latest every 10 ms
 //!   or 512 rows; the writer thread writes everything handed over since its last transaction
 //!   in one transaction, as soon as the one before is written. Workers never touch SQLite,
 //!   and the consumer never waits on it (unless 256 rows wait for the writer).
 //! - **Reads up front.** [`open`] loads the fresh, reusable results and the broken history
 //!   into a [`Remembered`] before the first worker starts; workers only read that map (no
-//!   lock, no I/O). Measured against the other way, a read-only connection that serves
-//!   each page's links when its task needs them: one scan of `pages` reads the 20k site's
-//!   21,005 blobs in 0.04 s (the Rust documentation's 31,904 in 0.06 s), one query per page
-//!   takes 7.5-9 µs (0.16 s and 0.28 s in all, spread over the workers; both timed with
-//!   Python's `sqlite3` on the same files). Up front costs the compressed blobs' memory
-//!   (22 MB and 53 MB) for the run; the other way would also need the file shared with a
-//!   reader, where the exclusive lock now keeps a second run out.
+//!   lock, no I/O). One scan is quicker than a query per page, and the exclusive lock keeps a
+//!   second run out; it costs the compressed pages' memory for the run (benches/RESULTS.md,
+//!   "State loaded up front").
 //! - **Bad state never stops a check.** Whatever is wrong with the file ends in a one-line
 //!   warning and a run without state; a corrupt file or one that is not SQLite is moved aside
 //!   (renamed, never deleted) and a fresh one is made in its place.

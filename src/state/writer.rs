@@ -40,18 +40,9 @@ pub(crate) const FLUSH_ROWS: usize = 512;
 pub(crate) const OUTBOX_ROWS: usize = 256;
 
 /// Least time from the start of one transaction to the next (unless the outbox is full or the
-/// run ends): none. Fewer, larger transactions rewrite the last pages of a table fewer times,
-/// but a kill loses more. Measured (in schema 4, when each transaction also rewrote the pages
-/// of an index on `key` that its keys landed on) on the
-/// helper's busy machine (CPU of the writer and consumer threads on the 20,000-page site, 32
-/// threads; results a `kill -9` lost after ~1,100 requests of the 2,000-page site, 10
-/// threads): no gap 1.04–1.24 s, 17–46; 10 ms 0.92–1.06 s, 38–80; 25 ms 0.88–0.96 s, 40–81;
-/// 50 ms 0.70–0.88 s, 177–365. Then with the outbox at 256 rows, on an idle machine, 2k site
-/// killed after ~1,100 requests and resumed (`-t 32`), URLs requested in both runs, 5 runs
-/// each: no gap 41–51; 25 ms (outbox 4,096) 75–177. First run of the 20k site, 4 rounds
-/// against the same run without a state file (median 2.98 s): no gap 3.25–4.05 s (median
-/// 3.57), 25 ms 3.59–4.41 s (median 3.68). So the writer commits as soon as it has rows: a
-/// transaction takes what arrived while the one before was written.
+/// run ends): none. A gap makes fewer, larger transactions but lets a kill lose more, and it
+/// measured no faster (benches/RESULTS.md, "Commit gap"): a transaction takes what arrived
+/// while the one before was written.
 pub(crate) const COMMIT_GAP: Duration = Duration::ZERO;
 
 /// Records the start of a run in `runs` and returns its id; or, with `resuming`, reopens that

@@ -11,13 +11,8 @@
 //! random fragments). Comments, doctypes and parse errors are dropped.
 //!
 //! # Why not the `CallbackEmitter`
-//! Measured against it, A/B in the same minute on the shared 2-core machine: the
-//! `extract` bench went from 294 to 374 MiB/s on the 50 KB page and from 391 to 419 MiB/s on the
-//! 1 MB page (medians of 3 runs); the release folder check of a 20,000-page site
-//! (`--no-status --internal-only`) used 4% less user CPU with its 16 threads (median of 31
-//! paired runs) and 8% less with one thread (1.73 to 1.59 s, median of 7), and callgrind
-//! counted 6.6% fewer instructions for the whole check of 2,000 pages (13% fewer in the
-//! extraction itself), with the same CSV output. What is left is the tokenizer and the collector.
+//! Copying only what the sink wants made extraction faster and a folder check cheaper, with the
+//! same output (figures in benches/RESULTS.md, "Link extraction emitter").
 
 use std::convert::Infallible;
 
