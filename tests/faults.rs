@@ -8,7 +8,7 @@ use linkpatrol::report::csv_fields;
 use linkpatrol::{Config, Entry, FailKind, Outcome, Report};
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{config, entry, run};
+use crate::support::util::{config, entry, eventually, run};
 
 const THREADS: [usize; 2] = [1, 16];
 
@@ -121,11 +121,12 @@ fn retry_after_http_date_is_waited_then_checked_ok() {
 #[test]
 fn a_retry_after_beyond_the_limit_is_reported_not_waited() {
     let server = one_link("/later", Reply::too_many_requests("3600"));
-    let t = Instant::now();
     let report = run(config(&server.url("/"), 2).max_retry_wait(Duration::from_secs(5)));
-    assert!(t.elapsed() < Duration::from_secs(3));
     let e = row(&report, &server.url("/later"));
     assert_eq!(e.result.outcome, Outcome::Broken { status: 429 });
+    // Neither the hour nor the 5 s limit was waited: no retry was sent at all.
+    assert_eq!(server.count("/later"), 1);
+    assert_eq!(e.result.retries, 0);
     assert!(
         e.result
             .warnings
@@ -176,14 +177,14 @@ fn connection_reset_mid_body() {
 fn accepted_then_never_answered() {
     for threads in THREADS {
         let server = one_link("/hang", Reply::hang());
-        let t = Instant::now();
+        // The hang never answers before the server is dropped: the run's return is the timeout.
         let report = run(config(&server.url("/"), threads)
             .timeout(Duration::from_millis(300))
             .max_retries(1));
         let e = row(&report, &server.url("/hang"));
         assert_eq!(kind(&e), Some(FailKind::Timeout));
         assert_eq!(e.result.retries, 1, "a timeout is retried");
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert_eq!(server.count("/hang"), 2, "one request and one retry");
     }
 }
 
@@ -195,11 +196,17 @@ fn one_byte_per_second_body_stops_at_the_body_timeout() {
             "/slow",
             Reply::slow_body(body, Duration::from_secs(1)).content_type("text/html"),
         );
-        let t = Instant::now();
         let report = run(config(&server.url("/"), threads).timeout(Duration::from_secs(1)));
         let e = row(&report, &server.url("/slow"));
         assert_eq!(kind(&e), Some(FailKind::Timeout), "{:?}", e.result.outcome);
-        assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
+        // The client hung up with most of the 213-byte body unsent (a timeout per read, 1 s,
+        // would have read it to the end): the server notices at its next failed write.
+        eventually("the slow body's end", || {
+            server.ends().iter().any(|end| end.path == "/slow")
+        });
+        let ends = server.ends();
+        let end = ends.iter().find(|end| end.path == "/slow").unwrap();
+        assert!(!end.whole && end.body_sent < 100, "{end:?}");
     }
 }
 
@@ -218,7 +225,6 @@ fn a_gzip_bomb_stops_at_the_cap() {
             .content_type("text/html")
             .header("Content-Encoding", "gzip");
         let server = one_link("/bomb", reply);
-        let t = Instant::now();
         let report = run(config(&server.url("/"), threads).max_body_size(1 << 20));
         let e = row(&report, &server.url("/bomb"));
         assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
@@ -233,7 +239,6 @@ fn a_gzip_bomb_stops_at_the_cap() {
             Some(1 << 20),
             "read up to the cap, no further"
         );
-        assert!(t.elapsed() < Duration::from_secs(5));
     }
 }
 
@@ -384,11 +389,10 @@ fn a_page_with_100k_links_is_handled() {
         html.push_str(&format!("<a href='/t#{i}'>{i}</a>\n"));
     }
     let server = TestServer::start(Routes::new().page("/", &html).page("/t", "target"));
-    let t = Instant::now();
+    // Every link gets its row; how fast is a benchmark's question, not a time limit here.
     let report = run(config(&server.url("/"), 4));
     assert_eq!(server.count("/t"), 1);
     assert_eq!(report.entries.len(), 100_001);
-    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
 }
 
 #[test]
@@ -442,12 +446,11 @@ fn many_pages(n: usize, routes: Routes) -> Routes {
 fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
     for threads in THREADS {
         let server = TestServer::start(many_pages(30, Routes::new().drop_reused_connections()));
-        let t = Instant::now();
         // A retry would wait 10 s: the resend must not.
+        let backoff = Duration::from_secs(10);
         let report = run(config(&server.url("/"), threads)
             .max_retries(1)
-            .retry_backoff(Duration::from_secs(10)));
-        let elapsed = t.elapsed();
+            .retry_backoff(backoff));
         for i in 0..30 {
             let e = row(&report, &server.url(&format!("/p{i}")));
             assert_eq!(
@@ -458,13 +461,26 @@ fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
             assert_eq!(e.result.retries, 0, "a resend is not a retry");
             assert!(server.count(&format!("/p{i}")) <= 2);
         }
-        assert!(elapsed < Duration::from_secs(8), "backed off: {elapsed:?}");
         assert_eq!(host_stats(&report, &server).retries, 0);
-        let reused = server
-            .requests()
+        let requests = server.requests();
+        for (i, lost) in requests
             .iter()
-            .filter(|r| r.nth_on_conn > 0)
-            .count();
+            .enumerate()
+            .filter(|(_, r)| r.nth_on_conn > 0)
+        {
+            let resend = requests[i + 1..]
+                .iter()
+                .find(|r| r.path == lost.path)
+                .expect("the resend");
+            // Not backed off: sent on a new connection sooner than the backoff would allow
+            // and, by a lone worker, before any other request.
+            assert_eq!(resend.nth_on_conn, 0, "{resend:?}");
+            assert!(resend.at - lost.at < backoff, "{lost:?} then {resend:?}");
+            if threads == 1 {
+                assert_eq!(resend.path, requests[i + 1].path, "{requests:#?}");
+            }
+        }
+        let reused = requests.iter().filter(|r| r.nth_on_conn > 0).count();
         eprintln!("{threads} threads: {reused} requests hit a stale connection, all resent");
     }
 }
@@ -539,7 +555,6 @@ fn an_overloaded_answer_to_head_spends_one_budget() {
 fn a_url_over_64_kib_fails_at_once() {
     let long = format!("/q?{}", "a".repeat(70 * 1024));
     let server = TestServer::start(Routes::new().page("/", &format!("<a href='{long}'>long</a>")));
-    let t = Instant::now();
     let report = run(config(&server.url("/"), 2).retry_backoff(Duration::from_secs(10)));
     let e = row(&report, &server.url(&long));
     assert_eq!(
@@ -548,8 +563,8 @@ fn a_url_over_64_kib_fails_at_once() {
         "{:?}",
         e.result.outcome
     );
+    // No retry, hence no backoff: the only wait a failed fetch makes.
     assert_eq!(e.result.retries, 0);
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     assert_eq!(server.requests().len(), 2, "robots.txt and /, nothing else");
 }
 
