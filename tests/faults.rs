@@ -1,5 +1,7 @@
-//! Fault injection: a server that misbehaves in one scripted way per test. Each fault must end
-//! in a clear result row — no hang, no panic, the run ends — with 1 thread and with 16.
+//! Fault injection: a server that fails in one scripted way per test — a refused, dropped or
+//! reset connection, a hang, garbage, 429/503 with Retry-After, a slow, huge or compressed
+//! body, a stale keep-alive connection. Each fault ends in a clear result row, retried as the
+//! retry policy says — no hang, no panic, the run ends — most with 1 thread and with 16.
 
 use std::io::Write;
 use std::time::{Duration, Instant, SystemTime};
@@ -8,7 +10,7 @@ use linkpatrol::report::csv_fields;
 use linkpatrol::{Config, Entry, FailKind, Outcome, Report};
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{config, entry, eventually, run};
+use crate::support::util::{config, entry, eventually, failed_kind, run};
 
 const THREADS: [usize; 2] = [1, 16];
 
@@ -587,4 +589,102 @@ fn a_new_connection_lost_before_the_response_is_not_resent() {
         assert_eq!(kind(&e), Some(FailKind::Io), "{:?}", e.result.outcome);
         assert_eq!(external.count("/drop"), 1);
     }
+}
+
+#[test]
+fn a_hanging_server_gives_a_timeout_result_on_time() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/hang'>hang</a> <a href='/ok'>ok</a>")
+            .reply("/hang", Reply::hang())
+            .page("/ok", "fine"),
+    );
+    // The hang never answers before the server is dropped: the run's return is the timeout.
+    let report = run(config(&server.url("/"), 2).timeout(Duration::from_millis(500)));
+    let e = entry(&report, &server.url("/hang"));
+    assert_eq!(
+        failed_kind(&e.result.outcome),
+        Some(FailKind::Timeout),
+        "{:?}",
+        e.result.outcome
+    );
+    assert_eq!(server.count("/hang"), 1 + e.result.retries as usize);
+    assert_eq!(
+        entry(&report, &server.url("/ok")).result.outcome,
+        Outcome::Ok { status: Some(200) }
+    );
+}
+
+#[test]
+fn dropped_connections_and_malformed_responses_are_reported() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/drop'>d</a> <a href='/garbage'>g</a>")
+            .reply("/drop", Reply::drop_connection())
+            .reply(
+                "/garbage",
+                Reply::raw(b"HTTP/1.1 abc nonsense\r\n\r\n".to_vec()),
+            ),
+    );
+    let report = run(config(&server.url("/"), 2));
+    assert!(
+        entry(&report, &server.url("/drop"))
+            .result
+            .outcome
+            .is_broken()
+    );
+    assert!(
+        entry(&report, &server.url("/garbage"))
+            .result
+            .outcome
+            .is_broken()
+    );
+}
+
+#[test]
+fn a_huge_page_is_parsed_up_to_the_cap() {
+    let server = TestServer::start(Routes::new().page("/", "<a href='/huge'>big</a>").reply(
+        "/huge",
+        Reply::huge(8 * 1024 * 1024).content_type("text/html"),
+    ));
+    let report = run(config(&server.url("/"), 2).max_body_size(64 * 1024));
+    let e = entry(&report, &server.url("/huge"));
+    assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+    assert!(
+        e.result
+            .warnings
+            .iter()
+            .any(|w| w.tag == "content-too-large")
+    );
+    assert_eq!(e.result.size, Some(64 * 1024));
+}
+
+#[test]
+fn connection_refused_is_a_connect_error() {
+    // Bind then drop a listener: nothing listens on that port afterwards.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = TestServer::start(
+        Routes::new().page("/", &format!("<a href='http://127.0.0.2:{port}/'>x</a>")),
+    );
+    // Without robots.txt, whose fetch would be a request of its own to the dead host.
+    let report = run(config(&server.url("/"), 2).robots(false));
+    let e = entry(&report, &format!("http://127.0.0.2:{port}/"));
+    assert_eq!(
+        failed_kind(&e.result.outcome),
+        Some(FailKind::Connect),
+        "{:?}",
+        e.result.outcome
+    );
+    // One attempt: a connection that was refused is neither retried nor asked again as GET.
+    let dead = format!("127.0.0.2:{port}");
+    let stats = report
+        .hosts
+        .iter()
+        .find(|h| h.host == dead)
+        .unwrap_or_else(|| panic!("no statistics for {dead}: {:?}", report.hosts));
+    assert_eq!((stats.requests, stats.retries), (1, 0), "{stats:?}");
 }
