@@ -948,3 +948,32 @@ fn sarif_locations_are_relative_to_the_repository_or_the_checked_folder() {
     assert!(loc.get("uriBaseId").is_none(), "{loc}");
     assert!(web["runs"][0].get("originalUriBaseIds").is_none());
 }
+
+/// The text, compact and GitHub outputs of one folder check, whole, against their golden files
+/// (`LINKPATROL_BLESS=1` rewrites them). One thread, so rows come in one order; the working
+/// folder is `<work>`, and the run's duration and URL lengths (which count that folder) are
+/// placeholders.
+#[test]
+fn text_compact_and_github_outputs_match_their_golden_files() {
+    let work = work_folder("golden-terminal");
+    let real = work.canonicalize().unwrap();
+    // The URLs' lengths count the working folder's path, which differs from run to run.
+    let lengths = Regex::new(r"(?m)^URL lengths: .*$").unwrap();
+    let duration = Regex::new(r"(?m)^Stopped checking after .*$").unwrap();
+    for (format, golden) in [
+        ("text", "golden.txt"),
+        ("compact", "golden.compact.txt"),
+        ("github", "golden.github.txt"),
+    ] {
+        let out = run_in(&work, &["-t", "1", "-o", format, "site"]);
+        assert_exit(&out, 1);
+        let mut text = stdout(&out);
+        for dir in [&real, &work.to_path_buf()] {
+            text = text.replace(&dir.display().to_string(), "<work>");
+        }
+        let text = lengths.replace_all(&text, "URL lengths: <of the working folder>.");
+        let text = duration.replace_all(&text, "Stopped checking after <duration>.");
+        assert!(!text.contains("linkpatrol-test-"), "{text}");
+        assert_golden(golden, &text);
+    }
+}
