@@ -210,7 +210,7 @@ if hl and lpf:
 else:
     row("folder check within 1.0x hyperlink's time", "n/a", "peer not installed")
 
-# Issue 20's targets measured in the same run.
+# The offline and per-page targets measured in the same run.
 print("\n| target (offline and per page) | measured | met |")
 print("|---|---|---|")
 if hl and lpf:

@@ -16,26 +16,29 @@ fn cancel_during_a_crawl_returns_promptly_with_the_finished_results() {
         let checker = Checker::new(config(&server.url("/"), threads)).unwrap();
         let cancel = checker.cancel_handle();
         let (tx, rx) = mpsc::channel();
-        let canceller = std::thread::spawn(move || {
-            rx.recv().unwrap();
-            cancel.cancel();
-            Instant::now()
-        });
         let mut streamed = 0;
-        let report = checker
-            .run_with(|_| {
-                streamed += 1;
-                if streamed == 20 {
-                    tx.send(()).unwrap();
-                }
-            })
-            .unwrap();
-        let cancelled_at = canceller.join().unwrap();
-        assert!(
-            cancelled_at.elapsed() < Duration::from_secs(2),
-            "took {:?}",
-            cancelled_at.elapsed()
-        );
+        // The endless site never ends on its own: the run's return is the cancel's doing.
+        let (report, sent_before) = std::thread::scope(|s| {
+            let server = &server;
+            let canceller = s.spawn(move || {
+                rx.recv().unwrap();
+                cancel.cancel();
+                server.requests().len()
+            });
+            let report = checker
+                .run_with(|_| {
+                    streamed += 1;
+                    if streamed == 20 {
+                        tx.send(()).unwrap();
+                    }
+                })
+                .unwrap();
+            (report, canceller.join().unwrap())
+        });
+        // Nothing new started after the cancel: at most the request each worker had just
+        // taken on went out after it.
+        let sent = server.requests().len();
+        assert!(sent <= sent_before + threads, "{sent_before} then {sent}");
         assert!(report.interrupted);
         assert!(report.unchecked > 0);
         assert_eq!(
@@ -71,7 +74,6 @@ fn cancel_interrupts_requests_in_flight_after_the_abort_timeout() {
     )
     .unwrap();
     let cancel = checker.cancel_handle();
-    let t = Instant::now();
     let report = std::thread::scope(|s| {
         let run = s.spawn(|| checker.run().unwrap());
         // Both hangs and /ok requested (any 4 requests could include robots.txt and /ok
@@ -87,7 +89,8 @@ fn cancel_interrupts_requests_in_flight_after_the_abort_timeout() {
         cancel.cancel();
         run.join().unwrap()
     });
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // The hangs are released only when the server is dropped, and the 60 s timeout would make
+    // them results: the run returned because the abort timeout interrupted them.
     assert!(report.interrupted);
     assert!(report.entries.iter().any(|e| e.result.url.ends_with("/ok")));
     assert!(

@@ -1,5 +1,7 @@
-//! Fault injection: a server that misbehaves in one scripted way per test. Each fault must end
-//! in a clear result row — no hang, no panic, the run ends — with 1 thread and with 16.
+//! Fault injection: a server that fails in one scripted way per test — a refused, dropped or
+//! reset connection, a hang, garbage, 429/503 with Retry-After, a slow, huge or compressed
+//! body, a stale keep-alive connection. Each fault ends in a clear result row, retried as the
+//! retry policy says — no hang, no panic, the run ends — most with 1 thread and with 16.
 
 use std::io::Write;
 use std::time::{Duration, Instant, SystemTime};
@@ -8,7 +10,7 @@ use linkpatrol::report::csv_fields;
 use linkpatrol::{Config, Entry, FailKind, Outcome, Report};
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{config, entry, run};
+use crate::support::util::{config, entry, eventually, failed_kind, run};
 
 const THREADS: [usize; 2] = [1, 16];
 
@@ -121,11 +123,12 @@ fn retry_after_http_date_is_waited_then_checked_ok() {
 #[test]
 fn a_retry_after_beyond_the_limit_is_reported_not_waited() {
     let server = one_link("/later", Reply::too_many_requests("3600"));
-    let t = Instant::now();
     let report = run(config(&server.url("/"), 2).max_retry_wait(Duration::from_secs(5)));
-    assert!(t.elapsed() < Duration::from_secs(3));
     let e = row(&report, &server.url("/later"));
     assert_eq!(e.result.outcome, Outcome::Broken { status: 429 });
+    // Neither the hour nor the 5 s limit was waited: no retry was sent at all.
+    assert_eq!(server.count("/later"), 1);
+    assert_eq!(e.result.retries, 0);
     assert!(
         e.result
             .warnings
@@ -176,14 +179,14 @@ fn connection_reset_mid_body() {
 fn accepted_then_never_answered() {
     for threads in THREADS {
         let server = one_link("/hang", Reply::hang());
-        let t = Instant::now();
+        // The hang never answers before the server is dropped: the run's return is the timeout.
         let report = run(config(&server.url("/"), threads)
             .timeout(Duration::from_millis(300))
             .max_retries(1));
         let e = row(&report, &server.url("/hang"));
         assert_eq!(kind(&e), Some(FailKind::Timeout));
         assert_eq!(e.result.retries, 1, "a timeout is retried");
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert_eq!(server.count("/hang"), 2, "one request and one retry");
     }
 }
 
@@ -195,11 +198,17 @@ fn one_byte_per_second_body_stops_at_the_body_timeout() {
             "/slow",
             Reply::slow_body(body, Duration::from_secs(1)).content_type("text/html"),
         );
-        let t = Instant::now();
         let report = run(config(&server.url("/"), threads).timeout(Duration::from_secs(1)));
         let e = row(&report, &server.url("/slow"));
         assert_eq!(kind(&e), Some(FailKind::Timeout), "{:?}", e.result.outcome);
-        assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
+        // The client hung up with most of the 213-byte body unsent (a timeout per read, 1 s,
+        // would have read it to the end): the server notices at its next failed write.
+        eventually("the slow body's end", || {
+            server.ends().iter().any(|end| end.path == "/slow")
+        });
+        let ends = server.ends();
+        let end = ends.iter().find(|end| end.path == "/slow").unwrap();
+        assert!(!end.whole && end.body_sent < 100, "{end:?}");
     }
 }
 
@@ -218,7 +227,6 @@ fn a_gzip_bomb_stops_at_the_cap() {
             .content_type("text/html")
             .header("Content-Encoding", "gzip");
         let server = one_link("/bomb", reply);
-        let t = Instant::now();
         let report = run(config(&server.url("/"), threads).max_body_size(1 << 20));
         let e = row(&report, &server.url("/bomb"));
         assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
@@ -233,7 +241,6 @@ fn a_gzip_bomb_stops_at_the_cap() {
             Some(1 << 20),
             "read up to the cap, no further"
         );
-        assert!(t.elapsed() < Duration::from_secs(5));
     }
 }
 
@@ -384,11 +391,10 @@ fn a_page_with_100k_links_is_handled() {
         html.push_str(&format!("<a href='/t#{i}'>{i}</a>\n"));
     }
     let server = TestServer::start(Routes::new().page("/", &html).page("/t", "target"));
-    let t = Instant::now();
+    // Every link gets its row; how fast is a benchmark's question, not a time limit here.
     let report = run(config(&server.url("/"), 4));
     assert_eq!(server.count("/t"), 1);
     assert_eq!(report.entries.len(), 100_001);
-    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
 }
 
 #[test]
@@ -442,12 +448,11 @@ fn many_pages(n: usize, routes: Routes) -> Routes {
 fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
     for threads in THREADS {
         let server = TestServer::start(many_pages(30, Routes::new().drop_reused_connections()));
-        let t = Instant::now();
         // A retry would wait 10 s: the resend must not.
+        let backoff = Duration::from_secs(10);
         let report = run(config(&server.url("/"), threads)
             .max_retries(1)
-            .retry_backoff(Duration::from_secs(10)));
-        let elapsed = t.elapsed();
+            .retry_backoff(backoff));
         for i in 0..30 {
             let e = row(&report, &server.url(&format!("/p{i}")));
             assert_eq!(
@@ -458,13 +463,26 @@ fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
             assert_eq!(e.result.retries, 0, "a resend is not a retry");
             assert!(server.count(&format!("/p{i}")) <= 2);
         }
-        assert!(elapsed < Duration::from_secs(8), "backed off: {elapsed:?}");
         assert_eq!(host_stats(&report, &server).retries, 0);
-        let reused = server
-            .requests()
+        let requests = server.requests();
+        for (i, lost) in requests
             .iter()
-            .filter(|r| r.nth_on_conn > 0)
-            .count();
+            .enumerate()
+            .filter(|(_, r)| r.nth_on_conn > 0)
+        {
+            let resend = requests[i + 1..]
+                .iter()
+                .find(|r| r.path == lost.path)
+                .expect("the resend");
+            // Not backed off: sent on a new connection sooner than the backoff would allow
+            // and, by a lone worker, before any other request.
+            assert_eq!(resend.nth_on_conn, 0, "{resend:?}");
+            assert!(resend.at - lost.at < backoff, "{lost:?} then {resend:?}");
+            if threads == 1 {
+                assert_eq!(resend.path, requests[i + 1].path, "{requests:#?}");
+            }
+        }
+        let reused = requests.iter().filter(|r| r.nth_on_conn > 0).count();
         eprintln!("{threads} threads: {reused} requests hit a stale connection, all resent");
     }
 }
@@ -539,7 +557,6 @@ fn an_overloaded_answer_to_head_spends_one_budget() {
 fn a_url_over_64_kib_fails_at_once() {
     let long = format!("/q?{}", "a".repeat(70 * 1024));
     let server = TestServer::start(Routes::new().page("/", &format!("<a href='{long}'>long</a>")));
-    let t = Instant::now();
     let report = run(config(&server.url("/"), 2).retry_backoff(Duration::from_secs(10)));
     let e = row(&report, &server.url(&long));
     assert_eq!(
@@ -548,8 +565,8 @@ fn a_url_over_64_kib_fails_at_once() {
         "{:?}",
         e.result.outcome
     );
+    // No retry, hence no backoff: the only wait a failed fetch makes.
     assert_eq!(e.result.retries, 0);
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     assert_eq!(server.requests().len(), 2, "robots.txt and /, nothing else");
 }
 
@@ -572,4 +589,102 @@ fn a_new_connection_lost_before_the_response_is_not_resent() {
         assert_eq!(kind(&e), Some(FailKind::Io), "{:?}", e.result.outcome);
         assert_eq!(external.count("/drop"), 1);
     }
+}
+
+#[test]
+fn a_hanging_server_gives_a_timeout_result_on_time() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/hang'>hang</a> <a href='/ok'>ok</a>")
+            .reply("/hang", Reply::hang())
+            .page("/ok", "fine"),
+    );
+    // The hang never answers before the server is dropped: the run's return is the timeout.
+    let report = run(config(&server.url("/"), 2).timeout(Duration::from_millis(500)));
+    let e = entry(&report, &server.url("/hang"));
+    assert_eq!(
+        failed_kind(&e.result.outcome),
+        Some(FailKind::Timeout),
+        "{:?}",
+        e.result.outcome
+    );
+    assert_eq!(server.count("/hang"), 1 + e.result.retries as usize);
+    assert_eq!(
+        entry(&report, &server.url("/ok")).result.outcome,
+        Outcome::Ok { status: Some(200) }
+    );
+}
+
+#[test]
+fn dropped_connections_and_malformed_responses_are_reported() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/drop'>d</a> <a href='/garbage'>g</a>")
+            .reply("/drop", Reply::drop_connection())
+            .reply(
+                "/garbage",
+                Reply::raw(b"HTTP/1.1 abc nonsense\r\n\r\n".to_vec()),
+            ),
+    );
+    let report = run(config(&server.url("/"), 2));
+    assert!(
+        entry(&report, &server.url("/drop"))
+            .result
+            .outcome
+            .is_broken()
+    );
+    assert!(
+        entry(&report, &server.url("/garbage"))
+            .result
+            .outcome
+            .is_broken()
+    );
+}
+
+#[test]
+fn a_huge_page_is_parsed_up_to_the_cap() {
+    let server = TestServer::start(Routes::new().page("/", "<a href='/huge'>big</a>").reply(
+        "/huge",
+        Reply::huge(8 * 1024 * 1024).content_type("text/html"),
+    ));
+    let report = run(config(&server.url("/"), 2).max_body_size(64 * 1024));
+    let e = entry(&report, &server.url("/huge"));
+    assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+    assert!(
+        e.result
+            .warnings
+            .iter()
+            .any(|w| w.tag == "content-too-large")
+    );
+    assert_eq!(e.result.size, Some(64 * 1024));
+}
+
+#[test]
+fn connection_refused_is_a_connect_error() {
+    // Bind then drop a listener: nothing listens on that port afterwards.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = TestServer::start(
+        Routes::new().page("/", &format!("<a href='http://127.0.0.2:{port}/'>x</a>")),
+    );
+    // Without robots.txt, whose fetch would be a request of its own to the dead host.
+    let report = run(config(&server.url("/"), 2).robots(false));
+    let e = entry(&report, &format!("http://127.0.0.2:{port}/"));
+    assert_eq!(
+        failed_kind(&e.result.outcome),
+        Some(FailKind::Connect),
+        "{:?}",
+        e.result.outcome
+    );
+    // One attempt: a connection that was refused is neither retried nor asked again as GET.
+    let dead = format!("127.0.0.2:{port}");
+    let stats = report
+        .hosts
+        .iter()
+        .find(|h| h.host == dead)
+        .unwrap_or_else(|| panic!("no statistics for {dead}: {:?}", report.hosts));
+    assert_eq!((stats.requests, stats.retries), (1, 0), "{stats:?}");
 }

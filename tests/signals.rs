@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use linkpatrol::{Checker, Report};
 
@@ -87,7 +87,7 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
         // An endless site whose rows are long (two 3 KB URLs), so rows cross buffer
         // boundaries all the time. Page 60 links to a URL that hangs: a lone worker stops there
         // (its rows are all written), while with 8 the others keep streaming rows; either way
-        // the first Ctrl-C alone would wait for it (--abort-timeout 60).
+        // the first Ctrl-C alone would wait for it (--abort-timeout of a day).
         let server = TestServer::start(Routes::new().dynamic(|req| {
             let path = req.path_only();
             if path == "/hang" {
@@ -114,9 +114,9 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
             "--max-requests-per-second",
             "0",
             "--timeout",
-            "60",
+            "86400",
             "--abort-timeout",
-            "60",
+            "86400",
             "-F",
             &format!("csv/{}", csv.display()),
             &server.url("/"),
@@ -126,15 +126,10 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
         });
         signal(&child, "-INT");
         std::thread::sleep(Duration::from_millis(30));
-        let second = Instant::now();
         signal(&child, "-INT");
+        // The hang and the abort timeout last a day: only the second Ctrl-C ends the run.
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(130));
-        assert!(
-            second.elapsed() < Duration::from_secs(10),
-            "exits at once, not after --abort-timeout: {:?}",
-            second.elapsed()
-        );
         let rows = whole_rows(&csv);
         assert!(rows.len() > 50, "{} rows", rows.len());
     }

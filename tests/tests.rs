@@ -17,10 +17,10 @@ mod crawl;
 /// Credentials: masked in every report format, error message and plugin program; `[[auth]]`
 /// only for its own origin.
 mod credentials;
-/// Fault injection: 429/503 with Retry-After, resets, hangs, slow bodies, gzip bombs, robots.
+/// A server that fails: refused, dropped and reset connections, hangs, 429/503 with
+/// Retry-After, slow, huge and compressed bodies; each fault a clear row, retried as it should.
 mod faults;
-/// Single fetches against misbehaving servers: redirects, hangs, drops, HEAD, huge bodies,
-/// proxies, a self-signed certificate.
+/// How one URL is requested: redirects, HEAD then GET, proxies, a self-signed certificate.
 mod fetching;
 /// A folder check reads only its folders: `..%2F`, `../`, symbolic links pointing out.
 mod folder_scope;
@@ -43,10 +43,6 @@ mod limits;
 mod local_documents;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
-/// Formats for terminals and CI: compact, github, markdown, text by page, colour, SARIF paths.
-mod output_formats;
-/// Report outputs: -F files opened before any is truncated; a closed stdout keeps the status.
-mod outputs;
 /// Results independent of link order: a page first found nofollow or beyond -r is parsed.
 mod parse_order;
 /// Plugins: anchors (each page fetched once), regex, command timeout and process group,
@@ -56,8 +52,11 @@ mod plugins;
 mod politeness;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
-/// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
-mod reports;
+/// Where reports go: -F files opened before any is truncated; a closed stdout keeps the status.
+mod report_files;
+/// Every format's content: parsed back, golden files, verbosity, Ctrl-C; compact, github,
+/// markdown, text by page, colour, SARIF paths.
+mod report_formats;
 /// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).
 mod request_options;
 /// `--resume`: a crawl killed with SIGKILL continues where it stopped.
@@ -66,7 +65,7 @@ mod resume;
 mod resume_replay;
 /// Large-crawl settings: problem-only entries, the bounded result channel.
 mod scale;
-/// Host-aware scheduling across 22 loopback hosts: wall time against the busiest host's schedule.
+/// Host-aware scheduling across 22 loopback hosts: a host answering 429 holds only its own tasks.
 mod scheduling;
 /// Sharding by host: three shards in two phases give the rows of one run, each URL requested once.
 mod sharding;

@@ -6,6 +6,10 @@ pub mod server;
 /// Helpers shared by the test modules.
 pub mod util;
 
+/// The host-aware scheduling scenario across 22 loopback hosts (also run by
+/// benches/politeness.rs).
+pub mod multi_host;
+
 /// A loopback forward proxy (CONNECT tunnels and absolute-URI requests) that records what
 /// passes through it.
 pub mod proxy;

@@ -5,7 +5,8 @@
 //! answering many requests per connection until the client closes or asks for
 //! `Connection: close`. Each request is recorded (method, target, lower-cased headers, body,
 //! arrival time, peer address, connection number) so tests can assert on what the crawler sent
-//! and whether it reused connections. `Routes` maps exact paths to a `Reply` and falls back to
+//! and whether it reused connections, and the end of each response (`TestServer::ends`: whole,
+//! or cut short by the client going away), so tests can order events without a clock. `Routes` maps exact paths to a `Reply` and falls back to
 //! closures (`Routes::dynamic`) and finally to a small HTML 404. A `Reply` is a real behaviour on
 //! the socket: a page, any status with headers, a redirect, a 429, a delay, a hang, a dropped
 //! connection, a huge or slow body, or raw bytes. Every response head (and a small body) goes out
@@ -94,6 +95,22 @@ impl Request {
         // Chunked request bodies are not decoded, so the stream cannot be resynchronised.
         keep && self.header("transfer-encoding").is_none()
     }
+}
+
+/// How one response ended, in the order responses ended (`TestServer::ends`).
+#[derive(Clone, Debug)]
+pub struct End {
+    /// Request target of the request answered, including the query.
+    pub path: String,
+    /// Sequence number of the connection.
+    pub conn: usize,
+    /// When the response ended.
+    pub at: Instant,
+    /// Body bytes written (0 for a `HEAD`, a hang or a dropped connection).
+    pub body_sent: usize,
+    /// The whole response was written; false when a write failed (the client went away) or
+    /// the server stopped first.
+    pub whole: bool,
 }
 
 /// What the server does with one request.
@@ -366,6 +383,7 @@ struct State {
     /// A clone of every open connection, so `Drop` can shut them down.
     open: HashMap<usize, TcpStream>,
     log: Vec<Request>,
+    ends: Vec<End>,
 }
 
 struct Shared {
@@ -431,6 +449,7 @@ impl TestServer {
                 accepted: 0,
                 open: HashMap::new(),
                 log: Vec::new(),
+                ends: Vec::new(),
             }),
             stop: Condvar::new(),
             changed: Condvar::new(),
@@ -466,6 +485,11 @@ impl TestServer {
     /// A copy of the request log, in arrival order.
     pub fn requests(&self) -> Vec<Request> {
         lock(&self.shared.state).log.clone()
+    }
+
+    /// How each response ended so far, in the order they ended.
+    pub fn ends(&self) -> Vec<End> {
+        lock(&self.shared.state).ends.clone()
     }
 
     /// Number of `GET` and `HEAD` requests whose target (with query) equals `path`.
@@ -615,7 +639,28 @@ fn serve_connection(stream: TcpStream, peer: SocketAddr, conn: usize, shared: &S
             break;
         }
         let reply = shared.routes.resolve(&req);
-        match respond(&mut writer, &req, &reply, keep_alive, shared) {
+        let mut body_sent = 0;
+        let next = respond(
+            &mut writer,
+            &req,
+            &reply,
+            keep_alive,
+            shared,
+            &mut body_sent,
+        );
+        let whole = next.is_ok()
+            && !matches!(reply.kind, Kind::Hang | Kind::DropConnection)
+            && !lock(&shared.state).stopping;
+        let end = End {
+            path: req.path.clone(),
+            conn,
+            at: Instant::now(),
+            body_sent,
+            whole,
+        };
+        lock(&shared.state).ends.push(end);
+        shared.changed.notify_all();
+        match next {
             Ok(Next::KeepAlive) => {}
             Ok(Next::Close) | Err(_) => break,
         }
@@ -769,6 +814,7 @@ fn respond(
     reply: &Reply,
     client_keep_alive: bool,
     shared: &Shared,
+    body_sent: &mut usize,
 ) -> io::Result<Next> {
     if !reply.delay.is_zero() && shared.wait_stopping(reply.delay) {
         return Ok(Next::Close);
@@ -814,16 +860,21 @@ fn respond(
                 out.extend_from_slice(bytes);
             }
             w.write_all(&out)?;
+            if send_body {
+                *body_sent = bytes.len();
+            }
         }
         Kind::Huge(len) if send_body => {
             let chunk = filler_chunk();
             let first = (*len).min(HUGE_CHUNK);
             out.extend_from_slice(&chunk[..first]);
             w.write_all(&out)?;
+            *body_sent = first;
             let mut left = len - first;
             while left > 0 {
                 let n = left.min(HUGE_CHUNK);
                 w.write_all(&chunk[..n])?;
+                *body_sent += n;
                 left -= n;
             }
         }
@@ -834,6 +885,7 @@ fn respond(
                     return Ok(Next::Close);
                 }
                 w.write_all(&[*byte])?;
+                *body_sent += 1;
             }
         }
         _ => w.write_all(&out)?,

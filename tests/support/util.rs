@@ -7,7 +7,7 @@ use std::process::{Child, Command, Output};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use linkpatrol::{Checker, Config, Entry, Report};
+use linkpatrol::{Checker, Config, Entry, FailKind, Outcome, Report};
 
 use crate::support::server::{Reply, Routes, TestServer};
 
@@ -296,5 +296,13 @@ impl AsRef<std::ffi::OsStr> for TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The kind of a failed outcome; `None` for any other verdict.
+pub fn failed_kind(o: &Outcome) -> Option<FailKind> {
+    match o {
+        Outcome::Failed { kind, .. } => Some(*kind),
+        _ => None,
     }
 }
