@@ -82,6 +82,8 @@ mod slow_host;
 mod spreadsheet;
 /// The state file (`--cache`): reuse, history, bad files.
 mod state;
+/// Crafted state files: links, schemas, times, options; and whose file is reused.
+mod state_untrusted;
 /// Typos get a hint: flags, --format, config keys, negative numbers.
 mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.

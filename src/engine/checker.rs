@@ -206,7 +206,7 @@ impl Checker {
         )?;
         // Read before the first worker starts; this thread is the state file's only writer.
         let (remembered, state, state_warnings) =
-            StateSink::open(cfg).map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
+            StateSink::open(cfg, &cancel).map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
         // Used by `take` and by the idle branch below, one at a time, on this thread only.
         let state = RefCell::new(state);
         run.remembered = remembered;

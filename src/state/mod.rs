@@ -41,6 +41,8 @@ mod batch;
 #[cfg(feature = "state")]
 mod codec;
 #[cfg(feature = "state")]
+mod harden;
+#[cfg(feature = "state")]
 mod row_ids;
 #[cfg(feature = "state")]
 mod schema;

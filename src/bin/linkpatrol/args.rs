@@ -293,6 +293,12 @@ pub struct Args {
     #[arg(skip)]
     pub rate_given: bool,
 
+    /// `true` when only an untrusted config file found in the current folder turned the state
+    /// file on (`cache`, `resume`): the file may come from the checkout, so nothing in it is
+    /// reused (`Config::trust_state_file`); no flag.
+    #[arg(skip)]
+    pub state_untrusted: bool,
+
     /// The per-host sections (`[[hosts]]`) of the config file; no flag.
     #[arg(skip)]
     pub hosts: Vec<HostSection>,

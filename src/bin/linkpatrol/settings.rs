@@ -35,10 +35,17 @@ pub fn args_from_command_line() -> Result<Args> {
     args.rate_given = config_file::given(&matches, "max_requests_per_second");
     if let Some((path, found)) = config_file::locate(&args) {
         let file = config_file::load(&path)?;
-        if found == Found::InCurrentFolder && !args.trust_config {
+        let untrusted = found == Found::InCurrentFolder && !args.trust_config;
+        if untrusted {
             trust::check_local(&file, &path)?;
         }
         config_file::apply(&mut args, &matches, &file, &path)?;
+        // The user's own flags (or variables) chose the state file; otherwise, a local file
+        // did, and the file it opens may be the checkout's.
+        args.state_untrusted = untrusted
+            && !["cache", "cache_file", "resume"]
+                .iter()
+                .any(|id| config_file::given(&matches, id));
     }
     Ok(args)
 }
@@ -115,6 +122,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .max_cache_age(args.max_cache_age)
         .cache_failures(args.cache_failures)
         .resume(args.resume)
+        .trust_state_file(!args.state_untrusted)
         .fail_after_runs(args.fail_after_runs);
     if let Some(path) = &args.cache_file {
         config = config.state_file(path);

@@ -235,13 +235,15 @@ mod tests {
         ),
         (
             "cache",
-            "the state file in the current folder, whose results the checkout could fake anyway",
+            "the state file in the current folder, which may be the checkout's: it is written, \
+             and nothing in it is reused (Config::trust_state_file)",
         ),
         ("max-cache-age", "which stored results are reused"),
         ("cache-failures", "which stored results are reused"),
         (
             "resume",
-            "which stored results are reused (the state file in the current folder, as `cache`)",
+            "nothing: the state file it turns on is the checkout's as `cache`, and no run of it \
+             is resumed",
         ),
         ("fail-after-runs", "the exit status"),
         (
