@@ -535,3 +535,29 @@ fn the_user_config_folder_is_trusted() {
     assert_exit(&out, 0);
     assert!(dir.join("RAN").exists(), "the user's own plugin ran");
 }
+
+#[test]
+fn the_patterns_of_a_local_config_share_one_memory_budget() {
+    // Each pattern is under the 10 MB one pattern may take; together they are far over what
+    // a local config may use.
+    let patterns: Vec<String> = (0..8).map(|i| format!("\"\\\\w{{150}}{i}\"")).collect();
+    let toml = format!("exclude = [{}]\n", patterns.join(", "));
+    let dir = checkout("cfg-local-patterns", "<a href='index.html'>me</a>", &toml);
+    let out = run_in(&dir, &[], &["."]);
+    assert_one_line_error(
+        &out,
+        &[
+            "./linkpatrol.toml: a `exclude' pattern",
+            "needs more than its share",
+            "--trust-config",
+        ],
+    );
+    assert!(out.stdout.is_empty(), "no report");
+    // One such pattern is within the budget; trusted, the file may use them all.
+    let dir = checkout(
+        "cfg-local-pattern",
+        "<a href='index.html'>me</a>",
+        "exclude = [\"\\\\w{150}\"]\n",
+    );
+    assert_exit(&run_in(&dir, &[], &["."]), 0);
+}

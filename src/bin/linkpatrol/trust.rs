@@ -72,7 +72,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
 ];
 
 /// Fails with one line when the config file found in the current folder at `path` sets a key
-/// of [`REFUSED_IN_LOCAL`].
+/// of [`REFUSED_IN_LOCAL`], or when its patterns need more than [`LOCAL_PATTERN_BUDGET`].
 pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
     let folder = std::env::current_dir()
         .and_then(|d| d.canonicalize())
@@ -97,7 +97,7 @@ pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
         }
     }
     if refused.is_empty() {
-        return Ok(());
+        return pattern_budget(file, path);
     }
     let p = path.display();
     bail!(
@@ -106,6 +106,75 @@ pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
          LINKPATROL_TRUST_CONFIG=1 or -c {p}",
         refused.join(", ")
     )
+}
+
+/// How much compiled regex all the patterns of an untrusted local config may take together:
+/// each pattern gets an equal share (at most the 10 MB one pattern may take anyway). Real
+/// URL patterns take a few KB each; 200 patterns of 10 MB each once took 2.3 GB and 18 s.
+pub const LOCAL_PATTERN_BUDGET: usize = 16 * 1024 * 1024;
+
+/// Fails with one line naming the file and the key when the patterns of `file` (an untrusted
+/// local config) need more than [`LOCAL_PATTERN_BUDGET`] together.
+fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
+    let list = |key: &'static str, v: &Option<Vec<String>>, split: bool| {
+        v.iter()
+            .flatten()
+            .map(move |p| {
+                // `REGEX=VALUE`: the pattern is before the last `=` (a number) or the first
+                // (a header).
+                let pattern = match (split, key) {
+                    (false, _) => p.as_str(),
+                    (true, "host-header") => p.split_once('=').map_or(p.as_str(), |(r, _)| r),
+                    (true, _) => p.rsplit_once('=').map_or(p.as_str(), |(r, _)| r),
+                };
+                (key, pattern.to_owned())
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut patterns = Vec::new();
+    patterns.extend(list("include", &file.include, false));
+    patterns.extend(list("exclude", &file.exclude, false));
+    patterns.extend(list("no-follow", &file.no_follow, false));
+    patterns.extend(list("host-rate", &file.host_rate, true));
+    patterns.extend(list(
+        "host-max-concurrency",
+        &file.host_max_concurrency,
+        true,
+    ));
+    patterns.extend(list("host-header", &file.host_header, true));
+    patterns.extend(file.hosts.iter().map(|h| ("hosts", h.pattern.clone())));
+    let Some(share) = LOCAL_PATTERN_BUDGET.checked_div(patterns.len()) else {
+        return Ok(());
+    };
+    let share = share.min(10 * 1024 * 1024);
+    for (key, pattern) in &patterns {
+        let built = regex::RegexBuilder::new(pattern)
+            .size_limit(share)
+            .dfa_size_limit(share)
+            .build();
+        if let Err(regex::Error::CompiledTooBig(_)) = built {
+            let p = path.display();
+            bail!(
+                "{p}: a `{key}' pattern (`{}') needs more than its share ({} KB) of the {} MB \
+                 of patterns a config found in the current folder may use ({} patterns); \
+                 simplify it, or trust the file with --trust-config, \
+                 LINKPATROL_TRUST_CONFIG=1 or -c {p}",
+                shortened(pattern).escape_debug(),
+                share / 1024,
+                LOCAL_PATTERN_BUDGET / (1024 * 1024),
+                patterns.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A pattern as an error shows it: at most 60 characters.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
 }
 
 /// Every key `file` sets, with the way a message shows it: top-level keys by name, `[[auth]]`
