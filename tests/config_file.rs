@@ -561,3 +561,46 @@ fn the_patterns_of_a_local_config_share_one_memory_budget() {
     );
     assert_exit(&run_in(&dir, &[], &["."]), 0);
 }
+
+#[test]
+fn a_local_config_prints_nothing_fetched_with_the_users_credentials() {
+    let site = TestServer::start(
+        Routes::new().reply(
+            "/",
+            crate::support::server::Reply::html("<p>private</p>")
+                .header("Set-Cookie", "session=SECRET-SESSION"),
+        ),
+    );
+    for toml in [
+        "[plugins.http-headers]\nprefix = [\"Set-Cookie\"]\n",
+        "plugin = [\"http-headers:prefix=Set-Cookie\"]\n",
+        "verbose = true\n",
+        "[plugins.regex]\npattern = [\"private\"]\n",
+    ] {
+        let dir = checkout("cfg-local-printing", "", toml);
+        for creds in [
+            &["-H", "Cookie: login=me"][..],
+            &["--host-header", "127=X-Api-Key: k"],
+        ] {
+            let out = run_in(&dir, &[], &[creds, &[&site.url("/")]].concat());
+            assert_one_line_error(
+                &out,
+                &["./linkpatrol.toml sets ", "credentials", "--trust-config"],
+            );
+            assert!(out.stdout.is_empty(), "{toml}");
+        }
+        // Without credentials, or trusted, the file may print what it likes.
+        let out = run_in(&dir, &[], &[&site.url("/")]);
+        assert_exit(&out, 0);
+        let out = run_in(
+            &dir,
+            &[],
+            &["--trust-config", "-H", "Cookie: login=me", &site.url("/")],
+        );
+        assert_exit(&out, 0);
+    }
+    // The user's own -v under credentials is the user's choice.
+    let dir = checkout("cfg-local-printing-none", "", "threads = 2\n");
+    let out = run_in(&dir, &[], &["-v", "-H", "Cookie: login=me", &site.url("/")]);
+    assert_exit(&out, 0);
+}

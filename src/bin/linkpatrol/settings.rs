@@ -39,6 +39,13 @@ pub fn args_from_command_line() -> Result<Args> {
         if untrusted {
             trust::check_local(&file, &path)?;
         }
+        if untrusted
+            && ["headers", "host_header", "cookie_file"]
+                .iter()
+                .any(|id| config_file::given(&matches, id))
+        {
+            trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
+        }
         config_file::apply(&mut args, &matches, &file, &path)?;
         // The user's own flags (or variables) chose the state file; otherwise, a local file
         // did, and the file it opens may be the checkout's.

@@ -177,6 +177,33 @@ fn shortened(text: &str) -> String {
     }
 }
 
+/// The keys that print what the checked sites answered: under the user's credentials, a local
+/// config could have them print a cookie or a private page into a public CI log.
+pub const PRINTING_KEYS: &[&str] = &["plugins.http-headers", "plugins.regex", "verbose"];
+
+/// Fails with one line when `file` (an untrusted local config) sets a key of
+/// [`PRINTING_KEYS`]; called when the user's own flags or variables give credentials
+/// (`-H`, `--host-header`, `--cookie-file`). `verbose_given`: the user asked for `-v` too.
+pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool) -> Result<()> {
+    let refused: Vec<String> = keys_set(file)?
+        .into_iter()
+        .filter(|(k, _)| PRINTING_KEYS.contains(&k.as_str()))
+        .filter(|(k, _)| !(verbose_given && k == "verbose"))
+        .map(|(_, shown)| shown)
+        .collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let p = path.display();
+    bail!(
+        "{p} sets {}, which print what the sites answer, and the command line gives \
+         credentials (-H, --host-header or --cookie-file): a config found in the current \
+         folder may not print what was fetched with them; trust it with --trust-config, \
+         LINKPATROL_TRUST_CONFIG=1 or -c {p}",
+        refused.join(", ")
+    )
+}
+
 /// Every key `file` sets, with the way a message shows it: top-level keys by name, `[[auth]]`
 /// and `[[hosts]]` as `auth` and `hosts`, each plugin as `plugins.NAME`.
 pub fn keys_set(file: &FileConfig) -> Result<Vec<(String, String)>> {
