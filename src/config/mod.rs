@@ -393,9 +393,9 @@ impl Config {
         self
     }
 
-    /// A header sent with every request. `Authorization`, `Cookie` and `Proxy-Authorization`
-    /// are sent only to the start sites, never to another origin (not even on a redirect);
-    /// use a [`HostRule`] to send them elsewhere.
+    /// A header sent with every request to the start sites' origins, and never to another
+    /// origin (not even on a redirect): any header may carry a secret (`Authorization`,
+    /// `Cookie`, `X-Api-Key`, `PRIVATE-TOKEN`). Use a [`HostRule`] to send one elsewhere.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self

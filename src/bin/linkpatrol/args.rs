@@ -112,8 +112,9 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
     pub max_retry_wait: f64,
 
-    /// Add a header to every request, `NAME: VALUE` (repeatable). Authorization and Cookie are
-    /// sent to the start sites only.
+    /// Add a header to the requests to the start sites, `NAME: VALUE` (repeatable). It is
+    /// never sent to another host, not even on a redirect (any header may be a secret: an API
+    /// key, a token); use --host-header to send a header to other hosts.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = header)]
     pub headers: Vec<(String, String)>,
 
@@ -125,7 +126,8 @@ pub struct Args {
     #[arg(long, value_name = "REGEX=N", value_parser = pattern_number::<usize>)]
     pub host_max_concurrency: Vec<(String, usize)>,
 
-    /// A header for hosts matching a regex only, `REGEX=NAME: VALUE` (repeatable).
+    /// A header for hosts matching a regex only (against host:port), `REGEX=NAME: VALUE`
+    /// (repeatable); also for hosts that are not start sites.
     #[arg(long, value_name = "REGEX=NAME: VALUE", value_parser = host_header)]
     pub host_header: Vec<(String, (String, String))>,
 

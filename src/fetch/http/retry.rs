@@ -18,8 +18,6 @@ use crate::policy::origin::origin_text;
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
 /// (its output buffer is 128 KiB), and no server would take it.
 const MAX_REQUEST_URL: usize = 64 * 1024;
-/// Headers that carry credentials: sent to the start sites only.
-const CREDENTIAL_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
 
 /// The retry state of one URL (one redirect hop), shared by its HEAD, GET and body reads.
 #[derive(Debug, Default)]
@@ -77,9 +75,9 @@ impl HttpFetcher {
         self.settings
             .headers
             .iter()
-            .filter(move |(k, _)| {
-                own_site || !CREDENTIAL_HEADERS.contains(&k.to_ascii_lowercase().as_str())
-            })
+            // Any header may be a secret (`X-Api-Key`, `PRIVATE-TOKEN`): all go to the start
+            // sites only; a host rule sends one elsewhere.
+            .filter(move |_| own_site)
             .chain(self.settings.rules.headers(host))
     }
 
