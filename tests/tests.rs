@@ -54,6 +54,8 @@ mod parse_order;
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// Loopback, private and link-local addresses: left out for public start sites, and on request.
+mod private_addresses;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.

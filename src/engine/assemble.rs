@@ -26,6 +26,7 @@ use crate::fetch::tunnel::Route;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::stats::SkipCounter;
+use crate::policy::address::{AddressPolicy, class};
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::host_table::HostTable;
@@ -36,6 +37,52 @@ use crate::policy::robots::{RobotsCache, robots_agent};
 pub(super) struct Start {
     pub(super) url: Url,
     pub(super) inline: Option<Arc<str>>,
+}
+
+/// The address classes the run does not connect to (the start sites' own hosts excepted):
+/// those `cfg` excludes, and all of them when every start site is public (unless `cfg`
+/// allows them). A start site is public when its
+/// host is a public IP address, or a name (not `localhost`) that resolves to public
+/// addresses only; a run with no http(s) start (a folder) has no public start site.
+fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
+    let [loopback, private, link_local] = cfg.exclude_addresses;
+    let explicit = AddressPolicy {
+        loopback,
+        private,
+        link_local,
+    };
+    if cfg.allow_private {
+        return explicit;
+    }
+    let sites: Vec<&Url> = starts
+        .iter()
+        .map(|s| &s.url)
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .collect();
+    if sites.is_empty() || !sites.iter().all(|u| is_public(u)) {
+        return explicit;
+    }
+    AddressPolicy::ALL
+}
+
+/// `true` when `url`'s host is a public address or a name that resolves to public ones only
+/// (a name that does not resolve counts as public: its requests fail anyway).
+fn is_public(url: &Url) -> bool {
+    use std::net::ToSocketAddrs;
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => class(ip.into()).is_none(),
+        Some(url::Host::Ipv6(ip)) => class(ip.into()).is_none(),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            if name == "localhost" || name.ends_with(".localhost") {
+                return false;
+            }
+            (name.as_str(), url.port_or_known_default().unwrap_or(80))
+                .to_socket_addrs()
+                .map_or(true, |mut addrs| addrs.all(|a| class(a.ip()).is_none()))
+        }
+        None => false,
+    }
 }
 
 /// Builds one run of `cfg` from its validated `starts`: the queue with its host table, the
@@ -98,6 +145,19 @@ pub(super) fn assemble(
                     accept: cfg.accept.clone(),
                 },
                 proxy: proxy.clone(),
+                addresses: address_policy(cfg, starts),
+                start_hosts: starts
+                    .iter()
+                    .filter_map(|s| {
+                        let host = match s.url.host()? {
+                            // As a URI spells it: `[::1]`.
+                            url::Host::Ipv6(ip) => format!("[{ip}]"),
+                            h => h.to_string(),
+                        };
+                        Some(format!("{host}:{}", s.url.port_or_known_default()?))
+                    })
+                    .map(|h| h.to_ascii_lowercase())
+                    .collect(),
             },
             gate.clone(),
             cancel.clone(),

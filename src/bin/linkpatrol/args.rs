@@ -135,6 +135,26 @@ pub struct Args {
     #[arg(long)]
     pub insecure: bool,
 
+    /// Never request a private address (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7),
+    /// however the link spells it, a name resolves or a redirect leads: not checked.
+    #[arg(long)]
+    pub exclude_private: bool,
+
+    /// Never request a loopback address (127.0.0.0/8, ::1, 0.0.0.0): not checked.
+    #[arg(long)]
+    pub exclude_loopback: bool,
+
+    /// Never request a link-local address (169.254/16, the cloud metadata service
+    /// 169.254.169.254 among them; fe80::/10): not checked.
+    #[arg(long)]
+    pub exclude_link_local: bool,
+
+    /// Request loopback, private and link-local addresses even when every start site is
+    /// public. By default, a check of public sites leaves such links unchecked, so that a page
+    /// cannot turn the machine running it into a proxy into its own network.
+    #[arg(long)]
+    pub allow_private: bool,
+
     /// Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
     /// (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
     #[arg(long, value_name = "URL")]

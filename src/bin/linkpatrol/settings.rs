@@ -123,6 +123,10 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .max_retries(args.max_retries)
         .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)
         .insecure(args.insecure)
+        .exclude_private(args.exclude_private)
+        .exclude_loopback(args.exclude_loopback)
+        .exclude_link_local(args.exclude_link_local)
+        .allow_private(args.allow_private)
         // 0 means no limit, like the other limits.
         .max_urls(args.max_urls.filter(|&n| n > 0))
         .max_body_size(args.max_body_size)

@@ -37,6 +37,8 @@ pub enum Refusal {
 ///   every mail domain and decides every verdict.
 /// - `insecure`: turns certificate checks off, so anyone on the network path can read and
 ///   change the requests, the user's headers and cookies included.
+/// - `allow-private`: lets the checkout's pages have requests made to this machine and its
+///   network (a CI runner's metadata service at 169.254.169.254, its neighbours).
 /// - `cookie-file`: reads a file at any path (its lines can end up in an error message) and
 ///   sends cookies the user did not choose.
 /// - `input-file`: reads files at any path; every line becomes an input, which is requested
@@ -60,6 +62,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("proxy", Refusal::Always),
     ("dns-server", Refusal::Always),
     ("insecure", Refusal::Always),
+    ("allow-private", Refusal::Always),
     ("cookie-file", Refusal::Always),
     ("input-file", Refusal::Always),
     ("auth", Refusal::Always),
@@ -305,6 +308,9 @@ mod tests {
         ("host-header", "as header"),
         ("accept", "which statuses count as valid"),
         ("method", "HEAD or GET"),
+        ("exclude-private", "requests fewer addresses"),
+        ("exclude-loopback", "requests fewer addresses"),
+        ("exclude-link-local", "requests fewer addresses"),
         (
             "check-mx",
             "looks up mail domains with the system's own resolver",

@@ -10,6 +10,7 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
+use crate::fetch::resolver::RefusedAddress;
 use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::{HostPermit, Turn};
@@ -55,6 +56,8 @@ pub(super) enum Exchange<'a> {
     Failed(FailKind, String),
     /// The run was cancelled.
     Interrupted,
+    /// The host's address is one the run does not connect to (`AddressPolicy`): why.
+    Refused(String),
     /// The host's next slot is this far ahead and the budget allowed handing the task back:
     /// no request was made and nothing is held.
     Deferred(Instant),
@@ -137,6 +140,9 @@ impl HttpFetcher {
                     drop(permit);
                     if self.cancel.is_cancelled() {
                         return Exchange::Interrupted;
+                    }
+                    if let Some(why) = RefusedAddress::of(&e) {
+                        return Exchange::Refused(why.to_owned());
                     }
                     if !budget.fresh && lost_before_response(&e) && !connection::opened_new() {
                         // A pooled connection the server had closed: resend now, on a new one.
