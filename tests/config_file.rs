@@ -604,3 +604,52 @@ fn a_local_config_prints_nothing_fetched_with_the_users_credentials() {
     let out = run_in(&dir, &[], &["-v", "-H", "Cookie: login=me", &site.url("/")]);
     assert_exit(&out, 0);
 }
+
+#[test]
+fn a_local_config_may_not_set_a_year_of_timeout_or_endless_retries() {
+    let dir = checkout(
+        "cfg-local-caps",
+        "<a href='index.html'>me</a>",
+        "timeout = 31536000\nabort-timeout = 31536000\nmax-retry-wait = 1e9\n\
+         max-retries = 4294967295\n",
+    );
+    let out = run_in(&dir, &[], &["--print-config"]);
+    assert_exit(&out, 0);
+    let printed = stdout(&out);
+    for line in [
+        "timeout = 300.0",
+        "abort-timeout = 300.0",
+        "max-retry-wait = 300.0",
+        "max-retries = 10",
+    ] {
+        assert!(
+            printed.lines().any(|l| l == line),
+            "{line} not in {printed}"
+        );
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 4, "{err}");
+    for key in [
+        "timeout 31536000",
+        "abort-timeout",
+        "max-retry-wait",
+        "max-retries 4294967295",
+    ] {
+        assert!(
+            err.lines().any(
+                |l| l.starts_with("linkpatrol: warning: ./linkpatrol.toml: ") && l.contains(key)
+            ),
+            "{key}: {err}"
+        );
+    }
+    // The command line, or a trusted file, may ask for more.
+    let out = run_in(&dir, &[], &["--timeout", "600", "--print-config"]);
+    assert!(stdout(&out).lines().any(|l| l == "timeout = 600.0"));
+    let out = run_in(&dir, &[], &["--trust-config", "--print-config"]);
+    assert!(
+        stdout(&out)
+            .lines()
+            .any(|l| l == "max-retries = 4294967295")
+    );
+    assert!(out.stderr.is_empty());
+}

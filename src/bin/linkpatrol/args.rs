@@ -315,6 +315,11 @@ pub struct Args {
     #[arg(skip)]
     pub rate_given: bool,
 
+    /// Warnings about the config file, printed before the run (a local config asked for more
+    /// than it may set); no flag.
+    #[arg(skip)]
+    pub config_warnings: Vec<String>,
+
     /// `true` when only an untrusted config file found in the current folder turned the state
     /// file on (`cache`, `resume`): the file may come from the checkout, so nothing in it is
     /// reused (`Config::trust_state_file`); no flag.

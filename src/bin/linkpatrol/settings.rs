@@ -47,6 +47,9 @@ pub fn args_from_command_line() -> Result<Args> {
             trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
         }
         config_file::apply(&mut args, &matches, &file, &path)?;
+        if untrusted {
+            cap_local(&mut args, &matches, &path);
+        }
         // The user's own flags (or variables) chose the state file; otherwise, a local file
         // did, and the file it opens may be the checkout's.
         args.state_untrusted = untrusted
@@ -55,6 +58,43 @@ pub fn args_from_command_line() -> Result<Args> {
                 .any(|id| config_file::given(&matches, id));
     }
     Ok(args)
+}
+
+/// The most time a config file found in the current folder may set for `timeout`,
+/// `abort-timeout` and `max-retry-wait`: five minutes.
+pub const LOCAL_MAX_SECS: f64 = 300.0;
+
+/// The most retries a config file found in the current folder may set.
+pub const LOCAL_MAX_RETRIES: u32 = 10;
+
+/// Caps what an untrusted local config at `path` set (and the command line did not) to
+/// [`LOCAL_MAX_SECS`] and [`LOCAL_MAX_RETRIES`], with a warning for each value cut: a
+/// checkout could otherwise have one run wait a year on a host, or retry it four billion
+/// times.
+fn cap_local(args: &mut Args, matches: &clap::ArgMatches, path: &std::path::Path) {
+    let p = path.display();
+    for (id, key, value) in [
+        ("timeout", "timeout", &mut args.timeout),
+        ("abort_timeout", "abort-timeout", &mut args.abort_timeout),
+        ("max_retry_wait", "max-retry-wait", &mut args.max_retry_wait),
+    ] {
+        if !config_file::given(matches, id) && (value.is_nan() || *value > LOCAL_MAX_SECS) {
+            args.config_warnings.push(format!(
+                "{p}: {key} {} is more than a config found in the current folder may set; \
+                 using {LOCAL_MAX_SECS} s (give it on the command line, or trust the file)",
+                shown(*value)
+            ));
+            *value = LOCAL_MAX_SECS;
+        }
+    }
+    if !config_file::given(matches, "max_retries") && args.max_retries > LOCAL_MAX_RETRIES {
+        args.config_warnings.push(format!(
+            "{p}: max-retries {} is more than a config found in the current folder may set; \
+             using {LOCAL_MAX_RETRIES} (give it on the command line, or trust the file)",
+            args.max_retries
+        ));
+        args.max_retries = LOCAL_MAX_RETRIES;
+    }
 }
 
 /// The one clap definition of the command line: the flags of `Args` with their help topics and
