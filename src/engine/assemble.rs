@@ -188,6 +188,7 @@ pub(super) fn assemble(
                 files: file_scope(cfg, starts),
             }),
         },
+        files: file_scope(cfg, starts),
         cancel: cancel.clone(),
         max_body: cfg.max_body_size,
         max_urls: cfg.max_urls,
