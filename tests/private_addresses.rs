@@ -77,6 +77,21 @@ fn a_public_site_links_to_local_addresses_are_not_requested() {
 }
 
 #[test]
+fn remap_rules_send_a_public_sites_links_to_a_local_server() {
+    let server = loopback_server();
+    let page = "<a href='http://192.0.2.1/staged'>s</a>";
+    let rule =
+        linkpatrol::Remap::parse(&format!(r"^http://192\.0\.2\.1/ {}", server.url("/"))).unwrap();
+    let report = run(Config::new()
+        .input_html(page, "http://192.0.2.1/index.html")
+        .proxy_from_env(false)
+        .max_requests_per_second(0.0)
+        .remap(rule));
+    assert!(ignored(&report).is_empty(), "{:?}", ignored(&report));
+    assert_eq!(server.count("/staged"), 1);
+}
+
+#[test]
 fn a_local_start_site_may_link_to_local_addresses() {
     let other = loopback_server();
     let start =

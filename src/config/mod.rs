@@ -327,8 +327,9 @@ impl Config {
     /// resolve to, a loopback, private or link-local address), links to such addresses are
     /// not requested: a page cannot make the machine that runs the check a proxy into its
     /// own network (a CI runner's metadata service, its neighbours). `true` requests them
-    /// anyway. A check with a local start site (or none, a folder) is not concerned; the
-    /// `exclude_*` settings apply whatever the start sites. Defaults to `false`.
+    /// anyway. A check with a local start site (or none, a folder), or with
+    /// [`remap`](Self::remap) rules, is not concerned; the `exclude_*` settings apply whatever
+    /// the start sites. The start sites' own hosts are always requested. Defaults to `false`.
     pub fn allow_private(mut self, yes: bool) -> Self {
         self.allow_private = yes;
         self

@@ -41,7 +41,7 @@ pub(super) struct Start {
 
 /// The address classes the run does not connect to (the start sites' own hosts excepted):
 /// those `cfg` excludes, and all of them when every start site is public (unless `cfg`
-/// allows them). A start site is public when its
+/// allows them, or remaps links). A start site is public when its
 /// host is a public IP address, or a name (not `localhost`) that resolves to public
 /// addresses only; a run with no http(s) start (a folder) has no public start site.
 fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
@@ -51,7 +51,9 @@ fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
         private,
         link_local,
     };
-    if cfg.allow_private {
+    // Remap rules (the user's: a local config may not set them) say themselves where the
+    // requests go, a staging server on this machine often.
+    if cfg.allow_private || !cfg.remap.is_empty() {
         return explicit;
     }
     let sites: Vec<&Url> = starts
