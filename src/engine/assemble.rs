@@ -119,6 +119,20 @@ pub(super) fn assemble(
     } else {
         cfg.host_concurrency.min(cfg.threads)
     };
+    // What may be connected to: the agent's requests and the plugins' certificate reads.
+    let addresses = address_policy(cfg, starts);
+    let start_hosts: Vec<String> = starts
+        .iter()
+        .filter_map(|s| {
+            let host = match s.url.host()? {
+                // As a URI spells it: `[::1]`.
+                url::Host::Ipv6(ip) => format!("[{ip}]"),
+                h => h.to_string(),
+            };
+            Some(format!("{host}:{}", s.url.port_or_known_default()?))
+        })
+        .map(|h| h.to_ascii_lowercase())
+        .collect();
     // One proxy for the run: the agent's requests and the plugins' certificate reads.
     let proxy = proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env);
     let http = || {
@@ -147,19 +161,8 @@ pub(super) fn assemble(
                     accept: cfg.accept.clone(),
                 },
                 proxy: proxy.clone(),
-                addresses: address_policy(cfg, starts),
-                start_hosts: starts
-                    .iter()
-                    .filter_map(|s| {
-                        let host = match s.url.host()? {
-                            // As a URI spells it: `[::1]`.
-                            url::Host::Ipv6(ip) => format!("[{ip}]"),
-                            h => h.to_string(),
-                        };
-                        Some(format!("{host}:{}", s.url.port_or_known_default()?))
-                    })
-                    .map(|h| h.to_ascii_lowercase())
-                    .collect(),
+                addresses,
+                start_hosts: start_hosts.clone(),
             },
             gate.clone(),
             cancel.clone(),
@@ -225,6 +228,8 @@ pub(super) fn assemble(
                     proxy,
                     insecure: cfg.insecure,
                     user_agent: cfg.user_agent.clone(),
+                    addresses,
+                    exempt: start_hosts,
                 },
             },
         ),

@@ -90,6 +90,7 @@ mod tests {
                 proxy: proxy.map(|p| Proxy::new(p).unwrap()),
                 insecure: true,
                 user_agent: "linkpatrol-test".into(),
+                ..Route::default()
             },
         }
     }
