@@ -56,10 +56,16 @@ fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
     if cfg.allow_private || !cfg.remap.is_empty() {
         return explicit;
     }
+    // Each host once, and at most `LOOKED_UP` of them (a list of 10,000 URLs would wait
+    // for as many lookups before the run): the start sites' own hosts are always requested.
+    const LOOKED_UP: usize = 64;
+    let mut seen = std::collections::HashSet::new();
     let sites: Vec<&Url> = starts
         .iter()
         .map(|s| &s.url)
         .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .filter(|u| seen.insert((u.host_str().map(str::to_owned), u.port_or_known_default())))
+        .take(LOOKED_UP)
         .collect();
     if sites.is_empty() || !sites.iter().all(|u| is_public(u)) {
         return explicit;
