@@ -67,15 +67,16 @@ fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
         .filter(|u| seen.insert((u.host_str().map(str::to_owned), u.port_or_known_default())))
         .take(LOOKED_UP)
         .collect();
-    if sites.is_empty() || !sites.iter().all(|u| is_public(u)) {
+    if sites.is_empty() || !sites.iter().all(|u| is_public(u, cfg.timeout)) {
         return explicit;
     }
     AddressPolicy::ALL
 }
 
 /// `true` when `url`'s host is a public address or a name that resolves to public ones only
-/// (a name that does not resolve counts as public: its requests fail anyway).
-fn is_public(url: &Url) -> bool {
+/// (a name that does not resolve within `timeout` counts as public: its requests fail
+/// anyway). The lookup runs on a thread of its own, as std's cannot be cut short.
+fn is_public(url: &Url, timeout: std::time::Duration) -> bool {
     use std::net::ToSocketAddrs;
     match url.host() {
         Some(url::Host::Ipv4(ip)) => class(ip.into()).is_none(),
@@ -85,9 +86,17 @@ fn is_public(url: &Url) -> bool {
             if name == "localhost" || name.ends_with(".localhost") {
                 return false;
             }
-            (name.as_str(), url.port_or_known_default().unwrap_or(80))
-                .to_socket_addrs()
-                .map_or(true, |mut addrs| addrs.all(|a| class(a.ip()).is_none()))
+            let port = url.port_or_known_default().unwrap_or(80);
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            let looked_up = std::thread::Builder::new()
+                .name("linkpatrol-start-lookup".into())
+                .spawn(move || {
+                    let public = (name.as_str(), port)
+                        .to_socket_addrs()
+                        .map_or(true, |mut addrs| addrs.all(|a| class(a.ip()).is_none()));
+                    let _ = tx.send(public);
+                });
+            looked_up.is_err() || rx.recv_timeout(timeout).unwrap_or(true)
         }
         None => false,
     }
