@@ -535,3 +535,121 @@ fn the_user_config_folder_is_trusted() {
     assert_exit(&out, 0);
     assert!(dir.join("RAN").exists(), "the user's own plugin ran");
 }
+
+#[test]
+fn the_patterns_of_a_local_config_share_one_memory_budget() {
+    // Each pattern is under the 10 MB one pattern may take; together they are far over what
+    // a local config may use.
+    let patterns: Vec<String> = (0..8).map(|i| format!("\"\\\\w{{150}}{i}\"")).collect();
+    let toml = format!("exclude = [{}]\n", patterns.join(", "));
+    let dir = checkout("cfg-local-patterns", "<a href='index.html'>me</a>", &toml);
+    let out = run_in(&dir, &[], &["."]);
+    assert_one_line_error(
+        &out,
+        &[
+            "./linkpatrol.toml: a `exclude' pattern",
+            "needs more than its share",
+            "--trust-config",
+        ],
+    );
+    assert!(out.stdout.is_empty(), "no report");
+    // One such pattern is within the budget; trusted, the file may use them all.
+    let dir = checkout(
+        "cfg-local-pattern",
+        "<a href='index.html'>me</a>",
+        "exclude = [\"\\\\w{150}\"]\n",
+    );
+    assert_exit(&run_in(&dir, &[], &["."]), 0);
+}
+
+#[test]
+fn a_local_config_prints_nothing_fetched_with_the_users_credentials() {
+    let site = TestServer::start(
+        Routes::new().reply(
+            "/",
+            crate::support::server::Reply::html("<p>private</p>")
+                .header("Set-Cookie", "session=SECRET-SESSION"),
+        ),
+    );
+    for toml in [
+        "[plugins.http-headers]\nprefix = [\"Set-Cookie\"]\n",
+        "plugin = [\"http-headers:prefix=Set-Cookie\"]\n",
+        "verbose = true\n",
+        "[plugins.regex]\npattern = [\"private\"]\n",
+    ] {
+        let dir = checkout("cfg-local-printing", "", toml);
+        for creds in [
+            &["-H", "Cookie: login=me"][..],
+            &["--host-header", "127=X-Api-Key: k"],
+        ] {
+            let out = run_in(&dir, &[], &[creds, &[&site.url("/")]].concat());
+            assert_one_line_error(
+                &out,
+                &["./linkpatrol.toml sets ", "credentials", "--trust-config"],
+            );
+            assert!(out.stdout.is_empty(), "{toml}");
+        }
+        // Without credentials, or trusted, the file may print what it likes.
+        let out = run_in(&dir, &[], &[&site.url("/")]);
+        assert_exit(&out, 0);
+        let out = run_in(
+            &dir,
+            &[],
+            &["--trust-config", "-H", "Cookie: login=me", &site.url("/")],
+        );
+        assert_exit(&out, 0);
+    }
+    // The user's own -v under credentials is the user's choice.
+    let dir = checkout("cfg-local-printing-none", "", "threads = 2\n");
+    let out = run_in(&dir, &[], &["-v", "-H", "Cookie: login=me", &site.url("/")]);
+    assert_exit(&out, 0);
+}
+
+#[test]
+fn a_local_config_may_not_set_a_year_of_timeout_or_endless_retries() {
+    let dir = checkout(
+        "cfg-local-caps",
+        "<a href='index.html'>me</a>",
+        "timeout = 31536000\nabort-timeout = 31536000\nmax-retry-wait = 1e9\n\
+         max-retries = 4294967295\n",
+    );
+    let out = run_in(&dir, &[], &["--print-config"]);
+    assert_exit(&out, 0);
+    let printed = stdout(&out);
+    for line in [
+        "timeout = 300.0",
+        "abort-timeout = 300.0",
+        "max-retry-wait = 300.0",
+        "max-retries = 10",
+    ] {
+        assert!(
+            printed.lines().any(|l| l == line),
+            "{line} not in {printed}"
+        );
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 4, "{err}");
+    for key in [
+        "timeout 31536000",
+        "abort-timeout",
+        "max-retry-wait",
+        "max-retries 4294967295",
+    ] {
+        assert!(
+            err.lines().any(
+                |l| l.starts_with("linkpatrol: warning: ./linkpatrol.toml: ") && l.contains(key)
+            ),
+            "{key}: {err}"
+        );
+    }
+    // The command line, or a trusted file, may ask for more.
+    let out = run_in(&dir, &[], &["--timeout", "600", "--print-config"]);
+    assert!(stdout(&out).lines().any(|l| l == "timeout = 600.0"));
+    let out = run_in(&dir, &[], &["--trust-config", "--print-config"]);
+    assert!(
+        stdout(&out)
+            .lines()
+            .any(|l| l == "max-retries = 4294967295")
+    );
+    assert!(out.stderr.is_empty());
+}

@@ -302,11 +302,8 @@ fn credentials_are_not_forwarded_to_another_origin() {
                 r.path
             );
             assert_eq!(r.header("cookie"), None);
-            assert_eq!(
-                r.header("x-trace"),
-                Some("1"),
-                "other headers go everywhere"
-            );
+            // Any header may be a secret: none follows the redirect to another origin.
+            assert_eq!(r.header("x-trace"), None, "{} got a header", r.path);
         }
     }
 }

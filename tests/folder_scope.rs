@@ -145,3 +145,38 @@ fn follow_outside_root_reads_them_as_before() {
         "{rows:#?}"
     );
 }
+
+#[test]
+fn an_outside_folder_is_only_outside_whether_or_not_it_has_an_index() {
+    let server = server();
+    let (root, docs) = layout(
+        "scope-outside-index",
+        &server,
+        "<a href='../with-index/'>a</a> <a href='../without-index/'>b</a>\
+         <a href='../with-index'>c</a> <a href='../without-index'>d</a>",
+    );
+    fs::create_dir_all(root.join("with-index")).unwrap();
+    fs::write(root.join("with-index/index.html"), "<p>hi</p>").unwrap();
+    fs::create_dir_all(root.join("without-index")).unwrap();
+    let out = check(&docs, &[]);
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("file-no-index"), "{text}");
+    assert!(!text.contains("without index.html"), "{text}");
+    // The rows of the two folders tell the same: outside the folder, nothing more.
+    let rows = rows(&out);
+    let told = |name: &str| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r.get(0).is_some_and(|u| u.contains(name)))
+            .map(|r| format!("{} | {}", &r[4], &r[5]))
+            .collect()
+    };
+    let (with, without) = (told("with-index"), told("without-index"));
+    assert_eq!(with.len(), 2, "{text}");
+    assert!(
+        with.iter()
+            .all(|w| w.contains("outside the checked folder")),
+        "{with:?}"
+    );
+    assert_eq!(with, without);
+}

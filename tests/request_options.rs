@@ -270,3 +270,43 @@ fn input_errors_are_one_line_exit_2_and_write_nothing() {
         );
     }
 }
+
+#[test]
+fn headers_given_with_h_go_to_the_start_site_only() {
+    let other = TestServer::start(Routes::new().page("/elsewhere", "other"));
+    let start = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                &format!(
+                    "<a href='/own'>own</a> <a href='{}'>other host</a>",
+                    other.url("/elsewhere")
+                ),
+            )
+            .page("/own", "own"),
+    );
+    let dir = TempDir::new("req-header-scope");
+    let secrets = ["X-Api-Key: k1", "PRIVATE-TOKEN: t2", "X-Auth-Token: t3"];
+    let mut args: Vec<&str> = secrets.iter().flat_map(|h| ["-H", *h]).collect();
+    let url = start.url("/");
+    args.push(&url);
+    assert_exit(&csv_run_in(&dir, &args), 0);
+    for r in start.requests() {
+        assert_eq!(r.header("x-api-key"), Some("k1"), "{r:?}");
+        assert_eq!(r.header("private-token"), Some("t2"), "{r:?}");
+    }
+    assert_eq!(other.count("/elsewhere"), 1);
+    for r in other.requests() {
+        for name in ["x-api-key", "private-token", "x-auth-token"] {
+            assert_eq!(r.header(name), None, "{r:?}");
+        }
+    }
+    // --host-header sends one to the other host on purpose.
+    let scoped = format!(
+        "{}=X-Api-Key: k9",
+        regex::escape(other.base().trim_start_matches("http://"))
+    );
+    assert_exit(&csv_run_in(&dir, &["--host-header", &scoped, &url]), 0);
+    let last = other.requests().pop().unwrap();
+    assert_eq!(last.header("x-api-key"), Some("k9"));
+}

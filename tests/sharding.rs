@@ -269,3 +269,39 @@ fn cli_bare(args: &[&str]) -> std::process::Output {
 fn path(p: &Path) -> String {
     p.to_str().expect("a UTF-8 temp path").to_owned()
 }
+
+#[test]
+fn merge_totals_never_wrap_and_an_overlong_line_is_refused() {
+    let dir = TempDir::new("sharding-hostile");
+    // Two summaries of 2^63 links each would wrap to 0 and pass the "written without -v"
+    // refusal.
+    let summary = "{\"type\":\"summary\",\"links\":9223372036854775808}\n";
+    let twice = dir.join("twice.ndjson");
+    std::fs::write(&twice, summary.repeat(2)).unwrap();
+    let out = cli_bare(&["merge", &path(&twice)]);
+    crate::support::util::assert_one_line_error(
+        &out,
+        &["twice.ndjson, line 2", "more links than can be counted"],
+    );
+    // One line longer than a report line can be: refused before it is held whole.
+    let long = dir.join("long.ndjson");
+    let mut text = b"{\"type\":\"entry\",\"url\":\"".to_vec();
+    text.resize(text.len() + linkpatrol::report::MAX_NDJSON_LINE, b'a');
+    text.extend_from_slice(b"\"}\n");
+    std::fs::write(&long, &text).unwrap();
+    let out = cli_bare(&["merge", &path(&long)]);
+    crate::support::util::assert_one_line_error(&out, &["long.ndjson, line 1", "longer than"]);
+    // The same for --external-from and --reuse-results.
+    let site = TestServer::start(Routes::new().page("/", "<p>x</p>"));
+    for flag in ["--external-from", "--reuse-results"] {
+        let out = cli(&[
+            "--shard",
+            "1/2",
+            flag,
+            &path(&long),
+            "--no-status",
+            &site.url("/"),
+        ]);
+        crate::support::util::assert_one_line_error(&out, &["line 1", "longer than"]);
+    }
+}

@@ -50,6 +50,8 @@ mod parse_order;
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// Loopback, private and link-local addresses: left out for public start sites, and on request.
+mod private_addresses;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
 /// Where reports go: -F files opened before any is truncated; a closed stdout keeps the status.
@@ -81,6 +83,8 @@ mod slow_host;
 mod spreadsheet;
 /// The state file (`--cache`): reuse, history, bad files.
 mod state;
+/// Crafted state files: links, schemas, times, options; and whose file is reused.
+mod state_untrusted;
 /// Typos get a hint: flags, --format, config keys, negative numbers.
 mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.

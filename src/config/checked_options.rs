@@ -50,6 +50,10 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--ignore-warnings", cfg.ignore_warnings.join(" ")),
         ("--plugin", cfg.plugin_names().join(" ")),
         ("--shard", format!("{:?}", cfg.shard)),
+        (
+            "--exclude-private/--exclude-loopback/--exclude-link-local/--allow-private",
+            format!("{:?} {}", cfg.exclude_addresses, cfg.allow_private),
+        ),
     ]
 }
 

@@ -120,6 +120,12 @@ pub struct Config {
     pub(crate) timeout: Duration,
     pub(crate) max_requests_per_second: f64,
     pub(crate) loopback_unthrottled: bool,
+    /// Address classes never connected to: loopback, private, link-local
+    /// (`exclude_loopback`…).
+    pub(crate) exclude_addresses: [bool; 3],
+    /// Loopback, private and link-local addresses may be requested even when every start
+    /// site is public (`allow_private`).
+    pub(crate) allow_private: bool,
     pub(crate) host_concurrency: usize,
     pub(crate) max_redirects: usize,
     pub(crate) max_body_size: u64,
@@ -170,6 +176,8 @@ impl Default for Config {
             timeout: DEFAULT_TIMEOUT,
             max_requests_per_second: DEFAULT_MAX_REQUESTS_PER_SECOND,
             loopback_unthrottled: true,
+            exclude_addresses: [false; 3],
+            allow_private: false,
             host_concurrency: DEFAULT_HOST_CONCURRENCY,
             max_redirects: DEFAULT_MAX_REDIRECTS,
             max_body_size: DEFAULT_MAX_BODY_SIZE,
@@ -292,6 +300,41 @@ impl Config {
         self
     }
 
+    /// Never connects to a loopback address (127.0.0.0/8, `::1`, 0.0.0.0), however the URL
+    /// spells it and wherever a name or redirect leads: such a link is not checked
+    /// (`Outcome::Ignored`). Defaults to `false`.
+    pub fn exclude_loopback(mut self, yes: bool) -> Self {
+        self.exclude_addresses[0] = yes;
+        self
+    }
+
+    /// Never connects to a private address (10/8, 172.16/12, 192.168/16, 100.64/10,
+    /// fc00::/7), as [`exclude_loopback`](Self::exclude_loopback). Defaults to `false`.
+    pub fn exclude_private(mut self, yes: bool) -> Self {
+        self.exclude_addresses[1] = yes;
+        self
+    }
+
+    /// Never connects to a link-local address (169.254/16, with the cloud metadata address
+    /// 169.254.169.254; fe80::/10), as [`exclude_loopback`](Self::exclude_loopback). Defaults
+    /// to `false`.
+    pub fn exclude_link_local(mut self, yes: bool) -> Self {
+        self.exclude_addresses[2] = yes;
+        self
+    }
+
+    /// When every start site is public (an http(s) start whose host is not, and does not
+    /// resolve to, a loopback, private or link-local address), links to such addresses are
+    /// not requested: a page cannot make the machine that runs the check a proxy into its
+    /// own network (a CI runner's metadata service, its neighbours). `true` requests them
+    /// anyway. A check with a local start site (or none, a folder), or with
+    /// [`remap`](Self::remap) rules, is not concerned; the `exclude_*` settings apply whatever
+    /// the start sites. The start sites' own hosts are always requested. Defaults to `false`.
+    pub fn allow_private(mut self, yes: bool) -> Self {
+        self.allow_private = yes;
+        self
+    }
+
     /// Requests in flight per host; 0 = unlimited. Defaults to [`DEFAULT_HOST_CONCURRENCY`].
     pub fn host_concurrency(mut self, n: usize) -> Self {
         self.host_concurrency = n;
@@ -393,9 +436,9 @@ impl Config {
         self
     }
 
-    /// A header sent with every request. `Authorization`, `Cookie` and `Proxy-Authorization`
-    /// are sent only to the start sites, never to another origin (not even on a redirect);
-    /// use a [`HostRule`] to send them elsewhere.
+    /// A header sent with every request to the start sites' origins, and never to another
+    /// origin (not even on a redirect): any header may carry a secret (`Authorization`,
+    /// `Cookie`, `X-Api-Key`, `PRIVATE-TOKEN`). Use a [`HostRule`] to send one elsewhere.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self

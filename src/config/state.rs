@@ -25,6 +25,8 @@ pub(crate) struct StateOptions {
     pub(crate) fail_after_runs: u32,
     /// Continue the interrupted last run (`Config::resume`).
     pub(crate) resume: bool,
+    /// What the file holds may be reused (`Config::trust_state_file`).
+    pub(crate) trusted: bool,
 }
 
 impl Default for StateOptions {
@@ -35,6 +37,7 @@ impl Default for StateOptions {
             cache_failures: false,
             fail_after_runs: 1,
             resume: false,
+            trusted: true,
         }
     }
 }
@@ -86,6 +89,19 @@ impl Config {
     /// Needs [`state_file`](Self::state_file); defaults to `false`.
     pub fn resume(mut self, yes: bool) -> Self {
         self.state.resume = yes;
+        self
+    }
+
+    /// Whether what the state file holds may be reused: its results, the links of its pages
+    /// (for a 304), its robots.txt files, the run [`resume`](Self::resume) continues. A stored
+    /// result is reused without a request, so whoever can write the file decides those
+    /// verdicts: `false` for a file someone else may have written (the CLI sets it when only a
+    /// config file found in the current folder, untrusted, turned the cache on). The run
+    /// then reuses nothing, requests everything, and only records its results and reads
+    /// the broken streaks (which can only make a link fail sooner). Defaults to `true`: the
+    /// file is the caller's own cache.
+    pub fn trust_state_file(mut self, yes: bool) -> Self {
+        self.state.trusted = yes;
         self
     }
 

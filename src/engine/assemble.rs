@@ -25,6 +25,7 @@ use crate::fetch::tls::CertReader;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::stats::SkipCounter;
+use crate::policy::address::{AddressPolicy, class};
 use crate::policy::filter::Filter;
 use crate::policy::host_gate::HostGate;
 use crate::policy::host_table::HostTable;
@@ -35,6 +36,69 @@ use crate::policy::robots::{RobotsCache, robots_agent};
 pub(super) struct Start {
     pub(super) url: Url,
     pub(super) inline: Option<Arc<str>>,
+}
+
+/// The address classes the run does not connect to (the start sites' own hosts excepted):
+/// those `cfg` excludes, and all of them when every start site is public (unless `cfg`
+/// allows them, or remaps links). A start site is public when its
+/// host is a public IP address, or a name (not `localhost`) that resolves to public
+/// addresses only; a run with no http(s) start (a folder) has no public start site.
+fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
+    let [loopback, private, link_local] = cfg.exclude_addresses;
+    let explicit = AddressPolicy {
+        loopback,
+        private,
+        link_local,
+    };
+    // Remap rules (the user's: a local config may not set them) say themselves where the
+    // requests go, a staging server on this machine often.
+    if cfg.allow_private || !cfg.remap.is_empty() {
+        return explicit;
+    }
+    // Each host once, and at most `LOOKED_UP` of them (a list of 10,000 URLs would wait
+    // for as many lookups before the run): the start sites' own hosts are always requested.
+    const LOOKED_UP: usize = 64;
+    let mut seen = std::collections::HashSet::new();
+    let sites: Vec<&Url> = starts
+        .iter()
+        .map(|s| &s.url)
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .filter(|u| seen.insert((u.host_str().map(str::to_owned), u.port_or_known_default())))
+        .take(LOOKED_UP)
+        .collect();
+    if sites.is_empty() || !sites.iter().all(|u| is_public(u, cfg.timeout)) {
+        return explicit;
+    }
+    AddressPolicy::ALL
+}
+
+/// `true` when `url`'s host is a public address or a name that resolves to public ones only
+/// (a name that does not resolve within `timeout` counts as public: its requests fail
+/// anyway). The lookup runs on a thread of its own, as std's cannot be cut short.
+fn is_public(url: &Url, timeout: std::time::Duration) -> bool {
+    use std::net::ToSocketAddrs;
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => class(ip.into()).is_none(),
+        Some(url::Host::Ipv6(ip)) => class(ip.into()).is_none(),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            if name == "localhost" || name.ends_with(".localhost") {
+                return false;
+            }
+            let port = url.port_or_known_default().unwrap_or(80);
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            let looked_up = std::thread::Builder::new()
+                .name("linkpatrol-start-lookup".into())
+                .spawn(move || {
+                    let public = (name.as_str(), port)
+                        .to_socket_addrs()
+                        .map_or(true, |mut addrs| addrs.all(|a| class(a.ip()).is_none()));
+                    let _ = tx.send(public);
+                });
+            looked_up.is_err() || rx.recv_timeout(timeout).unwrap_or(true)
+        }
+        None => false,
+    }
 }
 
 /// Builds one run of `cfg` from its validated `starts`: the queue with its host table, the
@@ -69,6 +133,20 @@ pub(super) fn assemble(
     } else {
         cfg.host_concurrency.min(cfg.threads)
     };
+    // What may be connected to: the agent's requests and the plugins' certificate reads.
+    let addresses = address_policy(cfg, starts);
+    let start_hosts: Vec<String> = starts
+        .iter()
+        .filter_map(|s| {
+            let host = match s.url.host()? {
+                // As a URI spells it: `[::1]`.
+                url::Host::Ipv6(ip) => format!("[{ip}]"),
+                h => h.to_string(),
+            };
+            Some(format!("{host}:{}", s.url.port_or_known_default()?))
+        })
+        .map(|h| h.to_ascii_lowercase())
+        .collect();
     // One proxy for the run: the agent's requests and the plugins' certificate reads.
     let proxy = proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env);
     let http = || {
@@ -97,6 +175,8 @@ pub(super) fn assemble(
                     accept: cfg.accept.clone(),
                 },
                 proxy: proxy.clone(),
+                addresses,
+                start_hosts: start_hosts.clone(),
             },
             gate.clone(),
             cancel.clone(),
@@ -127,6 +207,7 @@ pub(super) fn assemble(
                 files: file_scope(cfg, starts),
             }),
         },
+        files: file_scope(cfg, starts),
         cancel: cancel.clone(),
         max_body: cfg.max_body_size,
         max_urls: cfg.max_urls,
@@ -155,7 +236,14 @@ pub(super) fn assemble(
         skipped: SkipCounter::default(),
         plugins: PluginHost::new(
             &cfg.plugins,
-            CertReader::new(cfg.timeout, proxy, cfg.insecure, cfg.user_agent.clone()),
+            CertReader::new(
+                cfg.timeout,
+                proxy,
+                cfg.insecure,
+                cfg.user_agent.clone(),
+                addresses,
+                start_hosts,
+            ),
         ),
     })
 }

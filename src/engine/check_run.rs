@@ -201,7 +201,7 @@ impl Checker {
         )?;
         // Read before the first worker starts; the reader is the state file's only writer.
         let (remembered, state, state_warnings) =
-            StateSink::open(cfg).map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
+            StateSink::open(cfg, &cancel).map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
         run.remembered = remembered;
         let run = Arc::new(run);
         let progress = self.progress();

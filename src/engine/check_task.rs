@@ -340,6 +340,10 @@ impl Run {
             return;
         }
         if fetch::file::is_listing(final_url) {
+            // A folder outside the checked ones was not listed: its warning says so.
+            if result.warnings.iter().any(|w| w.tag == "outside-root") {
+                return;
+            }
             result
                 .infos
                 .push("A folder without index.html: its entries are listed and checked.".into());

@@ -398,8 +398,12 @@ impl Run {
         {
             f.links.push(u.clone());
         }
+        // Told only of folders inside the checked ones: outside, whether a folder has an
+        // `index.html` is not the checkout's to learn.
         let no_index = url.as_ref().is_ok_and(|u| {
-            !fetch::file::is_listing(page) && fetch::file::is_folder_without_index(u, ctx.markdown)
+            !fetch::file::is_listing(page)
+                && fetch::file::is_folder_without_index(u, ctx.markdown)
+                && self.files.holds(u)
         });
         // The link as written goes to the site (masked) and, for an unparsable link only,
         // to `consider` as its key: one copy in the common case.

@@ -143,6 +143,9 @@ pub(crate) struct Run {
     /// Fetches a URL whatever its scheme: the run's `Router` (the shared ureq agent with its
     /// retries and redirects, and local files), or a fake in the engine's tests.
     pub(crate) fetch: Arc<dyn Fetch>,
+    /// The folders whose files the run may read: what a page may learn of a folder (has it
+    /// an `index.html`?) is told only inside them.
+    pub(crate) files: crate::fetch::file::FileScope,
     /// Tripped on Ctrl-C or by an embedder; checked before parsing a page.
     pub(crate) cancel: CancelHandle,
     /// Bytes of a local page read for parsing.

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use url::Url;
 
 use crate::config::Config;
+use crate::model::cancel::CancelHandle;
 use crate::model::outcome::{CheckResult, Entry};
 use crate::model::run_report::Report;
 use crate::policy::parse_near::parse_near;
@@ -36,11 +37,11 @@ impl StateSink {
     /// Opens `cfg`'s state file, if any: what the workers may reuse, the sink, and the
     /// warnings to report. `Err`: why the run must not start (`--resume` with options that
     /// change what the interrupted run checked).
-    pub(super) fn open(cfg: &Config) -> Result<Opened, String> {
+    pub(super) fn open(cfg: &Config, cancel: &CancelHandle) -> Result<Opened, String> {
         let fail_after_runs = cfg.state.fail_after_runs;
         #[cfg(feature = "state")]
         {
-            let (opened, warnings) = crate::state::open(cfg, SystemTime::now())?;
+            let (opened, warnings) = crate::state::open(cfg, SystemTime::now(), cancel)?;
             let (remembered, writer) = opened.map_or((None, None), |(r, w)| (Some(r), Some(w)));
             let sink = StateSink {
                 active: writer.is_some(),
@@ -52,7 +53,7 @@ impl StateSink {
         }
         #[cfg(not(feature = "state"))]
         {
-            let _ = SystemTime::now;
+            let _ = (SystemTime::now, cancel);
             let warnings = cfg
                 .state
                 .file

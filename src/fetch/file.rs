@@ -59,6 +59,14 @@ impl FileScope {
         let inside = real.is_some_and(|real| self.roots.iter().any(|r| real.starts_with(r)));
         Ok((meta, inside))
     }
+    /// `true` when `url` is a `file:` URL the file system opens inside the folders.
+    pub(crate) fn holds(&self, url: &Url) -> bool {
+        url.to_file_path()
+            .ok()
+            .and_then(|p| self.look_up(&p).ok())
+            .is_some_and(|(_, inside)| inside)
+    }
+
     /// The scope of `folders` (made canonical here; one that does not exist is left out).
     pub(crate) fn new(folders: impl IntoIterator<Item = PathBuf>, anywhere: bool) -> Self {
         FileScope {
@@ -103,7 +111,7 @@ fn outside_root(url: &Url) -> Fetched {
     let mut f = Fetched::bare(url, Outcome::Ok { status: None });
     f.warnings.push(Warning {
         tag: "outside-root",
-        message: "The file is outside the checked folder: only its existence was checked \
+        message: "It is outside the checked folder: only its existence was checked \
                   (--follow-outside-root reads it)."
             .into(),
     });

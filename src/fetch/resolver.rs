@@ -14,6 +14,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+
+use crate::policy::address::AddressPolicy;
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
@@ -26,13 +28,85 @@ const TTL: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 pub(crate) struct CachingResolver {
     inner: DefaultResolver,
+    /// The address classes not connected to, and the `host:port`s exempt from them (the start
+    /// sites' and the proxy's, which the user chose).
+    policy: AddressPolicy,
+    exempt: Vec<String>,
     /// `host:port` → when it was looked up and its addresses. Locked only to read or store an
     /// entry, never across a lookup: two threads may look a new name up at once, and the later
     /// answer is kept.
     names: Mutex<HashMap<String, (Instant, ResolvedSocketAddrs)>>,
 }
 
+/// The error a refused address gives (inside `ureq::Error::Io`): the reason a report shows.
+#[derive(Debug)]
+pub(crate) struct RefusedAddress(pub(crate) String);
+
+impl std::fmt::Display for RefusedAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RefusedAddress {}
+
+impl RefusedAddress {
+    /// The reason, when `e` is a refused address.
+    pub(crate) fn of(e: &ureq::Error) -> Option<&str> {
+        match e {
+            ureq::Error::Io(io) => io
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<RefusedAddress>())
+                .map(|r| r.0.as_str()),
+            _ => None,
+        }
+    }
+}
+
 impl CachingResolver {
+    /// A resolver that refuses the addresses `policy` leaves out, except for the `exempt`
+    /// `host:port`s (the start sites', the proxy's; lower case, the port always given).
+    pub(crate) fn with_policy(policy: AddressPolicy, exempt: Vec<String>) -> Self {
+        CachingResolver {
+            policy,
+            exempt,
+            ..CachingResolver::default()
+        }
+    }
+
+    /// `addrs`, or the error that refuses them: one refused address refuses the name (a
+    /// name may not hide a private address behind a public one).
+    fn checked(
+        &self,
+        uri: &Uri,
+        addrs: ResolvedSocketAddrs,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        if self.policy.is_open() {
+            return Ok(addrs);
+        }
+        if let Some(a) = uri.authority() {
+            let port = a.port_u16().or_else(|| match uri.scheme_str()? {
+                "http" => Some(80),
+                "https" => Some(443),
+                _ => None,
+            });
+            let key = format!("{}:{}", a.host(), port.unwrap_or(0)).to_ascii_lowercase();
+            if self.exempt.contains(&key) {
+                return Ok(addrs);
+            }
+        }
+        match addrs.iter().find_map(|a| self.policy.refuses(a.ip())) {
+            None => Ok(addrs),
+            Some(class) => Err(ureq::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                RefusedAddress(format!(
+                    "{} resolves to {}, not requested (see --allow-private)",
+                    uri.host().unwrap_or(""),
+                    class.name()
+                )),
+            ))),
+        }
+    }
     /// The address of `uri` when its host is an IP literal (`127.0.0.1`, `[::1]`).
     fn literal(uri: &Uri) -> Option<SocketAddr> {
         let host = uri.host()?;
@@ -66,7 +140,7 @@ impl Resolver for CachingResolver {
             return if found.is_empty() {
                 Err(ureq::Error::HostNotFound)
             } else {
-                Ok(found)
+                self.checked(uri, found)
             };
         }
         let Some(key) = uri.authority().map(|a| {
@@ -76,18 +150,19 @@ impl Resolver for CachingResolver {
             );
             format!("{}:{port}", a.host())
         }) else {
-            return self.inner.resolve(uri, config, timeout);
+            let addrs = self.inner.resolve(uri, config, timeout)?;
+            return self.checked(uri, addrs);
         };
         if let Some((at, addrs)) = self.names.lock().get(&key)
             && at.elapsed() < TTL
         {
-            return Ok(addrs.clone());
+            return self.checked(uri, addrs.clone());
         }
         let addrs = self.inner.resolve(uri, config, timeout)?;
         self.names
             .lock()
             .insert(key, (Instant::now(), addrs.clone()));
-        Ok(addrs)
+        self.checked(uri, addrs)
     }
 }
 
@@ -129,5 +204,39 @@ mod tests {
             .unwrap();
         let kept = r.names.lock().get("localhost:9").map(|(_, a)| a.clone());
         assert_eq!(kept.as_deref(), Some(&first[..]));
+    }
+
+    #[test]
+    fn a_refused_class_is_refused_by_address_and_a_start_host_is_exempt() {
+        let r = CachingResolver::with_policy(AddressPolicy::ALL, vec!["127.0.0.1:8080".into()]);
+        let config = Config::default();
+        let refused = |u: &str| {
+            let e = r
+                .resolve(&uri(u), &config, NextTimeout::default())
+                .unwrap_err();
+            RefusedAddress::of(&e).map(str::to_owned)
+        };
+        let why = refused("http://169.254.169.254/latest/meta-data/").unwrap();
+        assert!(why.contains("a link-local address"), "{why}");
+        assert!(
+            refused("http://[::ffff:10.0.0.1]/")
+                .unwrap()
+                .contains("private")
+        );
+        // A name is judged by what it resolves to (`localhost`: /etc/hosts, no DNS server).
+        assert!(refused("http://localhost:9/").unwrap().contains("loopback"));
+        assert!(refused("http://127.0.0.1:9/").is_some());
+        assert!(
+            r.resolve(
+                &uri("http://127.0.0.1:8080/x"),
+                &config,
+                NextTimeout::default()
+            )
+            .is_ok()
+        );
+        assert!(
+            r.resolve(&uri("http://192.0.2.1/"), &config, NextTimeout::default())
+                .is_ok()
+        );
     }
 }

@@ -17,6 +17,7 @@ use rustls::{ClientConfig, ClientConnection};
 
 use super::accept_any_cert::ReadOnly;
 use super::tunnel::{Route, bare};
+use crate::policy::address::AddressPolicy;
 
 /// Reads the certificates servers present, the way the run connects.
 #[derive(Debug, Clone, Default)]
@@ -29,12 +30,15 @@ pub(crate) struct CertReader {
 
 impl CertReader {
     /// A reader that connects as the run does: through `proxy` (not verifying an https proxy
-    /// when `insecure`), sending `user_agent` with `CONNECT`, all within `timeout`.
+    /// when `insecure`), sending `user_agent` with `CONNECT`, all within `timeout`; directly
+    /// only to addresses `addresses` allows, but for the `host:port`s in `exempt`.
     pub(crate) fn new(
         timeout: Duration,
         proxy: Option<ureq::Proxy>,
         insecure: bool,
         user_agent: String,
+        addresses: AddressPolicy,
+        exempt: Vec<String>,
     ) -> CertReader {
         CertReader {
             timeout,
@@ -42,6 +46,8 @@ impl CertReader {
                 proxy,
                 insecure,
                 user_agent,
+                addresses,
+                exempt,
             },
         }
     }
@@ -108,6 +114,7 @@ mod tests {
                 proxy: proxy.map(|p| Proxy::new(p).unwrap()),
                 insecure: true,
                 user_agent: "linkpatrol-test".into(),
+                ..Route::default()
             },
         }
     }

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::policy::address::AddressPolicy;
+
 /// Reads no certificate (this build has no `plugin-cert-expiry` feature).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CertReader;
@@ -14,6 +16,8 @@ impl CertReader {
         _proxy: Option<ureq::Proxy>,
         _insecure: bool,
         _user_agent: String,
+        _addresses: AddressPolicy,
+        _exempt: Vec<String>,
     ) -> CertReader {
         CertReader
     }

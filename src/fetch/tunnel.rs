@@ -19,6 +19,7 @@ use ureq::http::Uri;
 use ureq::{Proxy, ProxyProtocol};
 
 use super::accept_any_cert::ReadOnly;
+use crate::policy::address::AddressPolicy;
 
 /// Longest proxy answer to `CONNECT` read (status line and header fields).
 const MAX_PROXY_HEAD: usize = 16 * 1024;
@@ -101,6 +102,10 @@ pub(crate) struct Route {
     pub(crate) insecure: bool,
     /// Sent with `CONNECT`, as ureq does.
     pub(crate) user_agent: String,
+    /// The address classes not connected to directly, and the `host:port`s exempt (the start
+    /// sites'), as the agent's resolver has them.
+    pub(crate) addresses: AddressPolicy,
+    pub(crate) exempt: Vec<String>,
 }
 
 impl Route {
@@ -119,10 +124,14 @@ impl Route {
             .as_ref()
             .filter(|p| !target.is_ok_and(|t| p.is_no_proxy(&t)));
         let Some(proxy) = proxy else {
-            return Ok(Box::new(connect(host, port, until, budget)?));
+            let exempt = self
+                .exempt
+                .contains(&format!("{host}:{port}").to_ascii_lowercase());
+            let policy = (!exempt).then_some(self.addresses);
+            return Ok(Box::new(connect(host, port, until, budget, policy)?));
         };
         let shown = format!("proxy {}:{}", proxy.host(), proxy.port());
-        let sock = connect(proxy.host(), proxy.port(), until, budget)
+        let sock = connect(proxy.host(), proxy.port(), until, budget, None)
             .map_err(|e| format!("{shown}: {e}"))?;
         let mut stream: Box<dyn Stream> = match proxy.protocol() {
             ProxyProtocol::Https => Box::new(
@@ -232,8 +241,15 @@ pub(crate) fn bare(host: &str) -> &str {
 
 /// A TCP connection to `host:port` made by `until`: the name looked up on a thread of its own
 /// (std's lookup cannot be cut short; the thread ends when the lookup does), then each of its
-/// addresses tried in turn with the time left.
-fn connect(host: &str, port: u16, until: Instant, budget: Duration) -> Result<Deadline, String> {
+/// addresses tried in turn with the time left. With `policy`, a name with an address it
+/// refuses is not connected to at all.
+fn connect(
+    host: &str,
+    port: u16,
+    until: Instant,
+    budget: Duration,
+    policy: Option<AddressPolicy>,
+) -> Result<Deadline, String> {
     let at = format!("{host}:{port}");
     let addrs: Vec<SocketAddr> = match bare(host).parse::<IpAddr>() {
         Ok(ip) => vec![SocketAddr::new(ip, port)],
@@ -250,6 +266,12 @@ fn connect(host: &str, port: u16, until: Instant, budget: Duration) -> Result<De
             }
         }
     };
+    if let Some(class) = policy.and_then(|p| addrs.iter().find_map(|a| p.refuses(a.ip()))) {
+        return Err(format!(
+            "{at} resolves to {}, not connected to",
+            class.name()
+        ));
+    }
     let mut last = format!("{at}: no address");
     for addr in addrs {
         let wait = left(until, budget).map_err(|e| format!("{at}: {e}"))?;
@@ -268,4 +290,30 @@ fn connect(host: &str, port: u16, until: Instant, budget: Duration) -> Result<De
         }
     }
     Err(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_address_is_not_connected_to_unless_exempt() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let route = Route {
+            addresses: AddressPolicy::ALL,
+            ..Route::default()
+        };
+        let budget = Duration::from_secs(5);
+        let e = route.open("127.0.0.1", port, budget).err().unwrap();
+        assert!(e.contains("a loopback address, not connected to"), "{e}");
+        assert!(listener.accept().is_err(), "no connection was made");
+        // A start site's own host is exempt.
+        let route = Route {
+            exempt: vec![format!("127.0.0.1:{port}")],
+            ..route
+        };
+        assert!(route.open("127.0.0.1", port, budget).is_ok());
+    }
 }

@@ -51,6 +51,8 @@ use crate::policy::wait_spans::WaitSpans;
 pub(crate) const MAX_HOST_INTERVAL: Duration = Duration::from_secs(30);
 /// Interval a host gets after its first 429 when it had none (or a shorter one).
 pub(crate) const RATE_LIMITED_INTERVAL: Duration = Duration::from_millis(500);
+/// Answers after which an interval raised by 429s halves again (down to the host's own).
+pub(crate) const RECOVER_AFTER_ANSWERS: u32 = 10;
 /// Largest random delay added to the end of a pause.
 const MAX_PAUSE_JITTER: Duration = Duration::from_millis(250);
 
@@ -75,6 +77,11 @@ struct HostState {
     /// Minimum time between two request starts. From the rate setting; raised by
     /// `Crawl-delay` and by 429s.
     interval: Duration,
+    /// The interval without 429s: from the rate setting, raised by `Crawl-delay`.
+    own_interval: Duration,
+    /// Answers since the last 429 or 503 (or the last recovery step) while `interval` is
+    /// above `own_interval`.
+    calm_answers: u32,
     /// No request starts before this (the latest pause asked for, jitter included).
     paused_until: Option<Instant>,
     /// Bumped by each pause or interval raise: slots of an older generation are void.
@@ -206,6 +213,8 @@ impl HostTable {
             next_slot: if continues { now + interval } else { now },
             previous_slot: continues.then_some(now),
             interval,
+            own_interval: interval,
+            calm_answers: 0,
             paused_until: None,
             generation: 0,
             last_start: None,
@@ -277,8 +286,24 @@ impl HostTable {
     }
 
     /// A request's slot is free again: its permit dropped, the host answered.
+    /// An interval raised by 429s halves after each [`RECOVER_AFTER_ANSWERS`] answers
+    /// without a 429 or 503, back to the host's own interval once it would go below
+    /// [`RATE_LIMITED_INTERVAL`]: a few 429s do not slow a host down for the rest of the run.
     pub(crate) fn release(&mut self, host: &str, now: Instant) {
-        self.state(host, now).answered = true;
+        let h = self.state(host, now);
+        h.answered = true;
+        if h.interval > h.own_interval {
+            h.calm_answers += 1;
+            if h.calm_answers >= RECOVER_AFTER_ANSWERS {
+                h.calm_answers = 0;
+                let half = h.interval / 2;
+                h.interval = if half < RATE_LIMITED_INTERVAL {
+                    h.own_interval
+                } else {
+                    half.max(h.own_interval)
+                };
+            }
+        }
         self.free(host, now);
     }
 
@@ -315,8 +340,8 @@ impl HostTable {
 
     /// A 429 or 503 from `host`: no request to it starts before `until` (plus jitter), and
     /// every slot reserved before is void. With `rate_limited` (a 429) the host's interval
-    /// also doubles (at least [`RATE_LIMITED_INTERVAL`], at most [`MAX_HOST_INTERVAL`]) for
-    /// the rest of the run.
+    /// also doubles (at least [`RATE_LIMITED_INTERVAL`], at most [`MAX_HOST_INTERVAL`]) until
+    /// calm answers bring it back (see [`release`](Self::release)).
     pub(crate) fn back_off(
         &mut self,
         host: &str,
@@ -329,6 +354,7 @@ impl HostTable {
         let jitter = most.mul_f64(self.rng.f64());
         let h = self.state(host, now);
         h.overloaded += 1;
+        h.calm_answers = 0;
         if rate_limited {
             h.interval = (h.interval * 2).clamp(RATE_LIMITED_INTERVAL, MAX_HOST_INTERVAL);
         }
@@ -343,6 +369,7 @@ impl HostTable {
     pub(crate) fn crawl_delay(&mut self, host: &str, delay: Duration, now: Instant) {
         let h = self.state(host, now);
         let delay = delay.min(MAX_HOST_INTERVAL);
+        h.own_interval = h.own_interval.max(delay);
         if delay <= h.interval {
             return;
         }
@@ -434,6 +461,58 @@ mod tests {
 
     fn table(per_second: f64, in_flight: usize) -> HostTable {
         HostTable::new(per_second, in_flight, HostRules::default(), false).seeded(7)
+    }
+
+    #[test]
+    fn an_interval_raised_by_429s_recovers_after_calm_answers() {
+        let t0 = Instant::now();
+        let mut t = table(0.0, 0);
+        let mut now = t0;
+        let answer = |t: &mut HostTable, now: &mut Instant| {
+            let slot = t.reserve("a:80", *now, *now);
+            *now = (*now).max(slot.due);
+            t.confirm("a:80", slot, *now).unwrap();
+            t.release("a:80", *now);
+        };
+        // Three 429s: 500 ms, 1 s, 2 s between requests.
+        for _ in 0..3 {
+            answer(&mut t, &mut now);
+            t.back_off("a:80", now, true, now);
+        }
+        let interval = |t: &HostTable| t.stats()[0].interval;
+        assert_eq!(interval(&t), 2000 * MS);
+        for _ in 0..RECOVER_AFTER_ANSWERS - 1 {
+            answer(&mut t, &mut now);
+        }
+        assert_eq!(interval(&t), 2000 * MS, "not yet");
+        answer(&mut t, &mut now);
+        assert_eq!(interval(&t), 1000 * MS);
+        // A 429 (or 503) starts the count again.
+        for _ in 0..RECOVER_AFTER_ANSWERS - 1 {
+            answer(&mut t, &mut now);
+        }
+        t.back_off("a:80", now, false, now);
+        for _ in 0..RECOVER_AFTER_ANSWERS - 1 {
+            answer(&mut t, &mut now);
+        }
+        assert_eq!(interval(&t), 1000 * MS);
+        answer(&mut t, &mut now);
+        assert_eq!(interval(&t), 500 * MS);
+        // Then back to the host's own (none: unthrottled), never below it.
+        for _ in 0..RECOVER_AFTER_ANSWERS {
+            answer(&mut t, &mut now);
+        }
+        assert_eq!(interval(&t), Duration::ZERO);
+        let mut t = table(0.0, 0);
+        t.crawl_delay("a:80", 1000 * MS, t0);
+        let mut now = t0;
+        answer(&mut t, &mut now);
+        t.back_off("a:80", now, true, now);
+        assert_eq!(interval(&t), 2000 * MS);
+        for _ in 0..3 * RECOVER_AFTER_ANSWERS {
+            answer(&mut t, &mut now);
+        }
+        assert_eq!(interval(&t), 1000 * MS, "the Crawl-delay holds");
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! parsed near another of the same site (`parse_near`), a URL's origin as text (`origin`),
 //! link rewriting (`remap`) and per-host politeness (`host_table`; `host_gate`, the slots
 //! `wait_for_host` hands out; `wait_spans`, the wall time a host was waited for). Depends on
-//! the model and the config (see ARCHITECTURE.md).
+//! the model and the config (see ARCHITECTURE.md). Which addresses may be connected to
+//! (`address`: loopback, private, link-local).
 
+pub(crate) mod address;
 pub(crate) mod filter;
 pub(crate) mod host_gate;
 pub(crate) mod host_table;

@@ -28,6 +28,37 @@ use crate::model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer
 use crate::model::run_report::Report;
 use crate::model::stats::{Skipped, Tally};
 
+/// The longest NDJSON line read back, in bytes: a report's entry line is a few KB (16 MiB
+/// holds one with thousands of redirects and warnings); one 300 MB line took 580 MB.
+pub const MAX_NDJSON_LINE: usize = 16 * 1024 * 1024;
+
+/// The next line of `r` without its line end, read up to `max` bytes: `Ok(None)` at the end,
+/// `Err` with the message of a line that is longer or not UTF-8.
+pub(crate) fn bounded_line<R: BufRead>(
+    r: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Result<String, String>>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    if r.by_ref().take(limit).read_until(b'\n', &mut buf)? == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    } else if buf.len() > max {
+        return Ok(Some(Err(format!(
+            "the line is longer than {max} bytes, more than a report line can be"
+        ))));
+    }
+    Ok(Some(
+        String::from_utf8(buf).map_err(|_| "the line is not UTF-8".to_owned()),
+    ))
+}
+
 /// Reads every NDJSON report of `files` (a name for messages and a reader each) into one
 /// report.
 ///
@@ -40,18 +71,20 @@ pub fn merge_ndjson<R: BufRead>(
     let mut report = Report::default();
     let mut hosts: BTreeMap<String, HostStats> = BTreeMap::new();
     let mut skipped = Skipped::default();
-    for (name, reader) in files {
+    for (name, mut reader) in files {
         let mut rows = 0usize;
         let mut counted = 0usize;
-        for (i, line) in reader.lines().enumerate() {
+        for i in 0usize.. {
             let at = |m: String| {
                 Error::new(
                     ErrorKind::InvalidInput,
                     format!("{name}, line {}: {m}", i + 1),
                 )
             };
-            let line =
-                line.map_err(|e| Error::new(ErrorKind::Io, format!("{name}: {e}")).with_source(e))?;
+            let line = bounded_line(&mut reader, MAX_NDJSON_LINE)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("{name}: {e}")).with_source(e))?;
+            let Some(line) = line else { break };
+            let line = line.map_err(at)?;
             if line.trim().is_empty() {
                 continue;
             }
@@ -62,7 +95,12 @@ pub fn merge_ndjson<R: BufRead>(
                     rows += 1;
                 }
                 Some("summary") => {
-                    counted += number(&v, "links").unwrap_or(0) as usize;
+                    counted = usize::try_from(number(&v, "links").unwrap_or(0))
+                        .ok()
+                        .and_then(|n| counted.checked_add(n))
+                        .ok_or_else(|| {
+                            at("its summaries count more links than can be counted".into())
+                        })?;
                     add_summary(&mut report, &mut hosts, &v);
                     add_skipped(&mut skipped, &v);
                 }
@@ -95,13 +133,18 @@ pub fn merge_ndjson<R: BufRead>(
 /// Adds a summary's URLs skipped by reason (summed: a URL two shards skipped counts twice).
 fn add_skipped(skipped: &mut Skipped, v: &Value) {
     let Some(s) = v.get("skipped") else { return };
-    let n = |key: &str| number(s, key).unwrap_or(0) as usize;
-    skipped.robots += n("robots");
-    skipped.outside_scope += n("outside_scope");
-    skipped.excluded += n("excluded");
-    skipped.not_included += n("not_included");
-    skipped.url_limit += n("url_limit");
-    skipped.scheme += n("scheme");
+    // Summed without wrapping: the numbers are the file's.
+    let n = |key: &str| usize::try_from(number(s, key).unwrap_or(0)).unwrap_or(usize::MAX);
+    for (total, key) in [
+        (&mut skipped.robots, "robots"),
+        (&mut skipped.outside_scope, "outside_scope"),
+        (&mut skipped.excluded, "excluded"),
+        (&mut skipped.not_included, "not_included"),
+        (&mut skipped.url_limit, "url_limit"),
+        (&mut skipped.scheme, "scheme"),
+    ] {
+        *total = total.saturating_add(n(key));
+    }
 }
 
 fn number(v: &Value, key: &str) -> Option<u64> {
@@ -124,7 +167,9 @@ fn flag(v: &Value, key: &str) -> bool {
 
 /// Adds one summary line's run-wide and per-host numbers.
 fn add_summary(report: &mut Report, hosts: &mut BTreeMap<String, HostStats>, v: &Value) {
-    report.unchecked += number(v, "unchecked").unwrap_or(0) as usize;
+    report.unchecked = report
+        .unchecked
+        .saturating_add(usize::try_from(number(v, "unchecked").unwrap_or(0)).unwrap_or(usize::MAX));
     report.interrupted |= flag(v, "interrupted");
     report.insecure |= flag(v, "insecure");
     report.duration = report.duration.max(secs(v, "duration").unwrap_or_default());
@@ -146,12 +191,16 @@ fn add_summary(report: &mut Report, hosts: &mut BTreeMap<String, HostStats>, v: 
             interval: Duration::ZERO,
             effective_rate: 0.0,
         });
-        s.requests += number(h, "requests").unwrap_or(0);
+        s.requests = s
+            .requests
+            .saturating_add(number(h, "requests").unwrap_or(0));
         s.waited = s
             .waited
             .saturating_add(secs(h, "waited").unwrap_or_default());
-        s.retries += number(h, "retries").unwrap_or(0);
-        s.overloaded += number(h, "overloaded").unwrap_or(0);
+        s.retries = s.retries.saturating_add(number(h, "retries").unwrap_or(0));
+        s.overloaded = s
+            .overloaded
+            .saturating_add(number(h, "overloaded").unwrap_or(0));
         s.interval = s.interval.max(secs(h, "interval").unwrap_or_default());
         let rate = h
             .get("effective_rate")

@@ -16,6 +16,14 @@
 //! - **Bad state never stops a check.** Whatever is wrong with the file ends in a one-line
 //!   warning and a run without state; a corrupt file or one that is not SQLite is moved aside
 //!   (renamed, never deleted) and a fresh one is made in its place.
+//! - **The file is untrusted input** (a checkout can ship one, a CI cache restore one):
+//!   `harden` opens only the user's own regular file, never through a symbolic link, with
+//!   SQLite in defensive mode, views and triggers off and limits set; `schema::inspect`
+//!   refuses any object our migrations do not make (moved aside); a load stops when the run
+//!   is cancelled; times after now are expired; `--resume` needs every checked option on
+//!   record. What the file holds is reused only under `Config::trust_state_file` (the
+//!   default): a stored pass is a verdict without a request, so whoever wrote the file made
+//!   it (SECURITY.md, "The state file").
 //!
 //! - **Resume.** Under `Config::resume`, the run continues *the interrupted run*: the latest
 //!   row of `runs` when it has no normal end (`finished` NULL: killed or crashed; or
@@ -36,6 +44,8 @@ mod page_blob;
 mod batch;
 #[cfg(feature = "state")]
 mod codec;
+#[cfg(feature = "state")]
+mod harden;
 #[cfg(feature = "state")]
 mod row_ids;
 #[cfg(feature = "state")]

@@ -127,23 +127,75 @@ pub(crate) enum Schema {
     Ours(u32),
     /// Written by a newer linkpatrol (this version): not ours to change.
     Newer(u32),
-    /// An SQLite database of something else (tables, no version of ours).
-    Foreign,
+    /// An SQLite database of something else (tables, no version of ours, or a version of
+    /// ours with objects our migrations do not make): what gives it away.
+    Foreign(String),
 }
 
-/// Reads the file's version without writing anything.
+/// One object of a schema: type, name, table, SQL text with its runs of white space made
+/// one space.
+type Object = (String, String, String, String);
+
+/// Every object of `conn`'s schema, sorted. `sqlite_schema` is read as SQLite parsed it;
+/// nothing the file defines is run (views and triggers are off, `harden`).
+fn objects(conn: &Connection) -> rusqlite::Result<Vec<Object>> {
+    let mut stmt = conn.prepare(
+        "SELECT type, name, tbl_name, ifnull(sql, '') FROM sqlite_schema ORDER BY type, name",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let sql: String = r.get(3)?;
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            sql.split_whitespace().collect::<Vec<_>>().join(" "),
+        ))
+    })?;
+    rows.collect()
+}
+
+/// The objects a file of ours at `version` holds: what the migrations up to it make.
+fn expected(version: u32) -> rusqlite::Result<Vec<Object>> {
+    let conn = Connection::open_in_memory()?;
+    for sql in MIGRATIONS.iter().take(version as usize) {
+        conn.execute_batch(sql)?;
+    }
+    objects(&conn)
+}
+
+/// Reads the file's version and schema without writing anything. A file whose schema is not
+/// exactly what our migrations make at its version (a view or trigger, an extra table or
+/// index, a column more or less) is `Foreign`: another program's, or crafted; either way not
+/// ours to read or change.
 pub(crate) fn inspect(conn: &Connection) -> rusqlite::Result<Schema> {
     let version: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     if version > SCHEMA_VERSION {
         return Ok(Schema::Newer(version));
     }
-    if version == 0 {
-        let tables: u32 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
-        if tables > 0 {
-            return Ok(Schema::Foreign);
-        }
+    let found = objects(conn)?;
+    let want = expected(version)?;
+    if found == want {
+        return Ok(Schema::Ours(version));
     }
-    Ok(Schema::Ours(version))
+    let odd = found
+        .iter()
+        .find(|o| !want.contains(o))
+        .map(|(kind, name, _, _)| format!("{kind} `{}`", shown(name)))
+        .or_else(|| {
+            want.iter()
+                .find(|o| !found.contains(o))
+                .map(|(kind, name, _, _)| format!("no {kind} `{}` of ours", shown(name)))
+        })
+        .unwrap_or_default();
+    Ok(Schema::Foreign(odd))
+}
+
+/// An object's name as a warning shows it: printable, at most 40 characters.
+fn shown(name: &str) -> String {
+    name.chars()
+        .take(40)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 /// Brings a file of ours at `version` to `SCHEMA_VERSION`, one migration per transaction.

@@ -12,8 +12,10 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::config::checked_options::{checked_options, first_difference};
 use crate::config::{Config, ROBOTS_TXT_LIMIT};
+use crate::model::cancel::CancelHandle;
 use crate::state::codec::{Row, decode, from_unix, kind_name, outcome_name, unix};
 use crate::state::earlier_runs::{Remembered, StoredPage, Streak};
+use crate::state::harden::{PathProblem, check_path, harden, release};
 use crate::state::schema::{Schema, inspect, migrate};
 use crate::state::writer::{Writer, begin_run};
 
@@ -35,15 +37,16 @@ enum Failure {
 /// `None`), and the warnings to show (one line each).
 pub(crate) type Opened = (Option<(Remembered, Writer)>, Vec<String>);
 
-/// Opens `cfg`'s state file for one run. `Err`: the one-line reason the run must not start
-/// (`--resume` with options that change what the interrupted run checked).
-pub(crate) fn open(cfg: &Config, now: SystemTime) -> Result<Opened, String> {
+/// Opens `cfg`'s state file for one run; loading it stops when `cancel` trips. `Err`: the
+/// one-line reason the run must not start (`--resume` with options that change what the
+/// interrupted run checked).
+pub(crate) fn open(cfg: &Config, now: SystemTime, cancel: &CancelHandle) -> Result<Opened, String> {
     let Some(path) = cfg.state.file.as_deref() else {
         return Ok((None, Vec::new()));
     };
     let mut warnings = Vec::new();
     for _ in 0..2 {
-        match try_open(cfg, path, now) {
+        match try_open(cfg, path, now, cancel) {
             Ok(mut opened) => {
                 warnings.extend(opened.0.notice.take());
                 return Ok((Some(opened), warnings));
@@ -90,12 +93,13 @@ fn move_aside(path: &Path, now: SystemTime) -> std::io::Result<PathBuf> {
             0 => with(path, &suffix),
             n => with(path, &format!("{suffix}-{n}")),
         })
-        .find(|p| !p.exists())
+        .find(|p| std::fs::symlink_metadata(p).is_err())
         .ok_or_else(|| std::io::Error::other("too many files set aside"))?;
     std::fs::rename(path, &aside)?;
     for companion in ["-wal", "-shm"] {
         let from = with(path, companion);
-        if from.exists() {
+        // A symbolic link is moved as a link (never followed), even when it leads nowhere.
+        if std::fs::symlink_metadata(&from).is_ok() {
             let _ = std::fs::rename(&from, with(&aside, companion));
         }
     }
@@ -106,7 +110,13 @@ fn move_aside(path: &Path, now: SystemTime) -> std::io::Result<PathBuf> {
 fn classify(e: &rusqlite::Error) -> Failure {
     let text = e.to_string();
     match e.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Failure::Bad(text),
+        // A value or statement over `harden`'s limits is a crafted file, not a passing fault.
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt | ErrorCode::TooBig) => {
+            Failure::Bad(text)
+        }
+        Some(ErrorCode::OperationInterrupted) => {
+            Failure::Skip("reading it was stopped (the run was cancelled)".into())
+        }
         Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Failure::Skip(format!(
             "in use by another run (waited {} s)",
             BUSY_TIMEOUT.as_secs()
@@ -116,14 +126,24 @@ fn classify(e: &rusqlite::Error) -> Failure {
 }
 
 /// One try: open, migrate, load, record the run's start.
-fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, Writer), Failure> {
-    if path.exists() && !path.is_file() {
-        return Err(Failure::Skip("not a regular file".into()));
-    }
+fn try_open(
+    cfg: &Config,
+    path: &Path,
+    now: SystemTime,
+    cancel: &CancelHandle,
+) -> Result<(Remembered, Writer), Failure> {
+    let path = match check_path(path) {
+        Ok(p) => p,
+        Err(PathProblem::NotAFile) => return Err(Failure::Skip("not a regular file".into())),
+        Err(PathProblem::Foreign(why)) => return Err(Failure::Bad(why)),
+    };
+    // No symbolic link is followed, should one take the file's place after the check.
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| classify(&e))?;
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    let mut conn = Connection::open_with_flags(&path, flags).map_err(|e| classify(&e))?;
+    harden(&conn, cancel).map_err(|e| classify(&e))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| classify(&e))?;
     // One run at a time: the first read takes a lock this connection keeps until it closes
     // (when the process dies, even by SIGKILL, the lock goes with it). Nothing is written
@@ -137,8 +157,10 @@ fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, W
                 "written by a newer linkpatrol (schema {v}), left as it is"
             )));
         }
-        Schema::Foreign => {
-            return Err(Failure::Bad("an SQLite database of another program".into()));
+        Schema::Foreign(odd) => {
+            return Err(Failure::Bad(format!(
+                "an SQLite database of another program (it holds {odd})"
+            )));
         }
     };
     // No `fsync` at all (`synchronous = OFF`): what a commit wrote is in the operating
@@ -159,6 +181,8 @@ fn try_open(cfg: &Config, path: &Path, now: SystemTime) -> Result<(Remembered, W
     if let Some(id) = remembered.resuming {
         same_checks(&conn, cfg, id)?;
     }
+    // From here on only this run's own statements run, on a schema checked to be ours.
+    release(&conn);
     let run_id =
         begin_run(&conn, run_options(cfg), now, remembered.resuming).map_err(|e| classify(&e))?;
     let writer = Writer::spawn(conn, run_id)
@@ -185,23 +209,17 @@ fn run_options(cfg: &Config) -> String {
 }
 
 /// Refuses to resume run `id` when `cfg` would check other things than it did: the first
-/// option that differs, named in one line. A run recorded without its options (an older
-/// version), or with options that cannot be read, is not compared.
+/// option that differs, named in one line.
 fn same_checks(conn: &Connection, cfg: &Config, id: i64) -> Result<(), Failure> {
     let options: String = conn
         .query_row("SELECT options FROM runs WHERE id = ?1", [id], |r| r.get(0))
         .map_err(|e| classify(&e))?;
-    let then: Vec<(String, String)> = serde_json::from_str::<serde_json::Value>(&options)
-        .ok()
-        .and_then(|v| match v.get("checked") {
-            Some(serde_json::Value::Object(m)) => Some(
-                m.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                    .collect(),
-            ),
-            _ => None,
-        })
-        .unwrap_or_default();
+    // `run_to_resume` resumes only a run whose options are all on record.
+    let Some(then) = recorded_options(Some(&options), cfg) else {
+        return Err(Failure::Refuse(format!(
+            "--resume: run {id} has no record of the options it checked with"
+        )));
+    };
     let now = checked_options(cfg);
     match first_difference(&then, &now) {
         None => Ok(()),
@@ -223,14 +241,35 @@ fn shortened(text: &str) -> String {
 }
 
 /// Under `Config::resume`, the run to continue: the latest in `runs` when it has no normal
-/// end (no `finished`: killed or crashed; or `interrupted`: stopped by Ctrl-C). Otherwise
-/// `None` and the line that says the run is a plain `--cache` run.
-fn run_to_resume(conn: &Connection) -> rusqlite::Result<(Option<i64>, Option<String>)> {
+/// end (no `finished`: killed or crashed; or `interrupted`: stopped by Ctrl-C) and its options
+/// are on record. Otherwise `None` and the line that says the run is a plain `--cache` run.
+fn run_to_resume(
+    conn: &Connection,
+    cfg: &Config,
+) -> rusqlite::Result<(Option<i64>, Option<String>)> {
+    if !cfg.state.trusted {
+        return Ok((
+            None,
+            Some(
+                "--resume: the state file may have been written by someone else (it was \
+                 turned on by an untrusted config), so nothing in it is reused; checking \
+                 from the start"
+                    .into(),
+            ),
+        ));
+    }
     let latest = conn
         .query_row(
-            "SELECT id, finished IS NULL OR interrupted != 0 FROM runs ORDER BY id DESC LIMIT 1",
+            "SELECT id, finished IS NULL OR interrupted != 0, options
+             FROM runs ORDER BY id DESC LIMIT 1",
             [],
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, bool>(1)?)),
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, bool>(1)?,
+                    r.get::<_, String>(2).ok(),
+                ))
+            },
         )
         .map(Some)
         .or_else(|e| match e {
@@ -238,8 +277,17 @@ fn run_to_resume(conn: &Connection) -> rusqlite::Result<(Option<i64>, Option<Str
             e => Err(e),
         })?;
     Ok(match latest {
-        Some((id, true)) => (Some(id), None),
-        Some((id, false)) => (
+        // A run whose options are not all on record (empty, unreadable, from an older
+        // version, or crafted) cannot be shown to check the same things: never resumed.
+        Some((id, true, options)) if recorded_options(options.as_deref(), cfg).is_none() => (
+            None,
+            Some(format!(
+                "--resume: the interrupted run (run {id}) has no record of the options it \
+                 checked with, so it cannot be resumed; checking as with --cache"
+            )),
+        ),
+        Some((id, true, _)) => (Some(id), None),
+        Some((id, false, _)) => (
             None,
             Some(format!(
                 "--resume: the last run (run {id}) ended normally, nothing to resume; \
@@ -253,16 +301,35 @@ fn run_to_resume(conn: &Connection) -> rusqlite::Result<(Option<i64>, Option<Str
     })
 }
 
+/// The options a run recorded in `runs.options` (its `checked` object), when it names every
+/// option `cfg` has that decides what is checked; `None` otherwise.
+fn recorded_options(options: Option<&str>, cfg: &Config) -> Option<Vec<(String, String)>> {
+    let value = serde_json::from_str::<serde_json::Value>(options?).ok()?;
+    let serde_json::Value::Object(m) = value.get("checked")? else {
+        return None;
+    };
+    let then: Vec<(String, String)> = m
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+        .collect();
+    checked_options(cfg)
+        .iter()
+        .all(|(name, _)| then.iter().any(|(n, _)| n == name))
+        .then_some(then)
+}
+
 /// Reads the reusable results and the broken streaks.
 fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Remembered> {
     let mut known = Remembered::default();
     if cfg.state.resume {
-        (known.resuming, known.notice) = run_to_resume(conn)?;
+        (known.resuming, known.notice) = run_to_resume(conn, cfg)?;
     }
     // No run has this id: nothing is resumed.
     let resuming = known.resuming.unwrap_or(-1);
     let age = i64::try_from(cfg.state.max_age.as_secs()).unwrap_or(i64::MAX);
-    let oldest = unix(now).saturating_sub(age);
+    let now_s = unix(now);
+    let oldest = now_s.saturating_sub(age);
+    let trusted = cfg.state.trusted;
     let mut stmt = conn.prepare(
         "SELECT key, url, checked_at, outcome, status, fail_kind, message, real_url, redirects,
                 warnings, content_type, size, modified, internal, broken_since, broken_runs,
@@ -273,9 +340,14 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
     // Errors of the file itself come from `next`; a row whose values have the wrong type
     // (the file is untrusted) is skipped by `read_row`.
     while let Some(r) = rows.next()? {
-        let Some((key, checked_at, row)) = read_row(r) else {
+        let Some((key, checked_at, mut row)) = read_row(r) else {
             continue;
         };
+        // A time after now (a clock set back, or a crafted file) is not "fresh forever": the
+        // result is expired, and a streak started no later than now.
+        let future = checked_at > now_s;
+        let checked_at = checked_at.min(now_s);
+        row.broken_since = row.broken_since.map(|t| t.min(now_s));
         if row.broken_runs > 0 {
             known.broken.insert(
                 key.clone(),
@@ -299,8 +371,8 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
             }
             continue;
         }
-        let reusable = row.outcome == "ok" || cfg.state.cache_failures;
-        if checked_at <= oldest || !reusable {
+        let reusable = trusted && (row.outcome == "ok" || cfg.state.cache_failures);
+        if checked_at <= oldest || future || !reusable {
             continue;
         }
         if let Some(mut result) = decode(row) {
@@ -332,7 +404,9 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
                 },
             ))
         };
-        if let Ok((key, page)) = read() {
+        if let Ok((key, page)) = read()
+            && trusted
+        {
             known.pages.insert(key, page);
         }
     }
@@ -416,8 +490,15 @@ mod tests {
         migrate(&mut conn, 0).unwrap();
         conn.execute_batch(
             "INSERT INTO runs (id, started, finished, options) VALUES (1, 0, 1, '{}');
-             INSERT INTO runs (id, started, options) VALUES (2, 2, '{}');
              INSERT INTO pages (key, etag, links, run_id) VALUES ('http://a.test/', '\"e\"', x'00', 1);",
+        )
+        .unwrap();
+        // Run 2 recorded the options the tests resume it with.
+        conn.execute(
+            "INSERT INTO runs (id, started, options) VALUES (2, 2, ?1)",
+            [run_options(
+                &Config::new().state_file("unused").resume(true),
+            )],
         )
         .unwrap();
         conn.execute(

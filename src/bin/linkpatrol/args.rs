@@ -112,8 +112,9 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
     pub max_retry_wait: f64,
 
-    /// Add a header to every request, `NAME: VALUE` (repeatable). Authorization and Cookie are
-    /// sent to the start sites only.
+    /// Add a header to the requests to the start sites, `NAME: VALUE` (repeatable). It is
+    /// never sent to another host, not even on a redirect (any header may be a secret: an API
+    /// key, a token); use --host-header to send a header to other hosts.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = header)]
     pub headers: Vec<(String, String)>,
 
@@ -125,13 +126,34 @@ pub struct Args {
     #[arg(long, value_name = "REGEX=N", value_parser = pattern_number::<usize>)]
     pub host_max_concurrency: Vec<(String, usize)>,
 
-    /// A header for hosts matching a regex only, `REGEX=NAME: VALUE` (repeatable).
+    /// A header for hosts matching a regex only (against host:port), `REGEX=NAME: VALUE`
+    /// (repeatable); also for hosts that are not start sites.
     #[arg(long, value_name = "REGEX=NAME: VALUE", value_parser = host_header)]
     pub host_header: Vec<(String, (String, String))>,
 
     /// Do not verify TLS certificates (the report says so).
     #[arg(long)]
     pub insecure: bool,
+
+    /// Never request a private address (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7),
+    /// however the link spells it, a name resolves or a redirect leads: not checked.
+    #[arg(long)]
+    pub exclude_private: bool,
+
+    /// Never request a loopback address (127.0.0.0/8, ::1, 0.0.0.0): not checked.
+    #[arg(long)]
+    pub exclude_loopback: bool,
+
+    /// Never request a link-local address (169.254/16, the cloud metadata service
+    /// 169.254.169.254 among them; fe80::/10): not checked.
+    #[arg(long)]
+    pub exclude_link_local: bool,
+
+    /// Request loopback, private and link-local addresses even when every start site is
+    /// public. By default, a check of public sites leaves such links unchecked, so that a page
+    /// cannot turn the machine running it into a proxy into its own network.
+    #[arg(long)]
+    pub allow_private: bool,
 
     /// Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
     /// (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
@@ -292,6 +314,17 @@ pub struct Args {
     /// --max-requests-per-second: then it holds for loopback hosts too; no flag.
     #[arg(skip)]
     pub rate_given: bool,
+
+    /// Warnings about the config file, printed before the run (a local config asked for more
+    /// than it may set); no flag.
+    #[arg(skip)]
+    pub config_warnings: Vec<String>,
+
+    /// `true` when only an untrusted config file found in the current folder turned the state
+    /// file on (`cache`, `resume`): the file may come from the checkout, so nothing in it is
+    /// reused (`Config::trust_state_file`); no flag.
+    #[arg(skip)]
+    pub state_untrusted: bool,
 
     /// The per-host sections (`[[hosts]]`) of the config file; no flag.
     #[arg(skip)]

@@ -54,6 +54,9 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) => return fail(&e),
     };
+    for w in &args.config_warnings {
+        eprintln!("linkpatrol: warning: {}", escape_controls(w));
+    }
     if let Some(what) = args.generate {
         let written = generate::write(what, settings::command(), &mut io::stdout().lock());
         return match written {

@@ -35,12 +35,66 @@ pub fn args_from_command_line() -> Result<Args> {
     args.rate_given = config_file::given(&matches, "max_requests_per_second");
     if let Some((path, found)) = config_file::locate(&args) {
         let file = config_file::load(&path)?;
-        if found == Found::InCurrentFolder && !args.trust_config {
+        let untrusted = found == Found::InCurrentFolder && !args.trust_config;
+        if untrusted {
             trust::check_local(&file, &path)?;
         }
+        if untrusted
+            && ["headers", "host_header", "cookie_file"]
+                .iter()
+                .any(|id| config_file::given(&matches, id))
+        {
+            trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
+        }
         config_file::apply(&mut args, &matches, &file, &path)?;
+        if untrusted {
+            cap_local(&mut args, &matches, &path);
+        }
+        // The user's own flags (or variables) chose the state file; otherwise, a local file
+        // did, and the file it opens may be the checkout's.
+        args.state_untrusted = untrusted
+            && !["cache", "cache_file", "resume"]
+                .iter()
+                .any(|id| config_file::given(&matches, id));
     }
     Ok(args)
+}
+
+/// The most time a config file found in the current folder may set for `timeout`,
+/// `abort-timeout` and `max-retry-wait`: five minutes.
+pub const LOCAL_MAX_SECS: f64 = 300.0;
+
+/// The most retries a config file found in the current folder may set.
+pub const LOCAL_MAX_RETRIES: u32 = 10;
+
+/// Caps what an untrusted local config at `path` set (and the command line did not) to
+/// [`LOCAL_MAX_SECS`] and [`LOCAL_MAX_RETRIES`], with a warning for each value cut: a
+/// checkout could otherwise have one run wait a year on a host, or retry it four billion
+/// times.
+fn cap_local(args: &mut Args, matches: &clap::ArgMatches, path: &std::path::Path) {
+    let p = path.display();
+    for (id, key, value) in [
+        ("timeout", "timeout", &mut args.timeout),
+        ("abort_timeout", "abort-timeout", &mut args.abort_timeout),
+        ("max_retry_wait", "max-retry-wait", &mut args.max_retry_wait),
+    ] {
+        if !config_file::given(matches, id) && (value.is_nan() || *value > LOCAL_MAX_SECS) {
+            args.config_warnings.push(format!(
+                "{p}: {key} {} is more than a config found in the current folder may set; \
+                 using {LOCAL_MAX_SECS} s (give it on the command line, or trust the file)",
+                shown(*value)
+            ));
+            *value = LOCAL_MAX_SECS;
+        }
+    }
+    if !config_file::given(matches, "max_retries") && args.max_retries > LOCAL_MAX_RETRIES {
+        args.config_warnings.push(format!(
+            "{p}: max-retries {} is more than a config found in the current folder may set; \
+             using {LOCAL_MAX_RETRIES} (give it on the command line, or trust the file)",
+            args.max_retries
+        ));
+        args.max_retries = LOCAL_MAX_RETRIES;
+    }
 }
 
 /// The one clap definition of the command line: the flags of `Args` with their help topics and
@@ -109,12 +163,17 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .max_retries(args.max_retries)
         .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)
         .insecure(args.insecure)
+        .exclude_private(args.exclude_private)
+        .exclude_loopback(args.exclude_loopback)
+        .exclude_link_local(args.exclude_link_local)
+        .allow_private(args.allow_private)
         // 0 means no limit, like the other limits.
         .max_urls(args.max_urls.filter(|&n| n > 0))
         .max_body_size(args.max_body_size)
         .max_cache_age(args.max_cache_age)
         .cache_failures(args.cache_failures)
         .resume(args.resume)
+        .trust_state_file(!args.state_untrusted)
         .fail_after_runs(args.fail_after_runs);
     if let Some(path) = &args.cache_file {
         config = config.state_file(path);

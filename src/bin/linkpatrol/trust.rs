@@ -37,6 +37,8 @@ pub enum Refusal {
 ///   every mail domain and decides every verdict.
 /// - `insecure`: turns certificate checks off, so anyone on the network path can read and
 ///   change the requests, the user's headers and cookies included.
+/// - `allow-private`: lets the checkout's pages have requests made to this machine and its
+///   network (a CI runner's metadata service at 169.254.169.254, its neighbours).
 /// - `cookie-file`: reads a file at any path (its lines can end up in an error message) and
 ///   sends cookies the user did not choose.
 /// - `input-file`: reads files at any path; every line becomes an input, which is requested
@@ -60,6 +62,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("proxy", Refusal::Always),
     ("dns-server", Refusal::Always),
     ("insecure", Refusal::Always),
+    ("allow-private", Refusal::Always),
     ("cookie-file", Refusal::Always),
     ("input-file", Refusal::Always),
     ("auth", Refusal::Always),
@@ -72,7 +75,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
 ];
 
 /// Fails with one line when the config file found in the current folder at `path` sets a key
-/// of [`REFUSED_IN_LOCAL`].
+/// of [`REFUSED_IN_LOCAL`], or when its patterns need more than [`LOCAL_PATTERN_BUDGET`].
 pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
     let folder = std::env::current_dir()
         .and_then(|d| d.canonicalize())
@@ -97,12 +100,108 @@ pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
         }
     }
     if refused.is_empty() {
-        return Ok(());
+        return pattern_budget(file, path);
     }
     let p = path.display();
     bail!(
         "{p} sets {}, which a config found in the current folder may not set (it could come \
          from the repository being checked); trust it with --trust-config, \
+         LINKPATROL_TRUST_CONFIG=1 or -c {p}",
+        refused.join(", ")
+    )
+}
+
+/// How much compiled regex all the patterns of an untrusted local config may take together:
+/// each pattern gets an equal share (at most the 10 MB one pattern may take anyway). Real
+/// URL patterns take a few KB each; 200 patterns of 10 MB each once took 2.3 GB and 18 s.
+pub const LOCAL_PATTERN_BUDGET: usize = 16 * 1024 * 1024;
+
+/// Fails with one line naming the file and the key when the patterns of `file` (an untrusted
+/// local config) need more than [`LOCAL_PATTERN_BUDGET`] together.
+fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
+    let list = |key: &'static str, v: &Option<Vec<String>>, split: bool| {
+        v.iter()
+            .flatten()
+            .map(move |p| {
+                // `REGEX=VALUE`: the pattern is before the last `=` (a number) or the first
+                // (a header).
+                let pattern = match (split, key) {
+                    (false, _) => p.as_str(),
+                    (true, "host-header") => p.split_once('=').map_or(p.as_str(), |(r, _)| r),
+                    (true, _) => p.rsplit_once('=').map_or(p.as_str(), |(r, _)| r),
+                };
+                (key, pattern.to_owned())
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut patterns = Vec::new();
+    patterns.extend(list("include", &file.include, false));
+    patterns.extend(list("exclude", &file.exclude, false));
+    patterns.extend(list("no-follow", &file.no_follow, false));
+    patterns.extend(list("host-rate", &file.host_rate, true));
+    patterns.extend(list(
+        "host-max-concurrency",
+        &file.host_max_concurrency,
+        true,
+    ));
+    patterns.extend(list("host-header", &file.host_header, true));
+    patterns.extend(file.hosts.iter().map(|h| ("hosts", h.pattern.clone())));
+    let Some(share) = LOCAL_PATTERN_BUDGET.checked_div(patterns.len()) else {
+        return Ok(());
+    };
+    let share = share.min(10 * 1024 * 1024);
+    for (key, pattern) in &patterns {
+        let built = regex::RegexBuilder::new(pattern)
+            .size_limit(share)
+            .dfa_size_limit(share)
+            .build();
+        if let Err(regex::Error::CompiledTooBig(_)) = built {
+            let p = path.display();
+            bail!(
+                "{p}: a `{key}' pattern (`{}') needs more than its share ({} KB) of the {} MB \
+                 of patterns a config found in the current folder may use ({} patterns); \
+                 simplify it, or trust the file with --trust-config, \
+                 LINKPATROL_TRUST_CONFIG=1 or -c {p}",
+                shortened(pattern).escape_debug(),
+                share / 1024,
+                LOCAL_PATTERN_BUDGET / (1024 * 1024),
+                patterns.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A pattern as an error shows it: at most 60 characters.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// The keys that print what the checked sites answered: under the user's credentials, a local
+/// config could have them print a cookie or a private page into a public CI log.
+pub const PRINTING_KEYS: &[&str] = &["plugins.http-headers", "plugins.regex", "verbose"];
+
+/// Fails with one line when `file` (an untrusted local config) sets a key of
+/// [`PRINTING_KEYS`]; called when the user's own flags or variables give credentials
+/// (`-H`, `--host-header`, `--cookie-file`). `verbose_given`: the user asked for `-v` too.
+pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool) -> Result<()> {
+    let refused: Vec<String> = keys_set(file)?
+        .into_iter()
+        .filter(|(k, _)| PRINTING_KEYS.contains(&k.as_str()))
+        .filter(|(k, _)| !(verbose_given && k == "verbose"))
+        .map(|(_, shown)| shown)
+        .collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let p = path.display();
+    bail!(
+        "{p} sets {}, which print what the sites answer, and the command line gives \
+         credentials (-H, --host-header or --cookie-file): a config found in the current \
+         folder may not print what was fetched with them; trust it with --trust-config, \
          LINKPATROL_TRUST_CONFIG=1 or -c {p}",
         refused.join(", ")
     )
@@ -209,6 +308,9 @@ mod tests {
         ("host-header", "as header"),
         ("accept", "which statuses count as valid"),
         ("method", "HEAD or GET"),
+        ("exclude-private", "requests fewer addresses"),
+        ("exclude-loopback", "requests fewer addresses"),
+        ("exclude-link-local", "requests fewer addresses"),
         (
             "check-mx",
             "looks up mail domains with the system's own resolver",
@@ -235,13 +337,15 @@ mod tests {
         ),
         (
             "cache",
-            "the state file in the current folder, whose results the checkout could fake anyway",
+            "the state file in the current folder, which may be the checkout's: it is written, \
+             and nothing in it is reused (Config::trust_state_file)",
         ),
         ("max-cache-age", "which stored results are reused"),
         ("cache-failures", "which stored results are reused"),
         (
             "resume",
-            "which stored results are reused (the state file in the current folder, as `cache`)",
+            "nothing: the state file it turns on is the checkout's as `cache`, and no run of it \
+             is resumed",
         ),
         ("fail-after-runs", "the exit status"),
         (

@@ -14,6 +14,7 @@ use crate::fetch::request_extras::RequestExtras;
 use crate::fetch::resolver::CachingResolver;
 use crate::model::cancel::CancelHandle;
 use crate::model::redact::redact;
+use crate::policy::address::AddressPolicy;
 use crate::policy::host_gate::HostGate;
 use std::sync::Arc;
 
@@ -41,6 +42,10 @@ pub(crate) struct HttpSettings {
     pub(crate) extras: RequestExtras,
     /// The proxy every request goes through (see [`proxy_for`]).
     pub(crate) proxy: Option<Proxy>,
+    /// The address classes not connected to (the proxy and `start_hosts` excepted).
+    pub(crate) addresses: AddressPolicy,
+    /// The start sites' `host:port`s (lower case): always requested.
+    pub(crate) start_hosts: Vec<String>,
 }
 
 impl HttpFetcher {
@@ -73,7 +78,14 @@ impl HttpFetcher {
                 .chain(LeanTcpConnector)
                 .chain(RustlsConnector::default())
                 .chain(NoteNewConnection);
-        let agent = Agent::with_parts(config, connector, CachingResolver::default());
+        let exempt = settings
+            .proxy
+            .iter()
+            .map(|p| format!("{}:{}", p.host(), p.port()).to_ascii_lowercase())
+            .chain(settings.start_hosts.iter().cloned())
+            .collect();
+        let resolver = CachingResolver::with_policy(settings.addresses, exempt);
+        let agent = Agent::with_parts(config, connector, resolver);
         HttpFetcher {
             agent,
             gate,

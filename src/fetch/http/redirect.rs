@@ -57,6 +57,11 @@ impl HttpFetcher {
                     return f;
                 }
                 Exchange::Interrupted => return self.interrupted(url, hops),
+                Exchange::Refused(reason) => {
+                    let mut f = Fetched::bare(&current, Outcome::Ignored { reason });
+                    f.redirects = hops;
+                    return f;
+                }
                 Exchange::Failed(kind, message) => return self.fail(&current, hops, kind, message),
             };
             let status = res.status().as_u16();

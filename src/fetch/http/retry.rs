@@ -10,6 +10,7 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
+use crate::fetch::resolver::RefusedAddress;
 use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::{HostPermit, Turn};
@@ -18,8 +19,6 @@ use crate::policy::origin::origin_text;
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
 /// (its output buffer is 128 KiB), and no server would take it.
 const MAX_REQUEST_URL: usize = 64 * 1024;
-/// Headers that carry credentials: sent to the start sites only.
-const CREDENTIAL_HEADERS: &[&str] = &["authorization", "cookie", "proxy-authorization"];
 
 /// The retry state of one URL (one redirect hop), shared by its HEAD, GET and body reads.
 #[derive(Debug, Default)]
@@ -57,6 +56,8 @@ pub(super) enum Exchange<'a> {
     Failed(FailKind, String),
     /// The run was cancelled.
     Interrupted,
+    /// The host's address is one the run does not connect to (`AddressPolicy`): why.
+    Refused(String),
     /// The host's next slot is this far ahead and the budget allowed handing the task back:
     /// no request was made and nothing is held.
     Deferred(Instant),
@@ -77,9 +78,9 @@ impl HttpFetcher {
         self.settings
             .headers
             .iter()
-            .filter(move |(k, _)| {
-                own_site || !CREDENTIAL_HEADERS.contains(&k.to_ascii_lowercase().as_str())
-            })
+            // Any header may be a secret (`X-Api-Key`, `PRIVATE-TOKEN`): all go to the start
+            // sites only; a host rule sends one elsewhere.
+            .filter(move |_| own_site)
             .chain(self.settings.rules.headers(host))
     }
 
@@ -139,6 +140,9 @@ impl HttpFetcher {
                     drop(permit);
                     if self.cancel.is_cancelled() {
                         return Exchange::Interrupted;
+                    }
+                    if let Some(why) = RefusedAddress::of(&e) {
+                        return Exchange::Refused(why.to_owned());
                     }
                     if !budget.fresh && lost_before_response(&e) && !connection::opened_new() {
                         // A pooled connection the server had closed: resend now, on a new one.
