@@ -54,6 +54,9 @@ mod parse_order;
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// Servers that behave like well-known real sites: HEAD answered wrongly, cookie redirects,
+/// bot walls, login pages, dead hosts.
+mod real_web;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.

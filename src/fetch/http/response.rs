@@ -39,15 +39,18 @@ pub(crate) fn host_key(url: &Url) -> String {
     )
 }
 
-/// Statuses after which a HEAD is asked again as GET: the server may not implement HEAD
-/// properly (405, 501, a 403 or 400 from a server that refuses the method, a 500 from one that
-/// crashes on it). Not for answers a GET would get the same way: 401 and 407 (the GET carries
-/// the same credentials), 404/410 (gone either way) and 414 (the same URL); nor for 429 and
-/// 502/503/504 (overload: those are retried, as GET, inside the URL's retry budget — never once
-/// more on top of it). A request that got no answer at all (DNS, refused connection, TLS,
-/// timeout) is never asked again as GET: `Exchange::Failed` ends the chain.
+/// Statuses after which a HEAD is asked again as GET before the link is called broken: every
+/// error status, because servers answer HEAD wrongly in every way (405 and 501 for a method
+/// they do not implement, 403 or 400 from one that refuses it, 500 from one that crashes on it,
+/// and 404 from CDNs and app servers that route only GET). A link whose HEAD succeeds costs one
+/// request; only a link that looks broken may cost one more. Not for 429: the host asked us to
+/// slow down, and it is retried inside the URL's budget already. A 502/503/504 is retried as
+/// GET inside the budget too; it gets here with HEAD only when no retry was left (or the server
+/// asked for a wait longer than allowed), and is then confirmed once. A request that got no
+/// answer at all (DNS, refused connection, TLS, timeout) is never asked again as GET:
+/// `Exchange::Failed` ends the chain.
 pub(super) fn head_refused(status: u16) -> bool {
-    status >= 400 && !matches!(status, 401 | 404 | 407 | 410 | 414 | 429 | 502 | 503 | 504)
+    status >= 400 && status != 429
 }
 
 pub(super) fn status_outcome(status: u16) -> Outcome {
@@ -351,11 +354,13 @@ mod tests {
     }
 
     #[test]
-    fn head_is_asked_again_as_get_only_where_a_get_can_differ() {
-        for refused in [400, 403, 405, 406, 500, 501] {
+    fn a_failing_head_is_confirmed_with_a_get_except_after_429() {
+        for refused in [
+            400, 401, 403, 404, 405, 406, 410, 414, 500, 501, 502, 503, 999,
+        ] {
             assert!(head_refused(refused), "{refused}");
         }
-        for same in [200, 301, 401, 404, 407, 410, 414, 429, 502, 503, 504] {
+        for same in [200, 204, 301, 304, 429] {
             assert!(!head_refused(same), "{same}");
         }
     }
