@@ -20,6 +20,7 @@ pub(crate) mod mail_mx;
 pub(crate) mod request_extras;
 pub(crate) mod resolver;
 pub(crate) mod router;
+pub(crate) mod session_cookies;
 pub(crate) mod tls;
 pub(crate) mod tunnel;
 

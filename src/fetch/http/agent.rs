@@ -79,6 +79,7 @@ impl HttpFetcher {
             gate,
             settings,
             cancel,
+            cookies: Default::default(),
         }
     }
 }

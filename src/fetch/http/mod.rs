@@ -26,6 +26,9 @@
 //! Headers: the user's global headers go to every host, except credentials (`Authorization`,
 //! `Cookie`, `Proxy-Authorization`), which only go to the start sites' origins — so a redirect
 //! to another origin never carries them. Host-rule headers go to matching hosts only.
+//! Cookies that servers set during the run (`fetch::session_cookies`) go back where RFC 6265
+//! sends them, in one `Cookie` header after the user's; a redirect to the same URL after a
+//! cookie changed is not a loop (a consent wall), and `max_redirects` still bounds the chain.
 //!
 //! The module is split by job: `agent` (settings, pool, TLS, proxy), `socket` (the TCP
 //! transport), `retry` (one request with its retries), `redirect` (the chain of one check) and
@@ -47,6 +50,7 @@ pub(crate) use self::response::host_key;
 use self::response::{drain, header, location, read_capped};
 use self::retry::{Budget, Exchange};
 use crate::config::ROBOTS_TXT_LIMIT;
+use crate::fetch::session_cookies::SessionCookies;
 use crate::fetch::{Fetched, Resume, Validators};
 use crate::model::cancel::CancelHandle;
 use crate::policy::host_gate::HostGate;
@@ -58,6 +62,8 @@ pub(crate) struct HttpFetcher {
     gate: Arc<HostGate>,
     settings: HttpSettings,
     cancel: CancelHandle,
+    /// The cookies servers set during the run, sent back where they match.
+    cookies: SessionCookies,
 }
 
 impl HttpFetcher {

@@ -91,6 +91,12 @@ impl HttpFetcher {
                     return self.fail(&current, hops, FailKind::BadRedirect, message);
                 }
                 let key = cache_key(&next);
+                if budget.cookies_changed {
+                    // A server that set a cookie and sends us back (a consent wall, a session
+                    // check) expects a different answer now: the chain so far is no loop.
+                    // `max_redirects` still bounds it.
+                    seen = Some(HashSet::new());
+                }
                 let seen = seen.get_or_insert_with(|| HashSet::from([cache_key(url)]));
                 if !seen.insert(key.clone()) {
                     let message = format!("redirect loop back to {next}");
@@ -100,7 +106,10 @@ impl HttpFetcher {
                     let message = format!("more than {} redirects", self.settings.max_redirects);
                     return self.fail(&next, hops, FailKind::TooManyRedirects, message);
                 }
-                if !claim(&next) {
+                // A hop back into this chain (past the loop check: a cookie changed) is this
+                // check's own URL, claimed already.
+                let own = key == cache_key(url) || owned.iter().any(|(k, _)| *k == key);
+                if !own && !claim(&next) {
                     // Checked on its own (queued, in progress or done): that gives the verdict.
                     let mut f = Fetched::bare(&next, Outcome::Ok { status: None });
                     f.warnings.push(redirected(&next));
@@ -108,7 +117,9 @@ impl HttpFetcher {
                     f.stopped_at = Some(key);
                     return f;
                 }
-                owned.push((key, hops.len()));
+                if !own {
+                    owned.push((key, hops.len()));
+                }
                 current = next;
                 budget = Budget::default();
                 continue;

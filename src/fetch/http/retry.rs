@@ -5,7 +5,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ureq::Body;
 use ureq::http::Response;
-use ureq::http::header::RETRY_AFTER;
+use ureq::http::header::{RETRY_AFTER, SET_COOKIE};
 use url::Url;
 
 use super::HttpFetcher;
@@ -34,6 +34,9 @@ pub(super) struct Budget {
     /// ([`Exchange::Deferred`]): set for the first request of a task's URL, and kept for
     /// the retry after a 429 or 503 (the host's pause); cleared by anything else.
     pub(super) may_defer: bool,
+    /// A response to this hop set, changed or deleted a cookie: asking the same URL again is
+    /// not a loop.
+    pub(super) cookies_changed: bool,
 }
 
 impl Budget {
@@ -45,6 +48,7 @@ impl Budget {
             fresh: false,
             validators,
             may_defer,
+            cookies_changed: false,
         }
     }
 }
@@ -115,11 +119,34 @@ impl HttpFetcher {
                     .get(url.as_str())
                     .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
             };
+            // One `Cookie` header (RFC 6265 §5.4): the user's cookies, then the run's.
+            let mut cookie: Option<String> = None;
+            let mut add_cookie = |v: &str| match &mut cookie {
+                Some(c) => {
+                    c.push_str("; ");
+                    c.push_str(v);
+                }
+                None => cookie = Some(v.to_owned()),
+            };
             for (k, v) in self.headers_for(url, &host) {
-                req = req.header(k.as_str(), v.as_str());
+                if k.eq_ignore_ascii_case("cookie") {
+                    add_cookie(v);
+                } else {
+                    req = req.header(k.as_str(), v.as_str());
+                }
             }
             for (k, v) in self.settings.extras.headers_for(url) {
-                req = req.header(k, v);
+                if k == "Cookie" {
+                    add_cookie(&v);
+                } else {
+                    req = req.header(k, v);
+                }
+            }
+            if let Some(v) = self.cookies.header_for(url, SystemTime::now()) {
+                add_cookie(&v);
+            }
+            if let Some(c) = cookie {
+                req = req.header("Cookie", c);
             }
             if let Some(v) = budget.validators.as_ref().filter(|_| !*head) {
                 if let Some(etag) = &v.etag {
@@ -156,6 +183,10 @@ impl HttpFetcher {
                     Some(self.backoff(budget.used))
                 }
                 Ok(mut res) => {
+                    let set_cookie = res.headers().get_all(SET_COOKIE);
+                    let set_cookie = set_cookie.iter().filter_map(|v| v.to_str().ok());
+                    budget.cookies_changed |=
+                        self.cookies.store(url, set_cookie, SystemTime::now());
                     let status = res.status().as_u16();
                     if status == 429 && !warnings.iter().any(|w| w.tag == "http-rate-limited") {
                         warnings.push(Warning {
