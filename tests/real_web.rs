@@ -4,7 +4,7 @@
 use linkpatrol::Outcome;
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{config, entry, run};
+use crate::support::util::{TempDir, cli_in, config, entry, linkpatrol, run};
 
 const THREADS: [usize; 2] = [1, 8];
 
@@ -135,4 +135,141 @@ fn cookies_set_during_the_run_are_sent_back_to_their_host_only() {
             assert_eq!(req.header("cookie").filter(|c| c.contains("page=")), None);
         }
     }
+}
+
+/// A site behind bot walls: Cloudflare's challenge (403 or 503 with `cf-mitigated:
+/// challenge`), LinkedIn's 999, and a plain 403 for comparison.
+fn walled_site() -> TestServer {
+    TestServer::start_on(
+        "127.0.0.2",
+        Routes::new()
+            .reply(
+                "/cf",
+                Reply::status(403)
+                    .header("cf-mitigated", "challenge")
+                    .content_type("text/html")
+                    .body("<title>Just a moment...</title>"),
+            )
+            .reply(
+                "/cf503",
+                Reply::status(503).header("Cf-Mitigated", "challenge"),
+            )
+            .reply("/in/someone", Reply::status(999))
+            .reply("/forbidden", Reply::status(403)),
+    )
+}
+
+fn links_to(site: &TestServer, paths: &[&str]) -> TestServer {
+    let page: String = paths
+        .iter()
+        .map(|p| format!("<a href='{}'>x</a>", site.url(p)))
+        .collect();
+    TestServer::start(Routes::new().page("/", &page))
+}
+
+/// Bot walls are a class of their own: not valid, not broken, counted and named, and they fail
+/// the run only when asked to.
+#[test]
+fn bot_walls_are_blocked_not_broken() {
+    for threads in THREADS {
+        let site = walled_site();
+        let start = links_to(&site, &["/cf", "/cf503", "/in/someone", "/forbidden"]);
+        let report = run(config(&start.url("/"), threads).max_retries(2));
+        let outcome = |p: &str| entry(&report, &site.url(p)).result.outcome.clone();
+        let blocked = |status: u16, reason: &str| Outcome::Blocked {
+            status,
+            reason: reason.into(),
+        };
+        assert_eq!(outcome("/cf"), blocked(403, "Cloudflare bot challenge"));
+        assert_eq!(outcome("/cf503"), blocked(503, "Cloudflare bot challenge"));
+        assert_eq!(
+            outcome("/in/someone"),
+            blocked(999, "non-standard status 999, LinkedIn's bot denial")
+        );
+        assert_eq!(outcome("/forbidden"), Outcome::Broken { status: 403 });
+        let e = entry(&report, &site.url("/cf"));
+        assert!(!e.result.outcome.is_broken());
+        assert!(
+            e.warnings().any(|w| w.tag == "blocked"),
+            "{:?}",
+            e.result.warnings
+        );
+        assert_eq!(
+            site.count("/cf503"),
+            2,
+            "a challenge is not an overload: HEAD and one GET, no retries"
+        );
+        assert_eq!(report.errors(), 1);
+        assert_eq!(report.failing, 1);
+        assert_eq!(report.stats.blocked, 3);
+        assert_eq!(report.stats.blocked_hosts, ["127.0.0.2"]);
+        let strict = run(config(&start.url("/"), threads).fail_on_blocked(true));
+        assert_eq!(strict.failing, 4);
+        assert_eq!(strict.errors(), 1);
+    }
+}
+
+/// Every format shows a blocked link; the exit status stays 0 unless --fail-on-blocked (or
+/// the config key) asks otherwise.
+#[test]
+fn every_format_shows_blocked_links_and_only_the_option_fails_on_them() {
+    let site = walled_site();
+    let start = links_to(&site, &["/cf", "/in/someone"]);
+    let url = start.url("/");
+    let run_with = |args: &[&str]| {
+        let out = linkpatrol()
+            .args(["--no-status", "--max-requests-per-second", "0", &url])
+            .args(args)
+            .output()
+            .expect("the binary runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    for format in [
+        "text", "compact", "github", "markdown", "csv", "json", "ndjson", "html", "junit", "sarif",
+    ] {
+        let (code, out) = run_with(&["-o", format]);
+        assert_eq!(code, Some(0), "{format}: {out}");
+        assert!(out.contains("Cloudflare bot challenge"), "{format}: {out}");
+        assert!(out.contains("LinkedIn"), "{format}: {out}");
+        if matches!(format, "text" | "compact" | "github" | "markdown" | "html") {
+            assert!(
+                out.contains(
+                    "links could not be verified: blocked by bot protection on host 127.0.0.2"
+                ),
+                "{format}: {out}"
+            );
+        }
+    }
+    let (_, json) = run_with(&["-o", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let cf = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["url"] == site.url("/cf"))
+        .unwrap();
+    assert_eq!(cf["state"], "blocked");
+    assert_eq!(cf["blocked"], "Cloudflare bot challenge");
+    assert_eq!(cf["status"], 403);
+    assert_eq!(doc["summary"]["blocked"], 2);
+    assert_eq!(doc["summary"]["blocked_hosts"][0], "127.0.0.2");
+    let (_, junit) = run_with(&["-o", "junit"]);
+    assert!(
+        junit.contains("<skipped message=\"blocked: 403 Forbidden (Cloudflare bot challenge)\""),
+        "{junit}"
+    );
+    assert_eq!(run_with(&["--fail-on-blocked"]).0, Some(1));
+    let dir = TempDir::new("fail-on-blocked");
+    let config = dir.join("linkpatrol.toml");
+    std::fs::write(&config, "fail-on-blocked = true\n").unwrap();
+    // No --no-config here: the file is the user's choice.
+    let out = cli_in(
+        &dir,
+        &[],
+        &["--no-status", "--config", config.to_str().unwrap(), &url],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
 }

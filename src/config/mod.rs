@@ -138,6 +138,7 @@ pub struct Config {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) host_rules: Vec<HostRule>,
     pub(crate) insecure: bool,
+    pub(crate) fail_on_blocked: bool,
     pub(crate) proxy: Option<String>,
     pub(crate) proxy_from_env: bool,
     pub(crate) max_urls: Option<usize>,
@@ -188,6 +189,7 @@ impl Default for Config {
             headers: Vec::new(),
             host_rules: Vec::new(),
             insecure: false,
+            fail_on_blocked: false,
             proxy: None,
             proxy_from_env: true,
             max_urls: None,
@@ -410,6 +412,15 @@ impl Config {
     /// Skip TLS certificate verification (the report says so). Defaults to `false`.
     pub fn insecure(mut self, yes: bool) -> Self {
         self.insecure = yes;
+        self
+    }
+
+    /// Count links that bot protection answered for ([`Outcome::Blocked`](crate::Outcome),
+    /// a Cloudflare challenge, LinkedIn's `999`) in [`Report::failing`](crate::Report::failing),
+    /// as broken links are. Defaults to `false`: such a link could not be verified, and a
+    /// browser may well see its page.
+    pub fn fail_on_blocked(mut self, yes: bool) -> Self {
+        self.fail_on_blocked = yes;
         self
     }
 

@@ -294,7 +294,9 @@ impl Checker {
                     tally.add(&e);
                 }
                 state.borrow_mut().entry(&e);
-                if state.borrow().fails(&e) {
+                if state.borrow().fails(&e)
+                    || (cfg.fail_on_blocked && e.result.outcome.is_blocked())
+                {
                     report.failing += 1;
                 }
                 if cfg.keep_entries {

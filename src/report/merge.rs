@@ -262,6 +262,10 @@ fn outcome_of(v: &Value) -> Result<Outcome, String> {
                 .to_owned();
             Outcome::Failed { kind, message }
         }
+        Some("blocked") => Outcome::Blocked {
+            status: status.ok_or("a blocked entry without \"status\"")?,
+            reason: text(v, "blocked").unwrap_or_default(),
+        },
         Some("ignored") => Outcome::Ignored {
             reason: result
                 .strip_prefix("ignored: ")

@@ -378,16 +378,19 @@ impl Verbosity {
     pub fn shows(self, entry: &Entry) -> bool {
         self == Verbosity::All
             || entry.result.outcome.is_broken()
+            || entry.result.outcome.is_blocked()
             || entry.warnings().next().is_some()
     }
 }
 
-/// The state name of an outcome: `ok`, `broken` (error status), `failed`, `ignored`.
+/// The state name of an outcome: `ok`, `broken` (error status), `failed`, `blocked` (bot
+/// protection answered), `ignored`.
 pub(crate) fn state_name(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Ok { .. } => "ok",
         Outcome::Broken { .. } => "broken",
         Outcome::Failed { .. } => "failed",
+        Outcome::Blocked { .. } => "blocked",
         Outcome::Ignored { .. } => "ignored",
     }
 }
@@ -398,7 +401,7 @@ pub(crate) fn failure_class(outcome: &Outcome) -> Option<&'static str> {
     match outcome {
         Outcome::Broken { .. } => Some(HTTP_ERROR),
         Outcome::Failed { kind, .. } => Some(kind.as_str()),
-        Outcome::Ok { .. } | Outcome::Ignored { .. } => None,
+        Outcome::Ok { .. } | Outcome::Ignored { .. } | Outcome::Blocked { .. } => None,
     }
 }
 

@@ -141,6 +141,8 @@ impl<W: Write> TextReporter<W> {
         if result.outcome.is_broken() {
             let text = format!("Error: {outcome}");
             writeln!(o, "Result     {}", p.paint(Tone::Error, text))?;
+        } else if result.outcome.is_blocked() {
+            writeln!(o, "Result     {}", p.paint(Tone::Warning, outcome))?;
         } else {
             writeln!(o, "Result     Valid: {outcome}")?;
         }
@@ -248,8 +250,8 @@ pub(crate) fn summary_line(report: &Report) -> String {
 }
 
 /// What was found and not checked, and why (no silent pass): one line for URLs skipped by
-/// robots.txt, scope, patterns or scheme, one for links past `--max-urls`; none when nothing
-/// was skipped. Every summary (text, compact, github, markdown) ends with them.
+/// robots.txt, scope, patterns or scheme, one for links bot protection answered for (not
+/// verified), one for links past `--max-urls`; none when nothing was skipped. Every summary (text, compact, github, markdown) ends with them.
 pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     let mut lines = Vec::new();
     let skipped = report.stats.skipped;
@@ -264,6 +266,16 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
             skipped.total(),
             plural(skipped.total()),
             reasons.join(", ")
+        ));
+    }
+    let blocked = report.stats.blocked;
+    if blocked > 0 {
+        let hosts = &report.stats.blocked_hosts;
+        lines.push(format!(
+            "{blocked} link{} could not be verified: blocked by bot protection on host{} {}.",
+            plural(blocked),
+            plural(hosts.len()),
+            hosts.join(", ")
         ));
     }
     if report.over_limit > 0 {

@@ -85,6 +85,9 @@ fn write_link<W: Write>(out: &mut W, e: &Entry, p: Painter) -> io::Result<()> {
             "      {}",
             p.paint(Tone::Error, format!("Error: {outcome}"))
         )
+    } else if r.outcome.is_blocked() {
+        // `blocked: 403 Forbidden (…)`: not verified, so not "Valid".
+        writeln!(out, "      {}", p.paint(Tone::Warning, outcome))
     } else {
         writeln!(out, "      Valid: {outcome}")
     }

@@ -86,6 +86,7 @@ pub const OPTIONS: &[&str] = &[
     "host_max_concurrency",
     "host_header",
     "insecure",
+    "fail_on_blocked",
     "proxy",
     "max_urls",
     "max_body_size",
@@ -225,6 +226,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 config
             }
             "insecure" => config.insecure(v.flag()?),
+            "fail_on_blocked" => config.fail_on_blocked(v.flag()?),
             "proxy" => config.proxy(v.string()?),
             "max_urls" => config.max_urls(Some(v.count()?).filter(|&n| n > 0)),
             "max_body_size" => config.max_body_size(v.count()? as u64),

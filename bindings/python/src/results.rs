@@ -97,13 +97,15 @@ impl PyResult_ {
         self.entry.result.outcome.to_string()
     }
 
-    /// `ok`, `broken` (an error status), `failed` or `ignored`.
+    /// `ok`, `broken` (an error status), `failed`, `blocked` (bot protection answered) or
+    /// `ignored`.
     #[getter]
     fn state(&self) -> &'static str {
         match &self.entry.result.outcome {
             Outcome::Ok { .. } => "ok",
             Outcome::Broken { .. } => "broken",
             Outcome::Failed { .. } => "failed",
+            Outcome::Blocked { .. } => "blocked",
             _ => "ignored",
         }
     }
@@ -254,6 +256,13 @@ impl PyReport {
     #[getter]
     fn warnings(&self) -> usize {
         self.report.warnings()
+    }
+
+    /// Rows that fail the run, as the CLI's exit status counts them: the broken ones, and
+    /// with `fail_on_blocked` the ones bot protection answered for.
+    #[getter]
+    fn failing(&self) -> usize {
+        self.report.failing
     }
 
     /// Rows: link occurrences plus start URLs.

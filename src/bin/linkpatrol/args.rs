@@ -191,6 +191,11 @@ pub struct Args {
     #[arg(long)]
     pub fail_on_warnings: bool,
 
+    /// Exit with status 1 when bot protection answered for a link (a Cloudflare challenge,
+    /// LinkedIn's 999: "blocked"), which otherwise only gets a warning.
+    #[arg(long)]
+    pub fail_on_blocked: bool,
+
     /// Keep state between runs in ./.linkpatrol-cache.sqlite: reuse recent results of
     /// external and leaf URLs, and record each link's broken history.
     #[arg(long)]

@@ -85,6 +85,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "csv_raw",
             "ignore_warning",
             "fail_on_warnings",
+            "fail_on_blocked",
         ],
     ),
     (

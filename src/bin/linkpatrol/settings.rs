@@ -109,6 +109,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .max_retries(args.max_retries)
         .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)
         .insecure(args.insecure)
+        .fail_on_blocked(args.fail_on_blocked)
         // 0 means no limit, like the other limits.
         .max_urls(args.max_urls.filter(|&n| n > 0))
         .max_body_size(args.max_body_size)

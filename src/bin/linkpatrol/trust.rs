@@ -229,6 +229,7 @@ mod tests {
         ("csv-bom", "the report's shape"),
         ("ignore-warning", "the report's content"),
         ("fail-on-warnings", "the exit status"),
+        ("fail-on-blocked", "the exit status"),
         (
             "check-anchors",
             "the anchors plugin: reads the pages being checked",

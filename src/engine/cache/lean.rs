@@ -83,7 +83,9 @@ impl Lean {
         let outcome = match outcome {
             Outcome::Ok { status } => LeanOutcome::Ok(*status),
             Outcome::Ignored { reason } => LeanOutcome::Ignored(reason.as_str().into()),
-            Outcome::Broken { .. } | Outcome::Failed { .. } => return None,
+            Outcome::Broken { .. } | Outcome::Failed { .. } | Outcome::Blocked { .. } => {
+                return None;
+            }
         };
         let plain = real_url.is_none()
             && redirects.is_empty()

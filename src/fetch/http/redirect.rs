@@ -9,8 +9,8 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{
-    all_headers, charset_param, classify_io, drain, head_refused, header, host_key, location,
-    media_type, must_locate, read_capped, redirected, status_outcome, status_text,
+    all_headers, charset_param, classify_io, drain, final_outcome, head_refused, header, host_key,
+    location, media_type, must_locate, read_capped, redirected, status_text,
 };
 use super::retry::{Budget, Exchange};
 use crate::extract::format::is_parsed;
@@ -124,7 +124,9 @@ impl HttpFetcher {
                 budget = Budget::default();
                 continue;
             }
-            let mut f = Fetched::bare(&current, status_outcome(status));
+            let mut wall = Vec::new();
+            let mut f = Fetched::bare(&current, final_outcome(&current, status, &res, &mut wall));
+            f.warnings.extend(wall);
             let content_type = header(&res, CONTENT_TYPE.as_str());
             f.content_type = content_type.as_deref().map(media_type);
             f.charset = content_type.as_deref().and_then(charset_param);

@@ -53,6 +53,60 @@ pub(super) fn head_refused(status: u16) -> bool {
     status >= 400 && status != 429
 }
 
+/// The bot protection that answered instead of the page, named from the status and headers
+/// it is known by, or `None`. Conservative: only answers that name their protection, whatever
+/// else a 403 may mean, count (a plain 403 stays broken).
+pub(super) fn bot_wall(url: &Url, status: u16, res: &Response<Body>) -> Option<&'static str> {
+    let value = |name: &str| header(res, name).map(|v| v.trim().to_ascii_lowercase());
+    let host = url.host_str().unwrap_or("");
+    if status == 999 {
+        let linkedin = host == "linkedin.com" || host.ends_with(".linkedin.com");
+        return Some(if linkedin {
+            "LinkedIn bot denial, status 999"
+        } else {
+            "non-standard status 999, LinkedIn's bot denial"
+        });
+    }
+    if matches!(status, 403 | 429 | 503) && value("cf-mitigated").as_deref() == Some("challenge") {
+        return Some("Cloudflare bot challenge");
+    }
+    if matches!(status, 202 | 403 | 405)
+        && value("x-amzn-waf-action")
+            .is_some_and(|a| matches!(a.as_str(), "challenge" | "captcha" | "block"))
+    {
+        return Some("AWS WAF bot control");
+    }
+    if status == 403 && (value("x-datadome").is_some() || value("x-dd-b").is_some()) {
+        return Some("DataDome bot protection");
+    }
+    None
+}
+
+/// The outcome of a final answer: `Blocked` when bot protection answered instead of the page
+/// (with a `blocked` warning, so every format that lists warnings shows it), else by status.
+pub(super) fn final_outcome(
+    url: &Url,
+    status: u16,
+    res: &Response<Body>,
+    warnings: &mut Vec<Warning>,
+) -> Outcome {
+    let Some(reason) = bot_wall(url, status, res) else {
+        return status_outcome(status);
+    };
+    warnings.push(Warning {
+        tag: "blocked",
+        message: format!(
+            "{reason} ({}) answered instead of the page: a browser may pass it, the link \
+             could not be verified",
+            status_text(status)
+        ),
+    });
+    Outcome::Blocked {
+        status,
+        reason: reason.to_owned(),
+    }
+}
+
 pub(super) fn status_outcome(status: u16) -> Outcome {
     if status >= 400 {
         Outcome::Broken { status }

@@ -9,7 +9,9 @@ use ureq::http::header::{RETRY_AFTER, SET_COOKIE};
 use url::Url;
 
 use super::HttpFetcher;
-use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
+use super::response::{
+    bot_wall, classify, drain, header, host_key, lost_before_response, proxy_failure,
+};
 use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::{HostPermit, Turn};
@@ -196,6 +198,7 @@ impl HttpFetcher {
                     }
                     if !matches!(status, 429 | 502 | 503 | 504)
                         || budget.used >= self.settings.max_retries
+                        || bot_wall(url, status, &res).is_some()
                     {
                         return Exchange::Response(res, permit);
                     }

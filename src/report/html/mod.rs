@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use self::escape::Escaped;
+use super::text::plural;
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
@@ -181,6 +182,17 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
              The check was stopped before it finished; results are not complete \
              (<span data-stat=\"unchecked\">{}</span> URLs not checked).</p>",
             report.unchecked
+        )?;
+    }
+    if report.stats.blocked > 0 {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"blocked\"><span data-stat=\"blocked\">{}</span> \
+             link{} could not be verified: blocked by bot protection on host{} {}.</p>",
+            report.stats.blocked,
+            plural(report.stats.blocked),
+            plural(report.stats.blocked_hosts.len()),
+            Escaped(&report.stats.blocked_hosts.join(", "))
         )?;
     }
     if report.over_limit > 0 {
