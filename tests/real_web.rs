@@ -273,3 +273,57 @@ fn every_format_shows_blocked_links_and_only_the_option_fails_on_them() {
     );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
+
+/// A redirect that ends on a login page gets a `login-redirect` warning (a private page, not a
+/// moved one); a plain move and a link straight to the login page do not.
+#[test]
+fn a_redirect_to_a_login_page_is_told_apart_from_a_move() {
+    for threads in THREADS {
+        let site = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new()
+                .reply("/private", Reply::redirect(302, "/login?next=/private"))
+                .reply("/moved", Reply::redirect(301, "/new"))
+                .reply("/new", Reply::html("new"))
+                .reply("/login", Reply::html("<form>password</form>")),
+        );
+        let start = links_to(&site, &["/private", "/moved", "/login?next=/x"]);
+        let report = run(config(&start.url("/"), threads));
+        let tags = |p: &str| -> Vec<&str> {
+            entry(&report, &site.url(p))
+                .warnings()
+                .map(|w| w.tag)
+                .collect()
+        };
+        assert_eq!(tags("/private"), ["http-redirected", "login-redirect"]);
+        assert_eq!(tags("/moved"), ["http-redirected"]);
+        assert!(tags("/login?next=/x").is_empty());
+        let e = entry(&report, &site.url("/private"));
+        assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+        let w = e.warnings().find(|w| w.tag == "login-redirect").unwrap();
+        assert!(w.message.contains("needs a login"), "{}", w.message);
+    }
+    let site = TestServer::start_on(
+        "127.0.0.2",
+        Routes::new()
+            .reply("/private", Reply::redirect(302, "/users/sign_in"))
+            .reply("/users/sign_in", Reply::html("login")),
+    );
+    let start = links_to(&site, &["/private"]);
+    for format in ["compact", "json", "sarif", "csv", "markdown"] {
+        let out = linkpatrol()
+            .args([
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                "-o",
+                format,
+            ])
+            .arg(start.url("/"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("login-redirect"), "{format}: {text}");
+        assert_eq!(out.status.code(), Some(0), "{format}");
+    }
+}

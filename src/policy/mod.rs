@@ -2,7 +2,8 @@
 //! (`filter`), cache keys (`url_norm`), robots.txt rules (`robots`, handed its fetch),
 //! mail address syntax (`mail`), the text join of a plain relative link (`local_join`), a URL
 //! parsed near another of the same site (`parse_near`), a URL's origin as text (`origin`),
-//! link rewriting (`remap`) and per-host politeness (`host_table`; `host_gate`, the slots
+//! link rewriting (`remap`), whether a redirect ended on a login page (`login_page`) and
+//! per-host politeness (`host_table`; `host_gate`, the slots
 //! `wait_for_host` hands out; `wait_spans`, the wall time a host was waited for). Depends on
 //! the model and the config (see ARCHITECTURE.md).
 
@@ -10,6 +11,7 @@ pub(crate) mod filter;
 pub(crate) mod host_gate;
 pub(crate) mod host_table;
 pub(crate) mod local_join;
+pub(crate) mod login_page;
 pub(crate) mod mail;
 pub(crate) mod origin;
 pub(crate) mod parse_near;

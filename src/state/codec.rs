@@ -56,8 +56,9 @@ fn stored_kind(kind: &FailKind) -> bool {
 }
 
 /// The warning tags a reused result may carry: those the engine itself sets on a result.
-const TAGS: [&str; 8] = [
+const TAGS: [&str; 9] = [
     "http-redirected",
+    "login-redirect",
     "http-empty-content",
     "http-rate-limited",
     "http-retry-after-too-long",

@@ -10,7 +10,7 @@ use url::Url;
 use super::HttpFetcher;
 use super::response::{
     all_headers, charset_param, classify_io, drain, final_outcome, head_refused, header, host_key,
-    location, media_type, must_locate, read_capped, redirected, status_text,
+    location, login_redirect, media_type, must_locate, read_capped, redirected, status_text,
 };
 use super::retry::{Budget, Exchange};
 use crate::extract::format::is_parsed;
@@ -113,6 +113,7 @@ impl HttpFetcher {
                     // Checked on its own (queued, in progress or done): that gives the verdict.
                     let mut f = Fetched::bare(&next, Outcome::Ok { status: None });
                     f.warnings.push(redirected(&next));
+                    f.warnings.extend(login_redirect(url, &next));
                     f.redirects = hops;
                     f.stopped_at = Some(key);
                     return f;
@@ -138,6 +139,7 @@ impl HttpFetcher {
             f.size = header(&res, CONTENT_LENGTH.as_str()).and_then(|n| n.trim().parse().ok());
             if !hops.is_empty() {
                 f.warnings.push(redirected(&current));
+                f.warnings.extend(login_redirect(url, &current));
             }
             f.redirects = hops;
             if use_head {

@@ -9,6 +9,7 @@ use ureq::{Body, Proxy, ProxyProtocol};
 use url::Url;
 
 use crate::model::outcome::{FailKind, Outcome, Warning};
+use crate::policy::login_page::is_login_page;
 
 /// Bytes of a body we are not going to parse that are still read to keep the connection.
 const DRAIN_LIMIT: u64 = 64 * 1024;
@@ -28,6 +29,15 @@ pub(super) fn redirected(to: &Url) -> Warning {
         tag: "http-redirected",
         message: format!("Redirected to `{to}'."),
     }
+}
+
+/// `login-redirect`, when a redirect chain from `from` ends on a login page at `to` (and `from`
+/// is not one itself): the target exists but needs a login, it did not move.
+pub(super) fn login_redirect(from: &Url, to: &Url) -> Option<Warning> {
+    (is_login_page(to) && !is_login_page(from)).then(|| Warning {
+        tag: "login-redirect",
+        message: format!("The redirect ends on a login page `{to}': the target needs a login."),
+    })
 }
 
 /// The politeness key of a URL: `host:port`.
