@@ -1,7 +1,9 @@
 //! Servers on loopback that behave like well-known real sites: no false alarm where a browser
 //! sees the page, no waiting on a host that is down.
 
-use linkpatrol::Outcome;
+use std::time::Duration;
+
+use linkpatrol::{FailKind, Outcome};
 
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{TempDir, cli_in, config, entry, linkpatrol, run};
@@ -325,5 +327,137 @@ fn a_redirect_to_a_login_page_is_told_apart_from_a_move() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("login-redirect"), "{format}: {text}");
         assert_eq!(out.status.code(), Some(0), "{format}");
+    }
+}
+
+/// A port on 127.0.0.1 where nothing listens: a connection to it is refused at once.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// 200 links to three hosts that refuse connections: each host is tried once (its robots.txt;
+/// or once per worker racing for it), and its other URLs fail at once with the same error, saying so. The
+/// summary names the hosts.
+#[test]
+fn a_host_that_refuses_connections_is_tried_once() {
+    for threads in THREADS {
+        let ports = [closed_port(), closed_port(), closed_port()];
+        let links: String = (0..200)
+            .map(|i| format!("<a href='http://127.0.0.1:{}/p{i}'>x</a>", ports[i % 3]))
+            .collect();
+        let start = TestServer::start(Routes::new().page("/", &links));
+        let report = run(config(&start.url("/"), threads).max_retries(2));
+        let dead: Vec<_> = report
+            .entries
+            .iter()
+            .filter(|e| e.referrer.is_some())
+            .collect();
+        assert_eq!(dead.len(), 200);
+        let mut not_requested = 0;
+        for e in &dead {
+            let Outcome::Failed { kind, message } = &e.result.outcome else {
+                panic!("{:?}", e.result.outcome)
+            };
+            assert_eq!(*kind, FailKind::Connect, "{message}");
+            if message.contains("(not requested: host 127.0.0.1:") {
+                assert!(
+                    message.contains(" unreachable, as for URL http://127.0.0.1:"),
+                    "{message}"
+                );
+                not_requested += 1;
+            }
+        }
+        for port in ports {
+            let key = format!("127.0.0.1:{port}");
+            let host = report
+                .hosts
+                .iter()
+                .find(|h| h.host == key)
+                .unwrap_or_else(|| panic!("{key}: {:?}", report.hosts));
+            assert!(
+                (1..=threads as u64).contains(&host.requests),
+                "{key}: {} requests with {threads} threads",
+                host.requests
+            );
+            assert!(
+                host.unreachable
+                    .as_deref()
+                    .is_some_and(|u| u.starts_with("connect: "))
+            );
+        }
+        let tried: u64 = report
+            .hosts
+            .iter()
+            .filter(|h| h.unreachable.is_some())
+            .map(|h| h.requests)
+            .sum();
+        // Each host's robots.txt is its first request (a failed one allows every URL).
+        assert_eq!(not_requested as u64, 200 - (tried - 3));
+    }
+    let ports = [closed_port(), closed_port()];
+    let links: String = ports
+        .iter()
+        .map(|p| {
+            format!("<a href='http://127.0.0.1:{p}/a'>a</a><a href='http://127.0.0.1:{p}/b'>b</a>")
+        })
+        .collect();
+    let start = TestServer::start(Routes::new().page("/", &links));
+    let out = linkpatrol()
+        .args([
+            "--no-status",
+            "--max-requests-per-second",
+            "0",
+            "-t",
+            "1",
+            &start.url("/"),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("2 hosts unreachable, their other URLs not requested: 127.0.0.1:"),
+        "{text}"
+    );
+    for p in ports {
+        assert!(
+            text.contains(&format!("127.0.0.1:{p} (connect: ")),
+            "{text}"
+        );
+    }
+}
+
+/// A host that accepts connections and never answers gets a couple of probes, each timing out
+/// (after its retries), before it is given up: its other URLs are not requested.
+#[test]
+fn a_host_that_never_answers_gets_a_couple_of_probes() {
+    for threads in [1, 4] {
+        let hanging = TestServer::start_on("127.0.0.2", Routes::new().fallback(Reply::hang()));
+        let links: String = (0..20)
+            .map(|i| format!("<a href='{}'>x</a>", hanging.url(&format!("/p{i}"))))
+            .collect();
+        let start = TestServer::start(Routes::new().page("/", &links));
+        let report = run(config(&start.url("/"), threads)
+            .timeout(Duration::from_millis(300))
+            .max_retries(0));
+        let requests = hanging.requests().len();
+        if threads == 1 {
+            assert_eq!(requests, 2, "two probes, then the host is given up");
+        } else {
+            assert!((2..=2 * threads).contains(&requests), "{requests} requests");
+        }
+        let not_requested = report
+            .entries
+            .iter()
+            .filter(|e| match &e.result.outcome {
+                Outcome::Failed {
+                    kind: FailKind::Timeout,
+                    message,
+                } => message.contains("(not requested: host 127.0.0.2:"),
+                _ => false,
+            })
+            .count();
+        // The host's robots.txt was its first request.
+        assert_eq!(not_requested, 20 - (requests - 1));
     }
 }

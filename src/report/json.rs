@@ -20,7 +20,7 @@
 //! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
-//! seconds) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
+//! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
 //! url_limit, scheme}`); when bot protection answered for some links, `blocked` (their entries)
 //! and `blocked_hosts` (host names).
 
@@ -186,7 +186,7 @@ pub fn summary_json(report: &Report) -> Value {
             "scheme": stats.skipped.scheme,
         },
         "hosts": stats.hosts.iter()
-            .map(|(h, broken)| json!({
+            .map(|(h, broken)| (h, json!({
                 "host": h.host,
                 "requests": h.requests,
                 "waited": h.waited.as_secs_f64(),
@@ -195,7 +195,14 @@ pub fn summary_json(report: &Report) -> Value {
                 "broken": broken,
                 "interval": h.interval.as_secs_f64(),
                 "effective_rate": h.effective_rate,
-            }))
+            })))
+            .map(|(h, mut v)| {
+                // Only for a host given up: reports of other runs keep their shape.
+                if let Some(why) = &h.unreachable {
+                    v["unreachable"] = why.as_str().into();
+                }
+                v
+            })
             .collect::<Vec<_>>(),
     });
     if stats.blocked > 0 {

@@ -144,7 +144,11 @@ fn add_summary(report: &mut Report, hosts: &mut BTreeMap<String, HostStats>, v: 
             overloaded: 0,
             interval: Duration::ZERO,
             effective_rate: 0.0,
+            unreachable: None,
         });
+        if s.unreachable.is_none() {
+            s.unreachable = text(h, "unreachable");
+        }
         s.requests += number(h, "requests").unwrap_or(0);
         s.waited = s
             .waited

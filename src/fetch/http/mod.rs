@@ -15,6 +15,11 @@
 //! (seconds or an HTTP date) and slow the whole host down through the gate; otherwise the wait
 //! is an exponential backoff with jitter. A 404 is never retried, nor a URL too long to send.
 //!
+//! Dead hosts: a request that fails at the DNS, connect or TLS level gives its host up (a timeout
+//! does after a couple in a row, see `policy::host_table`); the host's other URLs then fail at
+//! once with the same class and a message that says they were not requested and names the URL
+//! that failed.
+//!
 //! Stale connections: a request that rode a pooled keep-alive connection and lost it before
 //! any response came (the server closed it just as we reused it) is resent at once on a new
 //! connection — not a retry, no backoff; at most once per URL (a connection reset while it was

@@ -15,6 +15,7 @@ use super::response::{
 use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::{HostPermit, Turn};
+use crate::policy::host_table::HostDown;
 use crate::policy::origin::origin_text;
 
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
@@ -109,10 +110,17 @@ impl HttpFetcher {
             return Exchange::Failed(FailKind::InvalidUrl, message);
         }
         loop {
-            let permit = match self.gate.permit_or_later(&host, budget.may_defer) {
+            let mut permit = match self.gate.permit_or_later(&host, budget.may_defer) {
                 Turn::Now(permit) => permit,
                 Turn::Later(due) => return Exchange::Deferred(due),
                 Turn::Cancelled => return Exchange::Interrupted,
+                Turn::Down(down) => {
+                    let message = format!(
+                        "{} (not requested: host {host} unreachable, as for URL {})",
+                        down.message, down.url
+                    );
+                    return Exchange::Failed(down.kind, message);
+                }
             };
             let mut req = if *head {
                 self.agent.head(url.as_str())
@@ -180,11 +188,14 @@ impl HttpFetcher {
                         || budget.used >= self.settings.max_retries
                     {
                         let proxy = self.settings.proxy.as_ref();
-                        return Exchange::Failed(kind, proxy_failure(proxy, url, kind, message));
+                        let message = proxy_failure(proxy, url, kind, message);
+                        self.note_failure(&host, url, kind, &message);
+                        return Exchange::Failed(kind, message);
                     }
                     Some(self.backoff(budget.used))
                 }
                 Ok(mut res) => {
+                    permit.answered();
                     let set_cookie = res.headers().get_all(SET_COOKIE);
                     let set_cookie = set_cookie.iter().filter_map(|v| v.to_str().ok());
                     budget.cookies_changed |=
@@ -242,6 +253,22 @@ impl HttpFetcher {
                 return Exchange::Interrupted;
             }
             self.count_retry(&host, budget, retries);
+        }
+    }
+
+    /// A request to `host` failed for good: a DNS, connect or TLS failure gives the host up at
+    /// once (every other URL of it would fail the same way), a timeout counts towards giving
+    /// it up (see `policy::host_table`, "Dead hosts").
+    fn note_failure(&self, host: &str, url: &Url, kind: FailKind, message: &str) {
+        let down = || HostDown {
+            kind,
+            message: message.to_owned(),
+            url: url.as_str().to_owned(),
+        };
+        match kind {
+            FailKind::Dns | FailKind::Connect | FailKind::Tls => self.gate.host_down(host, down()),
+            FailKind::Timeout => self.gate.timed_out(host, down()),
+            _ => {}
         }
     }
 

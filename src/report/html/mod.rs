@@ -184,6 +184,14 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             report.unchecked
         )?;
     }
+    let unreachable = super::text::unreachable_hosts(report);
+    if !unreachable.is_empty() {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"unreachable\">Unreachable, other URLs not requested: {}.</p>",
+            Escaped(&unreachable.join("; "))
+        )?;
+    }
     if report.stats.blocked > 0 {
         writeln!(
             o,
