@@ -461,3 +461,136 @@ fn a_host_that_never_answers_gets_a_couple_of_probes() {
         assert_eq!(not_requested, 20 - (requests - 1));
     }
 }
+
+/// A fake of the Wayback Machine's availability API: a snapshot for URLs ending in `/gone`,
+/// none for others.
+fn fake_archive() -> TestServer {
+    TestServer::start_on(
+        "127.0.0.3",
+        Routes::new().dynamic(|req| {
+            if req.path_only() != "/wayback/available" {
+                return None;
+            }
+            let asked = req
+                .query()
+                .and_then(|q| q.strip_prefix("url="))
+                .map(|u| u.replace("%3A", ":").replace("%2F", "/"))
+                .unwrap_or_default();
+            let body = if asked.ends_with("/gone") {
+                format!(
+                    r#"{{"url": "{asked}", "archived_snapshots": {{"closest": {{"status": "200",
+                    "available": true, "url": "http://web.archive.test/web/20200101000000/{asked}",
+                    "timestamp": "20200101000000"}}}}}}"#
+                )
+            } else {
+                format!(r#"{{"url": "{asked}", "archived_snapshots": {{}}}}"#)
+            };
+            Some(
+                Reply::status(200)
+                    .content_type("application/json")
+                    .body(body),
+            )
+        }),
+    )
+}
+
+/// `--suggest` asks the archive once per broken http(s) URL, and only then, and shows the
+/// closest snapshot; without it nothing is looked up.
+#[test]
+fn suggest_asks_the_archive_for_each_broken_link_only() {
+    for threads in THREADS {
+        let archive = fake_archive();
+        let site = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new()
+                .reply("/ok", Reply::html("ok"))
+                .reply("/gone", Reply::not_found())
+                .reply("/missing", Reply::not_found()),
+        );
+        let start = links_to(&site, &["/ok", "/gone", "/missing"]);
+        let endpoint = archive.url("/wayback/available");
+        let plain = run(config(&start.url("/"), threads));
+        assert_eq!(entry(&plain, &site.url("/gone")).result.suggestion, None);
+        assert!(
+            archive.requests().is_empty(),
+            "nothing is looked up without --suggest"
+        );
+        let cfg = config(&start.url("/"), threads)
+            .suggest(true)
+            .archive_url(&endpoint)
+            .unwrap();
+        let report = run(cfg);
+        let suggestion = |p: &str| entry(&report, &site.url(p)).result.suggestion.clone();
+        assert_eq!(
+            suggestion("/gone"),
+            Some(format!(
+                "http://web.archive.test/web/20200101000000/{}",
+                site.url("/gone")
+            ))
+        );
+        assert_eq!(suggestion("/missing"), None);
+        assert_eq!(suggestion("/ok"), None);
+        let mut asked: Vec<String> = archive.requests().iter().map(|r| r.path.clone()).collect();
+        asked.sort();
+        let query = |p: &str| {
+            format!(
+                "/wayback/available?url={}",
+                site.url(p).replace(':', "%3A").replace('/', "%2F")
+            )
+        };
+        assert_eq!(
+            asked,
+            [query("/gone"), query("/missing")],
+            "one lookup per broken URL"
+        );
+    }
+}
+
+/// The suggestion shows in every format that lists broken links, and CSV gets a last column.
+#[test]
+fn every_format_shows_the_archived_copy() {
+    let archive = fake_archive();
+    let site = TestServer::start_on(
+        "127.0.0.2",
+        Routes::new().reply("/gone", Reply::not_found()),
+    );
+    let start = links_to(&site, &["/gone"]);
+    let endpoint = archive.url("/wayback/available");
+    let snapshot = format!(
+        "http://web.archive.test/web/20200101000000/{}",
+        site.url("/gone")
+    );
+    for format in [
+        "text", "compact", "github", "markdown", "csv", "json", "ndjson", "html",
+    ] {
+        let out = linkpatrol()
+            .args([
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                "-o",
+                format,
+            ])
+            .args(["--suggest", "--archive-url", &endpoint, &start.url("/")])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{format}: {text}");
+        assert!(text.contains(&snapshot), "{format}: {text}");
+        if format == "csv" {
+            let header = text.lines().next().unwrap();
+            assert!(header.ends_with(";modified;suggestion"), "{header}");
+            let row = text.lines().nth(1).unwrap();
+            assert!(row.ends_with(&format!(";{snapshot}")), "{row}");
+        }
+    }
+    let out = linkpatrol()
+        .args(["--no-status", "-o", "csv", &start.url("/")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().next().unwrap().ends_with(";modified"),
+        "{text}"
+    );
+}

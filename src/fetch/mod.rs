@@ -70,6 +70,11 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     }
     /// The body of a robots.txt; `None` when there is none to obey.
     fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>>;
+    /// The body of a small http(s) resource (a web archive's answer), up to `limit` bytes,
+    /// following a few redirects; `None` unless it answered 200. The default fetches nothing.
+    fn fetch_small(&self, _url: &Url, _limit: u64) -> Option<Vec<u8>> {
+        None
+    }
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
     fn interrupt(&self);
 }

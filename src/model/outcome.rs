@@ -271,6 +271,9 @@ pub struct CheckResult {
     /// With a state file: in how many consecutive runs that checked this URL it was broken,
     /// this run included (0 when it is not broken or no state file is used).
     pub broken_runs: u32,
+    /// With [`Config::suggest`](crate::Config::suggest): the closest snapshot of this broken
+    /// URL in the web archive, when it has one.
+    pub suggestion: Option<String>,
 }
 
 impl CheckResult {
@@ -296,6 +299,7 @@ impl CheckResult {
             cached_from: None,
             broken_since: None,
             broken_runs: 0,
+            suggestion: None,
         }
     }
 }
@@ -326,6 +330,9 @@ impl CheckResult {
             mask(&mut w.message);
         }
         self.infos.iter_mut().for_each(mask);
+        if let Some(s) = &mut self.suggestion {
+            mask(s);
+        }
         self
     }
 }

@@ -15,6 +15,8 @@
 //! ([`Config::remap`](crate::Config::remap)) also has `remapped_from`: its URL before the rule
 //! (`url` is the URL checked). A link bot protection answered for has `state` `blocked`,
 //! `valid` true (it is no error) and `blocked`: which protection (`Cloudflare bot challenge`).
+//! With `--suggest`, a broken link the web archive has a copy of has `suggestion`: the
+//! snapshot's URL.
 //!
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
 //! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
@@ -156,6 +158,9 @@ pub fn entry_json(e: &Entry) -> Value {
     }
     if let Outcome::Blocked { reason, .. } = &r.outcome {
         entry["blocked"] = reason.as_str().into();
+    }
+    if let Some(s) = &r.suggestion {
+        entry["suggestion"] = s.as_str().into();
     }
     entry
 }

@@ -226,6 +226,7 @@ pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
         cached_from: None,
         broken_since: None,
         broken_runs: 0,
+        suggestion: text(v, "suggestion"),
     };
     let line = |key: &str| number(v, key).map(|n| n as usize);
     let referrer = text(v, "parent").map(|parent| Referrer {

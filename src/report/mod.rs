@@ -233,6 +233,9 @@ pub struct ReportOptions {
     /// `SRCROOT` (the binary gives the working folder when the checked folder is inside it,
     /// else the checked folder). Defaults to none: absolute `file:` URIs.
     pub source_root: Option<std::path::PathBuf>,
+    /// The run asked the web archive for suggestions (`--suggest`): the CSV report gets a last
+    /// column, `suggestion`. Defaults to off.
+    pub suggestions: bool,
 }
 
 impl Default for ReportOptions {
@@ -246,6 +249,7 @@ impl Default for ReportOptions {
             group_by: GroupBy::Page,
             working_dir: None,
             source_root: None,
+            suggestions: false,
         }
     }
 }
@@ -290,7 +294,8 @@ pub fn reporter_for<'a>(
         Format::Csv => Box::new(
             CsvReporter::new(out, options.csv_delimiter, options.verbosity)
                 .with_bom(options.csv_bom)
-                .with_raw(options.csv_raw),
+                .with_raw(options.csv_raw)
+                .with_suggestions(options.suggestions),
         ),
         Format::Html => Box::new(HtmlReporter::new(out, options.verbosity)),
     }

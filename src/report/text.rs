@@ -137,6 +137,9 @@ impl<W: Write> TextReporter<W> {
         if result.retries > 0 {
             writeln!(o, "Tries      {}", result.retries + 1)?;
         }
+        if let Some(s) = &result.suggestion {
+            writeln!(o, "Suggestion {}", esc(s))?;
+        }
         let outcome = esc(&result.outcome.to_string()).into_owned();
         if result.outcome.is_broken() {
             let text = format!("Error: {outcome}");

@@ -98,6 +98,8 @@ pub const OPTIONS: &[&str] = &[
     "method",
     "check_mx",
     "dns_server",
+    "suggest",
+    "archive_url",
     "plugin",
     "shard",
 ];
@@ -278,6 +280,10 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 config
             }
             "shard" => config.shard(parse_shard(&v)?),
+            "suggest" => config.suggest(v.flag()?),
+            "archive_url" => config
+                .archive_url(&v.string()?)
+                .map_err(|e| v.bad_text(&e.to_string()))?,
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(
                     "option `{other}' shapes the command's output, not the check: \

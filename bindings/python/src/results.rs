@@ -120,6 +120,12 @@ impl PyResult_ {
         }
     }
 
+    /// With `suggest=True`: the web archive's closest snapshot of this broken URL, if any.
+    #[getter]
+    fn suggestion(&self) -> Option<&str> {
+        self.entry.result.suggestion.as_deref()
+    }
+
     /// The warnings, as `(tag, message)` pairs.
     #[getter]
     fn warnings(&self) -> Vec<(&'static str, String)> {

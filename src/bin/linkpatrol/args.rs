@@ -293,6 +293,16 @@ pub struct Args {
     #[arg(long, value_name = "ADDR")]
     pub dns_server: Option<String>,
 
+    /// For each broken http(s) link, ask the web archive for its closest snapshot and show it
+    /// (one request per broken URL to the archive, with its host's politeness).
+    #[arg(long)]
+    pub suggest: bool,
+
+    /// The web archive's availability API that --suggest asks (`GET URL?url=BROKEN`, answered
+    /// as the Wayback Machine does) [default: https://archive.org/wayback/available]
+    #[arg(long, value_name = "URL")]
+    pub archive_url: Option<String>,
+
     /// `true` when the flag, its environment variable or the config file set
     /// --max-requests-per-second: then it holds for loopback hosts too; no flag.
     #[arg(skip)]

@@ -58,6 +58,8 @@ pub struct FileConfig {
     pub proxy: Option<String>,
     pub check_mx: Option<bool>,
     pub dns_server: Option<String>,
+    pub suggest: Option<bool>,
+    pub archive_url: Option<String>,
     // Politeness and threads
     pub threads: Option<usize>,
     pub max_requests_per_second: Option<f64>,
@@ -242,6 +244,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         method,
         insecure,
         check_mx,
+        suggest,
         host_concurrency,
         quiet,
         verbose,
@@ -275,6 +278,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         user_agent,
         cookie_file,
         dns_server,
+        archive_url,
         proxy,
         cache_file
     );
@@ -369,6 +373,8 @@ pub fn effective(args: &Args) -> FileConfig {
         proxy: args.proxy.clone(),
         check_mx: Some(args.check_mx),
         dns_server: args.dns_server.clone(),
+        suggest: Some(args.suggest),
+        archive_url: args.archive_url.clone(),
         threads: Some(args.threads),
         max_requests_per_second: Some(args.max_requests_per_second),
         host_concurrency: Some(args.host_concurrency),
@@ -461,6 +467,8 @@ pub(crate) mod tests {
             proxy: Some("http://127.0.0.1:3128".into()),
             check_mx: Some(true),
             dns_server: Some("127.0.0.1:5353".into()),
+            suggest: Some(true),
+            archive_url: Some("http://127.0.0.1:8001/wayback/available".into()),
             threads: Some(3),
             max_requests_per_second: Some(2.0),
             host_concurrency: Some(2),

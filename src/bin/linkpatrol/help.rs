@@ -57,6 +57,8 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "proxy",
             "check_mx",
             "dns_server",
+            "suggest",
+            "archive_url",
         ],
     ),
     (

@@ -285,6 +285,12 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
     if args.check_mx {
         config = config.mx_resolver(Some(mx_resolver(args.dns_server.as_deref())?));
     }
+    config = config.suggest(args.suggest);
+    if let Some(url) = &args.archive_url {
+        config = config
+            .archive_url(url)
+            .map_err(|e| anyhow!("--archive-url: {e}"))?;
+    }
     if let Some(base) = &args.base_url {
         Url::parse(base).map_err(|e| anyhow!("--base-url `{base}' is not a valid URL: {e}"))?;
         config = config.base_url(base);

@@ -35,6 +35,8 @@ pub enum Refusal {
 ///   and passwords the user gives on the command line; the proxy can read and answer them all.
 /// - `dns-server`: sends the `--check-mx` lookups to a resolver the file names, which learns
 ///   every mail domain and decides every verdict.
+/// - `archive-url`: sends every broken URL (`--suggest`) to a server the file names, which
+///   also writes the suggestions the user is shown.
 /// - `insecure`: turns certificate checks off, so anyone on the network path can read and
 ///   change the requests, the user's headers and cookies included.
 /// - `cookie-file`: reads a file at any path (its lines can end up in an error message) and
@@ -59,6 +61,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("file-output", Refusal::Always),
     ("proxy", Refusal::Always),
     ("dns-server", Refusal::Always),
+    ("archive-url", Refusal::Always),
     ("insecure", Refusal::Always),
     ("cookie-file", Refusal::Always),
     ("input-file", Refusal::Always),
@@ -212,6 +215,10 @@ mod tests {
         (
             "check-mx",
             "looks up mail domains with the system's own resolver",
+        ),
+        (
+            "suggest",
+            "asks the default web archive (archive.org) about broken links",
         ),
         ("threads", "limits"),
         ("max-requests-per-second", "politeness"),

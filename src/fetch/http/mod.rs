@@ -135,6 +135,12 @@ impl HttpFetcher {
 
     /// Fetches a robots.txt (following a few redirects). `None` when there is none to obey.
     pub(crate) fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>> {
+        self.fetch_small(url, ROBOTS_TXT_LIMIT)
+    }
+
+    /// Fetches a small resource with GET (following a few redirects), up to `limit` bytes.
+    /// `None` unless it answered 200.
+    pub(crate) fn fetch_small(&self, url: &Url, limit: u64) -> Option<Vec<u8>> {
         let mut current = url.clone();
         let (mut retries, mut warnings) = (0, Vec::new());
         for _ in 0..5 {
@@ -160,7 +166,7 @@ impl HttpFetcher {
                 return None;
             }
             let announced = header(&res, "content-length").and_then(|n| n.trim().parse().ok());
-            return read_capped(res.body_mut(), ROBOTS_TXT_LIMIT, announced)
+            return read_capped(res.body_mut(), limit, announced)
                 .ok()
                 .map(|(b, _)| b);
         }

@@ -316,6 +316,7 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
                 Escaped(r.map_or("", |r| r.name.as_str())),
                 Escaped(&e.result.outcome.to_string()),
             )?;
+            suggestion(o, e)?;
             real_url(o, e)?;
             writeln!(o, "</td></tr>")?;
         }
@@ -415,6 +416,7 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         Escaped(rf.map_or("", |x| x.name.as_str())),
         Escaped(&r.outcome.to_string()),
     )?;
+    suggestion(o, e)?;
     // The URL's warnings, then this occurrence's (`url-whitespace`, a plugin's `anchor-not-found`).
     for w in e.warnings() {
         write!(
@@ -434,6 +436,16 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         "</td><td class=\"num\">{:.3}</td></tr>",
         r.check_time.as_secs_f64()
     )
+}
+
+/// The web archive's copy of a broken URL (`--suggest`), as a link.
+fn suggestion(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+    if let Some(s) = &e.result.suggestion {
+        write!(o, "<div class=\"suggestion\">archived copy: ")?;
+        url_link(o, s)?;
+        write!(o, "</div>")?;
+    }
+    Ok(())
 }
 
 /// Where the URL ended (after redirects), with the redirect hops.

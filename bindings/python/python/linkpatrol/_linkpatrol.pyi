@@ -40,6 +40,8 @@ class Result:
     @property
     def failure(self) -> Optional[str]: ...
     @property
+    def suggestion(self) -> Optional[str]: ...
+    @property
     def warnings(self) -> list[Tuple[str, str]]: ...
     @property
     def infos(self) -> list[str]: ...
@@ -148,6 +150,8 @@ class Checker:
         method: Literal["head", "get"] = ...,
         check_mx: bool = ...,
         dns_server: str = ...,
+        suggest: bool = ...,
+        archive_url: str = ...,
         plugin: Strings = ...,
         shard: Union[str, Tuple[int, int]] = ...,
     ) -> None: ...
