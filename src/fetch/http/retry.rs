@@ -173,12 +173,12 @@ impl HttpFetcher {
             connection::begin();
             let wait = match req.call() {
                 Err(e) => {
-                    drop(permit);
                     if self.cancel.is_cancelled() {
                         return Exchange::Interrupted;
                     }
                     if !budget.fresh && lost_before_response(&e) && !connection::opened_new() {
                         // A pooled connection the server had closed: resend now, on a new one.
+                        drop(permit);
                         budget.fresh = true;
                         continue;
                     }
@@ -189,9 +189,13 @@ impl HttpFetcher {
                     {
                         let proxy = self.settings.proxy.as_ref();
                         let message = proxy_failure(proxy, url, kind, message);
+                        // Before the slot is freed: a host given up starts no other request
+                        // in between (its first task may be what holds the others back).
                         self.note_failure(&host, url, kind, &message);
+                        drop(permit);
                         return Exchange::Failed(kind, message);
                     }
+                    drop(permit);
                     Some(self.backoff(budget.used))
                 }
                 Ok(mut res) => {
