@@ -100,9 +100,10 @@ fn head_refused_falls_back_to_get() {
     assert_eq!(external.count_method("GET", "/x"), 1);
 }
 
-/// A HEAD answered 401 (or 404) gets no GET: the GET would carry the same credentials.
+/// A HEAD answered 401 (or 404) is confirmed by one GET, which answers the same: still broken,
+/// one request more and no other.
 #[test]
-fn a_head_answered_401_is_not_asked_again_as_get() {
+fn a_head_answered_401_is_confirmed_by_one_get() {
     let external = TestServer::start_on(
         "127.0.0.2",
         Routes::new()
@@ -122,9 +123,13 @@ fn a_head_answered_401_is_not_asked_again_as_get() {
         entry(&report, &external.url("/private")).result.outcome,
         Outcome::Broken { status: 401 }
     );
+    assert_eq!(
+        entry(&report, &external.url("/gone")).result.outcome,
+        Outcome::Broken { status: 404 }
+    );
     for path in ["/private", "/gone"] {
         assert_eq!(external.count_method("HEAD", path), 1, "{path}");
-        assert_eq!(external.count_method("GET", path), 0, "{path}");
+        assert_eq!(external.count_method("GET", path), 1, "{path}");
     }
 }
 

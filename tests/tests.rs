@@ -52,6 +52,9 @@ mod plugins;
 mod politeness;
 /// Loopback, private and link-local addresses: left out for public start sites, and on request.
 mod private_addresses;
+/// Servers that behave like well-known real sites: HEAD answered wrongly, cookie redirects,
+/// bot walls, login pages, dead hosts.
+mod real_web;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
 /// Where reports go: -F files opened before any is truncated; a closed stdout keeps the status.

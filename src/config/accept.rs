@@ -63,9 +63,14 @@ impl AcceptStatus {
     }
 
     /// The verdict for a final HTTP status under this set: an accepted status is `Ok`, any
-    /// other is `Broken`. Other outcomes pass through unchanged.
+    /// other is `Broken`; a `Blocked` status the set accepts is `Ok`. Other outcomes pass
+    /// through unchanged.
     pub(crate) fn judge(&self, outcome: Outcome) -> Outcome {
         match outcome {
+            // A status the user accepts is fine, even from bot protection.
+            Outcome::Blocked { status: s, .. } if self.contains(s) => {
+                Outcome::Ok { status: Some(s) }
+            }
             Outcome::Ok { status: Some(s) } | Outcome::Broken { status: s } => {
                 if self.contains(s) {
                     Outcome::Ok { status: Some(s) }

@@ -116,7 +116,7 @@ impl CookieJar {
 }
 
 /// RFC 6265 path-match: the same path, or a prefix ending at a `/`.
-fn path_matches(request: &str, cookie: &str) -> bool {
+pub(crate) fn path_matches(request: &str, cookie: &str) -> bool {
     request == cookie
         || (request.starts_with(cookie)
             && (cookie.ends_with('/') || request[cookie.len()..].starts_with('/')))

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use regex::Regex;
+use url::Url;
 
 use crate::config::accept::AcceptStatus;
 use crate::config::basic_auth::BasicAuth;
@@ -39,6 +40,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Request starts per second per host. Defaults to 10 (LinkChecker's default); 0 = no limit.
 /// Loopback hosts are exempt unless [`Config::loopback_unthrottled`] is turned off.
 pub const DEFAULT_MAX_REQUESTS_PER_SECOND: f64 = 10.0;
+/// The web archive's availability API that `--suggest` asks when no other is configured.
+pub const DEFAULT_ARCHIVE_URL: &str = "https://archive.org/wayback/available";
 /// Requests in flight per host. Defaults to 16; 0 = no limit beyond the thread count.
 pub const DEFAULT_HOST_CONCURRENCY: usize = 16;
 /// Redirect hops followed before giving up. Defaults to 10.
@@ -144,6 +147,9 @@ pub struct Config {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) host_rules: Vec<HostRule>,
     pub(crate) insecure: bool,
+    pub(crate) fail_on_blocked: bool,
+    pub(crate) suggest: bool,
+    pub(crate) archive_url: Url,
     pub(crate) proxy: Option<String>,
     pub(crate) proxy_from_env: bool,
     pub(crate) max_urls: Option<usize>,
@@ -196,6 +202,9 @@ impl Default for Config {
             headers: Vec::new(),
             host_rules: Vec::new(),
             insecure: false,
+            fail_on_blocked: false,
+            suggest: false,
+            archive_url: Url::parse(DEFAULT_ARCHIVE_URL).expect("a valid default"),
             proxy: None,
             proxy_from_env: true,
             max_urls: None,
@@ -454,6 +463,44 @@ impl Config {
     pub fn insecure(mut self, yes: bool) -> Self {
         self.insecure = yes;
         self
+    }
+
+    /// Count links that bot protection answered for ([`Outcome::Blocked`](crate::Outcome),
+    /// a Cloudflare challenge, LinkedIn's `999`) in [`Report::failing`](crate::Report::failing),
+    /// as broken links are. Defaults to `false`: such a link could not be verified, and a
+    /// browser may well see its page.
+    pub fn fail_on_blocked(mut self, yes: bool) -> Self {
+        self.fail_on_blocked = yes;
+        self
+    }
+
+    /// For each broken http(s) URL, ask the web archive ([`archive_url`](Self::archive_url))
+    /// for its closest snapshot and report it as
+    /// [`CheckResult::suggestion`](crate::CheckResult). One request per broken URL to the
+    /// archive's host, with that host's politeness. Defaults to `false`: nothing is looked up.
+    pub fn suggest(mut self, yes: bool) -> Self {
+        self.suggest = yes;
+        self
+    }
+
+    /// The web archive's availability API that [`suggest`](Self::suggest) asks
+    /// (`GET <url>?url=<broken URL>`, answered as the Wayback Machine does). Defaults to
+    /// [`DEFAULT_ARCHIVE_URL`].
+    ///
+    /// # Errors
+    /// `InvalidConfig` when `url` is not an http(s) URL.
+    pub fn archive_url(mut self, url: &str) -> Result<Self, Error> {
+        let parsed = Url::parse(url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidConfig,
+                    format!("archive URL `{url}' is not an http(s) URL"),
+                )
+            })?;
+        self.archive_url = parsed;
+        Ok(self)
     }
 
     /// Sends every http(s) request, and every certificate read of a plugin, through this

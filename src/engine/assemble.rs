@@ -223,6 +223,7 @@ pub(super) fn assemble(
             .robots
             .then(|| RobotsCache::new(robots_agent(&cfg.user_agent))),
         gate: gate.clone(),
+        suggest: cfg.suggest.then(|| cfg.archive_url.clone()),
         tx,
         // A shard delivers every entry: its exported links are never problems, and phase 2
         // needs them all.

@@ -113,6 +113,8 @@ pub struct CheckRun {
     tally: Tally,
     report: Report,
     keep_entries: bool,
+    /// A link behind a bot wall fails the run (`Config::fail_on_blocked`).
+    fail_on_blocked: bool,
     insecure: bool,
     started: Instant,
     /// Reading the channel without blocking until a drain finds it empty.
@@ -254,6 +256,7 @@ impl Checker {
                 ..Report::default()
             },
             keep_entries: cfg.keep_entries,
+            fail_on_blocked: cfg.fail_on_blocked,
             insecure: cfg.insecure,
             started,
             draining: false,
@@ -451,7 +454,7 @@ impl CheckRun {
                     self.tally.add(&e);
                 }
                 state.entry(&e);
-                if state.fails(&e) {
+                if state.fails(&e) || (self.fail_on_blocked && e.result.outcome.is_blocked()) {
                     self.report.failing += 1;
                 }
                 if let Some(e) = sink(e)

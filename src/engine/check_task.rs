@@ -12,6 +12,7 @@ use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
 use crate::policy::url_norm::cache_key;
+use crate::policy::wayback;
 
 use super::run::{Checked, Message, Run, Task};
 use crate::state::StoredPage;
@@ -261,12 +262,34 @@ impl Run {
             }
         }
         result.check_time = start.elapsed();
+        if fetched.stopped_at.is_none() {
+            self.suggest(task, &mut result);
+        }
         Checked {
             result,
             owned,
             stopped_at: fetched.stopped_at,
             deferred: None,
         }
+    }
+
+    /// With `Config::suggest`: asks the web archive for the closest snapshot of a broken
+    /// http(s) URL (one request to the archive's host, through its politeness slot).
+    fn suggest(&self, task: &Task, result: &mut CheckResult) {
+        let Some(endpoint) = &self.suggest else {
+            return;
+        };
+        if !result.outcome.is_broken()
+            || !matches!(task.url.scheme(), "http" | "https")
+            || self.cancel.is_cancelled()
+        {
+            return;
+        }
+        let lookup = wayback::lookup_url(endpoint, task.url.as_str());
+        result.suggestion = self
+            .fetch
+            .fetch_small(&lookup, wayback::MAX_ANSWER)
+            .and_then(|body| wayback::closest_snapshot(&body));
     }
 
     /// Runs a parse job: one GET (a page that was only checked with HEAD needs it; redirects

@@ -12,7 +12,12 @@
 //!
 //! # Who changes what
 //! One lock ([`HostLaneQueue::state`]) guards everything below; it is never held while sleeping or
-//! fetching (a gate sleep releases it with `MutexGuard::unlocked`).
+//! fetching (a gate sleep releases it with `MutexGuard::unlocked`). This is the invariant that
+//! keeps one host from stalling the others: every host shares this lock, so whoever holds it
+//! only does bookkeeping. A host given up (`policy::host_table`, "Dead hosts") changes only
+//! bookkeeping too: its lane becomes due at once, its tasks are handed out with no slot, and
+//! `acquire_slot` refuses their requests ([`Grant::Down`]) before reserving or sleeping (a
+//! sleeper that was already waiting for a slot of that host gives its slot back when it wakes).
 //! - `local`, `lanes`, `queued`: raised by `put`, lowered by `get` and by `shutdown`.
 //! - `timeline`: rewritten by `State::schedule` for one host after every change to that
 //!   host's lane or politeness state (put into an empty lane, get, a slot reserved, confirmed,
@@ -81,7 +86,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 use crate::config::host_rules::HostRules;
 use crate::model::cancel::CancelHandle;
 use crate::model::host_stats::HostStats;
-use crate::policy::host_gate::Politeness;
+use crate::policy::host_gate::{Grant, Politeness};
 use crate::policy::host_table::{HostTable, Slot};
 
 /// How often a request waiting for a host's in-flight cap looks at the cancel flag.
@@ -204,13 +209,12 @@ impl<T> State<T> {
             let lane = self.lanes.get_mut(&host).expect("a scheduled lane exists");
             let (item, put_at) = lane.items.pop_front().expect("a scheduled lane has items");
             self.queued -= 1;
-            let slot = self.hosts.reserve(&host, now, put_at);
+            // A host given up gets no slot: its task fails without a request.
+            let slot =
+                (self.hosts.down(&host).is_none()).then(|| self.hosts.reserve(&host, now, put_at));
             self.hosts.task_started(&host, now);
             self.schedule(&host, now);
-            let assignment = Assignment {
-                host,
-                slot: Some(slot),
-            };
+            let assignment = Assignment { host, slot };
             return Ok((item, Some(assignment)));
         }
     }
@@ -459,18 +463,14 @@ impl<T> HostLaneQueue<T> {
 /// The gate's side of the queue: requests reserve, sleep for and free their hosts' slots under
 /// the same lock that schedules the tasks.
 impl<T: Send + fmt::Debug> Politeness for HostLaneQueue<T> {
-    fn acquire(&self, host: &str) -> bool {
-        self.acquire_slot(host, false).unwrap_or(false)
+    fn acquire(&self, host: &str, defer: bool) -> Grant {
+        self.acquire_slot(host, defer)
     }
 
-    fn acquire_or_defer(&self, host: &str) -> Result<bool, Instant> {
-        self.acquire_slot(host, true)
-    }
-
-    fn release(&self, host: &str) {
+    fn release(&self, host: &str, answered: bool) {
         let mut st = self.state.lock();
         let now = Instant::now();
-        st.hosts.release(host, now);
+        st.hosts.release(host, answered, now);
         st.schedule(host, now);
         st.wake = false;
         drop(st);
@@ -491,10 +491,12 @@ impl<T: Send + fmt::Debug> Politeness for HostLaneQueue<T> {
 }
 
 impl<T> HostLaneQueue<T> {
-    /// A request slot of `host`: `Ok(true)` when the request may start now (counted in
-    /// flight), `Ok(false)` when the run was cancelled (nothing held). A slot not due yet is
-    /// slept for with no lock held — or, with `defer`, given back at once: `Err(due)`.
-    fn acquire_slot(&self, host: &str, defer: bool) -> Result<bool, Instant> {
+    /// A request slot of `host`: [`Grant::Now`] when the request may start now (counted in
+    /// flight), [`Grant::Cancelled`] when the run was cancelled (nothing held). A slot not due
+    /// yet is slept for with no lock held — or, with `defer`, given back at once:
+    /// [`Grant::Later`]. A host given up (before or during the wait) gets [`Grant::Down`],
+    /// its slot given back.
+    fn acquire_slot(&self, host: &str, defer: bool) -> Grant {
         let me = thread::current().id();
         let mut st = self.state.lock();
         // The first request of this thread's task to its host uses the slot `get` reserved.
@@ -507,13 +509,23 @@ impl<T> HostLaneQueue<T> {
             let now = Instant::now();
             if self.cancel.is_cancelled() {
                 if slot.is_some() {
-                    st.hosts.release(host, now);
+                    st.hosts.release(host, false, now);
                     st.schedule(host, now);
                     st.wake = false;
                     drop(st);
                     self.freed();
                 }
-                return Ok(false);
+                return Grant::Cancelled;
+            }
+            if let Some(down) = st.hosts.down(host).cloned() {
+                if let Some(s) = slot {
+                    st.hosts.give_back(host, s, now);
+                    st.schedule(host, now);
+                    st.wake = false;
+                    drop(st);
+                    self.freed();
+                }
+                return Grant::Down(down);
             }
             let s = match slot {
                 Some(s) => s,
@@ -541,7 +553,7 @@ impl<T> HostLaneQueue<T> {
                 match st.hosts.confirm(host, s, now) {
                     Ok(()) => {
                         self.wake_getter(&mut st);
-                        return Ok(true);
+                        return Grant::Now;
                     }
                     Err(later) => {
                         // A pause or a longer Crawl-delay came after the reservation.
@@ -559,7 +571,7 @@ impl<T> HostLaneQueue<T> {
                 st.wake = false;
                 drop(st);
                 self.freed();
-                return Err(s.due);
+                return Grant::Later(s.due);
             }
             // The sleep happens with no lock held; a cancel ends it early.
             self.wake_getter(&mut st);
@@ -646,9 +658,50 @@ mod tests {
         assert_eq!(take(&q, t0).0, "b1");
         assert_eq!(q.take_at(t0).err(), Some(None), "a is at its cap of 1");
         // a1 made its request (the permit drops) and finished
-        q.release("a:80");
+        q.release("a:80", true);
         assert_eq!(take(&q, t0).0, "a2");
         q.finish_at(a1, t0);
+    }
+
+    #[test]
+    fn a_host_given_up_hands_out_its_tasks_at_once_without_slots() {
+        use crate::model::outcome::FailKind;
+        use crate::policy::host_table::HostDown;
+        let t0 = Instant::now();
+        let q = polite(1.0, 1, false);
+        for item in ["a1", "a2", "a3"] {
+            q.put_at("a:80", item, t0);
+        }
+        q.put_at("b:80", "b1", t0);
+        let (_, a1) = take(&q, t0);
+        assert_eq!(take(&q, t0).0, "b1");
+        assert_eq!(
+            q.take_at(t0).err(),
+            Some(None),
+            "a is at its cap, next slot in 1 s"
+        );
+        // a1's request was refused: the host is given up while a1 still holds its slot
+        let down = HostDown {
+            kind: FailKind::Connect,
+            message: "refused".into(),
+            url: "http://a/1".into(),
+        };
+        q.change_at("a:80", t0, |t| t.mark_down("a:80", down.clone(), t0));
+        let (a2, slot) = take(&q, t0);
+        assert_eq!(
+            (a2, slot.slot),
+            ("a2", None),
+            "due now, cap and interval aside"
+        );
+        let (a3, slot) = take(&q, t0);
+        assert_eq!((a3, slot.slot), ("a3", None));
+        // A request of a2's (no reservation) is refused by the gate without waiting.
+        assert_eq!(q.acquire("a:80", false), Grant::Down(down));
+        q.finish_at(a1, t0);
+        assert_eq!(
+            q.state.lock().hosts.stats()[0].unreachable.as_deref(),
+            Some("connect: refused")
+        );
     }
 
     #[test]
@@ -721,8 +774,8 @@ mod tests {
         q.put_for(Some("slow:80".into()), "s2");
         assert_eq!(q.get(), Some("s1"));
         // s1's request uses the slot reserved at `get`, without waiting
-        assert!(q.acquire("slow:80"));
-        q.release("slow:80");
+        assert_eq!(q.acquire("slow:80", false), Grant::Now);
+        q.release("slow:80", true);
         q.task_done();
         let getter = {
             let q = q.clone();
@@ -750,10 +803,12 @@ mod tests {
         q.put_for(Some("slow:80".into()), "s1");
         assert_eq!(q.get(), Some("s1"));
         // robots.txt uses the slot `get` reserved
-        assert_eq!(q.acquire_or_defer("slow:80"), Ok(true));
-        q.release("slow:80");
+        assert_eq!(q.acquire("slow:80", true), Grant::Now);
+        q.release("slow:80", true);
         let t = Instant::now();
-        let due = q.acquire_or_defer("slow:80").unwrap_err();
+        let Grant::Later(due) = q.acquire("slow:80", true) else {
+            panic!("deferred")
+        };
         assert!(t.elapsed() < Duration::from_secs(5), "no sleep");
         assert!(
             due >= t + Duration::from_secs(9),
@@ -769,7 +824,7 @@ mod tests {
         assert_eq!((item, a.slot.map(|s| s.due)), ("s1", Some(due)));
         // a cancelled run holds nothing either
         q.cancel.cancel();
-        assert_eq!(q.acquire_or_defer("other:80"), Ok(false));
+        assert_eq!(q.acquire("other:80", true), Grant::Cancelled);
     }
 
     /// A getter waits on the condvar until the earliest due time, and not less.
@@ -780,8 +835,8 @@ mod tests {
         q.put_for(Some("a:80".into()), "a2");
         let t = Instant::now();
         assert_eq!(q.get(), Some("a1"));
-        assert!(q.acquire("a:80"));
-        q.release("a:80");
+        assert_eq!(q.acquire("a:80", false), Grant::Now);
+        q.release("a:80", true);
         q.task_done();
         assert_eq!(q.get(), Some("a2"));
         q.task_done();
@@ -859,8 +914,11 @@ mod tests {
                     thread::spawn(move || {
                         while let Some(n) = q.get() {
                             if n % 2 == 0 {
-                                assert!(q.acquire(host(n).as_deref().unwrap()));
-                                q.release(host(n).as_deref().unwrap());
+                                assert_eq!(
+                                    q.acquire(host(n).as_deref().unwrap(), false),
+                                    Grant::Now
+                                );
+                                q.release(host(n).as_deref().unwrap(), true);
                             }
                             if n > 0 {
                                 q.put_for(host(n - 1), n - 1);

@@ -167,6 +167,9 @@ pub(crate) struct Run {
     pub(crate) robots: Option<RobotsCache>,
     /// The politeness gate (robots.txt `Crawl-delay` is applied to it).
     pub(crate) gate: Arc<HostGate>,
+    /// The web archive's availability API asked for each broken http(s) URL
+    /// (`Config::suggest`); `None` when no suggestions are asked for.
+    pub(crate) suggest: Option<Url>,
     /// Report rows to the thread that runs `Checker::run_with`. Bounded: a worker waits while
     /// the consumer is behind, so rows never pile up in memory. That cannot deadlock: the
     /// consumer reads until `Finished` and only then joins anything, and a row sent after it

@@ -23,6 +23,7 @@ pub(crate) mod mail_mx;
 pub(crate) mod request_extras;
 pub(crate) mod resolver;
 pub(crate) mod router;
+pub(crate) mod session_cookies;
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tls;
 #[cfg(not(feature = "plugin-cert-expiry"))]
@@ -77,6 +78,11 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     }
     /// The body of a robots.txt; `None` when there is none to obey.
     fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>>;
+    /// The body of a small http(s) resource (a web archive's answer), up to `limit` bytes,
+    /// following a few redirects; `None` unless it answered 200. The default fetches nothing.
+    fn fetch_small(&self, _url: &Url, _limit: u64) -> Option<Vec<u8>> {
+        None
+    }
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
     fn interrupt(&self);
 }

@@ -63,6 +63,12 @@ impl Fetch for Router {
         self.http.fetch_robots(url)
     }
 
+    fn fetch_small(&self, url: &Url, limit: u64) -> Option<Vec<u8>> {
+        matches!(url.scheme(), "http" | "https")
+            .then(|| self.http.fetch_small(url, limit))
+            .flatten()
+    }
+
     fn interrupt(&self) {
         self.http.interrupt();
     }

@@ -22,4 +22,8 @@ pub struct HostStats {
     pub interval: Duration,
     /// Requests per second between the first and the last request (0 for one request).
     pub effective_rate: f64,
+    /// The host was given up as unreachable (a DNS, connect or TLS failure, or repeated
+    /// timeouts): the failure (`connect: Connection refused`). Its other URLs were not
+    /// requested.
+    pub unreachable: Option<String>,
 }

@@ -123,6 +123,16 @@ pub enum Outcome {
         /// A human-readable detail.
         message: String,
     },
+    /// The server's bot protection answered instead of the page (a Cloudflare challenge,
+    /// LinkedIn's `999`): a browser may well see the page, so the link is neither valid nor
+    /// broken. Not an error unless the run is told so (`--fail-on-blocked`).
+    Blocked {
+        /// The HTTP status of the denial.
+        status: u16,
+        /// Which protection answered, as named from its headers or status
+        /// (`Cloudflare bot challenge`).
+        reason: String,
+    },
     /// Not checked by design: a scheme we cannot check (`javascript:`, `tel:`), or a filter.
     Ignored {
         /// Why it was not checked.
@@ -136,6 +146,11 @@ impl Outcome {
         matches!(self, Outcome::Broken { .. } | Outcome::Failed { .. })
     }
 
+    /// `true` when bot protection answered instead of the page ([`Outcome::Blocked`]).
+    pub fn is_blocked(&self) -> bool {
+        matches!(self, Outcome::Blocked { .. })
+    }
+
     /// `true` when the URL was not checked by design.
     pub fn is_ignored(&self) -> bool {
         matches!(self, Outcome::Ignored { .. })
@@ -145,7 +160,7 @@ impl Outcome {
     pub fn status(&self) -> Option<u16> {
         match self {
             Outcome::Ok { status } => *status,
-            Outcome::Broken { status } => Some(*status),
+            Outcome::Broken { status } | Outcome::Blocked { status, .. } => Some(*status),
             Outcome::Failed { .. } | Outcome::Ignored { .. } => None,
         }
     }
@@ -159,6 +174,14 @@ impl fmt::Display for Outcome {
             Outcome::Ok { status: None } => f.write_str("Valid"),
             Outcome::Broken { status } => write!(f, "{status} {}", reason(*status)),
             Outcome::Failed { kind, message } => write!(f, "{}: {message}", kind.as_str()),
+            Outcome::Blocked {
+                status,
+                reason: why,
+            } => {
+                let phrase = reason(*status);
+                let sep = if phrase.is_empty() { "" } else { " " };
+                write!(f, "blocked: {status}{sep}{phrase} ({why})")
+            }
             Outcome::Ignored { reason } => write!(f, "ignored: {reason}"),
         }
     }
@@ -248,6 +271,9 @@ pub struct CheckResult {
     /// With a state file: in how many consecutive runs that checked this URL it was broken,
     /// this run included (0 when it is not broken or no state file is used).
     pub broken_runs: u32,
+    /// With [`Config::suggest`](crate::Config::suggest): the closest snapshot of this broken
+    /// URL in the web archive, when it has one.
+    pub suggestion: Option<String>,
 }
 
 impl CheckResult {
@@ -273,6 +299,7 @@ impl CheckResult {
             cached_from: None,
             broken_since: None,
             broken_runs: 0,
+            suggestion: None,
         }
     }
 }
@@ -296,13 +323,16 @@ impl CheckResult {
         }
         match &mut self.outcome {
             Outcome::Failed { message, .. } => mask(message),
-            Outcome::Ignored { reason } => mask(reason),
+            Outcome::Ignored { reason } | Outcome::Blocked { reason, .. } => mask(reason),
             Outcome::Ok { .. } | Outcome::Broken { .. } => {}
         }
         for w in &mut self.warnings {
             mask(&mut w.message);
         }
         self.infos.iter_mut().for_each(mask);
+        if let Some(s) = &mut self.suggestion {
+            mask(s);
+        }
         self
     }
 }

@@ -34,7 +34,8 @@ pub struct Report {
     pub insecure: bool,
     /// Broken entries that fail the run: every broken entry, or with
     /// [`Config::fail_after_runs`](crate::Config::fail_after_runs) only those whose URL has
-    /// been broken in that many consecutive runs.
+    /// been broken in that many consecutive runs; with
+    /// [`Config::fail_on_blocked`](crate::Config::fail_on_blocked), blocked entries too.
     pub failing: usize,
     /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
     /// was set aside, one line each; the run went on without it.

@@ -35,6 +35,10 @@ pub struct Statistics {
     pub broken_urls: usize,
     /// Distinct URLs that were not checked, by reason.
     pub skipped: Skipped,
+    /// Entries whose URL bot protection answered for (`Outcome::Blocked`): not verified.
+    pub blocked: usize,
+    /// The host names of those URLs, sorted.
+    pub blocked_hosts: Vec<String>,
 }
 
 /// Distinct URLs that were found but not checked, by reason. Each URL is counted once, when
@@ -151,6 +155,7 @@ pub(crate) struct Tally {
     broken_by_host: BTreeMap<String, usize>,
     /// Links counted broken for their fragment alone, as `url#fragment`.
     broken_fragments: HashSet<String>,
+    blocked_hosts: std::collections::BTreeSet<String>,
 }
 
 impl Tally {
@@ -162,6 +167,14 @@ impl Tally {
         s.warnings += e.warnings().count();
         if r.outcome.is_broken() {
             s.errors += 1;
+        }
+        if r.outcome.is_blocked() {
+            s.blocked += 1;
+            if let Ok(u) = url::Url::parse(&r.url)
+                && let Some(h) = u.host_str()
+            {
+                self.blocked_hosts.insert(h.to_owned());
+            }
         }
         if is_fragment_failure(r) {
             let link = format!("{}#{}", r.url, e.fragment.as_deref().unwrap_or(""));
@@ -224,6 +237,9 @@ impl Tally {
                 self.length_sum as f64 / n as f64,
             ));
         }
+        self.stats.blocked_hosts = std::mem::take(&mut self.blocked_hosts)
+            .into_iter()
+            .collect();
         self.stats.hosts = hosts
             .iter()
             .map(|h| {

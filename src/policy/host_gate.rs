@@ -10,6 +10,10 @@
 //! the queue, which hands it out again when the host's slot is due (see `engine/queue.rs`,
 //! "Deferred tasks").
 //!
+//! A host given up as unreachable (`host_table`, "Dead hosts") gets [`Turn::Down`] instead of a
+//! permit: the fetcher reports the host's failure for the URL without a request. The fetcher
+//! gives a host up through [`HostGate::host_down`] and [`HostGate::timed_out`].
+//!
 //! The table lives inside the work queue's lock, because the queue hands out a task only when
 //! its host may start a request and reserves that request's slot in the same step. So the gate
 //! reaches the table through [`Politeness`], which the engine's queue implements: this layer
@@ -20,20 +24,32 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::host_table::HostTable;
+use super::host_table::{HostDown, HostTable};
 use crate::model::host_stats::HostStats;
+
+/// What [`Politeness::acquire`] got.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Grant {
+    /// The request may start now; it is counted in flight.
+    Now,
+    /// The run was cancelled; nothing is held.
+    Cancelled,
+    /// (With `defer` only.) The slot is due at this instant; it was given back.
+    Later(Instant),
+    /// The host was given up; nothing is held and no request is to be made.
+    Down(HostDown),
+}
 
 /// What the gate needs from the lock that guards the [`HostTable`] (the work queue).
 pub(crate) trait Politeness: Send + Sync + fmt::Debug {
-    /// Blocks until a request to `host` may start and counts it in flight; `false` when the
-    /// run was cancelled meanwhile (nothing is then held).
-    fn acquire(&self, host: &str) -> bool;
-    /// Like `acquire`, but when the request's slot is not due yet, gives the slot back and
-    /// returns its due time (`Err`) instead of sleeping: the caller hands its task back to the
-    /// queue, which hands it out again when the host's slot is due.
-    fn acquire_or_defer(&self, host: &str) -> Result<bool, Instant>;
-    /// Frees a slot taken by `acquire`.
-    fn release(&self, host: &str);
+    /// Blocks until a request to `host` may start and counts it in flight ([`Grant::Now`]).
+    /// With `defer`, when the request's slot is not due yet, gives the slot back and returns
+    /// its due time ([`Grant::Later`]) instead of sleeping: the caller hands its task back to
+    /// the queue, which hands it out again when the host's slot is due. A host given up gets
+    /// [`Grant::Down`] at once, also while waiting.
+    fn acquire(&self, host: &str, defer: bool) -> Grant;
+    /// Frees a slot taken by `acquire`; `answered`: a response came.
+    fn release(&self, host: &str, answered: bool);
     /// Runs `change` on the table under the lock, then reschedules `host`'s waiting tasks.
     fn update(&self, host: &str, change: &mut dyn FnMut(&mut HostTable, Instant));
     /// Per-host statistics, sorted by host.
@@ -52,11 +68,19 @@ pub(crate) struct HostGate {
 pub(crate) struct HostPermit<'a> {
     gate: &'a HostGate,
     host: String,
+    answered: bool,
+}
+
+impl HostPermit<'_> {
+    /// The host answered this request (it is alive: a run of timeouts ends).
+    pub(crate) fn answered(&mut self) {
+        self.answered = true;
+    }
 }
 
 impl Drop for HostPermit<'_> {
     fn drop(&mut self) {
-        self.gate.core.release(&self.host);
+        self.gate.core.release(&self.host, self.answered);
     }
 }
 
@@ -69,6 +93,8 @@ pub(crate) enum Turn<'a> {
     Later(Instant),
     /// The run was cancelled.
     Cancelled,
+    /// The host was given up: no request is to be made.
+    Down(HostDown),
 }
 
 impl HostGate {
@@ -78,29 +104,45 @@ impl HostGate {
     }
 
     /// Blocks until a request to `host` may start, then returns its permit. Returns `None`
-    /// when the run was cancelled meanwhile.
+    /// when the run was cancelled meanwhile or the host was given up. (The fetchers ask
+    /// [`permit_or_later`](Self::permit_or_later), which tells those apart.)
+    #[cfg(test)]
     pub(crate) fn wait_for_host(&self, host: &str) -> Option<HostPermit<'_>> {
-        self.core.acquire(host).then(|| HostPermit {
-            gate: self,
-            host: host.to_owned(),
-        })
+        match self.permit_or_later(host, false) {
+            Turn::Now(permit) => Some(permit),
+            _ => None,
+        }
     }
 
     /// [`wait_for_host`](Self::wait_for_host), or with `may_defer`, [`Turn::Later`] when the
     /// request would have to wait for its slot: its task goes back to the queue instead of
     /// parking the worker.
     pub(crate) fn permit_or_later(&self, host: &str, may_defer: bool) -> Turn<'_> {
-        if !may_defer {
-            return self.wait_for_host(host).map_or(Turn::Cancelled, Turn::Now);
-        }
-        match self.core.acquire_or_defer(host) {
-            Ok(true) => Turn::Now(HostPermit {
+        match self.core.acquire(host, may_defer) {
+            Grant::Now => Turn::Now(HostPermit {
                 gate: self,
                 host: host.to_owned(),
+                answered: false,
             }),
-            Ok(false) => Turn::Cancelled,
-            Err(due) => Turn::Later(due),
+            Grant::Cancelled => Turn::Cancelled,
+            Grant::Later(due) => Turn::Later(due),
+            Grant::Down(down) => Turn::Down(down),
         }
+    }
+
+    /// `host` failed with a definitive error (DNS, connect, TLS): give it up, so its other
+    /// URLs fail at once without a request.
+    pub(crate) fn host_down(&self, host: &str, down: HostDown) {
+        self.core
+            .update(host, &mut |t, now| t.mark_down(host, down.clone(), now));
+    }
+
+    /// A request to `host` timed out after its retries: the host is given up after
+    /// [`TIMEOUTS_BEFORE_DOWN`](super::host_table::TIMEOUTS_BEFORE_DOWN) in a row.
+    pub(crate) fn timed_out(&self, host: &str, down: HostDown) {
+        self.core.update(host, &mut |t, now| {
+            t.note_timeout(host, down.clone(), now);
+        });
     }
 
     /// A 429 or 503 from `host`: see [`HostTable::back_off`].

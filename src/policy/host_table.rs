@@ -29,6 +29,18 @@
 //! (or an unused reservation is given back). A host at its cap gets no new task from the queue
 //! and no new slot in `wait_for_host` until a permit returns.
 //!
+//! # Dead hosts
+//! A request that fails at the DNS, connect or TLS level fails the same way for every URL of
+//! its host, so the fetcher gives the host up at once ([`HostTable::mark_down`]); a timeout
+//! (after its URL's retries) counts, and [`TIMEOUTS_BEFORE_DOWN`] in a row with no answer in
+//! between give it up too ([`HostTable::note_timeout`]; any answer resets the count). A host
+//! given up keeps its first reason ([`HostDown`]). From then on its lane is due at once,
+//! whatever its interval, pauses, cap or running first task: its tasks are handed out without
+//! a slot, and each request of theirs is refused by the gate without waiting, so they fail at
+//! once with the reason ("not requested: host … unreachable, as for URL …"). The host is
+//! named in the statistics (`HostStats::unreachable`). Nothing here sleeps: the table is only
+//! ever changed under the queue's lock, which is never held across a sleep or a request.
+//!
 //! # robots.txt
 //! With `probe_first`, a host's first task runs alone until the host answered its first
 //! request — that task's robots.txt fetch — or the task finished: only then are the host's
@@ -45,6 +57,7 @@ use foldhash::fast::RandomState;
 
 use crate::config::host_rules::HostRules;
 use crate::model::host_stats::HostStats;
+use crate::model::outcome::FailKind;
 use crate::policy::wait_spans::WaitSpans;
 
 /// Longest politeness interval a host's 429s (or its robots.txt `Crawl-delay`) can impose.
@@ -55,6 +68,21 @@ pub(crate) const RATE_LIMITED_INTERVAL: Duration = Duration::from_millis(500);
 pub(crate) const RECOVER_AFTER_ANSWERS: u32 = 10;
 /// Largest random delay added to the end of a pause.
 const MAX_PAUSE_JITTER: Duration = Duration::from_millis(250);
+
+/// Timeouts (each after its URL's retries, with no answer from the host in between) before a
+/// host is given up: a couple of probes, since one slow page is no dead host.
+pub(crate) const TIMEOUTS_BEFORE_DOWN: u32 = 2;
+
+/// Why a host was given up: the failure of the request that decided it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HostDown {
+    /// The failure class: `Dns`, `Connect`, `Tls` or `Timeout`.
+    pub(crate) kind: FailKind,
+    /// The failure's message.
+    pub(crate) message: String,
+    /// The URL whose request failed so.
+    pub(crate) url: String,
+}
 
 /// A reserved request start: when, and the host's generation at the time (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +141,12 @@ struct HostState {
     /// First and last request start: the span for the effective rate.
     first: Option<Instant>,
     last: Option<Instant>,
+    /// The host failed at the DNS, connect or TLS level (or timed out again and again), and
+    /// when: its other tasks are handed out at once, whatever its slots and caps, and fail
+    /// without a request (see the module docs, "Dead hosts").
+    down: Option<(HostDown, Instant)>,
+    /// Requests in a row that timed out (reset by any answer).
+    timeouts: u32,
 }
 
 fn interval_of(per_second: f64) -> Duration {
@@ -230,6 +264,8 @@ impl HostTable {
             overloaded: 0,
             first: None,
             last: None,
+            down: None,
+            timeouts: 0,
         }
     }
 
@@ -244,6 +280,10 @@ impl HostTable {
     pub(crate) fn task_start(&mut self, host: &str, now: Instant) -> Option<Instant> {
         let probe_first = self.probe_first;
         let h = self.state(host, now);
+        if let Some((_, since)) = &h.down {
+            // Its tasks make no request: due since the host went down, caps aside.
+            return Some(*since);
+        }
         let probing = probe_first && h.tasks_done == 0 && !h.answered && h.tasks_running > 0;
         let room = h.max_in_flight == 0 || h.in_flight < h.max_in_flight;
         (room && h.waiting == 0 && !probing)
@@ -285,26 +325,55 @@ impl HostTable {
         Ok(())
     }
 
-    /// A request's slot is free again: its permit dropped, the host answered.
-    /// An interval raised by 429s halves after each [`RECOVER_AFTER_ANSWERS`] answers
-    /// without a 429 or 503, back to the host's own interval once it would go below
-    /// [`RATE_LIMITED_INTERVAL`]: a few 429s do not slow a host down for the rest of the run.
-    pub(crate) fn release(&mut self, host: &str, now: Instant) {
+    /// A request's slot is free again: its permit dropped. `answered`: a response came (which
+    /// ends a run of timeouts). An interval raised by 429s halves after each
+    /// [`RECOVER_AFTER_ANSWERS`] answers without a 429 or 503, back to the host's own interval
+    /// once it would go below [`RATE_LIMITED_INTERVAL`]: a few 429s do not slow a host down for
+    /// the rest of the run.
+    pub(crate) fn release(&mut self, host: &str, answered: bool, now: Instant) {
         let h = self.state(host, now);
         h.answered = true;
-        if h.interval > h.own_interval {
-            h.calm_answers += 1;
-            if h.calm_answers >= RECOVER_AFTER_ANSWERS {
-                h.calm_answers = 0;
-                let half = h.interval / 2;
-                h.interval = if half < RATE_LIMITED_INTERVAL {
-                    h.own_interval
-                } else {
-                    half.max(h.own_interval)
-                };
+        if answered {
+            h.timeouts = 0;
+            if h.interval > h.own_interval {
+                h.calm_answers += 1;
+                if h.calm_answers >= RECOVER_AFTER_ANSWERS {
+                    h.calm_answers = 0;
+                    let half = h.interval / 2;
+                    h.interval = if half < RATE_LIMITED_INTERVAL {
+                        h.own_interval
+                    } else {
+                        half.max(h.own_interval)
+                    };
+                }
             }
         }
         self.free(host, now);
+    }
+
+    /// Gives `host` up (the first reason stays): its queued tasks become due at once and
+    /// fail without a request.
+    pub(crate) fn mark_down(&mut self, host: &str, down: HostDown, now: Instant) {
+        let h = self.state(host, now);
+        if h.down.is_none() {
+            h.down = Some((down, now));
+        }
+    }
+
+    /// A request to `host` timed out (after its retries): gives the host up after
+    /// [`TIMEOUTS_BEFORE_DOWN`] in a row. Returns `true` when it is down.
+    pub(crate) fn note_timeout(&mut self, host: &str, down: HostDown, now: Instant) -> bool {
+        let h = self.state(host, now);
+        h.timeouts += 1;
+        if h.timeouts >= TIMEOUTS_BEFORE_DOWN {
+            self.mark_down(host, down, now);
+        }
+        self.hosts.get(host).is_some_and(|h| h.down.is_some())
+    }
+
+    /// Why `host` was given up, if it was.
+    pub(crate) fn down(&self, host: &str) -> Option<&HostDown> {
+        self.hosts.get(host)?.down.as_ref().map(|(d, _)| d)
     }
 
     /// Lowers the slots held.
@@ -390,7 +459,7 @@ impl HostTable {
         let mut v: Vec<_> = self
             .hosts
             .iter()
-            .filter(|(_, h)| h.requests > 0 || h.overloaded > 0)
+            .filter(|(_, h)| h.requests > 0 || h.overloaded > 0 || h.down.is_some())
             .map(|(k, h)| {
                 let span = match (h.first, h.last) {
                     (Some(a), Some(b)) => (b - a).as_secs_f64(),
@@ -408,6 +477,10 @@ impl HostTable {
                     } else {
                         0.0
                     },
+                    unreachable: h
+                        .down
+                        .as_ref()
+                        .map(|(d, _)| format!("{}: {}", d.kind.as_str(), d.message)),
                 }
             })
             .collect();
@@ -472,7 +545,7 @@ mod tests {
             let slot = t.reserve("a:80", *now, *now);
             *now = (*now).max(slot.due);
             t.confirm("a:80", slot, *now).unwrap();
-            t.release("a:80", *now);
+            t.release("a:80", true, *now);
         };
         // Three 429s: 500 ms, 1 s, 2 s between requests.
         for _ in 0..3 {
@@ -615,13 +688,13 @@ mod tests {
         assert_eq!(t.task_start("a:80", t0), Some(t0));
         let b = t.reserve("a:80", t0, t0);
         assert_eq!(t.task_start("a:80", t0), None, "at the cap of 2");
-        t.release("a:80", t0);
+        t.release("a:80", true, t0);
         assert_eq!(t.task_start("a:80", t0), Some(t0));
         t.give_back("a:80", b, t0);
         // a redirect hop of a running task waits for room: it goes before new tasks
         let _c = t.reserve("a:80", t0, t0);
         t.waiting("a:80", t0, true);
-        t.release("a:80", t0);
+        t.release("a:80", true, t0);
         assert_eq!(
             t.task_start("a:80", t0),
             None,
@@ -644,7 +717,7 @@ mod tests {
         let robots = t.reserve("b:80", t0, t0);
         t.confirm("b:80", robots, t0).unwrap();
         assert_eq!(t.task_start("b:80", t0), None);
-        t.release("b:80", t0);
+        t.release("b:80", true, t0);
         assert_eq!(t.task_start("b:80", t0), Some(t0));
         // an unused slot given back is no answer
         t.task_started("c:80", t0);

@@ -67,6 +67,8 @@ pub struct CsvReporter<W: Write> {
     bom: bool,
     /// Cells as found: no `'` before a formula, no escaped control characters.
     raw: bool,
+    /// An 18th column, `suggestion` (`--suggest`).
+    suggestions: bool,
     pacer: FlushPacer,
 }
 
@@ -83,7 +85,15 @@ impl<W: Write> CsvReporter<W> {
             pacer: FlushPacer::default(),
             bom: false,
             raw: false,
+            suggestions: false,
         }
+    }
+
+    /// Adds a last column, `suggestion`: the web archive's closest snapshot of a broken URL
+    /// (`--suggest`). Defaults to off: LinkChecker's 17 columns.
+    pub fn with_suggestions(mut self, on: bool) -> Self {
+        self.suggestions = on;
+        self
     }
 
     /// Writes every cell as found when `raw` is true: a text cell that starts with `=`, `+`,
@@ -118,9 +128,16 @@ impl<W: Write> CsvReporter<W> {
                 // field: a BOM needs no quoting under `QuoteStyle::Necessary`, and nothing was
                 // written before the header.
                 let first = format!("{BOM}{}", CSV_COLUMNS[0]);
-                let mut header = CSV_COLUMNS.map(str::to_owned);
+                let mut header = CSV_COLUMNS.map(str::to_owned).to_vec();
                 header[0] = first;
+                if self.suggestions {
+                    header.push("suggestion".into());
+                }
                 self.out.write_record(&header)?;
+            } else if self.suggestions {
+                let mut header = CSV_COLUMNS.to_vec();
+                header.push("suggestion");
+                self.out.write_record(header)?;
             } else {
                 self.out.write_record(CSV_COLUMNS)?;
             }
@@ -223,7 +240,23 @@ impl<W: Write> Reporter for CsvReporter<W> {
     fn entry(&mut self, entry: &Entry) -> io::Result<()> {
         self.header()?;
         if self.verbosity.shows(entry) {
-            self.out.write_record(fields(entry, self.raw))?;
+            let cells = fields(entry, self.raw);
+            if self.suggestions {
+                let mut cells = cells.to_vec();
+                let s = entry.result.suggestion.as_deref().unwrap_or_default();
+                let mut cell = if self.raw {
+                    s.to_owned()
+                } else {
+                    escape_controls(s).into_owned()
+                };
+                if !self.raw {
+                    defuse_formula(&mut cell);
+                }
+                cells.push(cell);
+                self.out.write_record(cells)?;
+            } else {
+                self.out.write_record(cells)?;
+            }
             // Streamed: rows reach the file within FLUSH_INTERVAL; `finish` (also after a
             // cancel) flushes the rest.
             if self.pacer.due() {

@@ -7,20 +7,24 @@
 //!
 //! An entry: `url` (as checked, no fragment), `urlname` (as written in the page), `real_url`
 //! (after redirects), `result` (text such as `404 Not Found`), `valid`, `state` (`ok`,
-//! `broken`, `failed`, `ignored`), `status` (HTTP status or null), `failure` (failure class or
+//! `broken`, `failed`, `blocked`, `ignored`), `status` (HTTP status or null), `failure` (failure class or
 //! null: `http-error`, `timeout`, …), `warnings` (`[{tag, message}]`), `infos`, `parent`,
 //! `line`, `column`, `name`, `base`, `fragment`, `content_type`, `size`, `download_time` and
 //! `check_time` (seconds), `level`, `internal`, `cached`, `modified` and `redirects`
 //! (`[{url, status}]`). Absent values are `null`. A link a remap rule rewrote
 //! ([`Config::remap`](crate::Config::remap)) also has `remapped_from`: its URL before the rule
-//! (`url` is the URL checked).
+//! (`url` is the URL checked). A link bot protection answered for has `state` `blocked`,
+//! `valid` true (it is no error) and `blocked`: which protection (`Cloudflare bot challenge`).
+//! With `--suggest`, a broken link the web archive has a copy of has `suggestion`: the
+//! snapshot's URL.
 //!
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
 //! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
-//! seconds) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
-//! url_limit, scheme}`).
+//! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
+//! url_limit, scheme}`); when bot protection answered for some links, `blocked` (their entries)
+//! and `blocked_hosts` (host names).
 
 use std::io::{self, Write};
 
@@ -28,7 +32,7 @@ use serde_json::{Value, json};
 
 use super::terminal::escape_json_controls;
 use super::{FlushPacer, Reporter, Verbosity, failure_class, state_name};
-use crate::model::outcome::Entry;
+use crate::model::outcome::{Entry, Outcome};
 use crate::model::run_report::Report;
 
 /// Writes the JSON document.
@@ -152,13 +156,19 @@ pub fn entry_json(e: &Entry) -> Value {
     if let Some(from) = rf.and_then(|x| x.remapped_from.as_deref()) {
         entry["remapped_from"] = from.into();
     }
+    if let Outcome::Blocked { reason, .. } = &r.outcome {
+        entry["blocked"] = reason.as_str().into();
+    }
+    if let Some(s) = &r.suggestion {
+        entry["suggestion"] = s.as_str().into();
+    }
     entry
 }
 
 /// The summary of a run as a JSON object (fields in the module docs).
 pub fn summary_json(report: &Report) -> Value {
     let stats = super::statistics(report);
-    json!({
+    let mut summary = json!({
         "links": report.links(),
         "urls": report.urls,
         "errors": report.errors(),
@@ -181,7 +191,7 @@ pub fn summary_json(report: &Report) -> Value {
             "scheme": stats.skipped.scheme,
         },
         "hosts": stats.hosts.iter()
-            .map(|(h, broken)| json!({
+            .map(|(h, broken)| (h, json!({
                 "host": h.host,
                 "requests": h.requests,
                 "waited": h.waited.as_secs_f64(),
@@ -190,9 +200,22 @@ pub fn summary_json(report: &Report) -> Value {
                 "broken": broken,
                 "interval": h.interval.as_secs_f64(),
                 "effective_rate": h.effective_rate,
-            }))
+            })))
+            .map(|(h, mut v)| {
+                // Only for a host given up: reports of other runs keep their shape.
+                if let Some(why) = &h.unreachable {
+                    v["unreachable"] = why.as_str().into();
+                }
+                v
+            })
             .collect::<Vec<_>>(),
-    })
+    });
+    if stats.blocked > 0 {
+        // Only when there are some: reports of runs without any keep their shape.
+        summary["blocked"] = json!(stats.blocked);
+        summary["blocked_hosts"] = json!(stats.blocked_hosts);
+    }
+    summary
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! named `(start URLs)` for the start URLs. Each suite has one `<testcase>` per URL the page
 //! links to (`name` = the URL, `classname` = the page; a URL linked twice from a page is one
 //! case listing both places). A broken link gets a `<failure>` whose `message` is the result
-//! text and `type` the failure class (`http-error`, `timeout`, …); an ignored link gets
+//! text and `type` the failure class (`http-error`, `timeout`, …); an ignored link, and one
+//! bot protection answered for (not verified: `blocked: 403 Forbidden (…)`), gets
 //! `<skipped>`; warnings go to `<system-out>`. `tests`, `failures`, `errors` (always 0: a
 //! broken link is a failed test, not a crashed one), `skipped` and `time` (seconds) are set on
 //! every suite and on the root. Every link is listed whatever the verbosity, since CI tools
@@ -62,7 +63,7 @@ impl Counts {
         self.tests += 1;
         if outcome.is_broken() {
             self.failures += 1;
-        } else if outcome.is_ignored() {
+        } else if outcome.is_ignored() || outcome.is_blocked() {
             self.skipped += 1;
         }
     }
@@ -160,7 +161,8 @@ impl<W: Write> Reporter for JunitReporter<W> {
                     seconds(r.check_time)
                 );
                 let notes = notes(r, &case.places);
-                if !r.outcome.is_broken() && !r.outcome.is_ignored() && notes.is_empty() {
+                let skipped = r.outcome.is_ignored() || r.outcome.is_blocked();
+                if !r.outcome.is_broken() && !skipped && notes.is_empty() {
                     xml_cases.push_str("/>\n");
                     continue;
                 }
@@ -173,7 +175,7 @@ impl<W: Write> Reporter for JunitReporter<W> {
                         failure_class(&r.outcome).unwrap_or_default(),
                         xml::text(&failure_text(case))
                     );
-                } else if r.outcome.is_ignored() {
+                } else if skipped {
                     let _ = writeln!(
                         xml_cases,
                         r#"      <skipped message="{}"/>"#,

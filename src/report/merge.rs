@@ -190,7 +190,11 @@ fn add_summary(report: &mut Report, hosts: &mut BTreeMap<String, HostStats>, v: 
             overloaded: 0,
             interval: Duration::ZERO,
             effective_rate: 0.0,
+            unreachable: None,
         });
+        if s.unreachable.is_none() {
+            s.unreachable = text(h, "unreachable");
+        }
         s.requests = s
             .requests
             .saturating_add(number(h, "requests").unwrap_or(0));
@@ -272,6 +276,7 @@ pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
         cached_from: None,
         broken_since: None,
         broken_runs: 0,
+        suggestion: text(v, "suggestion"),
     };
     let line = |key: &str| number(v, key).map(|n| n as usize);
     let referrer = text(v, "parent").map(|parent| Referrer {
@@ -312,6 +317,10 @@ fn outcome_of(v: &Value) -> Result<Outcome, String> {
                 .to_owned();
             Outcome::Failed { kind, message }
         }
+        Some("blocked") => Outcome::Blocked {
+            status: status.ok_or("a blocked entry without \"status\"")?,
+            reason: text(v, "blocked").unwrap_or_default(),
+        },
         Some("ignored") => Outcome::Ignored {
             reason: result
                 .strip_prefix("ignored: ")

@@ -233,6 +233,9 @@ pub struct ReportOptions {
     /// `SRCROOT` (the binary gives the working folder when the checked folder is inside it,
     /// else the checked folder). Defaults to none: absolute `file:` URIs.
     pub source_root: Option<std::path::PathBuf>,
+    /// The run asked the web archive for suggestions (`--suggest`): the CSV report gets a last
+    /// column, `suggestion`. Defaults to off.
+    pub suggestions: bool,
 }
 
 impl Default for ReportOptions {
@@ -246,6 +249,7 @@ impl Default for ReportOptions {
             group_by: GroupBy::Page,
             working_dir: None,
             source_root: None,
+            suggestions: false,
         }
     }
 }
@@ -290,7 +294,8 @@ pub fn reporter_for<'a>(
         Format::Csv => Box::new(
             CsvReporter::new(out, options.csv_delimiter, options.verbosity)
                 .with_bom(options.csv_bom)
-                .with_raw(options.csv_raw),
+                .with_raw(options.csv_raw)
+                .with_suggestions(options.suggestions),
         ),
         Format::Html => Box::new(HtmlReporter::new(out, options.verbosity)),
     }
@@ -378,16 +383,19 @@ impl Verbosity {
     pub fn shows(self, entry: &Entry) -> bool {
         self == Verbosity::All
             || entry.result.outcome.is_broken()
+            || entry.result.outcome.is_blocked()
             || entry.warnings().next().is_some()
     }
 }
 
-/// The state name of an outcome: `ok`, `broken` (error status), `failed`, `ignored`.
+/// The state name of an outcome: `ok`, `broken` (error status), `failed`, `blocked` (bot
+/// protection answered), `ignored`.
 pub(crate) fn state_name(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Ok { .. } => "ok",
         Outcome::Broken { .. } => "broken",
         Outcome::Failed { .. } => "failed",
+        Outcome::Blocked { .. } => "blocked",
         Outcome::Ignored { .. } => "ignored",
     }
 }
@@ -398,7 +406,7 @@ pub(crate) fn failure_class(outcome: &Outcome) -> Option<&'static str> {
     match outcome {
         Outcome::Broken { .. } => Some(HTTP_ERROR),
         Outcome::Failed { kind, .. } => Some(kind.as_str()),
-        Outcome::Ok { .. } | Outcome::Ignored { .. } => None,
+        Outcome::Ok { .. } | Outcome::Ignored { .. } | Outcome::Blocked { .. } => None,
     }
 }
 

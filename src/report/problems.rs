@@ -1,6 +1,6 @@
 //! The problems of one entry, as the formats that list problems one by one (compact, github,
-//! markdown, the text report by page) name them: an error when its URL is broken, then a
-//! warning for each of its warnings.
+//! markdown, the text report by page) name them: an error when its URL is broken (with the web
+//! archive's copy when `--suggest` found one), then a warning for each of its warnings.
 
 use crate::model::outcome::Entry;
 
@@ -29,9 +29,13 @@ pub(crate) fn problems(entry: &Entry) -> Vec<Problem> {
     let mut out = Vec::new();
     let outcome = &entry.result.outcome;
     if outcome.is_broken() {
+        let reason = match &entry.result.suggestion {
+            Some(s) => format!("{outcome}; archived copy: {s}"),
+            None => outcome.to_string(),
+        };
         out.push(Problem {
             severity: Severity::Error,
-            reason: outcome.to_string(),
+            reason,
         });
     }
     out.extend(entry.warnings().map(|w| Problem {

@@ -137,10 +137,15 @@ impl<W: Write> TextReporter<W> {
         if result.retries > 0 {
             writeln!(o, "Tries      {}", result.retries + 1)?;
         }
+        if let Some(s) = &result.suggestion {
+            writeln!(o, "Suggestion {}", esc(s))?;
+        }
         let outcome = esc(&result.outcome.to_string()).into_owned();
         if result.outcome.is_broken() {
             let text = format!("Error: {outcome}");
             writeln!(o, "Result     {}", p.paint(Tone::Error, text))?;
+        } else if result.outcome.is_blocked() {
+            writeln!(o, "Result     {}", p.paint(Tone::Warning, outcome))?;
         } else {
             writeln!(o, "Result     Valid: {outcome}")?;
         }
@@ -248,8 +253,9 @@ pub(crate) fn summary_line(report: &Report) -> String {
 }
 
 /// What was found and not checked, and why (no silent pass): one line for URLs skipped by
-/// robots.txt, scope, patterns or scheme, one for links past `--max-urls`; none when nothing
-/// was skipped. Every summary (text, compact, github, markdown) ends with them.
+/// robots.txt, scope, patterns or scheme, one naming the hosts given up as unreachable, one
+/// for links bot protection answered for (not verified), one for links past `--max-urls`;
+/// none when nothing was skipped. Every summary (text, compact, github, markdown) ends with them.
 pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     let mut lines = Vec::new();
     let skipped = report.stats.skipped;
@@ -266,6 +272,30 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
             reasons.join(", ")
         ));
     }
+    let unreachable = unreachable_hosts(report);
+    if !unreachable.is_empty() {
+        lines.push(format!(
+            "{} host{} unreachable, {} other URLs not requested: {}.",
+            unreachable.len(),
+            plural(unreachable.len()),
+            if unreachable.len() == 1 {
+                "its"
+            } else {
+                "their"
+            },
+            unreachable.join("; ")
+        ));
+    }
+    let blocked = report.stats.blocked;
+    if blocked > 0 {
+        let hosts = &report.stats.blocked_hosts;
+        lines.push(format!(
+            "{blocked} link{} could not be verified: blocked by bot protection on host{} {}.",
+            plural(blocked),
+            plural(hosts.len()),
+            hosts.join(", ")
+        ));
+    }
     if report.over_limit > 0 {
         lines.push(format!(
             "{} link{} to further URLs not checked: the limit of --max-urls was reached.",
@@ -274,6 +304,20 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// The hosts given up as unreachable, each with its failure (`127.0.0.1:9 (connect: Connection
+/// refused)`), control characters spelled out.
+pub(crate) fn unreachable_hosts(report: &Report) -> Vec<String> {
+    report
+        .stats
+        .hosts
+        .iter()
+        .filter_map(|(h, _)| {
+            let why = h.unreachable.as_deref()?;
+            Some(format!("{} ({})", esc(&h.host), esc(why)))
+        })
+        .collect()
 }
 
 pub(crate) fn plural(n: usize) -> &'static str {

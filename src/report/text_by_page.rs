@@ -78,6 +78,9 @@ fn write_link<W: Write>(out: &mut W, e: &Entry, p: Painter) -> io::Result<()> {
     for i in &r.infos {
         writeln!(out, "      Info {}", esc(i))?;
     }
+    if let Some(s) = &r.suggestion {
+        writeln!(out, "      Suggestion {}", esc(s))?;
+    }
     let outcome = esc(&r.outcome.to_string()).into_owned();
     if r.outcome.is_broken() {
         writeln!(
@@ -85,6 +88,9 @@ fn write_link<W: Write>(out: &mut W, e: &Entry, p: Painter) -> io::Result<()> {
             "      {}",
             p.paint(Tone::Error, format!("Error: {outcome}"))
         )
+    } else if r.outcome.is_blocked() {
+        // `blocked: 403 Forbidden (…)`: not verified, so not "Valid".
+        writeln!(out, "      {}", p.paint(Tone::Warning, outcome))
     } else {
         writeln!(out, "      Valid: {outcome}")
     }

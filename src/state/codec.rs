@@ -56,8 +56,9 @@ fn stored_kind(kind: &FailKind) -> bool {
 }
 
 /// The warning tags a reused result may carry: those the engine itself sets on a result.
-const TAGS: [&str; 8] = [
+const TAGS: [&str; 9] = [
     "http-redirected",
+    "login-redirect",
     "http-empty-content",
     "http-rate-limited",
     "http-retry-after-too-long",
@@ -67,8 +68,8 @@ const TAGS: [&str; 8] = [
     "file-no-index",
 ];
 
-/// The row for `result`, or `None` for a result not worth keeping (ignored, interrupted, an
-/// internal error).
+/// The row for `result`, or `None` for a result not worth keeping (ignored, blocked by bot
+/// protection, interrupted, an internal error).
 pub(crate) fn encode(result: &CheckResult) -> Option<Row> {
     let (outcome, status, fail_kind, message) = match &result.outcome {
         Outcome::Ok { status } => ("ok", *status, None, None),
@@ -79,7 +80,8 @@ pub(crate) fn encode(result: &CheckResult) -> Option<Row> {
             }
             ("failed", None, Some(kind.as_str()), Some(message.clone()))
         }
-        Outcome::Ignored { .. } => return None,
+        // Not kept: the wall may be gone next run, and a browser may pass it today.
+        Outcome::Ignored { .. } | Outcome::Blocked { .. } => return None,
     };
     let lines = |v: Vec<String>| (!v.is_empty()).then(|| v.join("\n"));
     let one_line = |s: &str| s.replace(['\n', '\r', '\t'], " ");

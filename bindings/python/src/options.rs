@@ -86,6 +86,7 @@ pub const OPTIONS: &[&str] = &[
     "host_max_concurrency",
     "host_header",
     "insecure",
+    "fail_on_blocked",
     "proxy",
     "max_urls",
     "max_body_size",
@@ -97,6 +98,12 @@ pub const OPTIONS: &[&str] = &[
     "method",
     "check_mx",
     "dns_server",
+    "suggest",
+    "archive_url",
+    "exclude_private",
+    "exclude_loopback",
+    "exclude_link_local",
+    "allow_private",
     "remap",
     "check_anchors",
     "plugin",
@@ -240,6 +247,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 config
             }
             "insecure" => config.insecure(v.flag()?),
+            "fail_on_blocked" => config.fail_on_blocked(v.flag()?),
             "proxy" => config.proxy(v.string()?),
             "max_urls" => config.max_urls(Some(v.count()?).filter(|&n| n > 0)),
             "max_body_size" => config.max_body_size(v.count()? as u64),
@@ -322,6 +330,14 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 config.fail_after_runs(u32::try_from(n).map_err(|_| v.bad("a count"))?)
             }
             "shard" => config.shard(parse_shard(&v)?),
+            "suggest" => config.suggest(v.flag()?),
+            "exclude_private" => config.exclude_private(v.flag()?),
+            "exclude_loopback" => config.exclude_loopback(v.flag()?),
+            "exclude_link_local" => config.exclude_link_local(v.flag()?),
+            "allow_private" => config.allow_private(v.flag()?),
+            "archive_url" => config
+                .archive_url(&v.string()?)
+                .map_err(|e| v.bad_text(&e.to_string()))?,
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(
                     "option `{other}' shapes the command's output, not the check: \

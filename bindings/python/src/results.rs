@@ -97,13 +97,15 @@ impl PyResult_ {
         self.entry.result.outcome.to_string()
     }
 
-    /// `ok`, `broken` (an error status), `failed` or `ignored`.
+    /// `ok`, `broken` (an error status), `failed`, `blocked` (bot protection answered) or
+    /// `ignored`.
     #[getter]
     fn state(&self) -> &'static str {
         match &self.entry.result.outcome {
             Outcome::Ok { .. } => "ok",
             Outcome::Broken { .. } => "broken",
             Outcome::Failed { .. } => "failed",
+            Outcome::Blocked { .. } => "blocked",
             _ => "ignored",
         }
     }
@@ -116,6 +118,12 @@ impl PyResult_ {
             Outcome::Failed { kind, .. } => Some(kind.as_str()),
             _ => None,
         }
+    }
+
+    /// With `suggest=True`: the web archive's closest snapshot of this broken URL, if any.
+    #[getter]
+    fn suggestion(&self) -> Option<&str> {
+        self.entry.result.suggestion.as_deref()
     }
 
     /// The warnings, as `(tag, message)` pairs.
@@ -244,14 +252,6 @@ impl PyReport {
         self.report.interrupted
     }
 
-    /// Broken rows that fail the run: every broken row, or with a state file and
-    /// `fail_after_runs`, those broken in that many consecutive runs (the CLI exits 1 when
-    /// this is not 0).
-    #[getter]
-    fn failing(&self) -> usize {
-        self.report.failing
-    }
-
     /// Broken rows (one per page and link).
     #[getter]
     fn errors(&self) -> usize {
@@ -262,6 +262,14 @@ impl PyReport {
     #[getter]
     fn warnings(&self) -> usize {
         self.report.warnings()
+    }
+
+    /// Rows that fail the run, as the CLI's exit status counts them: the broken ones (with a
+    /// state file and `fail_after_runs`, those broken in that many runs in a row), and with
+    /// `fail_on_blocked` the ones bot protection answered for.
+    #[getter]
+    fn failing(&self) -> usize {
+        self.report.failing
     }
 
     /// Rows: link occurrences plus start URLs.

@@ -213,6 +213,11 @@ pub struct Args {
     #[arg(long)]
     pub fail_on_warnings: bool,
 
+    /// Exit with status 1 when bot protection answered for a link (a Cloudflare challenge,
+    /// LinkedIn's 999: "blocked"), which otherwise only gets a warning.
+    #[arg(long)]
+    pub fail_on_blocked: bool,
+
     /// Keep state between runs in ./.linkpatrol-cache.sqlite: reuse recent results of
     /// external and leaf URLs, and record each link's broken history.
     #[arg(long)]
@@ -309,6 +314,16 @@ pub struct Args {
     /// /etc/resolv.conf]
     #[arg(long, value_name = "ADDR")]
     pub dns_server: Option<String>,
+
+    /// For each broken http(s) link, ask the web archive for its closest snapshot and show it
+    /// (one request per broken URL to the archive, with its host's politeness).
+    #[arg(long)]
+    pub suggest: bool,
+
+    /// The web archive's availability API that --suggest asks (`GET URL?url=BROKEN`, answered
+    /// as the Wayback Machine does) [default: https://archive.org/wayback/available]
+    #[arg(long, value_name = "URL")]
+    pub archive_url: Option<String>,
 
     /// `true` when the flag, its environment variable or the config file set
     /// --max-requests-per-second: then it holds for loopback hosts too; no flag.

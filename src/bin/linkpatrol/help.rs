@@ -61,6 +61,8 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "proxy",
             "check_mx",
             "dns_server",
+            "suggest",
+            "archive_url",
         ],
     ),
     (
@@ -89,6 +91,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "csv_raw",
             "ignore_warning",
             "fail_on_warnings",
+            "fail_on_blocked",
         ],
     ),
     (

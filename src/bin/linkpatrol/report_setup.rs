@@ -31,6 +31,7 @@ pub fn stdout_options(args: &Args) -> ReportOptions {
         },
         working_dir,
         source_root,
+        suggestions: args.suggest,
     }
 }
 

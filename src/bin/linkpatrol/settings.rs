@@ -167,6 +167,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .exclude_loopback(args.exclude_loopback)
         .exclude_link_local(args.exclude_link_local)
         .allow_private(args.allow_private)
+        .fail_on_blocked(args.fail_on_blocked)
         // 0 means no limit, like the other limits.
         .max_urls(args.max_urls.filter(|&n| n > 0))
         .max_body_size(args.max_body_size)
@@ -342,6 +343,12 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
     config = config.accept(accept).always_get(args.method == "get");
     if args.check_mx {
         config = config.mx_resolver(Some(mx_resolver(args.dns_server.as_deref())?));
+    }
+    config = config.suggest(args.suggest);
+    if let Some(url) = &args.archive_url {
+        config = config
+            .archive_url(url)
+            .map_err(|e| anyhow!("--archive-url: {e}"))?;
     }
     if let Some(base) = &args.base_url {
         Url::parse(base).map_err(|e| anyhow!("--base-url `{base}' is not a valid URL: {e}"))?;

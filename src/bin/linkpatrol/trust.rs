@@ -35,6 +35,8 @@ pub enum Refusal {
 ///   and passwords the user gives on the command line; the proxy can read and answer them all.
 /// - `dns-server`: sends the `--check-mx` lookups to a resolver the file names, which learns
 ///   every mail domain and decides every verdict.
+/// - `archive-url`: sends every broken URL (`--suggest`) to a server the file names, which
+///   also writes the suggestions the user is shown.
 /// - `insecure`: turns certificate checks off, so anyone on the network path can read and
 ///   change the requests, the user's headers and cookies included.
 /// - `allow-private`: lets the checkout's pages have requests made to this machine and its
@@ -61,6 +63,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("file-output", Refusal::Always),
     ("proxy", Refusal::Always),
     ("dns-server", Refusal::Always),
+    ("archive-url", Refusal::Always),
     ("insecure", Refusal::Always),
     ("allow-private", Refusal::Always),
     ("cookie-file", Refusal::Always),
@@ -315,6 +318,10 @@ mod tests {
             "check-mx",
             "looks up mail domains with the system's own resolver",
         ),
+        (
+            "suggest",
+            "asks the default web archive (archive.org) about broken links",
+        ),
         ("threads", "limits"),
         ("max-requests-per-second", "politeness"),
         ("host-concurrency", "politeness"),
@@ -331,6 +338,7 @@ mod tests {
         ("csv-bom", "the report's shape"),
         ("ignore-warning", "the report's content"),
         ("fail-on-warnings", "the exit status"),
+        ("fail-on-blocked", "the exit status"),
         (
             "check-anchors",
             "the anchors plugin: reads the pages being checked",

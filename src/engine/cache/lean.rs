@@ -79,11 +79,14 @@ impl Lean {
             cached_from,
             broken_since,
             broken_runs,
+            suggestion,
         } = r;
         let outcome = match outcome {
             Outcome::Ok { status } => LeanOutcome::Ok(*status),
             Outcome::Ignored { reason } => LeanOutcome::Ignored(reason.as_str().into()),
-            Outcome::Broken { .. } | Outcome::Failed { .. } => return None,
+            Outcome::Broken { .. } | Outcome::Failed { .. } | Outcome::Blocked { .. } => {
+                return None;
+            }
         };
         let plain = real_url.is_none()
             && redirects.is_empty()
@@ -94,7 +97,8 @@ impl Lean {
             && exported_to.is_none()
             && cached_from.is_none()
             && broken_since.is_none()
-            && *broken_runs == 0;
+            && *broken_runs == 0
+            && suggestion.is_none();
         plain.then(|| Lean {
             url: (url != key).then(|| url.as_str().into()),
             outcome,

@@ -91,6 +91,7 @@ impl HttpFetcher {
             gate,
             settings,
             cancel,
+            cookies: Default::default(),
         }
     }
 }

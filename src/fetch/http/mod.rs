@@ -2,8 +2,9 @@
 //!
 //! ureq's own redirect handling is off: each hop is a separate request that passes
 //! [`HostGate::wait_for_host`] again and is recorded. 4xx/5xx are data, not errors. Pages to be
-//! parsed are fetched with GET; links that are only checked use HEAD, and fall back to GET when
-//! the server refuses HEAD. Bodies are read up to a cap; a body small enough is read to its
+//! parsed are fetched with GET; links that are only checked use HEAD, and a HEAD answered with an
+//! error status (429 aside) is confirmed with a GET before the link is called broken: servers
+//! answer HEAD wrongly (405, 501, even 404 from CDNs that route only GET). Bodies are read up to a cap; a body small enough is read to its
 //! end so the connection goes back to the pool, a larger one is dropped (closing is cheaper
 //! than downloading it).
 //!
@@ -13,6 +14,11 @@
 //! server may mishandle HEAD), inside the same budget. 429 and 503 honour `Retry-After`
 //! (seconds or an HTTP date) and slow the whole host down through the gate; otherwise the wait
 //! is an exponential backoff with jitter. A 404 is never retried, nor a URL too long to send.
+//!
+//! Dead hosts: a request that fails at the DNS, connect or TLS level gives its host up (a timeout
+//! does after a couple in a row, see `policy::host_table`); the host's other URLs then fail at
+//! once with the same class and a message that says they were not requested and names the URL
+//! that failed.
 //!
 //! Stale connections: a request that rode a pooled keep-alive connection and lost it before
 //! any response came (the server closed it just as we reused it) is resent at once on a new
@@ -25,6 +31,9 @@
 //! Headers: the user's global headers go to every host, except credentials (`Authorization`,
 //! `Cookie`, `Proxy-Authorization`), which only go to the start sites' origins — so a redirect
 //! to another origin never carries them. Host-rule headers go to matching hosts only.
+//! Cookies that servers set during the run (`fetch::session_cookies`) go back where RFC 6265
+//! sends them, in one `Cookie` header after the user's; a redirect to the same URL after a
+//! cookie changed is not a loop (a consent wall), and `max_redirects` still bounds the chain.
 //!
 //! The module is split by job: `agent` (settings, pool, TLS, proxy), `socket` (the TCP
 //! transport), `retry` (one request with its retries), `redirect` (the chain of one check) and
@@ -46,6 +55,7 @@ pub(crate) use self::response::host_key;
 use self::response::{drain, header, location, read_capped};
 use self::retry::{Budget, Exchange};
 use crate::config::ROBOTS_TXT_LIMIT;
+use crate::fetch::session_cookies::SessionCookies;
 use crate::fetch::{Fetched, Resume, Validators};
 use crate::model::cancel::CancelHandle;
 use crate::policy::host_gate::HostGate;
@@ -57,6 +67,8 @@ pub(crate) struct HttpFetcher {
     gate: Arc<HostGate>,
     settings: HttpSettings,
     cancel: CancelHandle,
+    /// The cookies servers set during the run, sent back where they match.
+    cookies: SessionCookies,
 }
 
 impl HttpFetcher {
@@ -123,6 +135,12 @@ impl HttpFetcher {
 
     /// Fetches a robots.txt (following a few redirects). `None` when there is none to obey.
     pub(crate) fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>> {
+        self.fetch_small(url, ROBOTS_TXT_LIMIT)
+    }
+
+    /// Fetches a small resource with GET (following a few redirects), up to `limit` bytes.
+    /// `None` unless it answered 200.
+    pub(crate) fn fetch_small(&self, url: &Url, limit: u64) -> Option<Vec<u8>> {
         let mut current = url.clone();
         let (mut retries, mut warnings) = (0, Vec::new());
         for _ in 0..5 {
@@ -148,7 +166,7 @@ impl HttpFetcher {
                 return None;
             }
             let announced = header(&res, "content-length").and_then(|n| n.trim().parse().ok());
-            return read_capped(res.body_mut(), ROBOTS_TXT_LIMIT, announced)
+            return read_capped(res.body_mut(), limit, announced)
                 .ok()
                 .map(|(b, _)| b);
         }

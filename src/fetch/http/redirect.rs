@@ -9,8 +9,8 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{
-    all_headers, charset_param, classify_io, drain, head_refused, header, host_key, location,
-    media_type, must_locate, read_capped, redirected, status_outcome, status_text,
+    all_headers, charset_param, classify_io, drain, final_outcome, head_refused, header, host_key,
+    location, login_redirect, media_type, must_locate, read_capped, redirected, status_text,
 };
 use super::retry::{Budget, Exchange};
 use crate::extract::format::is_parsed;
@@ -96,6 +96,12 @@ impl HttpFetcher {
                     return self.fail(&current, hops, FailKind::BadRedirect, message);
                 }
                 let key = cache_key(&next);
+                if budget.cookies_changed {
+                    // A server that set a cookie and sends us back (a consent wall, a session
+                    // check) expects a different answer now: the chain so far is no loop.
+                    // `max_redirects` still bounds it.
+                    seen = Some(HashSet::new());
+                }
                 let seen = seen.get_or_insert_with(|| HashSet::from([cache_key(url)]));
                 if !seen.insert(key.clone()) {
                     let message = format!("redirect loop back to {next}");
@@ -105,20 +111,28 @@ impl HttpFetcher {
                     let message = format!("more than {} redirects", self.settings.max_redirects);
                     return self.fail(&next, hops, FailKind::TooManyRedirects, message);
                 }
-                if !claim(&next) {
+                // A hop back into this chain (past the loop check: a cookie changed) is this
+                // check's own URL, claimed already.
+                let own = key == cache_key(url) || owned.iter().any(|(k, _)| *k == key);
+                if !own && !claim(&next) {
                     // Checked on its own (queued, in progress or done): that gives the verdict.
                     let mut f = Fetched::bare(&next, Outcome::Ok { status: None });
                     f.warnings.push(redirected(&next));
+                    f.warnings.extend(login_redirect(url, &next));
                     f.redirects = hops;
                     f.stopped_at = Some(key);
                     return f;
                 }
-                owned.push((key, hops.len()));
+                if !own {
+                    owned.push((key, hops.len()));
+                }
                 current = next;
                 budget = Budget::default();
                 continue;
             }
-            let mut f = Fetched::bare(&current, status_outcome(status));
+            let mut wall = Vec::new();
+            let mut f = Fetched::bare(&current, final_outcome(&current, status, &res, &mut wall));
+            f.warnings.extend(wall);
             let content_type = header(&res, CONTENT_TYPE.as_str());
             f.content_type = content_type.as_deref().map(media_type);
             f.charset = content_type.as_deref().and_then(charset_param);
@@ -130,6 +144,7 @@ impl HttpFetcher {
             f.size = header(&res, CONTENT_LENGTH.as_str()).and_then(|n| n.trim().parse().ok());
             if !hops.is_empty() {
                 f.warnings.push(redirected(&current));
+                f.warnings.extend(login_redirect(url, &current));
             }
             f.redirects = hops;
             if use_head {

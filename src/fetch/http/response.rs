@@ -9,6 +9,7 @@ use ureq::{Body, Proxy, ProxyProtocol};
 use url::Url;
 
 use crate::model::outcome::{FailKind, Outcome, Warning};
+use crate::policy::login_page::is_login_page;
 
 /// Bytes of a body we are not going to parse that are still read to keep the connection.
 const DRAIN_LIMIT: u64 = 64 * 1024;
@@ -30,6 +31,15 @@ pub(super) fn redirected(to: &Url) -> Warning {
     }
 }
 
+/// `login-redirect`, when a redirect chain from `from` ends on a login page at `to` (and `from`
+/// is not one itself): the target exists but needs a login, it did not move.
+pub(super) fn login_redirect(from: &Url, to: &Url) -> Option<Warning> {
+    (is_login_page(to) && !is_login_page(from)).then(|| Warning {
+        tag: "login-redirect",
+        message: format!("The redirect ends on a login page `{to}': the target needs a login."),
+    })
+}
+
 /// The politeness key of a URL: `host:port`.
 pub(crate) fn host_key(url: &Url) -> String {
     format!(
@@ -39,15 +49,72 @@ pub(crate) fn host_key(url: &Url) -> String {
     )
 }
 
-/// Statuses after which a HEAD is asked again as GET: the server may not implement HEAD
-/// properly (405, 501, a 403 or 400 from a server that refuses the method, a 500 from one that
-/// crashes on it). Not for answers a GET would get the same way: 401 and 407 (the GET carries
-/// the same credentials), 404/410 (gone either way) and 414 (the same URL); nor for 429 and
-/// 502/503/504 (overload: those are retried, as GET, inside the URL's retry budget — never once
-/// more on top of it). A request that got no answer at all (DNS, refused connection, TLS,
-/// timeout) is never asked again as GET: `Exchange::Failed` ends the chain.
+/// Statuses after which a HEAD is asked again as GET before the link is called broken: every
+/// error status, because servers answer HEAD wrongly in every way (405 and 501 for a method
+/// they do not implement, 403 or 400 from one that refuses it, 500 from one that crashes on it,
+/// and 404 from CDNs and app servers that route only GET). A link whose HEAD succeeds costs one
+/// request; only a link that looks broken may cost one more. Not for 429: the host asked us to
+/// slow down, and it is retried inside the URL's budget already. A 502/503/504 is retried as
+/// GET inside the budget too; it gets here with HEAD only when no retry was left (or the server
+/// asked for a wait longer than allowed), and is then confirmed once. A request that got no
+/// answer at all (DNS, refused connection, TLS, timeout) is never asked again as GET:
+/// `Exchange::Failed` ends the chain.
 pub(super) fn head_refused(status: u16) -> bool {
-    status >= 400 && !matches!(status, 401 | 404 | 407 | 410 | 414 | 429 | 502 | 503 | 504)
+    status >= 400 && status != 429
+}
+
+/// The bot protection that answered instead of the page, named from the status and headers
+/// it is known by, or `None`. Conservative: only answers that name their protection, whatever
+/// else a 403 may mean, count (a plain 403 stays broken).
+pub(super) fn bot_wall(url: &Url, status: u16, res: &Response<Body>) -> Option<&'static str> {
+    let value = |name: &str| header(res, name).map(|v| v.trim().to_ascii_lowercase());
+    let host = url.host_str().unwrap_or("");
+    if status == 999 {
+        let linkedin = host == "linkedin.com" || host.ends_with(".linkedin.com");
+        return Some(if linkedin {
+            "LinkedIn bot denial, status 999"
+        } else {
+            "non-standard status 999, LinkedIn's bot denial"
+        });
+    }
+    if matches!(status, 403 | 429 | 503) && value("cf-mitigated").as_deref() == Some("challenge") {
+        return Some("Cloudflare bot challenge");
+    }
+    if matches!(status, 202 | 403 | 405)
+        && value("x-amzn-waf-action")
+            .is_some_and(|a| matches!(a.as_str(), "challenge" | "captcha" | "block"))
+    {
+        return Some("AWS WAF bot control");
+    }
+    if status == 403 && (value("x-datadome").is_some() || value("x-dd-b").is_some()) {
+        return Some("DataDome bot protection");
+    }
+    None
+}
+
+/// The outcome of a final answer: `Blocked` when bot protection answered instead of the page
+/// (with a `blocked` warning, so every format that lists warnings shows it), else by status.
+pub(super) fn final_outcome(
+    url: &Url,
+    status: u16,
+    res: &Response<Body>,
+    warnings: &mut Vec<Warning>,
+) -> Outcome {
+    let Some(reason) = bot_wall(url, status, res) else {
+        return status_outcome(status);
+    };
+    warnings.push(Warning {
+        tag: "blocked",
+        message: format!(
+            "{reason} ({}) answered instead of the page: a browser may pass it, the link \
+             could not be verified",
+            status_text(status)
+        ),
+    });
+    Outcome::Blocked {
+        status,
+        reason: reason.to_owned(),
+    }
 }
 
 pub(super) fn status_outcome(status: u16) -> Outcome {
@@ -351,11 +418,13 @@ mod tests {
     }
 
     #[test]
-    fn head_is_asked_again_as_get_only_where_a_get_can_differ() {
-        for refused in [400, 403, 405, 406, 500, 501] {
+    fn a_failing_head_is_confirmed_with_a_get_except_after_429() {
+        for refused in [
+            400, 401, 403, 404, 405, 406, 410, 414, 500, 501, 502, 503, 999,
+        ] {
             assert!(head_refused(refused), "{refused}");
         }
-        for same in [200, 301, 401, 404, 407, 410, 414, 429, 502, 503, 504] {
+        for same in [200, 204, 301, 304, 429] {
             assert!(!head_refused(same), "{same}");
         }
     }

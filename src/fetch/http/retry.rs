@@ -5,15 +5,18 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ureq::Body;
 use ureq::http::Response;
-use ureq::http::header::RETRY_AFTER;
+use ureq::http::header::{RETRY_AFTER, SET_COOKIE};
 use url::Url;
 
 use super::HttpFetcher;
-use super::response::{classify, drain, header, host_key, lost_before_response, proxy_failure};
+use super::response::{
+    bot_wall, classify, drain, header, host_key, lost_before_response, proxy_failure,
+};
 use crate::fetch::resolver::RefusedAddress;
 use crate::fetch::{Validators, connection};
 use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::{HostPermit, Turn};
+use crate::policy::host_table::HostDown;
 use crate::policy::origin::origin_text;
 
 /// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
@@ -33,6 +36,9 @@ pub(super) struct Budget {
     /// ([`Exchange::Deferred`]): set for the first request of a task's URL, and kept for
     /// the retry after a 429 or 503 (the host's pause); cleared by anything else.
     pub(super) may_defer: bool,
+    /// A response to this hop set, changed or deleted a cookie: asking the same URL again is
+    /// not a loop.
+    pub(super) cookies_changed: bool,
 }
 
 impl Budget {
@@ -44,6 +50,7 @@ impl Budget {
             fresh: false,
             validators,
             may_defer,
+            cookies_changed: false,
         }
     }
 }
@@ -104,10 +111,17 @@ impl HttpFetcher {
             return Exchange::Failed(FailKind::InvalidUrl, message);
         }
         loop {
-            let permit = match self.gate.permit_or_later(&host, budget.may_defer) {
+            let mut permit = match self.gate.permit_or_later(&host, budget.may_defer) {
                 Turn::Now(permit) => permit,
                 Turn::Later(due) => return Exchange::Deferred(due),
                 Turn::Cancelled => return Exchange::Interrupted,
+                Turn::Down(down) => {
+                    let message = format!(
+                        "{} (not requested: host {host} unreachable, as for URL {})",
+                        down.message, down.url
+                    );
+                    return Exchange::Failed(down.kind, message);
+                }
             };
             let mut req = if *head {
                 self.agent.head(url.as_str())
@@ -116,11 +130,34 @@ impl HttpFetcher {
                     .get(url.as_str())
                     .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
             };
+            // One `Cookie` header (RFC 6265 §5.4): the user's cookies, then the run's.
+            let mut cookie: Option<String> = None;
+            let mut add_cookie = |v: &str| match &mut cookie {
+                Some(c) => {
+                    c.push_str("; ");
+                    c.push_str(v);
+                }
+                None => cookie = Some(v.to_owned()),
+            };
             for (k, v) in self.headers_for(url, &host) {
-                req = req.header(k.as_str(), v.as_str());
+                if k.eq_ignore_ascii_case("cookie") {
+                    add_cookie(v);
+                } else {
+                    req = req.header(k.as_str(), v.as_str());
+                }
             }
             for (k, v) in self.settings.extras.headers_for(url) {
-                req = req.header(k, v);
+                if k == "Cookie" {
+                    add_cookie(&v);
+                } else {
+                    req = req.header(k, v);
+                }
+            }
+            if let Some(v) = self.cookies.header_for(url, SystemTime::now()) {
+                add_cookie(&v);
+            }
+            if let Some(c) = cookie {
+                req = req.header("Cookie", c);
             }
             if let Some(v) = budget.validators.as_ref().filter(|_| !*head) {
                 if let Some(etag) = &v.etag {
@@ -137,7 +174,6 @@ impl HttpFetcher {
             connection::begin();
             let wait = match req.call() {
                 Err(e) => {
-                    drop(permit);
                     if self.cancel.is_cancelled() {
                         return Exchange::Interrupted;
                     }
@@ -146,6 +182,7 @@ impl HttpFetcher {
                     }
                     if !budget.fresh && lost_before_response(&e) && !connection::opened_new() {
                         // A pooled connection the server had closed: resend now, on a new one.
+                        drop(permit);
                         budget.fresh = true;
                         continue;
                     }
@@ -155,11 +192,22 @@ impl HttpFetcher {
                         || budget.used >= self.settings.max_retries
                     {
                         let proxy = self.settings.proxy.as_ref();
-                        return Exchange::Failed(kind, proxy_failure(proxy, url, kind, message));
+                        let message = proxy_failure(proxy, url, kind, message);
+                        // Before the slot is freed: a host given up starts no other request
+                        // in between (its first task may be what holds the others back).
+                        self.note_failure(&host, url, kind, &message);
+                        drop(permit);
+                        return Exchange::Failed(kind, message);
                     }
+                    drop(permit);
                     Some(self.backoff(budget.used))
                 }
                 Ok(mut res) => {
+                    permit.answered();
+                    let set_cookie = res.headers().get_all(SET_COOKIE);
+                    let set_cookie = set_cookie.iter().filter_map(|v| v.to_str().ok());
+                    budget.cookies_changed |=
+                        self.cookies.store(url, set_cookie, SystemTime::now());
                     let status = res.status().as_u16();
                     if status == 429 && !warnings.iter().any(|w| w.tag == "http-rate-limited") {
                         warnings.push(Warning {
@@ -169,6 +217,7 @@ impl HttpFetcher {
                     }
                     if !matches!(status, 429 | 502 | 503 | 504)
                         || budget.used >= self.settings.max_retries
+                        || bot_wall(url, status, &res).is_some()
                     {
                         return Exchange::Response(res, permit);
                     }
@@ -212,6 +261,22 @@ impl HttpFetcher {
                 return Exchange::Interrupted;
             }
             self.count_retry(&host, budget, retries);
+        }
+    }
+
+    /// A request to `host` failed for good: a DNS, connect or TLS failure gives the host up at
+    /// once (every other URL of it would fail the same way), a timeout counts towards giving
+    /// it up (see `policy::host_table`, "Dead hosts").
+    fn note_failure(&self, host: &str, url: &Url, kind: FailKind, message: &str) {
+        let down = || HostDown {
+            kind,
+            message: message.to_owned(),
+            url: url.as_str().to_owned(),
+        };
+        match kind {
+            FailKind::Dns | FailKind::Connect | FailKind::Tls => self.gate.host_down(host, down()),
+            FailKind::Timeout => self.gate.timed_out(host, down()),
+            _ => {}
         }
     }
 

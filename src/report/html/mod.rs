@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use self::escape::Escaped;
+use super::text::plural;
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
@@ -183,6 +184,25 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             report.unchecked
         )?;
     }
+    let unreachable = super::text::unreachable_hosts(report);
+    if !unreachable.is_empty() {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"unreachable\">Unreachable, other URLs not requested: {}.</p>",
+            Escaped(&unreachable.join("; "))
+        )?;
+    }
+    if report.stats.blocked > 0 {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"blocked\"><span data-stat=\"blocked\">{}</span> \
+             link{} could not be verified: blocked by bot protection on host{} {}.</p>",
+            report.stats.blocked,
+            plural(report.stats.blocked),
+            plural(report.stats.blocked_hosts.len()),
+            Escaped(&report.stats.blocked_hosts.join(", "))
+        )?;
+    }
     if report.over_limit > 0 {
         writeln!(
             o,
@@ -296,6 +316,7 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
                 Escaped(r.map_or("", |r| r.name.as_str())),
                 Escaped(&e.result.outcome.to_string()),
             )?;
+            suggestion(o, e)?;
             real_url(o, e)?;
             writeln!(o, "</td></tr>")?;
         }
@@ -395,6 +416,7 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         Escaped(rf.map_or("", |x| x.name.as_str())),
         Escaped(&r.outcome.to_string()),
     )?;
+    suggestion(o, e)?;
     // The URL's warnings, then this occurrence's (`url-whitespace`, a plugin's `anchor-not-found`).
     for w in e.warnings() {
         write!(
@@ -414,6 +436,16 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         "</td><td class=\"num\">{:.3}</td></tr>",
         r.check_time.as_secs_f64()
     )
+}
+
+/// The web archive's copy of a broken URL (`--suggest`), as a link.
+fn suggestion(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+    if let Some(s) = &e.result.suggestion {
+        write!(o, "<div class=\"suggestion\">archived copy: ")?;
+        url_link(o, s)?;
+        write!(o, "</div>")?;
+    }
+    Ok(())
 }
 
 /// Where the URL ended (after redirects), with the redirect hops.

@@ -36,9 +36,11 @@ class Result:
     @property
     def result(self) -> str: ...
     @property
-    def state(self) -> Literal["ok", "broken", "failed", "ignored"]: ...
+    def state(self) -> Literal["ok", "broken", "failed", "blocked", "ignored"]: ...
     @property
     def failure(self) -> Optional[str]: ...
+    @property
+    def suggestion(self) -> Optional[str]: ...
     @property
     def warnings(self) -> list[Tuple[str, str]]: ...
     @property
@@ -73,11 +75,11 @@ class Report:
     @property
     def interrupted(self) -> bool: ...
     @property
-    def failing(self) -> int: ...
-    @property
     def errors(self) -> int: ...
     @property
     def warnings(self) -> int: ...
+    @property
+    def failing(self) -> int: ...
     @property
     def links(self) -> int: ...
     @property
@@ -136,6 +138,7 @@ class Checker:
         host_max_concurrency: Strings = ...,
         host_header: Strings = ...,
         insecure: bool = ...,
+        fail_on_blocked: bool = ...,
         proxy: str = ...,
         max_urls: int = ...,
         max_body_size: int = ...,
@@ -147,6 +150,12 @@ class Checker:
         method: Literal["head", "get"] = ...,
         check_mx: bool = ...,
         dns_server: str = ...,
+        suggest: bool = ...,
+        archive_url: str = ...,
+        exclude_private: bool = ...,
+        exclude_loopback: bool = ...,
+        exclude_link_local: bool = ...,
+        allow_private: bool = ...,
         remap: Strings = ...,
         check_anchors: bool = ...,
         plugin: Strings = ...,
