@@ -58,6 +58,9 @@ mod politeness;
 mod remap;
 /// Machine-readable reports: every format parsed back, golden files, verbosity, Ctrl-C.
 mod reports;
+/// A repository as input: `../` links under --internal-only, the walk (ignore files, hidden
+/// files, symbolic links, globs), folder links, autolinks and ignore comments in Markdown.
+mod repository;
 /// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).
 mod request_options;
 /// `--resume`: a crawl killed with SIGKILL continues where it stopped.

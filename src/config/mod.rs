@@ -331,6 +331,8 @@ impl Config {
     }
 
     /// Whether links outside the start sites are checked (never recursed). Defaults to `true`.
+    /// `false` stops network requests only: a local `file:` link is checked wherever it points
+    /// (read only inside the checked folders, see [`Config::follow_outside_root`]).
     pub fn check_external(mut self, yes: bool) -> Self {
         self.check_external = yes;
         self

@@ -52,7 +52,8 @@ pub struct Args {
     #[arg(short = 'r', long, value_name = "DEPTH")]
     pub recursion_level: Option<usize>,
 
-    /// Check only links inside the start sites; external links are listed as ignored.
+    /// Make no network request: check only links inside the start sites and local files
+    /// (`../x.md` too, wherever it points); links to other sites are listed as ignored.
     #[arg(long)]
     pub internal_only: bool,
 
