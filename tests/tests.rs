@@ -83,6 +83,8 @@ mod skipped_urls;
 mod slow_host;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
+/// Every format prints the same bytes on every run, whatever the thread count.
+mod stable_order;
 /// The state file (`--cache`): reuse, history, bad files.
 mod state;
 /// Typos get a hint: flags, --format, config keys, negative numbers.

@@ -172,6 +172,13 @@ pub struct Args {
     #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
 
+    /// Write each row as its link finishes (CSV, NDJSON, JSON entries, failures, compact and
+    /// github lines), in an order that changes from run to run. By default every format is
+    /// written at the end, ordered by page, line and column (ties by URL), the same whatever
+    /// the thread count.
+    #[arg(long)]
+    pub stream: bool,
+
     /// No report on stdout (files given with -F are still written).
     #[arg(short = 'q', long)]
     pub quiet: bool,

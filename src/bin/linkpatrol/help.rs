@@ -77,6 +77,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "color",
             "group_by",
             "file_outputs",
+            "stream",
             "quiet",
             "verbose",
             "no_status",

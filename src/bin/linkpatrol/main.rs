@@ -131,13 +131,14 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         color: false,
         ..options.clone()
     };
-    let reporter = outputs::fanout(
+    let reporter = outputs::reporters(
         args.output,
         args.quiet,
         &options,
         &args.file_outputs,
         files,
         &file_options,
+        args.stream,
     );
     let counters = Arc::new(status::Counters::default());
     let display =
@@ -177,7 +178,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     if let Some(d) = display {
         d.stop();
     }
-    let finished = guard.finish(&mut reporter, &report);
+    let finished = guard.finish(&mut *reporter, &report);
     drop(reporter);
     if let Some(e) = write_error {
         return Err(e.into());

@@ -222,6 +222,7 @@ mod tests {
         ("output", "the format on stdout"),
         ("color", "stdout"),
         ("group-by", "the report's shape"),
+        ("stream", "the order of the report's rows"),
         ("quiet", "stdout"),
         ("verbose", "stdout"),
         ("no-status", "stderr"),
