@@ -1,5 +1,6 @@
 //! A repository's Markdown and HTML as inputs, as a pre-commit hook or a CI job checks them:
-//! `../` links under `--internal-only`.
+//! `../` links under `--internal-only`, the folder walk (ignore files, hidden files, symbolic
+//! links, globs, `--exclude-path`).
 
 use std::fs;
 
@@ -83,4 +84,131 @@ fn internal_only_outside_the_checked_folder_checks_existence() {
     let heading = row_named(&rows, "../README.md#no-such-heading");
     assert_eq!(&heading[6], "True", "{heading:?}");
     assert!(heading[4].contains("outside-root"), "{heading:?}");
+}
+
+/// `(page file name, link as written)` of every row of a CSV run that has a page, and the
+/// start inputs (rows without one) by file name.
+fn pages_and_starts(rows: &[csv::StringRecord]) -> (Vec<(String, String)>, Vec<String>) {
+    let name = |s: &str| s.rsplit('/').next().unwrap_or(s).to_owned();
+    let mut links: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| !r[1].is_empty())
+        .map(|r| (name(&r[1]), r[0].to_owned()))
+        .collect();
+    let mut starts: Vec<String> = rows
+        .iter()
+        .filter(|r| r[1].is_empty())
+        .map(|r| name(&r[0]))
+        .collect();
+    links.sort();
+    starts.sort();
+    (links, starts)
+}
+
+/// A repository: `a.md` and `sub/b.md` linking each other, a gitignored `node_modules/x.md`
+/// and a hidden `.notes/h.md` with broken links, and two symbolic-link loops
+/// (`loop -> .`, `sub/up -> ..`).
+fn walked_repo(name: &str) -> TempDir {
+    let repo = TempDir::new(name);
+    for d in [".git", "sub", "node_modules", ".notes"] {
+        fs::create_dir_all(repo.join(d)).unwrap();
+    }
+    fs::write(repo.join(".gitignore"), "node_modules/\n").unwrap();
+    fs::write(repo.join("a.md"), "[b](sub/b.md)\n").unwrap();
+    fs::write(repo.join("sub/b.md"), "[a](../a.md)\n").unwrap();
+    fs::write(repo.join("node_modules/x.md"), "[gone](gone.md)\n").unwrap();
+    fs::write(repo.join(".notes/h.md"), "[gone](gone.md)\n").unwrap();
+    std::os::unix::fs::symlink(".", repo.join("loop")).unwrap();
+    std::os::unix::fs::symlink("..", repo.join("sub/up")).unwrap();
+    repo
+}
+
+#[test]
+fn the_walk_skips_ignored_and_hidden_files_and_reads_each_file_once() {
+    let repo = walked_repo("repo-walk");
+    for threads in ["1", "8"] {
+        for follow in [&[][..], &["--follow"][..]] {
+            let mut args = vec!["-t", threads, "."];
+            args.extend_from_slice(follow);
+            let out = csv_run_in(&repo, &args);
+            assert_exit(&out, 0);
+            let (links, starts) = pages_and_starts(&rows(&out));
+            assert_eq!(starts, ["a.md", "b.md"], "{follow:?}");
+            assert_eq!(
+                links,
+                [
+                    ("a.md".to_owned(), "sub/b.md".to_owned()),
+                    ("b.md".to_owned(), "../a.md".to_owned())
+                ],
+                "{follow:?}"
+            );
+        }
+    }
+    // --no-ignore and --hidden walk them too.
+    let out = csv_run_in(&repo, &["--no-ignore", "--hidden", "."]);
+    assert_exit(&out, 1);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(starts, ["a.md", "b.md", "h.md", "x.md"]);
+}
+
+#[test]
+fn outside_a_git_repository_only_dot_ignore_files_count() {
+    let repo = walked_repo("repo-walk-no-git");
+    fs::remove_dir(repo.join(".git")).unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(
+        starts,
+        ["a.md", "b.md", "x.md"],
+        "as ripgrep: .gitignore needs git"
+    );
+    fs::write(repo.join(".ignore"), "node_modules/\n").unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(starts, ["a.md", "b.md"]);
+}
+
+#[test]
+fn globs_and_exclude_path_choose_the_files() {
+    let repo = walked_repo("repo-globs");
+    fs::create_dir_all(repo.join("sub/deep")).unwrap();
+    fs::write(repo.join("sub/deep/c.md"), "[b](../b.md)\n").unwrap();
+    fs::write(repo.join("sub/deep/c.html"), "<a href='../b.md'>b</a>\n").unwrap();
+    let starts_of = |args: &[&str]| {
+        let out = csv_run_in(&repo, args);
+        assert_exit(&out, 0);
+        pages_and_starts(&rows(&out)).1
+    };
+    assert_eq!(starts_of(&["sub/**/*.md"]), ["b.md", "c.md"]);
+    assert_eq!(starts_of(&["*.md"]), ["a.md"]);
+    assert_eq!(
+        starts_of(&["sub/**/*.{md,html}"]),
+        ["b.md", "c.html", "c.md"]
+    );
+    assert_eq!(
+        starts_of(&[".", "--exclude-path", "deep"]),
+        ["a.md", "b.md"]
+    );
+    assert_eq!(
+        starts_of(&["a.md", "sub/b.md", "--exclude-path", r"^sub/"]),
+        ["a.md"]
+    );
+    let out = csv_run_in(&repo, &["nothing/**/*.md"]);
+    assert_exit(&out, 2);
+}
+
+#[test]
+fn a_followed_link_out_of_the_folder_is_not_read() {
+    let root = TempDir::new("repo-follow-out");
+    let repo = root.join("repo");
+    fs::create_dir_all(root.join("private")).unwrap();
+    fs::create_dir_all(&repo).unwrap();
+    fs::write(root.join("private/secret.md"), "[s](gone.md)\n").unwrap();
+    fs::write(repo.join("a.md"), "# a\n").unwrap();
+    std::os::unix::fs::symlink(root.join("private"), repo.join("private")).unwrap();
+    let out = csv_run_in(&repo, &["--follow", "."]);
+    assert_exit(&out, 0);
+    assert_eq!(pages_and_starts(&rows(&out)).1, ["a.md"]);
+    let out = csv_run_in(&repo, &["--follow", "--follow-outside-root", "."]);
+    assert_eq!(pages_and_starts(&rows(&out)).1, ["a.md", "secret.md"]);
 }

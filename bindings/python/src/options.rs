@@ -110,6 +110,7 @@ const CLI_ONLY: &[&str] = &[
     "csv_bom",
     "csv_raw",
     "no_status",
+    "stream",
     "verbose",
     "fail_on_warnings",
     "config",

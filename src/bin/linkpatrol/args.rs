@@ -27,9 +27,30 @@ use linkpatrol::{
                   130 interrupted (the report of what was checked is still written)."
 )]
 pub struct Args {
-    /// URLs (http, https, file), local files and folders, or `-` (URLs on stdin) to check.
+    /// URLs (http, https, file), local files and folders, glob patterns (`'docs/**/*.md'`), or
+    /// `-` (URLs on stdin) to check. A folder without index.html stands for its Markdown files,
+    /// walked as ripgrep walks: .gitignore (in a git repository), .ignore and git's exclude
+    /// files honoured, hidden files skipped, symbolic links not followed.
     #[arg(value_name = "URL_OR_PATH")]
     pub inputs: Vec<String>,
+
+    /// Walk folders and globs without reading .gitignore, .ignore and git's exclude files.
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Walk hidden files and folders too (names starting with `.`; .git never).
+    #[arg(long)]
+    pub hidden: bool,
+
+    /// Follow symbolic links when walking folders and globs (a link back into the walk is
+    /// skipped; a link out of the folder only with --follow-outside-root).
+    #[arg(long)]
+    pub follow: bool,
+
+    /// Leave out the files and folders whose path matches this regex (repeatable), whether
+    /// walked or named.
+    #[arg(long, value_name = "REGEX")]
+    pub exclude_path: Vec<String>,
 
     /// Worker threads.
     #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count, allow_negative_numbers = true)]

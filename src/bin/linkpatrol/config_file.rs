@@ -27,6 +27,10 @@ pub const LOCAL_FILE: &str = "linkpatrol.toml";
 pub struct FileConfig {
     // Inputs
     pub inputs: Option<Vec<String>>,
+    pub no_ignore: Option<bool>,
+    pub hidden: Option<bool>,
+    pub follow: Option<bool>,
+    pub exclude_path: Option<Vec<String>>,
     pub stdin: Option<bool>,
     pub input_file: Option<Vec<PathBuf>>,
     pub root_dir: Option<PathBuf>,
@@ -225,6 +229,10 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     }
     take!(
         inputs,
+        no_ignore,
+        hidden,
+        follow,
+        exclude_path,
         stdin,
         input_file,
         sitemaps,
@@ -330,6 +338,10 @@ pub fn effective(args: &Args) -> FileConfig {
     let list = |v: &[String]| Some(v.to_vec());
     FileConfig {
         inputs: list(&args.inputs),
+        no_ignore: Some(args.no_ignore),
+        hidden: Some(args.hidden),
+        follow: Some(args.follow),
+        exclude_path: list(&args.exclude_path),
         stdin: Some(args.stdin),
         input_file: Some(args.input_file.clone()),
         root_dir: args.root_dir.clone(),
@@ -430,6 +442,10 @@ pub(crate) mod tests {
     pub(crate) fn every_key() -> FileConfig {
         FileConfig {
             inputs: Some(vec!["https://example.test/".into(), "docs".into()]),
+            no_ignore: Some(true),
+            hidden: Some(true),
+            follow: Some(true),
+            exclude_path: Some(vec!["/vendor/".into()]),
             stdin: Some(true),
             input_file: Some(vec!["urls.txt".into()]),
             root_dir: Some("public".into()),

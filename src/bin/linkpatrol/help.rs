@@ -13,6 +13,10 @@ const HEADINGS: &[(&str, &[&str])] = &[
         "Inputs",
         &[
             "inputs",
+            "no_ignore",
+            "hidden",
+            "follow",
+            "exclude_path",
             "stdin",
             "input_file",
             "root_dir",

@@ -1,19 +1,139 @@
 //! Start inputs from the command line: URLs and paths, `-` or `--stdin` (URLs on stdin), URL
-//! list files (`--input-file`), and folders of Markdown files (a folder without `index.html`
-//! stands for every `*.md` / `*.markdown` file below it). Every problem is one error naming the
-//! input (and the line of a list), found before anything runs.
+//! list files (`--input-file`), folders of Markdown files (a folder without `index.html`
+//! stands for every `*.md` / `*.markdown` file below it) and glob patterns (`'docs/**/*.md'`:
+//! every file they match). Every problem is one error naming the input (and the line of a
+//! list), found before anything runs.
+//!
+//! Folders and globs are walked as ripgrep walks them (the `ignore` crate): `.gitignore` (in a
+//! git repository, as ripgrep: outside one only `.ignore` counts), `.ignore`, git's
+//! `info/exclude` and global excludes are honoured, hidden files and folders are skipped, and
+//! symbolic links are not followed — with `--follow` they are, but only to files inside the
+//! walked folder (unless `--follow-outside-root`), and a link back to a folder being walked is
+//! skipped, so a loop cannot be entered and each file is listed once.
+//! `--no-ignore` and `--hidden` turn the first two rules off; `--exclude-path` drops the paths
+//! (files or folders) a regex matches.
 
+use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use globset::{GlobBuilder, GlobMatcher};
 use linkpatrol::Config;
+use regex::Regex;
 use url::Url;
 
 use crate::args::Args;
 
+/// How folders and globs are walked.
+struct Walk {
+    /// `--no-ignore`: ignore files are not read.
+    no_ignore: bool,
+    /// `--hidden`: hidden files and folders are walked too.
+    hidden: bool,
+    /// `--follow`: symbolic links are followed (loops skipped).
+    follow: bool,
+    /// `--follow-outside-root`: a followed link may lead out of the walked folder.
+    anywhere: bool,
+    /// `--exclude-path`: paths to leave out.
+    exclude: Vec<Regex>,
+}
+
+impl Walk {
+    fn from_args(args: &Args) -> Result<Walk> {
+        let exclude = args
+            .exclude_path
+            .iter()
+            .map(|p| {
+                Regex::new(p).with_context(|| format!("--exclude-path `{p}' is not a valid regex"))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Walk {
+            no_ignore: args.no_ignore,
+            hidden: args.hidden,
+            follow: args.follow,
+            anywhere: args.follow_outside_root,
+            exclude,
+        })
+    }
+
+    fn excluded(&self, path: &Path) -> bool {
+        let text = path.to_string_lossy();
+        self.exclude.iter().any(|r| r.is_match(&text))
+    }
+
+    /// Every file below `dir` that `wanted` accepts, sorted, each file once (by its real
+    /// path, so two links to one file list it once).
+    fn files(&self, dir: &Path, wanted: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf>> {
+        let mut builder = ignore::WalkBuilder::new(dir);
+        builder
+            .standard_filters(!self.no_ignore)
+            .hidden(!self.hidden)
+            .follow_links(self.follow)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        let exclude = self.exclude.clone();
+        builder.filter_entry(move |e| {
+            e.file_name() != ".git"
+                && !exclude
+                    .iter()
+                    .any(|r| r.is_match(&e.path().to_string_lossy()))
+        });
+        let mut found = Vec::new();
+        let mut seen = HashSet::new();
+        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        for entry in builder.build() {
+            let entry = match entry {
+                Ok(e) => e,
+                // A symbolic link back into the walk (only with --follow): skipped, its target
+                // is walked already.
+                Err(e) if is_loop(&e) => continue,
+                // A bad line in an ignore file, a folder that cannot be read: said, and the
+                // rest is walked (as ripgrep does).
+                Err(e) => {
+                    let text = e.to_string();
+                    eprintln!(
+                        "linkpatrol: warning: {}",
+                        linkpatrol::report::escape_controls(&text)
+                    );
+                    continue;
+                }
+            };
+            // Without --follow a symbolic link is not a file of the walk (ripgrep's rule).
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            if !wanted(path) {
+                continue;
+            }
+            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            // A followed link out of the folder: not read, as a link out of a checked folder.
+            if !self.anywhere && !real.starts_with(&root) {
+                continue;
+            }
+            if seen.insert(real) {
+                found.push(path.to_path_buf());
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+}
+
+/// `true` for the error of a symbolic link that leads back into the walk.
+fn is_loop(e: &ignore::Error) -> bool {
+    match e {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
+        _ => false,
+    }
+}
+
 /// Adds every start input of `args` to `config`.
 pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
+    let walk = Walk::from_args(args)?;
     let mut root_dir = args.root_dir.clone();
     // A folder input is the local site's root when --root-dir is not given.
     let folder_input = args.inputs.iter().any(|i| Path::new(i).is_dir());
@@ -23,13 +143,13 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
             from_stdin = true;
             continue;
         }
-        config = add_one(config, input, &mut root_dir, None)?;
+        config = add_one(config, input, &mut root_dir, None, &walk)?;
     }
     for file in &args.input_file {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read input file `{}'", file.display()))?;
         let origin = file.display().to_string();
-        config = add_list(config, &text, &origin, &mut root_dir)?;
+        config = add_list(config, &text, &origin, &mut root_dir, &walk)?;
     }
     if from_stdin {
         let mut text = String::new();
@@ -37,7 +157,7 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
             text.push_str(&line.context("cannot read stdin")?);
             text.push('\n');
         }
-        config = add_list(config, &text, "stdin", &mut root_dir)?;
+        config = add_list(config, &text, "stdin", &mut root_dir, &walk)?;
     }
     if let (Some(base), None, false) = (&args.base_url, &root_dir, folder_input) {
         bail!("--base-url `{base}' needs the local site's folder: give --root-dir or a folder");
@@ -54,6 +174,7 @@ fn add_list(
     text: &str,
     origin: &str,
     root_dir: &mut Option<PathBuf>,
+    walk: &Walk,
 ) -> Result<Config> {
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -61,17 +182,18 @@ fn add_list(
             continue;
         }
         let at = format!("{origin}, line {}", i + 1);
-        config = add_one(config, line, root_dir, Some(&at))?;
+        config = add_one(config, line, root_dir, Some(&at), walk)?;
     }
     Ok(config)
 }
 
-/// One input: a URL, a file, or a folder (its `index.html`, else its Markdown files).
+/// One input: a URL, a file, a folder (its `index.html`, else its Markdown files) or a glob.
 fn add_one(
     config: Config,
     input: &str,
     root_dir: &mut Option<PathBuf>,
     at: Option<&str>,
+    walk: &Walk,
 ) -> Result<Config> {
     let place = at.map_or_else(String::new, |a| format!("{a}: "));
     if looks_like_url(input) {
@@ -80,45 +202,83 @@ fn add_one(
         return Ok(config.input_url(input));
     }
     let path = Path::new(input);
-    let meta = std::fs::metadata(path)
-        .map_err(|e| anyhow::anyhow!("{place}cannot read `{input}': {e}"))?;
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(_) if is_glob(input) => return add_glob(config, input, root_dir, &place, walk),
+        Err(e) => bail!("{place}cannot read `{input}': {e}"),
+    };
     if meta.is_dir() && !path.join("index.html").is_file() {
-        let files = markdown_files(path)?;
+        let files = walk.files(path, &is_markdown)?;
         if !files.is_empty() {
             root_dir.get_or_insert_with(|| path.to_path_buf());
             return Ok(files.into_iter().fold(config, Config::input_path));
         }
     }
+    if !meta.is_dir() && walk.excluded(path) {
+        return Ok(config);
+    }
     Ok(config.input_path(path))
 }
 
-/// Every Markdown file below `dir`, sorted; folders whose name starts with `.` are skipped.
-fn markdown_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&d).with_context(|| format!("cannot read `{}'", d.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("cannot read `{}'", d.display()))?;
-            let path = entry.path();
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
-            {
-                found.push(path);
-            }
-        }
+/// Every file `pattern` matches, walked from its folder part (`docs` of `docs/**/*.md`); that
+/// folder is the local site's root when --root-dir is not given. A pattern that matches
+/// nothing is an error, as a missing file is.
+fn add_glob(
+    config: Config,
+    pattern: &str,
+    root_dir: &mut Option<PathBuf>,
+    place: &str,
+    walk: &Walk,
+) -> Result<Config> {
+    let matcher: GlobMatcher = GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| anyhow::anyhow!("{place}`{pattern}' is not a valid glob: {e}"))?
+        .compile_matcher();
+    let base = glob_base(pattern);
+    // The walk from `.` names `./a.md`, which `*.md` is to match.
+    let bare = !pattern.starts_with("./");
+    let files = walk.files(&base, &|p: &Path| {
+        let p = if bare {
+            p.strip_prefix(".").unwrap_or(p)
+        } else {
+            p
+        };
+        matcher.is_match(p)
+    })?;
+    if files.is_empty() {
+        bail!("{place}`{pattern}' matches no file");
     }
-    found.sort();
-    Ok(found)
+    root_dir.get_or_insert(base);
+    Ok(files.into_iter().fold(config, Config::input_path))
+}
+
+/// `true` when `input` holds a glob metacharacter (`*`, `?`, `[`, `{`).
+pub fn is_glob(input: &str) -> bool {
+    input.contains(['*', '?', '[', '{'])
+}
+
+/// The folders of `pattern` before its first component with a metacharacter (`.` if none).
+pub fn glob_base(pattern: &str) -> PathBuf {
+    let mut base = PathBuf::new();
+    for part in Path::new(pattern).components() {
+        if is_glob(&part.as_os_str().to_string_lossy()) {
+            break;
+        }
+        base.push(part);
+    }
+    if base.as_os_str().is_empty() || base == Path::new(pattern) {
+        PathBuf::from(".")
+    } else {
+        base
+    }
+}
+
+/// `*.md` and `*.markdown` files.
+fn is_markdown(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
 }
 
 /// `http://…`, `https://…`, `file:…` are URLs; anything else is a path.
@@ -127,4 +287,17 @@ pub fn looks_like_url(s: &str) -> bool {
     ["http://", "https://", "file:"]
         .iter()
         .any(|p| lower.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_base_of_a_glob_is_its_folders_before_the_first_pattern() {
+        assert_eq!(glob_base("docs/**/*.md"), PathBuf::from("docs"));
+        assert_eq!(glob_base("./docs/a*/x.md"), PathBuf::from("./docs"));
+        assert_eq!(glob_base("*.md"), PathBuf::from("."));
+        assert!(is_glob("docs/{a,b}.md") && !is_glob("docs/a.md"));
+    }
 }
