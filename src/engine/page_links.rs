@@ -49,7 +49,7 @@ struct PageLinks<'p> {
     nofollow: bool,
     /// The page came over HTTP(S).
     from_web: bool,
-    /// The page is Markdown: a link to a folder with a README is not `file-no-index`.
+    /// The page is Markdown: a link to a folder is not `file-no-index`, nor followed.
     markdown: bool,
     /// The encoding of the page's query strings, when not UTF-8 (see `extract::charset`).
     query_encoding: Option<&'static Encoding>,
@@ -398,9 +398,21 @@ impl Run {
         {
             f.links.push(u.clone());
         }
-        let no_index = url.as_ref().is_ok_and(|u| {
-            !fetch::file::is_listing(page) && fetch::file::is_folder_without_index(u, ctx.markdown)
+        let folder = url.as_ref().is_ok_and(|u| {
+            !fetch::file::is_listing(page) && fetch::file::is_folder_without_index(u)
         });
+        // On GitHub a folder link from Markdown shows the folder: it exists, so it is valid,
+        // and it is no page of the site (its files are not walked). From HTML a web server
+        // would serve no page there: warned, and its entries listed and checked.
+        let no_index = folder && !ctx.markdown;
+        let via = if folder && ctx.markdown {
+            Via {
+                follow: false,
+                ..via
+            }
+        } else {
+            via
+        };
         // The link as written goes to the site (masked) and, for an unparsable link only,
         // to `consider` as its key: one copy in the common case.
         let raw = match &url {

@@ -229,26 +229,15 @@ pub(crate) fn is_listing(final_url: &Url) -> bool {
     final_url.scheme() == "file" && final_url.path().ends_with('/')
 }
 
-/// `true` for a `file:` URL naming a folder that has no `index.html`. With `markdown` (the
-/// link is on a Markdown page, and GitHub shows a folder's README), a folder with one of
-/// [`MARKDOWN_INDEXES`] has an index too. Asked for every `file:` link of a page, so a link
-/// whose last segment has an extension (`page.html`) is taken for a file without asking the
-/// file system.
-pub(crate) fn is_folder_without_index(url: &Url, markdown: bool) -> bool {
+/// `true` for a `file:` URL naming a folder that has no `index.html`. Asked for every `file:`
+/// link of a page, so a link whose last segment has an extension (`page.html`) is taken for a
+/// file without asking the file system.
+pub(crate) fn is_folder_without_index(url: &Url) -> bool {
     let last = url.path().rsplit('/').next().unwrap_or("");
     if url.scheme() != "file" || last.contains('.') {
         return false;
     }
-    with_folder(url, |folder| {
-        if !folder.no_index_html || !markdown {
-            return folder.no_index_html;
-        }
-        let has = *folder.markdown_index.get_or_insert_with(|| {
-            url.to_file_path()
-                .is_ok_and(|p| MARKDOWN_INDEXES.iter().any(|name| p.join(name).is_file()))
-        });
-        !has
-    })
+    with_folder(url, |folder| folder.no_index_html)
 }
 
 /// The cache key of the document `url` reads, given its plain `key`: a `file:` folder with an
@@ -289,7 +278,6 @@ fn with_folder<T>(url: &Url, f: impl FnOnce(&mut Folder) -> T) -> T {
             Folder {
                 no_index_html: dir.is_some() && !index_html,
                 index_html,
-                markdown_index: None,
             }
         });
         f(folder)
@@ -303,23 +291,7 @@ struct Folder {
     no_index_html: bool,
     /// It is a folder with an `index.html` file.
     index_html: bool,
-    /// It has one of [`MARKDOWN_INDEXES`]; asked only for a link on a Markdown page.
-    markdown_index: Option<bool>,
 }
-
-/// The files that make a folder linked from a Markdown page a page of its own: GitHub renders
-/// its README, a Markdown site its `index.md`. Each spelling is one `stat`: the folder is not
-/// listed, since it may lie outside the checked folders, which are never listed.
-const MARKDOWN_INDEXES: [&str; 8] = [
-    "README.md",
-    "README",
-    "readme.md",
-    "Readme.md",
-    "README.MD",
-    "ReadMe.md",
-    "readme",
-    "index.md",
-];
 
 /// Most folder answers one thread keeps (a few hundred KB at most).
 const FOLDERS_REMEMBERED: usize = 4096;
