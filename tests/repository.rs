@@ -212,3 +212,46 @@ fn a_followed_link_out_of_the_folder_is_not_read() {
     let out = csv_run_in(&repo, &["--follow", "--follow-outside-root", "."]);
     assert_eq!(pages_and_starts(&rows(&out)).1, ["a.md", "secret.md"]);
 }
+
+#[test]
+fn bare_and_www_links_in_markdown_are_checked_but_not_in_code() {
+    let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
+    let repo = TempDir::new("repo-autolinks");
+    let ok = server.url("/ok");
+    let gone = server.url("/gone");
+    fs::write(
+        repo.join("README.md"),
+        format!(
+            "See {ok}. Also (www.example.test/ok) and {gone}, or write to me@example.test.\n\n\
+             `{gone}?code`\n\n```\n{gone}?block\nwww.example.test/block\n```\n"
+        ),
+    )
+    .unwrap();
+    // www.example.test goes to the loopback server: no name is looked up.
+    let remap = format!("^http://www\\.example\\.test/ {}/", server.base());
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&repo, &["-t", threads, "--remap", &remap, "README.md"]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert_eq!(&row_named(&rows, &ok)[6], "True");
+        assert_eq!(&row_named(&rows, &gone)[6], "False", "{rows:#?}");
+        assert_eq!(&row_named(&rows, "http://www.example.test/ok")[6], "True");
+        assert_eq!(&row_named(&rows, "mailto:me@example.test")[6], "True");
+        assert!(
+            !rows
+                .iter()
+                .any(|r| r[0].contains("code") || r[0].contains("block")),
+            "{rows:#?}"
+        );
+    }
+    assert_eq!(server.count("/gone"), 2, "once a run, never for the code");
+    let out = csv_run_in(
+        &repo,
+        &["--include-verbatim", "--remap", &remap, "README.md"],
+    );
+    let rows = rows(&out);
+    for link in [format!("{gone}?code"), format!("{gone}?block")] {
+        assert_eq!(&row_named(&rows, &link)[6], "False", "{rows:#?}");
+    }
+    row_named(&rows, "http://www.example.test/block");
+}

@@ -45,6 +45,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
                 .map_or_else(String::new, |p| p.display().to_string()),
         ),
         ("--follow-outside-root", cfg.follow_outside_root.to_string()),
+        ("--include-verbatim", cfg.include_verbatim.to_string()),
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
         ("--ignore-warnings", cfg.ignore_warnings.join(" ")),

@@ -145,6 +145,7 @@ pub struct Config {
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) follow_outside_root: bool,
+    pub(crate) include_verbatim: bool,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
@@ -195,6 +196,7 @@ impl Default for Config {
             seed_sitemaps: false,
             root_dir: None,
             follow_outside_root: false,
+            include_verbatim: false,
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -466,6 +468,14 @@ impl Config {
     /// theirs to show.
     pub fn follow_outside_root(mut self, yes: bool) -> Self {
         self.follow_outside_root = yes;
+        self
+    }
+
+    /// Whether the autolink literals (a bare `https://…`, `www.…`, an e-mail address) in the
+    /// code spans and code blocks of Markdown pages are checked too. Defaults to `false`:
+    /// code holds no links, as on GitHub.
+    pub fn include_verbatim(mut self, yes: bool) -> Self {
+        self.include_verbatim = yes;
         self
     }
 

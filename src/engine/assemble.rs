@@ -130,6 +130,7 @@ pub(super) fn assemble(
         },
         cancel: cancel.clone(),
         max_body: cfg.max_body_size,
+        include_verbatim: cfg.include_verbatim,
         max_urls: cfg.max_urls,
         ignore_warnings: cfg.ignore_warnings.clone(),
         seed_sitemaps: cfg.seed_sitemaps,

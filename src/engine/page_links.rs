@@ -14,8 +14,8 @@ use url::{Position, Url};
 use crate::engine::plugin_host::PageFacts;
 use crate::extract::format::{Format, is_html};
 use crate::extract::{
-    HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown, extract_sitemap,
-    extract_text_urls, gunzip_capped, is_gzip, is_sitemap, markdown_anchors,
+    HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown_with,
+    extract_sitemap, extract_text_urls, gunzip_capped, is_gzip, is_sitemap, markdown_anchors,
 };
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
@@ -230,7 +230,7 @@ impl Run {
             let format = Format::of(content_type);
             let links = match format {
                 Some(Format::Css) => extract_css(body),
-                Some(Format::Markdown) => extract_markdown(body),
+                Some(Format::Markdown) => extract_markdown_with(body, self.include_verbatim),
                 // A text file given as a start input is a list of URLs; other text is not read.
                 Some(Format::Text) if level == 1 => extract_text_urls(body),
                 _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {

@@ -5,6 +5,7 @@
 //! whitespace trimmed), and the caller resolves it against the document URL or
 //! [`HtmlDocument::base`] once the whole document has been read.
 
+mod autolink;
 pub(crate) mod charset;
 mod css;
 pub(crate) mod format;
@@ -22,7 +23,7 @@ mod tests;
 pub use css::extract_css;
 pub use gzip::{gunzip_capped, is_gzip};
 pub use html::{extract_html, extract_html_batched};
-pub use markdown::extract_markdown;
+pub use markdown::{extract_markdown, extract_markdown_with};
 pub use markdown_anchors::markdown_anchors;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;

@@ -78,6 +78,7 @@ pub const OPTIONS: &[&str] = &[
     "root_dir",
     "no_robots",
     "follow_outside_root",
+    "include_verbatim",
     "sitemaps",
     "max_retries",
     "max_retry_wait",
@@ -185,6 +186,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             "root_dir" => config.root_dir(v.path()?),
             "no_robots" => config.robots(!v.flag()?),
             "follow_outside_root" => config.follow_outside_root(v.flag()?),
+            "include_verbatim" => config.include_verbatim(v.flag()?),
             "sitemaps" => config.seed_sitemaps(v.flag()?),
             "max_retries" => {
                 config.max_retries(u32::try_from(v.count()?).map_err(|_| v.bad("a count"))?)

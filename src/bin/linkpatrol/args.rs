@@ -112,6 +112,11 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub root_dir: Option<std::path::PathBuf>,
 
+    /// Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans and
+    /// code blocks of Markdown pages; by default code holds no links.
+    #[arg(long)]
+    pub include_verbatim: bool,
+
     /// Do not fetch or obey robots.txt.
     #[arg(long)]
     pub no_robots: bool,

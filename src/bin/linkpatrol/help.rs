@@ -41,6 +41,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "max_urls",
             "no_robots",
             "follow_outside_root",
+            "include_verbatim",
         ],
     ),
     (

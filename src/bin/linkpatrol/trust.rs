@@ -206,6 +206,10 @@ mod tests {
         ("include", "scope"),
         ("exclude", "scope"),
         ("no-follow", "scope"),
+        (
+            "include-verbatim",
+            "scope: links in code of the pages checked",
+        ),
         ("max-urls", "scope"),
         ("no-robots", "politeness towards the sites checked"),
         ("timeout", "limits"),
