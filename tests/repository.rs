@@ -255,3 +255,99 @@ fn bare_and_www_links_in_markdown_are_checked_but_not_in_code() {
     }
     row_named(&rows, "http://www.example.test/block");
 }
+
+#[test]
+fn ignore_comments_and_the_ignore_file_leave_links_out_and_count_them() {
+    let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
+    let repo = TempDir::new("repo-ignore");
+    let url = |p: &str| server.url(p);
+    fs::write(
+        repo.join("README.md"),
+        format!(
+            "<!-- linkpatrol-ignore -->\n[one]({}) [two]({})\n\n\
+             <!-- linkpatrol-ignore-start -->\n[three]({}) {}\n<!-- linkpatrol-ignore-end -->\n\n\
+             [ok]({}) [file]({})\n",
+            url("/md-next"),
+            url("/md-after"),
+            url("/md-region"),
+            url("/md-bare"),
+            url("/ok"),
+            url("/by-file/x"),
+        ),
+    )
+    .unwrap();
+    fs::write(
+        repo.join("page.html"),
+        format!(
+            "<!-- linkpatrol-ignore --><a href='{}'>1</a><a href='{}'>2</a>\n\
+             <!--linkpatrol-ignore-start--><img src='{}'><a href='{}'>4</a>\
+             <!-- linkpatrol-ignore-end --><a href='{}'>5</a>\n",
+            url("/html-next"),
+            url("/html-after"),
+            url("/html-region-img"),
+            url("/html-region-a"),
+            url("/ok"),
+        ),
+    )
+    .unwrap();
+    fs::write(
+        repo.join(".linkpatrolignore"),
+        "# links to the old server\n/by-file/\n(unclosed\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        server.clear_requests();
+        let out = csv_run_in(&repo, &["-t", threads, "README.md", "page.html"]);
+        let rows = rows(&out);
+        let requested: Vec<String> = server
+            .requests()
+            .iter()
+            .map(|r| r.path_only().to_owned())
+            .collect();
+        for ignored in [
+            "/md-next",
+            "/md-region",
+            "/md-bare",
+            "/by-file/x",
+            "/html-next",
+            "/html-region-img",
+            "/html-region-a",
+        ] {
+            assert!(
+                !requested.iter().any(|p| p == ignored),
+                "{ignored}: {requested:?}"
+            );
+        }
+        for checked in ["/md-after", "/html-after", "/ok"] {
+            assert!(
+                requested.iter().any(|p| p == checked),
+                "{checked}: {requested:?}"
+            );
+        }
+        assert!(
+            rows.iter()
+                .any(|r| &r[0] == url("/by-file/x").as_str() && r[3].contains(".linkpatrolignore"))
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("line 3: not a valid regex"), "{err}");
+        // The summary counts them with their reason.
+        let out = crate::support::util::cli_in(
+            &repo,
+            &[],
+            &[
+                "--no-config",
+                "--no-status",
+                "-t",
+                threads,
+                "README.md",
+                "page.html",
+            ],
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("6 by a linkpatrol-ignore comment")
+                && text.contains("1 by .linkpatrolignore"),
+            "{text}"
+        );
+    }
+}

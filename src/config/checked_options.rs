@@ -29,6 +29,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--internal-only", (!cfg.check_external).to_string()),
         ("--include", patterns(&cfg.include)),
         ("--exclude", patterns(&cfg.exclude)),
+        (".linkpatrolignore", patterns(&cfg.ignore_file)),
         ("--no-follow", patterns(&cfg.no_follow)),
         ("--remap", format!("{:?}", cfg.remap)),
         ("--no-robots", (!cfg.robots).to_string()),

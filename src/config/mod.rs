@@ -129,6 +129,7 @@ pub struct Config {
     pub(crate) check_external: bool,
     pub(crate) include: Vec<Regex>,
     pub(crate) exclude: Vec<Regex>,
+    pub(crate) ignore_file: Vec<Regex>,
     pub(crate) no_follow: Vec<Regex>,
     pub(crate) remap: Vec<remap::Remap>,
     pub(crate) max_retries: u32,
@@ -180,6 +181,7 @@ impl Default for Config {
             check_external: true,
             include: Vec::new(),
             exclude: Vec::new(),
+            ignore_file: Vec::new(),
             no_follow: Vec::new(),
             remap: Vec::new(),
             max_retries: DEFAULT_MAX_RETRIES,
@@ -350,6 +352,14 @@ impl Config {
     /// URLs matching one of these patterns are not checked (reported as ignored).
     pub fn exclude(mut self, pattern: Regex) -> Self {
         self.exclude.push(pattern);
+        self
+    }
+
+    /// Do not check URLs matching this pattern of an ignore file (the binary reads the checked
+    /// folder's `.linkpatrolignore`): as [`exclude`](Self::exclude), but counted and reported
+    /// as ignored by that file. Defaults to empty.
+    pub fn ignore_file_pattern(mut self, pattern: Regex) -> Self {
+        self.ignore_file.push(pattern);
         self
     }
 

@@ -110,6 +110,7 @@ pub(super) fn assemble(
         cfg.recursion_level,
         cfg.check_external,
     );
+    filter.ignore_file(cfg.ignore_file.clone());
     for s in starts {
         filter.add_start(&s.url);
     }

@@ -21,6 +21,7 @@ use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
+use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::local_join::{JoinBase, join_local_key};
 use crate::policy::parse_near::parse_near;
@@ -250,6 +251,11 @@ impl Run {
             }
             let n = links.len();
             for link in links {
+                // Not to be checked, as the page's author asked: counted, never stored.
+                if link.ignored {
+                    self.skipped.add(SkipReason::Comment);
+                    continue;
+                }
                 if let Some(r) = record.as_deref_mut() {
                     r.links.push(
                         &link.value,
@@ -278,13 +284,17 @@ impl Run {
             if let Some(r) = record.as_deref_mut() {
                 r.base.clone_from(&doc.base);
                 r.nofollow = doc.nofollow;
-                for l in &doc.links {
+                for l in doc.links.iter().filter(|l| !l.ignored) {
                     let (line, column) = (l.line, l.column);
                     r.links
                         .push(&l.value, line, column, &l.name, l.nofollow, l.padded);
                 }
             }
             for link in doc.links.drain(..) {
+                if link.ignored {
+                    self.skipped.add(SkipReason::Comment);
+                    continue;
+                }
                 self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link.into());
             }
         });

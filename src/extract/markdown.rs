@@ -11,7 +11,7 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::autolink::autolinks;
 use super::line_col::{Convention, LineCounter};
-use super::{RawLink, extract_html};
+use super::{IgnoreMark, IgnoreState, RawLink, extract_html};
 
 /// The most characters kept of a link's text.
 const MAX_NAME: usize = 256;
@@ -42,6 +42,9 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
     let mut images = 0usize;
     let mut code_block = false;
     let mut run: Option<Range<usize>> = None;
+    // The `linkpatrol-ignore` comments read so far, and the links they were applied to.
+    let mut ignore = IgnoreState::default();
+    let mut applied = 0;
     for (event, range) in Parser::new_ext(&text, options).into_offset_iter() {
         let literal_text = matches!(event, Event::Text(_))
             && open.is_none()
@@ -59,6 +62,11 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
         } else if let Some(r) = run.take() {
             literals(&text, r, &mut lines, &mut links);
         }
+        // Each Markdown link is one link for `linkpatrol-ignore`.
+        for i in applied..links.len() {
+            ignore.apply(&mut links[i..=i]);
+        }
+        applied = links.len();
         match event {
             Event::Start(Tag::CodeBlock(_)) => code_block = true,
             Event::End(TagEnd::CodeBlock) => code_block = false,
@@ -125,14 +133,49 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
                     l.line += line - 1;
                     links.push(l);
                 }
+                // The HTML marked its own links; the marks before it apply to them too, and
+                // its marks to what follows.
+                ignore.apply(&mut links[applied..]);
+                applied = links.len();
+                html_marks(html.as_bytes(), &mut ignore);
             }
             _ => {}
         }
+        for i in applied..links.len() {
+            ignore.apply(&mut links[i..=i]);
+        }
+        applied = links.len();
     }
     if let Some(r) = run {
         literals(&text, r, &mut lines, &mut links);
     }
+    for i in applied..links.len() {
+        ignore.apply(&mut links[i..=i]);
+    }
     links
+}
+
+/// Reads the `linkpatrol-ignore` comments of a piece of raw HTML into `ignore`, in order. A
+/// `linkpatrol-ignore` followed by a link in the same piece was used up there.
+fn html_marks(html: &[u8], ignore: &mut IgnoreState) {
+    let mut rest = html;
+    while let Some(open) = find(rest, b"<!--") {
+        let body = &rest[open + 4..];
+        let Some(close) = find(body, b"-->") else {
+            return;
+        };
+        ignore.comment(&body[..close]);
+        rest = &body[close + 3..];
+        if IgnoreMark::of(&body[..close]) == Some(IgnoreMark::Next)
+            && !extract_html(rest).links.is_empty()
+        {
+            ignore.apply(&mut [RawLink::plain(String::new(), "a", "href", (1, 1))]);
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Adds the autolink literals of the document's bytes `range` (plain text, as written).

@@ -58,6 +58,65 @@ pub struct RawLink {
     /// The value as written had leading or trailing whitespace (removed in `value`):
     /// LinkChecker's `url-whitespace` warning.
     pub padded: bool,
+    /// The author asked for the link not to be checked: it is the first link after a
+    /// `<!-- linkpatrol-ignore -->` comment, or it lies between `<!-- linkpatrol-ignore-start -->`
+    /// and `<!-- linkpatrol-ignore-end -->` (HTML and Markdown).
+    pub ignored: bool,
+}
+
+/// What an HTML comment asks of the links after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IgnoreMark {
+    /// `linkpatrol-ignore`: the next link.
+    Next,
+    /// `linkpatrol-ignore-start`: every link up to the end mark.
+    Start,
+    /// `linkpatrol-ignore-end`.
+    End,
+}
+
+impl IgnoreMark {
+    /// The mark a comment's text (between `<!--` and `-->`) holds, if it is one.
+    pub(crate) fn of(comment: &[u8]) -> Option<IgnoreMark> {
+        match comment.trim_ascii() {
+            b"linkpatrol-ignore" => Some(IgnoreMark::Next),
+            b"linkpatrol-ignore-start" => Some(IgnoreMark::Start),
+            b"linkpatrol-ignore-end" => Some(IgnoreMark::End),
+            _ => None,
+        }
+    }
+}
+
+/// Applies the ignore marks to links as they are found.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IgnoreState {
+    next: bool,
+    region: bool,
+}
+
+impl IgnoreState {
+    /// A comment was read.
+    pub(crate) fn comment(&mut self, text: &[u8]) {
+        match IgnoreMark::of(text) {
+            Some(IgnoreMark::Next) => self.next = true,
+            Some(IgnoreMark::Start) => self.region = true,
+            Some(IgnoreMark::End) => self.region = false,
+            None => {}
+        }
+    }
+
+    /// Marks `links`, the links of one element (or one Markdown link), as ignored when asked.
+    pub(crate) fn apply(&mut self, links: &mut [RawLink]) {
+        if links.is_empty() {
+            return;
+        }
+        if self.next || self.region {
+            for l in links {
+                l.ignored = true;
+            }
+        }
+        self.next = false;
+    }
 }
 
 impl RawLink {
@@ -76,6 +135,7 @@ impl RawLink {
             line: at.0,
             column: at.1,
             name: String::new(),
+            ignored: false,
             nofollow: false,
             padded: false,
         }

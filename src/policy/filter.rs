@@ -39,6 +39,8 @@ pub(crate) struct Filter {
     scopes: Vec<Scope>,
     include: Vec<Regex>,
     exclude: Vec<Regex>,
+    /// Patterns of an ignore file (`.linkpatrolignore`): as `exclude`, counted apart.
+    ignore_file: Vec<Regex>,
     no_follow: Vec<Regex>,
     recursion_level: Option<usize>,
     check_external: bool,
@@ -86,10 +88,16 @@ impl Filter {
             scopes: Vec::new(),
             include,
             exclude,
+            ignore_file: Vec::new(),
             no_follow,
             recursion_level,
             check_external,
         }
+    }
+
+    /// Adds the patterns of an ignore file.
+    pub(crate) fn ignore_file(&mut self, patterns: Vec<Regex>) {
+        self.ignore_file = patterns;
     }
 
     /// Makes everything at or below `start` internal.
@@ -148,6 +156,9 @@ impl Filter {
         let s = url.as_str();
         if self.exclude.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(SkipReason::Excluded, "matches an --exclude pattern".into());
+        }
+        if self.ignore_file.iter().any(|r| r.is_match(s)) {
+            return Decision::Ignore(SkipReason::IgnoreFile, "matches .linkpatrolignore".into());
         }
         if !seed && !self.include.is_empty() && !self.include.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(

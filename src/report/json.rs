@@ -20,7 +20,7 @@
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
 //! seconds) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
-//! url_limit, scheme}`).
+//! url_limit, scheme, comment, ignore_file}`; `comment` counts links, the others URLs).
 
 use std::io::{self, Write};
 
@@ -177,6 +177,8 @@ pub fn summary_json(report: &Report) -> Value {
             "outside_scope": stats.skipped.outside_scope,
             "excluded": stats.skipped.excluded,
             "not_included": stats.skipped.not_included,
+            "comment": stats.skipped.comment,
+            "ignore_file": stats.skipped.ignore_file,
             "url_limit": stats.skipped.url_limit,
             "scheme": stats.skipped.scheme,
         },

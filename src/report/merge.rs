@@ -99,6 +99,8 @@ fn add_skipped(skipped: &mut Skipped, v: &Value) {
     skipped.outside_scope += n("outside_scope");
     skipped.excluded += n("excluded");
     skipped.not_included += n("not_included");
+    skipped.comment += n("comment");
+    skipped.ignore_file += n("ignore_file");
     skipped.url_limit += n("url_limit");
     skipped.scheme += n("scheme");
 }

@@ -86,7 +86,10 @@ pub struct Args {
     #[arg(long, value_name = "REGEX")]
     pub include: Vec<String>,
 
-    /// Do not check URLs matching this regex (repeatable); they are listed as ignored.
+    /// Do not check URLs matching this regex (repeatable); they are listed as ignored. So are
+    /// those of a .linkpatrolignore file (one regex a line) at the checked folder's root (else
+    /// the current folder); pages leave links out with <!-- linkpatrol-ignore --> (the next
+    /// link) and <!-- linkpatrol-ignore-start --> … <!-- linkpatrol-ignore-end -->.
     #[arg(long, alias = "ignore-url", value_name = "REGEX")]
     pub exclude: Vec<String>,
 

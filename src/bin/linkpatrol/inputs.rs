@@ -162,10 +162,68 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
     if let (Some(base), None, false) = (&args.base_url, &root_dir, folder_input) {
         bail!("--base-url `{base}' needs the local site's folder: give --root-dir or a folder");
     }
+    // The checked folder's ignore file (else the current folder's, where a pre-commit hook
+    // or a CI job runs: the repository's root).
+    let folder = root_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    for pattern in ignore_file(&folder.join(IGNORE_FILE)) {
+        config = config.ignore_file_pattern(pattern);
+    }
     if let Some(dir) = root_dir {
         config = config.root_dir(dir);
     }
     Ok(config)
+}
+
+/// The file of URL patterns not to check, at the checked folder's root (as lychee's
+/// `.lycheeignore`).
+pub const IGNORE_FILE: &str = ".linkpatrolignore";
+
+/// Most bytes of an ignore file read; the rest is left out, with a warning.
+const IGNORE_FILE_MAX: usize = 64 * 1024;
+
+/// Most compiled size of one pattern of an ignore file.
+const IGNORE_PATTERN_MAX: usize = 256 * 1024;
+
+/// The patterns of the ignore file at `path`: one regex a line, blank lines and `#` comments
+/// skipped. The file comes from the checkout: it can only narrow the check (a pattern leaves
+/// links out), each pattern's size is bounded, and a bad line is warned about and skipped
+/// (which checks more, never less than asked), so the file cannot stop a run.
+fn ignore_file(path: &Path) -> Vec<Regex> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let shown = path.display().to_string();
+    let warn = |what: String| {
+        eprintln!(
+            "linkpatrol: warning: {}",
+            linkpatrol::report::escape_controls(&what)
+        );
+    };
+    if bytes.len() > IGNORE_FILE_MAX {
+        warn(format!(
+            "{shown}: only its first {IGNORE_FILE_MAX} bytes are read"
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(IGNORE_FILE_MAX)]);
+    let mut patterns = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match regex::RegexBuilder::new(line)
+            .size_limit(IGNORE_PATTERN_MAX)
+            .dfa_size_limit(IGNORE_PATTERN_MAX)
+            .build()
+        {
+            Ok(r) => patterns.push(r),
+            Err(e) => warn(format!(
+                "{shown}, line {}: not a valid regex, skipped: {e}",
+                i + 1
+            )),
+        }
+    }
+    patterns
 }
 
 /// The inputs of a list: one per line, blank lines and `#` comments skipped.
