@@ -351,3 +351,115 @@ fn ignore_comments_and_the_ignore_file_leave_links_out_and_count_them() {
         );
     }
 }
+
+/// An mdBook: book.toml (sources in `book/`), SUMMARY.md, chapters linking each other's
+/// rendered `.html` pages and headings, one broken link and one missing heading.
+fn mdbook(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("book/sub")).unwrap();
+    fs::write(
+        dir.join("book.toml"),
+        "[book]\ntitle = \"t\"\nsrc = \"book\"\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/SUMMARY.md"),
+        "# Summary\n\n[Intro](README.md)\n- [Ch1](ch1.md)\n- [Sub](sub/README.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/README.md"),
+        "# Intro\n\n[tuple](ch1.html#the-tuple-type) [nope](ch1.html#nope) [gone](ch9.html)\n\
+         [sub](sub/index.html)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/ch1.md"),
+        "# Ch1\n\n## The Tuple Type\n\n[home](index.html) [intro](README.md#intro)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/sub/README.md"),
+        "# Sub\n\n[up](../ch1.html#ch1)\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn an_mdbook_is_checked_as_the_site_it_builds() {
+    let dir = mdbook("repo-mdbook");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "--check-anchors", "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let broken: Vec<&str> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| r.get(0).unwrap())
+            .collect();
+        assert_eq!(broken, ["ch1.html#nope", "ch9.html"], "{rows:#?}");
+        for good in [
+            "ch1.html#the-tuple-type",
+            "sub/index.html",
+            "index.html",
+            "../ch1.html#ch1",
+        ] {
+            assert_eq!(&row_named(&rows, good)[6], "True", "{good}");
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("read as an mdBook"), "{err}");
+    }
+}
+
+#[test]
+fn fallback_extensions_try_each_extension_in_turn() {
+    let dir = TempDir::new("repo-fallback");
+    fs::write(dir.join("a.md"), "# A\n\n## Part\n").unwrap();
+    fs::write(dir.join("b.html"), "<h1 id='top'>b</h1>").unwrap();
+    fs::write(
+        dir.join("index.md"),
+        "[a](a.html#part) [b](b) [gone](c.html)\n",
+    )
+    .unwrap();
+    let out = csv_run_in(&dir, &["--check-anchors", "index.md"]);
+    let before = rows(&out);
+    assert_eq!(
+        &row_named(&before, "a.html#part")[6],
+        "False",
+        "no fallback yet"
+    );
+    let out = csv_run_in(
+        &dir,
+        &[
+            "--check-anchors",
+            "--fallback-extensions",
+            "md,html",
+            "index.md",
+        ],
+    );
+    assert_exit(&out, 1);
+    let rows = rows(&out);
+    assert_eq!(&row_named(&rows, "a.html#part")[6], "True", "{rows:#?}");
+    assert_eq!(&row_named(&rows, "b")[6], "True");
+    assert_eq!(&row_named(&rows, "c.html")[6], "False");
+}
+
+#[test]
+fn an_mdbook_source_folder_out_of_the_checkout_is_not_read() {
+    let root = TempDir::new("repo-mdbook-out");
+    let repo = root.join("repo");
+    fs::create_dir_all(root.join("private")).unwrap();
+    fs::create_dir_all(&repo).unwrap();
+    fs::write(root.join("private/secret.md"), "[s](gone.md)\n").unwrap();
+    fs::write(repo.join("README.md"), "# r\n").unwrap();
+    std::os::unix::fs::symlink(root.join("private"), repo.join("src")).unwrap();
+    fs::write(repo.join("book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    assert_exit(&out, 0);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(starts, ["README.md"]);
+    fs::write(repo.join("book.toml"), "[book]\nsrc = \"../private\"\n").unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    assert_eq!(pages_and_starts(&rows(&out)).1, ["README.md"]);
+}

@@ -47,6 +47,8 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ),
         ("--follow-outside-root", cfg.follow_outside_root.to_string()),
         ("--include-verbatim", cfg.include_verbatim.to_string()),
+        ("--fallback-extensions", cfg.fallback_extensions.join(",")),
+        ("mdbook", cfg.readme_as_index.to_string()),
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
         ("--ignore-warnings", cfg.ignore_warnings.join(" ")),

@@ -147,6 +147,8 @@ pub struct Config {
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) follow_outside_root: bool,
     pub(crate) include_verbatim: bool,
+    pub(crate) fallback_extensions: Vec<String>,
+    pub(crate) readme_as_index: bool,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
@@ -199,6 +201,8 @@ impl Default for Config {
             root_dir: None,
             follow_outside_root: false,
             include_verbatim: false,
+            fallback_extensions: Vec::new(),
+            readme_as_index: false,
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -486,6 +490,25 @@ impl Config {
     /// code holds no links, as on GitHub.
     pub fn include_verbatim(mut self, yes: bool) -> Self {
         self.include_verbatim = yes;
+        self
+    }
+
+    /// Extensions tried, in order, for a local file that does not exist: with `md`, a link to
+    /// `ch1.html` is good when `ch1.md` exists, and is read there (its headings are its
+    /// anchors). As lychee's `--fallback-extensions`. Defaults to none.
+    pub fn fallback_extensions(mut self, extensions: Vec<String>) -> Self {
+        self.fallback_extensions = extensions
+            .into_iter()
+            .map(|e| e.trim().trim_start_matches('.').to_owned())
+            .filter(|e| !e.is_empty())
+            .collect();
+        self
+    }
+
+    /// Whether a missing `index.html` is read from its folder's `README.md`, as mdBook renders
+    /// it. Defaults to `false`; the binary turns it on for an mdBook folder.
+    pub fn readme_as_index(mut self, yes: bool) -> Self {
+        self.readme_as_index = yes;
         self
     }
 

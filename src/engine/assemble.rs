@@ -178,7 +178,10 @@ fn file_scope(cfg: &Config, starts: &[Start]) -> FileScope {
         .filter(|s| s.inline.is_none() && s.url.scheme() == "file")
         .filter_map(|s| s.url.join(".").ok()?.to_file_path().ok())
         .chain(cfg.root_dir.clone());
-    FileScope::new(folders, cfg.follow_outside_root)
+    let mut scope = FileScope::new(folders, cfg.follow_outside_root);
+    scope.fallback.clone_from(&cfg.fallback_extensions);
+    scope.readme_index = cfg.readme_as_index;
+    scope
 }
 
 /// The public URL of the local site (`Config::base_url`), ending in `/`.

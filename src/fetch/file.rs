@@ -29,6 +29,10 @@ pub(crate) struct FileScope {
     roots: Vec<PathBuf>,
     /// Read files anywhere (`Config::follow_outside_root`).
     anywhere: bool,
+    /// Extensions tried, in order, for a file that does not exist (`Config::fallback_extensions`).
+    pub(crate) fallback: Vec<String>,
+    /// A missing `index.html` is its folder's `README.md` (`Config::readme_as_index`).
+    pub(crate) readme_index: bool,
 }
 
 impl FileScope {
@@ -67,6 +71,8 @@ impl FileScope {
                 .filter_map(|f| std::fs::canonicalize(f).ok())
                 .collect(),
             anywhere,
+            fallback: Vec::new(),
+            readme_index: false,
         }
     }
 }
@@ -98,6 +104,19 @@ fn real_path_of_entry(path: &Path) -> Option<PathBuf> {
     Some(folder.join(name))
 }
 
+/// The file read instead of `path`, which does not exist: the same name with each of the
+/// fallback extensions in turn (`ch1.html` → `ch1.md`), then for `index.html` its folder's
+/// `README.md` when asked. With its metadata and whether it is inside the scope.
+fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, bool)> {
+    let by_extension = scope.fallback.iter().map(|ext| path.with_extension(ext));
+    let readme = (scope.readme_index && path.file_name().is_some_and(|n| n == "index.html"))
+        .then(|| path.with_file_name("README.md"));
+    by_extension.chain(readme).find_map(|p| {
+        let (m, inside) = scope.look_up(&p).ok()?;
+        m.is_file().then_some((p, m, inside))
+    })
+}
+
 /// A file that exists outside the checked folders: nothing it holds is read.
 fn outside_root(url: &Url) -> Fetched {
     let mut f = Fetched::bare(url, Outcome::Ok { status: None });
@@ -116,12 +135,23 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     let Ok(path) = url.to_file_path() else {
         return Fetched::failed(url, FailKind::InvalidUrl, "not a local file path");
     };
-    let meta = match scope.look_up(&path) {
-        Ok((m, true)) => m,
+    let (path, meta, found_as) = match scope.look_up(&path) {
+        Ok((m, true)) => (path, m, None),
         Ok((_, false)) => return outside_root(url),
-        Err(e) => return not_found(url, &path, &e),
+        Err(e) => match fallback(scope, &path) {
+            Some((_, _, false)) => return outside_root(url),
+            Some((other, m, true)) => {
+                let Ok(u) = Url::from_file_path(&other) else {
+                    return not_found(url, &path, &e);
+                };
+                (other, m, Some(u))
+            }
+            None => return not_found(url, &path, &e),
+        },
     };
-    let (path, final_url, meta) = if meta.is_dir() {
+    let (path, final_url, meta) = if let Some(u) = found_as {
+        (path, u, meta)
+    } else if meta.is_dir() {
         let index = path.join("index.html");
         let meta = match scope.look_up(&index) {
             Ok((m, true)) if m.is_file() => m,

@@ -79,6 +79,7 @@ pub const OPTIONS: &[&str] = &[
     "no_robots",
     "follow_outside_root",
     "include_verbatim",
+    "fallback_extensions",
     "sitemaps",
     "max_retries",
     "max_retry_wait",
@@ -187,6 +188,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             "no_robots" => config.robots(!v.flag()?),
             "follow_outside_root" => config.follow_outside_root(v.flag()?),
             "include_verbatim" => config.include_verbatim(v.flag()?),
+            "fallback_extensions" => config.fallback_extensions(v.strings()?),
             "sitemaps" => config.seed_sitemaps(v.flag()?),
             "max_retries" => {
                 config.max_retries(u32::try_from(v.count()?).map_err(|_| v.bad("a count"))?)

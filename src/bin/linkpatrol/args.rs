@@ -34,6 +34,12 @@ pub struct Args {
     #[arg(value_name = "URL_OR_PATH")]
     pub inputs: Vec<String>,
 
+    /// Extensions to try, in order, for a local file that does not exist (`md,html`: a link to
+    /// ch1.html is good when ch1.md exists, and its headings are the anchors). A checked folder
+    /// with a book.toml is read as an mdBook: its sources, with `md` tried first.
+    #[arg(long, value_name = "EXT,…", value_delimiter = ',')]
+    pub fallback_extensions: Vec<String>,
+
     /// Walk folders and globs without reading .gitignore, .ignore and git's exclude files.
     #[arg(long)]
     pub no_ignore: bool,

@@ -17,6 +17,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "hidden",
             "follow",
             "exclude_path",
+            "fallback_extensions",
             "stdin",
             "input_file",
             "root_dir",

@@ -13,6 +13,7 @@
 //! `--no-ignore` and `--hidden` turn the first two rules off; `--exclude-path` drops the paths
 //! (files or folders) a regex matches.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,8 @@ struct Walk {
     anywhere: bool,
     /// `--exclude-path`: paths to leave out.
     exclude: Vec<Regex>,
+    /// The mdBook folders read so far (their `book.toml`'s folder).
+    books: RefCell<Vec<PathBuf>>,
 }
 
 impl Walk {
@@ -54,6 +57,7 @@ impl Walk {
             follow: args.follow,
             anywhere: args.follow_outside_root,
             exclude,
+            books: RefCell::default(),
         })
     }
 
@@ -162,6 +166,20 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
     if let (Some(base), None, false) = (&args.base_url, &root_dir, folder_input) {
         bail!("--base-url `{base}' needs the local site's folder: give --root-dir or a folder");
     }
+    // An mdBook is checked as the site it builds: `.html` links name `.md` sources, and
+    // `index.html` is a folder's README.md.
+    for book in walk.books.borrow().iter() {
+        eprintln!(
+            "linkpatrol: note: `{}' is read as an mdBook (book.toml): its Markdown sources are \
+             checked, a link to page.html is page.md, index.html is README.md",
+            linkpatrol::report::escape_controls(&book.display().to_string())
+        );
+    }
+    if !walk.books.borrow().is_empty() {
+        let mut extensions = vec!["md".to_owned()];
+        extensions.extend(args.fallback_extensions.iter().cloned());
+        config = config.fallback_extensions(extensions).readme_as_index(true);
+    }
     // The checked folder's ignore file (else the current folder's, where a pre-commit hook
     // or a CI job runs: the repository's root).
     let folder = root_dir.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -265,6 +283,16 @@ fn add_one(
         Err(_) if is_glob(input) => return add_glob(config, input, root_dir, &place, walk),
         Err(e) => bail!("{place}cannot read `{input}': {e}"),
     };
+    if meta.is_dir()
+        && let Some(src) = mdbook_sources(path)
+    {
+        let files = walk.files(&src, &is_markdown)?;
+        if !files.is_empty() {
+            walk.books.borrow_mut().push(path.to_path_buf());
+            root_dir.get_or_insert(src);
+            return Ok(files.into_iter().fold(config, Config::input_path));
+        }
+    }
     if meta.is_dir() && !path.join("index.html").is_file() {
         let files = walk.files(path, &is_markdown)?;
         if !files.is_empty() {
@@ -330,6 +358,34 @@ pub fn glob_base(pattern: &str) -> PathBuf {
     } else {
         base
     }
+}
+
+/// The source folder of the mdBook in `dir` (`src`, or `[book] src` of its `book.toml`), when
+/// `dir` holds a `book.toml`. A book.toml that cannot be read, or whose `src` leaves the
+/// folder (`..`, an absolute path, a symbolic link out), is no mdBook.
+fn mdbook_sources(dir: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dir.join("book.toml")).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    let src = table
+        .get("book")
+        .and_then(|b| b.get("src"))
+        .and_then(|s| s.as_str())
+        .unwrap_or("src");
+    let src = Path::new(src);
+    if src.is_absolute()
+        || src
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return None;
+    }
+    let src = dir.join(src);
+    // The checkout's book.toml may not lead the check out of the folder (a symbolic link).
+    let inside = match (std::fs::canonicalize(&src), std::fs::canonicalize(dir)) {
+        (Ok(real), Ok(folder)) => real.is_dir() && real.starts_with(folder),
+        _ => false,
+    };
+    inside.then_some(src)
 }
 
 /// `*.md` and `*.markdown` files.

@@ -106,6 +106,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .robots(!args.no_robots)
         .follow_outside_root(args.follow_outside_root)
         .include_verbatim(args.include_verbatim)
+        .fallback_extensions(args.fallback_extensions.clone())
         .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
         .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)

@@ -197,6 +197,10 @@ mod tests {
         ("hidden", "which files of the checked folder are walked"),
         ("exclude-path", "narrows the walk"),
         (
+            "fallback-extensions",
+            "which files of the checked folder a link may name",
+        ),
+        (
             "base-url",
             "maps URLs onto the site folder, which stays inside",
         ),

@@ -127,6 +127,7 @@ class Checker:
         no_robots: bool = ...,
         follow_outside_root: bool = ...,
         include_verbatim: bool = ...,
+        fallback_extensions: list[str] = ...,
         sitemaps: bool = ...,
         max_retries: int = ...,
         max_retry_wait: float = ...,
