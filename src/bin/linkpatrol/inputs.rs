@@ -168,13 +168,19 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
     }
     // An mdBook is checked as the site it builds: `.html` links name `.md` sources, and
     // `index.html` is a folder's README.md.
-    for book in walk.books.borrow().iter() {
+    let books = walk.books.borrow();
+    if let Some(first) = books.first() {
+        let first = linkpatrol::report::escape_controls(&first.display().to_string()).into_owned();
+        let which = match books.len() {
+            1 => format!("`{first}' is read as an mdBook"),
+            n => format!("{n} folders are read as mdBooks (`{first}', …)"),
+        };
         eprintln!(
-            "linkpatrol: note: `{}' is read as an mdBook (book.toml): its Markdown sources are \
-             checked, a link to page.html is page.md, index.html is README.md",
-            linkpatrol::report::escape_controls(&book.display().to_string())
+            "linkpatrol: note: {which} (book.toml): a link to page.html is page.md, index.html \
+             is README.md"
         );
     }
+    drop(books);
     if !walk.books.borrow().is_empty() {
         let mut extensions = vec!["md".to_owned()];
         extensions.extend(args.fallback_extensions.iter().cloned());
@@ -286,7 +292,9 @@ fn add_one(
     if meta.is_dir()
         && let Some(src) = mdbook_sources(path)
     {
-        let files = walk.files(&src, &is_markdown)?;
+        // The book's sources and the repository's other Markdown (README, CONTRIBUTING);
+        // `/` in a link is the book's root.
+        let files = walk.files(path, &is_markdown)?;
         if !files.is_empty() {
             walk.books.borrow_mut().push(path.to_path_buf());
             root_dir.get_or_insert(src);
@@ -294,7 +302,20 @@ fn add_one(
         }
     }
     if meta.is_dir() && !path.join("index.html").is_file() {
-        let files = walk.files(path, &is_markdown)?;
+        let mut files = walk.files(path, &|p: &Path| {
+            is_markdown(p) || p.file_name().is_some_and(|n| n == "book.toml")
+        })?;
+        // A book inside the repository (`guide/book.toml`): its links are resolved as mdBook
+        // resolves them too.
+        files.retain(|f| {
+            if f.file_name().is_none_or(|n| n != "book.toml") {
+                return true;
+            }
+            if let Some(book) = f.parent().filter(|b| mdbook_sources(b).is_some()) {
+                walk.books.borrow_mut().push(book.to_path_buf());
+            }
+            false
+        });
         if !files.is_empty() {
             root_dir.get_or_insert_with(|| path.to_path_buf());
             return Ok(files.into_iter().fold(config, Config::input_path));
