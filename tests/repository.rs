@@ -463,3 +463,81 @@ fn an_mdbook_source_folder_out_of_the_checkout_is_not_read() {
     let out = csv_run_in(&repo, &["."]);
     assert_eq!(pages_and_starts(&rows(&out)).1, ["README.md"]);
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t.test",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[test]
+fn changed_since_checks_what_a_change_touches_and_nothing_else() {
+    let repo = TempDir::new("repo-changed");
+    fs::create_dir_all(repo.join("docs")).unwrap();
+    fs::write(repo.join("docs/guide.md"), "# Guide\n").unwrap();
+    fs::write(
+        repo.join("index.md"),
+        "[guide](docs/guide.md) [same](same.md)\n",
+    )
+    .unwrap();
+    fs::write(repo.join("docs/other.md"), "[guide](guide.html)\n").unwrap();
+    fs::write(repo.join("same.md"), "[broken but untouched](nowhere.md)\n").unwrap();
+    fs::write(repo.join("untouched.md"), "[fine](same.md)\n").unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    git(&repo, &["mv", "docs/guide.md", "docs/handbook.md"]);
+    fs::write(repo.join("new.md"), "[bad](missing.md) [ok](index.md)\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "rename and add"]);
+    let out = csv_run_in(
+        &repo,
+        &["--changed-since", "HEAD~1", "--fallback-extensions", "md"],
+    );
+    assert_exit(&out, 1);
+    let rows = rows(&out);
+    let (links, starts) = pages_and_starts(&rows);
+    assert_eq!(
+        starts,
+        ["handbook.md", "index.md", "new.md", "other.md"],
+        "{rows:#?}"
+    );
+    let mut broken: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| &r[6] == "False")
+        .map(|r| (r[1].rsplit('/').next().unwrap().to_owned(), r[0].to_owned()))
+        .collect();
+    broken.sort();
+    assert_eq!(
+        broken,
+        [
+            ("index.md".to_owned(), "docs/guide.md".to_owned()),
+            ("new.md".to_owned(), "missing.md".to_owned()),
+            ("other.md".to_owned(), "guide.html".to_owned()),
+        ]
+    );
+    // same.md is linked, so checked to exist, but not read: its broken link is not reported.
+    assert!(
+        !links
+            .iter()
+            .any(|(page, _)| page == "same.md" || page == "untouched.md")
+    );
+    // Outside a git checkout: one clear error.
+    let plain = TempDir::new("repo-changed-no-git");
+    let out = csv_run_in(&plain, &["--changed-since", "HEAD"]);
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a git checkout"));
+}

@@ -40,6 +40,12 @@ pub struct Args {
     #[arg(long, value_name = "EXT,…", value_delimiter = ',')]
     pub fallback_extensions: Vec<String>,
 
+    /// In a git checkout, check only the Markdown and HTML files changed since REF (committed,
+    /// staged or not) and the files that name a file renamed, moved or deleted since then;
+    /// inputs given limit it to their folders. Uses the git on PATH.
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+
     /// Walk folders and globs without reading .gitignore, .ignore and git's exclude files.
     #[arg(long)]
     pub no_ignore: bool,

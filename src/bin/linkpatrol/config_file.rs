@@ -32,6 +32,7 @@ pub struct FileConfig {
     pub follow: Option<bool>,
     pub exclude_path: Option<Vec<String>>,
     pub fallback_extensions: Option<Vec<String>>,
+    pub changed_since: Option<String>,
     pub stdin: Option<bool>,
     pub input_file: Option<Vec<PathBuf>>,
     pub root_dir: Option<PathBuf>,
@@ -280,6 +281,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     take_parsed!(color, color, values::color_when);
     take_parsed!(group_by, group_by, values::group_by);
     take_some!(
+        changed_since,
         root_dir,
         base_url,
         recursion_level,
@@ -347,6 +349,7 @@ pub fn effective(args: &Args) -> FileConfig {
         follow: Some(args.follow),
         exclude_path: list(&args.exclude_path),
         fallback_extensions: list(&args.fallback_extensions),
+        changed_since: args.changed_since.clone(),
         stdin: Some(args.stdin),
         input_file: Some(args.input_file.clone()),
         root_dir: args.root_dir.clone(),
@@ -453,6 +456,7 @@ pub(crate) mod tests {
             follow: Some(true),
             exclude_path: Some(vec!["/vendor/".into()]),
             fallback_extensions: Some(vec!["md".into(), "html".into()]),
+            changed_since: Some("origin/main".into()),
             stdin: Some(true),
             input_file: Some(vec!["urls.txt".into()]),
             root_dir: Some("public".into()),

@@ -18,6 +18,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "follow",
             "exclude_path",
             "fallback_extensions",
+            "changed_since",
             "stdin",
             "input_file",
             "root_dir",

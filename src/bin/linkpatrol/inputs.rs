@@ -142,7 +142,10 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
     // A folder input is the local site's root when --root-dir is not given.
     let folder_input = args.inputs.iter().any(|i| Path::new(i).is_dir());
     let mut from_stdin = args.stdin;
-    for input in &args.inputs {
+    if let Some(reference) = &args.changed_since {
+        config = add_changed(config, reference, args, &mut root_dir, &walk)?;
+    }
+    for input in args.inputs.iter().filter(|_| args.changed_since.is_none()) {
         if input == "-" {
             from_stdin = true;
             continue;
@@ -248,6 +251,46 @@ fn ignore_file(path: &Path) -> Vec<Regex> {
         }
     }
     patterns
+}
+
+/// The files a change since `reference` touches (see `changed.rs`), those under the inputs
+/// given when there are any; the checkout's top folder is the site's root. When there are none
+/// there is nothing to check: said, and the run ends with status 0.
+fn add_changed(
+    mut config: Config,
+    reference: &str,
+    args: &Args,
+    root_dir: &mut Option<PathBuf>,
+    walk: &Walk,
+) -> Result<Config> {
+    let (files, top) = crate::changed::changed_files(reference)?;
+    let within: Vec<PathBuf> = args
+        .inputs
+        .iter()
+        .filter(|i| *i != "-" && !looks_like_url(i))
+        .filter_map(|i| std::fs::canonicalize(i).ok())
+        .collect();
+    let mut n = 0;
+    for file in files {
+        let real = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if (!within.is_empty() && !within.iter().any(|w| real.starts_with(w)))
+            || walk.excluded(&file)
+        {
+            continue;
+        }
+        config = config.input_path(file);
+        n += 1;
+    }
+    if n == 0 {
+        eprintln!(
+            "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
+             nothing to check",
+            linkpatrol::report::escape_controls(reference)
+        );
+        std::process::exit(0);
+    }
+    root_dir.get_or_insert(top);
+    Ok(config)
 }
 
 /// The inputs of a list: one per line, blank lines and `#` comments skipped.

@@ -3,6 +3,7 @@
 
 mod allocator;
 mod args;
+mod changed;
 mod config_file;
 mod exit_guard;
 mod generate;

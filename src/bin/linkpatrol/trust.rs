@@ -195,6 +195,10 @@ mod tests {
         ("stdin", "reads the standard input the user gives"),
         ("no-ignore", "which files of the checked folder are walked"),
         ("hidden", "which files of the checked folder are walked"),
+        (
+            "changed-since",
+            "narrows the check to what changed; git is given it after --end-of-options",
+        ),
         ("exclude-path", "narrows the walk"),
         (
             "fallback-extensions",
