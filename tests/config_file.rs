@@ -467,6 +467,11 @@ fn local_insecure_input_files_and_paths_outside_the_folder_are_refused() {
             "`inputs` outside the current folder",
         ),
         (
+            format!("inputs = [\"{outside}/**/*.md\"]\n"),
+            "`inputs` outside the current folder",
+        ),
+        ("follow = true\n".to_owned(), "`follow`"),
+        (
             format!("root-dir = \"{outside}\"\n"),
             "`root-dir` outside the current folder",
         ),

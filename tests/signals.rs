@@ -53,7 +53,9 @@ fn sigkill_keeps_every_row_finished_before_it() {
     );
     let dir = TempDir::new("sigkill");
     let csv = dir.join("rows.csv");
+    // Rows reach a file as they finish only when streamed.
     let mut child = spawn(&[
+        "--stream",
         "--no-status",
         "-q",
         "-v",
@@ -106,6 +108,7 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
         let dir = TempDir::new(&format!("second-ctrl-c-{threads}"));
         let csv = dir.join("rows.csv");
         let mut child = spawn(&[
+            "--stream",
             "--no-status",
             "-q",
             "-v",

@@ -1,6 +1,7 @@
 //! No silent passes: a folder without `index.html` is listed (as LinkChecker does) and a link
-//! to one is warned about (from a Markdown page, only when it has no README or `index.md`
-//! either); a start file we cannot parse (a PDF) and an empty file are warned about;
+//! to one from HTML is warned about (from a Markdown page a folder that exists is valid, as
+//! GitHub shows it, and is not walked); a start file we cannot parse (a PDF) and an empty
+//! file are warned about;
 //! robots.txt groups follow `--user-agent`; `--max-urls 0` means no limit.
 
 use linkpatrol::Outcome;
@@ -56,7 +57,7 @@ fn a_folder_without_index_html_is_listed_and_a_link_to_one_is_warned_about() {
 }
 
 #[test]
-fn a_markdown_link_to_a_folder_with_a_readme_is_not_warned_about() {
+fn a_markdown_link_to_a_folder_is_valid_and_the_folder_is_not_walked() {
     let dir = TempDir::new("readme-folder");
     for sub in ["docs", "guide", "plain"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
@@ -64,14 +65,27 @@ fn a_markdown_link_to_a_folder_with_a_readme_is_not_warned_about() {
     std::fs::write(dir.join("docs/README.md"), "# docs").unwrap();
     std::fs::write(dir.join("guide/index.md"), "# guide").unwrap();
     std::fs::write(dir.join("plain/notes.txt"), "notes").unwrap();
+    // Walked as a page, this empty file would warn `http-empty-content`.
+    std::fs::write(dir.join("plain/py.typed"), "").unwrap();
     std::fs::write(
         dir.join("README.md"),
-        "[docs](docs/)\n[guide](guide)\n[plain](plain/)\n",
+        "[docs](docs/)\n[guide](guide)\n[plain](plain/)\n[gone](gone/)\n",
     )
     .unwrap();
     std::fs::write(dir.join("page.html"), "<a href='docs/'>docs</a>").unwrap();
     let (code, rows) = csv_rows(&[dir.join("README.md").to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{rows:?}");
+    assert_eq!(code, Some(1), "gone/ does not exist: {rows:?}");
+    assert_eq!(
+        &rows.iter().find(|r| &r[0] == "gone/").unwrap()[6],
+        "False",
+        "{rows:?}"
+    );
+    assert!(
+        !rows
+            .iter()
+            .any(|r| r[7].contains("py.typed") || r[7].contains("notes.txt")),
+        "the folder's files are no pages of the site: {rows:?}"
+    );
     let (code, html_rows) = csv_rows(&[dir.join("page.html").to_str().unwrap()]);
     assert_eq!(code, Some(0), "{html_rows:?}");
     let warnings = |rows: &[csv::StringRecord], name: &str| {
@@ -82,10 +96,7 @@ fn a_markdown_link_to_a_folder_with_a_readme_is_not_warned_about() {
     };
     assert_eq!(warnings(&rows, "docs/"), "", "GitHub shows docs/README.md");
     assert_eq!(warnings(&rows, "guide"), "", "guide/index.md");
-    assert!(
-        warnings(&rows, "plain/").starts_with("[file-no-index]"),
-        "{rows:?}"
-    );
+    assert_eq!(warnings(&rows, "plain/"), "", "GitHub shows the folder");
     assert!(
         warnings(&html_rows, "docs/").starts_with("[file-no-index]"),
         "a web server does not serve a README: {html_rows:?}"

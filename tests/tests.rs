@@ -62,6 +62,9 @@ mod report_files;
 /// Every format's content: parsed back, golden files, verbosity, Ctrl-C; compact, github,
 /// markdown, text by page, colour, SARIF paths.
 mod report_formats;
+/// A repository as input: `../` links under --internal-only, the walk (ignore files, hidden
+/// files, symbolic links, globs), folder links, autolinks and ignore comments in Markdown.
+mod repository;
 /// Cookies, basic auth, --accept, --method, other schemes, input errors (exit 2, one line).
 mod request_options;
 /// `--resume`: a crawl killed with SIGKILL continues where it stopped.
@@ -84,6 +87,8 @@ mod skipped_urls;
 mod slow_host;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
+/// Every format prints the same bytes on every run, whatever the thread count.
+mod stable_order;
 /// The state file (`--cache`): reuse, history, bad files.
 mod state;
 /// Crafted state files: links, schemas, times, options; and whose file is reused.

@@ -138,6 +138,7 @@ pub struct Config {
     pub(crate) check_external: bool,
     pub(crate) include: Vec<Regex>,
     pub(crate) exclude: Vec<Regex>,
+    pub(crate) ignore_file: Vec<Regex>,
     pub(crate) no_follow: Vec<Regex>,
     pub(crate) remap: Vec<remap::Remap>,
     pub(crate) max_retries: u32,
@@ -157,6 +158,9 @@ pub struct Config {
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) follow_outside_root: bool,
+    pub(crate) include_verbatim: bool,
+    pub(crate) fallback_extensions: Vec<String>,
+    pub(crate) readme_as_index: bool,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
@@ -193,6 +197,7 @@ impl Default for Config {
             check_external: true,
             include: Vec::new(),
             exclude: Vec::new(),
+            ignore_file: Vec::new(),
             no_follow: Vec::new(),
             remap: Vec::new(),
             max_retries: DEFAULT_MAX_RETRIES,
@@ -212,6 +217,9 @@ impl Default for Config {
             seed_sitemaps: false,
             root_dir: None,
             follow_outside_root: false,
+            include_verbatim: false,
+            fallback_extensions: Vec::new(),
+            readme_as_index: false,
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -383,6 +391,8 @@ impl Config {
     }
 
     /// Whether links outside the start sites are checked (never recursed). Defaults to `true`.
+    /// `false` stops network requests only: a local `file:` link is checked wherever it points
+    /// (read only inside the checked folders, see [`Config::follow_outside_root`]).
     pub fn check_external(mut self, yes: bool) -> Self {
         self.check_external = yes;
         self
@@ -398,6 +408,14 @@ impl Config {
     /// URLs matching one of these patterns are not checked (reported as ignored).
     pub fn exclude(mut self, pattern: Regex) -> Self {
         self.exclude.push(pattern);
+        self
+    }
+
+    /// Do not check URLs matching this pattern of an ignore file (the binary reads the checked
+    /// folder's `.linkpatrolignore`): as [`exclude`](Self::exclude), but counted and reported
+    /// as ignored by that file. Defaults to empty.
+    pub fn ignore_file_pattern(mut self, pattern: Regex) -> Self {
+        self.ignore_file.push(pattern);
         self
     }
 
@@ -554,6 +572,33 @@ impl Config {
     /// theirs to show.
     pub fn follow_outside_root(mut self, yes: bool) -> Self {
         self.follow_outside_root = yes;
+        self
+    }
+
+    /// Whether the autolink literals (a bare `https://…`, `www.…`, an e-mail address) in the
+    /// code spans and code blocks of Markdown pages are checked too. Defaults to `false`:
+    /// code holds no links, as on GitHub.
+    pub fn include_verbatim(mut self, yes: bool) -> Self {
+        self.include_verbatim = yes;
+        self
+    }
+
+    /// Extensions tried, in order, for a local file that does not exist: with `md`, a link to
+    /// `ch1.html` is good when `ch1.md` exists, and is read there (its headings are its
+    /// anchors). As lychee's `--fallback-extensions`. Defaults to none.
+    pub fn fallback_extensions(mut self, extensions: Vec<String>) -> Self {
+        self.fallback_extensions = extensions
+            .into_iter()
+            .map(|e| e.trim().trim_start_matches('.').to_owned())
+            .filter(|e| !e.is_empty())
+            .collect();
+        self
+    }
+
+    /// Whether a missing `index.html` is read from its folder's `README.md`, as mdBook renders
+    /// it. Defaults to `false`; the binary turns it on for an mdBook folder.
+    pub fn readme_as_index(mut self, yes: bool) -> Self {
+        self.readme_as_index = yes;
         self
     }
 

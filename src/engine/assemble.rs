@@ -189,6 +189,7 @@ pub(super) fn assemble(
         cfg.recursion_level,
         cfg.check_external,
     );
+    filter.ignore_file(cfg.ignore_file.clone());
     for s in starts {
         filter.add_start(&s.url);
     }
@@ -210,6 +211,7 @@ pub(super) fn assemble(
         files: file_scope(cfg, starts),
         cancel: cancel.clone(),
         max_body: cfg.max_body_size,
+        include_verbatim: cfg.include_verbatim,
         max_urls: cfg.max_urls,
         ignore_warnings: cfg.ignore_warnings.clone(),
         seed_sitemaps: cfg.seed_sitemaps,
@@ -257,7 +259,10 @@ fn file_scope(cfg: &Config, starts: &[Start]) -> FileScope {
         .filter(|s| s.inline.is_none() && s.url.scheme() == "file")
         .filter_map(|s| s.url.join(".").ok()?.to_file_path().ok())
         .chain(cfg.root_dir.clone());
-    FileScope::new(folders, cfg.follow_outside_root)
+    let mut scope = FileScope::new(folders, cfg.follow_outside_root);
+    scope.fallback.clone_from(&cfg.fallback_extensions);
+    scope.readme_index = cfg.readme_as_index;
+    scope
 }
 
 /// The public URL of the local site (`Config::base_url`), ending in `/`.

@@ -14,13 +14,14 @@ use url::{Position, Url};
 use crate::engine::plugin_host::PageFacts;
 use crate::extract::format::{Format, is_html};
 use crate::extract::{
-    HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown, extract_sitemap,
-    extract_text_urls, gunzip_capped, is_gzip, is_sitemap, markdown_anchors,
+    HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown_with,
+    extract_sitemap, extract_text_urls, gunzip_capped, is_gzip, is_sitemap, markdown_anchors,
 };
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Warning};
 use crate::model::redact::redact;
+use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::local_join::{JoinBase, join_local_key};
 use crate::policy::parse_near::parse_near;
@@ -49,7 +50,7 @@ struct PageLinks<'p> {
     nofollow: bool,
     /// The page came over HTTP(S).
     from_web: bool,
-    /// The page is Markdown: a link to a folder with a README is not `file-no-index`.
+    /// The page is Markdown: a link to a folder is not `file-no-index`, nor followed.
     markdown: bool,
     /// The encoding of the page's query strings, when not UTF-8 (see `extract::charset`).
     query_encoding: Option<&'static Encoding>,
@@ -230,7 +231,7 @@ impl Run {
             let format = Format::of(content_type);
             let links = match format {
                 Some(Format::Css) => extract_css(body),
-                Some(Format::Markdown) => extract_markdown(body),
+                Some(Format::Markdown) => extract_markdown_with(body, self.include_verbatim),
                 // A text file given as a start input is a list of URLs; other text is not read.
                 Some(Format::Text) if level == 1 => extract_text_urls(body),
                 _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {
@@ -250,6 +251,11 @@ impl Run {
             }
             let n = links.len();
             for link in links {
+                // Not to be checked, as the page's author asked: counted, never stored.
+                if link.ignored {
+                    self.skipped.add(SkipReason::Comment);
+                    continue;
+                }
                 if let Some(r) = record.as_deref_mut() {
                     r.links.push(
                         &link.value,
@@ -278,13 +284,17 @@ impl Run {
             if let Some(r) = record.as_deref_mut() {
                 r.base.clone_from(&doc.base);
                 r.nofollow = doc.nofollow;
-                for l in &doc.links {
+                for l in doc.links.iter().filter(|l| !l.ignored) {
                     let (line, column) = (l.line, l.column);
                     r.links
                         .push(&l.value, line, column, &l.name, l.nofollow, l.padded);
                 }
             }
             for link in doc.links.drain(..) {
+                if link.ignored {
+                    self.skipped.add(SkipReason::Comment);
+                    continue;
+                }
                 self.consider_link(ctx, facts.as_deref_mut(), keep.as_deref_mut(), link.into());
             }
         });
@@ -398,13 +408,23 @@ impl Run {
         {
             f.links.push(u.clone());
         }
+        let folder = url.as_ref().is_ok_and(|u| {
+            !fetch::file::is_listing(page) && fetch::file::is_folder_without_index(u)
+        });
+        // On GitHub a folder link from Markdown shows the folder: it exists, so it is valid,
+        // and it is no page of the site (its files are not walked). From HTML a web server
+        // would serve no page there: warned, and its entries listed and checked.
         // Told only of folders inside the checked ones: outside, whether a folder has an
         // `index.html` is not the checkout's to learn.
-        let no_index = url.as_ref().is_ok_and(|u| {
-            !fetch::file::is_listing(page)
-                && fetch::file::is_folder_without_index(u, ctx.markdown)
-                && self.files.holds(u)
-        });
+        let no_index = folder && !ctx.markdown && url.as_ref().is_ok_and(|u| self.files.holds(u));
+        let via = if folder && ctx.markdown {
+            Via {
+                follow: false,
+                ..via
+            }
+        } else {
+            via
+        };
         // The link as written goes to the site (masked) and, for an unparsable link only,
         // to `consider` as its key: one copy in the common case.
         let raw = match &url {

@@ -150,6 +150,8 @@ pub(crate) struct Run {
     pub(crate) cancel: CancelHandle,
     /// Bytes of a local page read for parsing.
     pub(crate) max_body: u64,
+    /// `Config::include_verbatim`: autolink literals in Markdown code count.
+    pub(crate) include_verbatim: bool,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
     /// The folder that `/` means in links of local pages (a `file:` URL ending in `/`).

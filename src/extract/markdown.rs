@@ -1,17 +1,29 @@
 //! Markdown (CommonMark with tables and footnotes, via pulldown-cmark): the destination of every
-//! link and image — inline, reference, autolink and e-mail autolink — and the links of raw HTML
-//! inside the document, each with the 1-based line and column where it starts. Pure.
+//! link and image — inline, reference, autolink and e-mail autolink — GitHub's autolink
+//! literals in the text (a bare `https://…`, a `www.` address, an e-mail address; see
+//! `autolink.rs`), and the links of raw HTML inside the document, each with the 1-based line
+//! and column where it starts. Code (spans and blocks) holds no links, unless `verbatim`: then
+//! its autolink literals count too. Pure.
+
+use std::ops::Range;
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
+use super::autolink::autolinks;
 use super::line_col::{Convention, LineCounter};
-use super::{RawLink, extract_html};
+use super::{IgnoreMark, IgnoreState, RawLink, extract_html};
 
 /// The most characters kept of a link's text.
 const MAX_NAME: usize = 256;
 
 /// The links and images of a Markdown document, in document order.
 pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
+    extract_markdown_with(body, false)
+}
+
+/// The links and images of a Markdown document, in document order; with `verbatim`, the
+/// autolink literals of its code spans and blocks too.
+pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
     let text = String::from_utf8_lossy(body);
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
@@ -25,7 +37,50 @@ pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
     let mut open: Option<usize> = None;
     // The title of the open link.
     let mut titles: Vec<String> = Vec::new();
+    // Inside an image (its alt text) or a code block, and the run of plain text not yet
+    // scanned for autolink literals (its source bytes).
+    let mut images = 0usize;
+    let mut code_block = false;
+    let mut run: Option<Range<usize>> = None;
+    // The `linkpatrol-ignore` comments read so far, and the links they were applied to.
+    let mut ignore = IgnoreState::default();
+    let mut applied = 0;
     for (event, range) in Parser::new_ext(&text, options).into_offset_iter() {
+        let literal_text = matches!(event, Event::Text(_))
+            && open.is_none()
+            && images == 0
+            && (!code_block || verbatim);
+        if literal_text {
+            run = Some(match run {
+                Some(r) if r.end == range.start => r.start..range.end,
+                Some(r) => {
+                    literals(&text, r, &mut lines, &mut links);
+                    range.clone()
+                }
+                None => range.clone(),
+            });
+        } else if let Some(r) = run.take() {
+            literals(&text, r, &mut lines, &mut links);
+        }
+        // Each Markdown link is one link for `linkpatrol-ignore`.
+        for i in applied..links.len() {
+            ignore.apply(&mut links[i..=i]);
+        }
+        applied = links.len();
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => code_block = true,
+            Event::End(TagEnd::CodeBlock) => code_block = false,
+            Event::End(TagEnd::Image) => images = images.saturating_sub(1),
+            Event::Code(ref code) if verbatim && open.is_none() && images == 0 => {
+                // The code without its backticks, where it stands in the span.
+                let at = text
+                    .get(range.clone())
+                    .and_then(|span| span.find(code.as_ref()))
+                    .map_or(range.start, |i| range.start + i);
+                literals(&text, at..at + code.len(), &mut lines, &mut links);
+            }
+            _ => {}
+        }
         match event {
             Event::Start(Tag::Link {
                 link_type,
@@ -45,6 +100,7 @@ pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
             Event::Start(Tag::Image {
                 dest_url, title, ..
             }) => {
+                images += 1;
                 let value = dest_url.trim().to_owned();
                 links.push(link(lines.locate(range.start), value, "img", "src", &title));
             }
@@ -77,11 +133,68 @@ pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
                     l.line += line - 1;
                     links.push(l);
                 }
+                // The HTML marked its own links; the marks before it apply to them too, and
+                // its marks to what follows.
+                ignore.apply(&mut links[applied..]);
+                applied = links.len();
+                html_marks(html.as_bytes(), &mut ignore);
             }
             _ => {}
         }
+        for i in applied..links.len() {
+            ignore.apply(&mut links[i..=i]);
+        }
+        applied = links.len();
+    }
+    if let Some(r) = run {
+        literals(&text, r, &mut lines, &mut links);
+    }
+    for i in applied..links.len() {
+        ignore.apply(&mut links[i..=i]);
     }
     links
+}
+
+/// Reads the `linkpatrol-ignore` comments of a piece of raw HTML into `ignore`, in order. A
+/// `linkpatrol-ignore` followed by a link in the same piece was used up there.
+fn html_marks(html: &[u8], ignore: &mut IgnoreState) {
+    let mut rest = html;
+    while let Some(open) = find(rest, b"<!--") {
+        let body = &rest[open + 4..];
+        let Some(close) = find(body, b"-->") else {
+            return;
+        };
+        ignore.comment(&body[..close]);
+        rest = &body[close + 3..];
+        if IgnoreMark::of(&body[..close]) == Some(IgnoreMark::Next)
+            && !extract_html(rest).links.is_empty()
+        {
+            ignore.apply(&mut [RawLink::plain(String::new(), "a", "href", (1, 1))]);
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Adds the autolink literals of the document's bytes `range` (plain text, as written).
+fn literals(
+    text: &str,
+    range: Range<usize>,
+    lines: &mut LineCounter<'_>,
+    links: &mut Vec<RawLink>,
+) {
+    let Some(source) = text.get(range.clone()) else {
+        return;
+    };
+    for found in autolinks(source) {
+        let at = lines.locate(range.start + found.start);
+        links.push(RawLink {
+            name: found.text,
+            ..RawLink::plain(found.url, "a", "href", at)
+        });
+    }
 }
 
 fn link(
@@ -137,6 +250,40 @@ mod tests {
         assert_eq!(values, ["raw.html", "table.md"]);
         assert_eq!((links[0].1, links[0].2), (6, 1));
         assert_eq!((links[1].1, links[1].2), (11, 3));
+    }
+
+    #[test]
+    fn autolink_literals_in_text_but_not_in_code_links_or_alt_text() {
+        let md = "See https://ex.test/a. And www.ex.test/b, me@ex.test!\n\n\
+                  `https://ex.test/code` [https://ex.test/text](y.md) ![www.ex.test/alt](i.png)\n\n\
+                  ```\nhttps://ex.test/block\n```\n\n*https://ex.test/em*\n";
+        let links = got(md);
+        let values: Vec<(&str, usize, usize)> =
+            links.iter().map(|l| (l.0.as_str(), l.1, l.2)).collect();
+        assert_eq!(
+            values,
+            [
+                ("https://ex.test/a", 1, 5),
+                ("http://www.ex.test/b", 1, 28),
+                ("mailto:me@ex.test", 1, 43),
+                ("y.md", 3, 24),
+                ("i.png", 3, 53),
+                ("https://ex.test/em", 9, 2),
+            ]
+        );
+        assert_eq!(links[1].3, "www.ex.test/b");
+        let verbatim: Vec<String> = extract_markdown_with(md.as_bytes(), true)
+            .into_iter()
+            .map(|l| l.value)
+            .collect();
+        assert!(
+            verbatim.contains(&"https://ex.test/code".to_owned()),
+            "{verbatim:?}"
+        );
+        assert!(
+            verbatim.contains(&"https://ex.test/block".to_owned()),
+            "{verbatim:?}"
+        );
     }
 
     #[test]

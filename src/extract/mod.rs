@@ -5,6 +5,7 @@
 //! whitespace trimmed), and the caller resolves it against the document URL or
 //! [`HtmlDocument::base`] once the whole document has been read.
 
+mod autolink;
 pub(crate) mod charset;
 mod css;
 pub(crate) mod format;
@@ -22,7 +23,7 @@ mod tests;
 pub use css::extract_css;
 pub use gzip::{gunzip_capped, is_gzip};
 pub use html::{extract_html, extract_html_batched};
-pub use markdown::extract_markdown;
+pub use markdown::{extract_markdown, extract_markdown_with};
 pub use markdown_anchors::markdown_anchors;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
@@ -57,6 +58,65 @@ pub struct RawLink {
     /// The value as written had leading or trailing whitespace (removed in `value`):
     /// LinkChecker's `url-whitespace` warning.
     pub padded: bool,
+    /// The author asked for the link not to be checked: it is the first link after a
+    /// `<!-- linkpatrol-ignore -->` comment, or it lies between `<!-- linkpatrol-ignore-start -->`
+    /// and `<!-- linkpatrol-ignore-end -->` (HTML and Markdown).
+    pub ignored: bool,
+}
+
+/// What an HTML comment asks of the links after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IgnoreMark {
+    /// `linkpatrol-ignore`: the next link.
+    Next,
+    /// `linkpatrol-ignore-start`: every link up to the end mark.
+    Start,
+    /// `linkpatrol-ignore-end`.
+    End,
+}
+
+impl IgnoreMark {
+    /// The mark a comment's text (between `<!--` and `-->`) holds, if it is one.
+    pub(crate) fn of(comment: &[u8]) -> Option<IgnoreMark> {
+        match comment.trim_ascii() {
+            b"linkpatrol-ignore" => Some(IgnoreMark::Next),
+            b"linkpatrol-ignore-start" => Some(IgnoreMark::Start),
+            b"linkpatrol-ignore-end" => Some(IgnoreMark::End),
+            _ => None,
+        }
+    }
+}
+
+/// Applies the ignore marks to links as they are found.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IgnoreState {
+    next: bool,
+    region: bool,
+}
+
+impl IgnoreState {
+    /// A comment was read.
+    pub(crate) fn comment(&mut self, text: &[u8]) {
+        match IgnoreMark::of(text) {
+            Some(IgnoreMark::Next) => self.next = true,
+            Some(IgnoreMark::Start) => self.region = true,
+            Some(IgnoreMark::End) => self.region = false,
+            None => {}
+        }
+    }
+
+    /// Marks `links`, the links of one element (or one Markdown link), as ignored when asked.
+    pub(crate) fn apply(&mut self, links: &mut [RawLink]) {
+        if links.is_empty() {
+            return;
+        }
+        if self.next || self.region {
+            for l in links {
+                l.ignored = true;
+            }
+        }
+        self.next = false;
+    }
 }
 
 impl RawLink {
@@ -75,6 +135,7 @@ impl RawLink {
             line: at.0,
             column: at.1,
             name: String::new(),
+            ignored: false,
             nofollow: false,
             padded: false,
         }

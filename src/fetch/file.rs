@@ -29,6 +29,10 @@ pub(crate) struct FileScope {
     roots: Vec<PathBuf>,
     /// Read files anywhere (`Config::follow_outside_root`).
     anywhere: bool,
+    /// Extensions tried, in order, for a file that does not exist (`Config::fallback_extensions`).
+    pub(crate) fallback: Vec<String>,
+    /// A missing `index.html` is its folder's `README.md` (`Config::readme_as_index`).
+    pub(crate) readme_index: bool,
 }
 
 impl FileScope {
@@ -75,6 +79,8 @@ impl FileScope {
                 .filter_map(|f| std::fs::canonicalize(f).ok())
                 .collect(),
             anywhere,
+            fallback: Vec::new(),
+            readme_index: false,
         }
     }
 }
@@ -106,6 +112,19 @@ fn real_path_of_entry(path: &Path) -> Option<PathBuf> {
     Some(folder.join(name))
 }
 
+/// The file read instead of `path`, which does not exist: the same name with each of the
+/// fallback extensions in turn (`ch1.html` → `ch1.md`), then for `index.html` its folder's
+/// `README.md` when asked. With its metadata and whether it is inside the scope.
+fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, bool)> {
+    let by_extension = scope.fallback.iter().map(|ext| path.with_extension(ext));
+    let readme = (scope.readme_index && path.file_name().is_some_and(|n| n == "index.html"))
+        .then(|| path.with_file_name("README.md"));
+    by_extension.chain(readme).find_map(|p| {
+        let (m, inside) = scope.look_up(&p).ok()?;
+        m.is_file().then_some((p, m, inside))
+    })
+}
+
 /// A file that exists outside the checked folders: nothing it holds is read.
 fn outside_root(url: &Url) -> Fetched {
     let mut f = Fetched::bare(url, Outcome::Ok { status: None });
@@ -124,12 +143,23 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     let Ok(path) = url.to_file_path() else {
         return Fetched::failed(url, FailKind::InvalidUrl, "not a local file path");
     };
-    let meta = match scope.look_up(&path) {
-        Ok((m, true)) => m,
+    let (path, meta, found_as) = match scope.look_up(&path) {
+        Ok((m, true)) => (path, m, None),
         Ok((_, false)) => return outside_root(url),
-        Err(e) => return not_found(url, &path, &e),
+        Err(e) => match fallback(scope, &path) {
+            Some((_, _, false)) => return outside_root(url),
+            Some((other, m, true)) => {
+                let Ok(u) = Url::from_file_path(&other) else {
+                    return not_found(url, &path, &e);
+                };
+                (other, m, Some(u))
+            }
+            None => return not_found(url, &path, &e),
+        },
     };
-    let (path, final_url, meta) = if meta.is_dir() {
+    let (path, final_url, meta) = if let Some(u) = found_as {
+        (path, u, meta)
+    } else if meta.is_dir() {
         let index = path.join("index.html");
         let meta = match scope.look_up(&index) {
             Ok((m, true)) if m.is_file() => m,
@@ -237,26 +267,15 @@ pub(crate) fn is_listing(final_url: &Url) -> bool {
     final_url.scheme() == "file" && final_url.path().ends_with('/')
 }
 
-/// `true` for a `file:` URL naming a folder that has no `index.html`. With `markdown` (the
-/// link is on a Markdown page, and GitHub shows a folder's README), a folder with one of
-/// [`MARKDOWN_INDEXES`] has an index too. Asked for every `file:` link of a page, so a link
-/// whose last segment has an extension (`page.html`) is taken for a file without asking the
-/// file system.
-pub(crate) fn is_folder_without_index(url: &Url, markdown: bool) -> bool {
+/// `true` for a `file:` URL naming a folder that has no `index.html`. Asked for every `file:`
+/// link of a page, so a link whose last segment has an extension (`page.html`) is taken for a
+/// file without asking the file system.
+pub(crate) fn is_folder_without_index(url: &Url) -> bool {
     let last = url.path().rsplit('/').next().unwrap_or("");
     if url.scheme() != "file" || last.contains('.') {
         return false;
     }
-    with_folder(url, |folder| {
-        if !folder.no_index_html || !markdown {
-            return folder.no_index_html;
-        }
-        let has = *folder.markdown_index.get_or_insert_with(|| {
-            url.to_file_path()
-                .is_ok_and(|p| MARKDOWN_INDEXES.iter().any(|name| p.join(name).is_file()))
-        });
-        !has
-    })
+    with_folder(url, |folder| folder.no_index_html)
 }
 
 /// The cache key of the document `url` reads, given its plain `key`: a `file:` folder with an
@@ -297,7 +316,6 @@ fn with_folder<T>(url: &Url, f: impl FnOnce(&mut Folder) -> T) -> T {
             Folder {
                 no_index_html: dir.is_some() && !index_html,
                 index_html,
-                markdown_index: None,
             }
         });
         f(folder)
@@ -311,23 +329,7 @@ struct Folder {
     no_index_html: bool,
     /// It is a folder with an `index.html` file.
     index_html: bool,
-    /// It has one of [`MARKDOWN_INDEXES`]; asked only for a link on a Markdown page.
-    markdown_index: Option<bool>,
 }
-
-/// The files that make a folder linked from a Markdown page a page of its own: GitHub renders
-/// its README, a Markdown site its `index.md`. Each spelling is one `stat`: the folder is not
-/// listed, since it may lie outside the checked folders, which are never listed.
-const MARKDOWN_INDEXES: [&str; 8] = [
-    "README.md",
-    "README",
-    "readme.md",
-    "Readme.md",
-    "README.MD",
-    "ReadMe.md",
-    "readme",
-    "index.md",
-];
 
 /// Most folder answers one thread keeps (a few hundred KB at most).
 const FOLDERS_REMEMBERED: usize = 4096;

@@ -59,6 +59,11 @@ pub struct Skipped {
     /// A scheme that is listed, not checked (`javascript:`, `tel:`, `ftp:`, a `file:` link on a
     /// web page, an unknown scheme).
     pub scheme: usize,
+    /// Links after a `<!-- linkpatrol-ignore -->` comment or in a `linkpatrol-ignore-start` …
+    /// `-end` region: counted once per link (the same URL elsewhere is checked there).
+    pub comment: usize,
+    /// Matched a pattern of the checked folder's `.linkpatrolignore` file.
+    pub ignore_file: usize,
 }
 
 impl Skipped {
@@ -70,6 +75,8 @@ impl Skipped {
             + self.not_included
             + self.url_limit
             + self.scheme
+            + self.comment
+            + self.ignore_file
     }
 
     /// The reasons with their counts, in the order a summary names them, zeros left out
@@ -82,6 +89,8 @@ impl Skipped {
             ("by --include", self.not_included),
             ("over --max-urls", self.url_limit),
             ("with a scheme not checked", self.scheme),
+            ("by a linkpatrol-ignore comment", self.comment),
+            ("by .linkpatrolignore", self.ignore_file),
         ]
         .into_iter()
         .filter(|(_, n)| *n > 0)
@@ -98,12 +107,14 @@ pub(crate) enum SkipReason {
     NotIncluded,
     UrlLimit,
     Scheme,
+    Comment,
+    IgnoreFile,
 }
 
 /// [`Skipped`] counted by many workers at once: one relaxed atomic add per URL not checked.
 /// Read when the run's report is made; a statistic, so relaxed ordering is enough.
 #[derive(Debug, Default)]
-pub(crate) struct SkipCounter([AtomicUsize; 6]);
+pub(crate) struct SkipCounter([AtomicUsize; 8]);
 
 impl SkipCounter {
     /// Counts one URL not checked.
@@ -121,6 +132,8 @@ impl SkipCounter {
             not_included: n(SkipReason::NotIncluded),
             url_limit: n(SkipReason::UrlLimit),
             scheme: n(SkipReason::Scheme),
+            comment: n(SkipReason::Comment),
+            ignore_file: n(SkipReason::IgnoreFile),
         }
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! Internal means the same scheme, host and port as a start URL (for `file:` starts: inside the
 //! start folder). Internal pages are fetched and parsed; external links are checked, never
-//! recursed (or skipped with `check_external(false)`). Schemes that cannot be checked are listed
-//! as ignored, not as errors. Pure: no I/O.
+//! recursed (or, when they would go over the network, skipped with `check_external(false)`: a
+//! local `file:` link is always checked, whichever folder it points to, since checking it needs
+//! no request; the file scope of `fetch::file` decides what of it is read). Schemes that cannot
+//! be checked are listed as ignored, not as errors. Pure: no I/O.
 
 use regex::Regex;
 use url::Url;
@@ -37,6 +39,8 @@ pub(crate) struct Filter {
     scopes: Vec<Scope>,
     include: Vec<Regex>,
     exclude: Vec<Regex>,
+    /// Patterns of an ignore file (`.linkpatrolignore`): as `exclude`, counted apart.
+    ignore_file: Vec<Regex>,
     no_follow: Vec<Regex>,
     recursion_level: Option<usize>,
     check_external: bool,
@@ -84,10 +88,16 @@ impl Filter {
             scopes: Vec::new(),
             include,
             exclude,
+            ignore_file: Vec::new(),
             no_follow,
             recursion_level,
             check_external,
         }
+    }
+
+    /// Adds the patterns of an ignore file.
+    pub(crate) fn ignore_file(&mut self, patterns: Vec<Regex>) {
+        self.ignore_file = patterns;
     }
 
     /// Makes everything at or below `start` internal.
@@ -147,6 +157,9 @@ impl Filter {
         if self.exclude.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(SkipReason::Excluded, "matches an --exclude pattern".into());
         }
+        if self.ignore_file.iter().any(|r| r.is_match(s)) {
+            return Decision::Ignore(SkipReason::IgnoreFile, "matches .linkpatrolignore".into());
+        }
         if !seed && !self.include.is_empty() && !self.include.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(
                 SkipReason::NotIncluded,
@@ -154,7 +167,8 @@ impl Filter {
             );
         }
         let internal = seed || self.is_internal(url);
-        if !internal && !self.check_external {
+        // Internal-only stops network requests; a local file is checked wherever it is.
+        if !internal && !self.check_external && url.scheme() != "file" {
             return Decision::Ignore(
                 SkipReason::OutsideScope,
                 "external link (checking internal links only)".into(),
@@ -283,6 +297,23 @@ mod tests {
         assert!(matches!(
             f.decide(&u("http://a.test/p"), 1, false, true),
             Decision::Check { .. }
+        ));
+    }
+
+    #[test]
+    fn local_files_outside_the_start_folder_are_checked_when_internal_only() {
+        let mut f = Filter::new(vec![], vec![], vec![], None, false);
+        f.add_start(&u("file:///repo/docs/links.md"));
+        assert_eq!(
+            f.decide(&u("file:///repo/NOPE.md"), 1, false, false),
+            Decision::Check {
+                internal: false,
+                recurse: false
+            }
+        );
+        assert!(matches!(
+            f.decide(&u("https://example.org/"), 1, false, false),
+            Decision::Ignore(SkipReason::OutsideScope, _)
         ));
     }
 

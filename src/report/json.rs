@@ -22,9 +22,10 @@
 //! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
-//! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not checked: `{robots, outside_scope, excluded, not_included,
-//! url_limit, scheme}`); when bot protection answered for some links, `blocked` (their entries)
-//! and `blocked_hosts` (host names).
+//! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not
+//! checked: `{robots, outside_scope, excluded, not_included, url_limit, scheme, comment,
+//! ignore_file}`; `comment` counts links, the others URLs); when bot protection answered for
+//! some links, `blocked` (their entries) and `blocked_hosts` (host names).
 
 use std::io::{self, Write};
 
@@ -187,6 +188,8 @@ pub fn summary_json(report: &Report) -> Value {
             "outside_scope": stats.skipped.outside_scope,
             "excluded": stats.skipped.excluded,
             "not_included": stats.skipped.not_included,
+            "comment": stats.skipped.comment,
+            "ignore_file": stats.skipped.ignore_file,
             "url_limit": stats.skipped.url_limit,
             "scheme": stats.skipped.scheme,
         },

@@ -140,6 +140,8 @@ fn add_skipped(skipped: &mut Skipped, v: &Value) {
         (&mut skipped.outside_scope, "outside_scope"),
         (&mut skipped.excluded, "excluded"),
         (&mut skipped.not_included, "not_included"),
+        (&mut skipped.comment, "comment"),
+        (&mut skipped.ignore_file, "ignore_file"),
         (&mut skipped.url_limit, "url_limit"),
         (&mut skipped.scheme, "scheme"),
     ] {

@@ -6,7 +6,9 @@
 //! Line-oriented formats (CSV, NDJSON, failures) and the JSON entries array are written and
 //! flushed as entries arrive, and so are the problem lines of compact and github; formats that
 //! are one grouped or sorted document (text, Markdown, JUnit, SARIF, sitemap, DOT, GML) are
-//! written by `finish`. `finish` also runs after a cancelled run,
+//! written by `finish`. Entries arrive in the order they finish, which changes from run to
+//! run with several threads: [`SortedReporter`] in front of any reporter gives them in a
+//! stable order (page, line, column, URL) at the end, as the binary does unless `--stream`. `finish` also runs after a cancelled run,
 //! so every file is a complete, well-formed document once it returns. Reporters never decide a
 //! verdict.
 //!
@@ -42,6 +44,7 @@ mod page_path;
 mod problems;
 mod sarif;
 mod sitemap;
+mod sorted;
 mod style;
 mod terminal;
 mod text;
@@ -64,6 +67,7 @@ pub use self::merge::{MAX_NDJSON_LINE, entry_from_json, merge_ndjson};
 pub use self::ndjson::NdjsonReporter;
 pub use self::sarif::SarifReporter;
 pub use self::sitemap::SitemapReporter;
+pub use self::sorted::SortedReporter;
 pub use self::terminal::{escape_controls, is_control};
 pub use self::text::TextReporter;
 use crate::model::outcome::{Entry, Outcome};
@@ -92,6 +96,20 @@ pub trait Reporter {
     /// When writing fails.
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+impl<R: Reporter + ?Sized> Reporter for Box<R> {
+    fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        (**self).entry(entry)
+    }
+
+    fn finish(&mut self, report: &Report) -> io::Result<()> {
+        (**self).finish(report)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (**self).flush()
     }
 }
 

@@ -78,6 +78,8 @@ pub const OPTIONS: &[&str] = &[
     "root_dir",
     "no_robots",
     "follow_outside_root",
+    "include_verbatim",
+    "fallback_extensions",
     "sitemaps",
     "max_retries",
     "max_retry_wait",
@@ -116,7 +118,7 @@ pub const OPTIONS: &[&str] = &[
     "shard",
 ];
 
-/// CLI flags that shape the command's own output or input, not the check.
+/// CLI flags that shape the command's own output or input (its folder walk), not the check.
 const CLI_ONLY: &[&str] = &[
     "output",
     "file_output",
@@ -125,6 +127,7 @@ const CLI_ONLY: &[&str] = &[
     "csv_bom",
     "csv_raw",
     "no_status",
+    "stream",
     "verbose",
     "fail_on_warnings",
     "config",
@@ -141,6 +144,13 @@ const CLI_ONLY: &[&str] = &[
     "group_by",
     "list_plugins",
     "generate",
+    "stream",
+    // How the command walks folders and picks files: `check` takes files and folders as given.
+    "no_ignore",
+    "hidden",
+    "follow",
+    "exclude_path",
+    "changed_since",
 ];
 
 /// The configuration `options` describe (no inputs yet), and the per-run settings the
@@ -206,6 +216,8 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             "root_dir" => config.root_dir(v.path()?),
             "no_robots" => config.robots(!v.flag()?),
             "follow_outside_root" => config.follow_outside_root(v.flag()?),
+            "include_verbatim" => config.include_verbatim(v.flag()?),
+            "fallback_extensions" => config.fallback_extensions(v.strings()?),
             "sitemaps" => config.seed_sitemaps(v.flag()?),
             "max_retries" => {
                 config.max_retries(u32::try_from(v.count()?).map_err(|_| v.bad("a count"))?)

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use linkpatrol::report::{
-    Format, ReportOptions, Verbosity, entry_json, reporter_for, summary_json,
+    Format, ReportOptions, Reporter, SortedReporter, Verbosity, entry_json, reporter_for,
+    summary_json,
 };
 use linkpatrol::{Entry, Outcome};
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -408,7 +409,8 @@ fn feed(
     out: &mut dyn Write,
     options: &ReportOptions,
 ) -> std::io::Result<()> {
-    let mut reporter = reporter_for(format, Box::new(out), options);
+    // Rows in a stable order (page, line, column), as the CLI writes them.
+    let mut reporter = SortedReporter::new(reporter_for(format, Box::new(out), options));
     for entry in report
         .entries
         .iter()

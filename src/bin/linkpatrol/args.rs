@@ -27,9 +27,42 @@ use linkpatrol::{
                   130 interrupted (the report of what was checked is still written)."
 )]
 pub struct Args {
-    /// URLs (http, https, file), local files and folders, or `-` (URLs on stdin) to check.
+    /// URLs (http, https, file), local files and folders, glob patterns (`'docs/**/*.md'`), or
+    /// `-` (URLs on stdin) to check. A folder without index.html stands for its Markdown files,
+    /// walked as ripgrep walks: .gitignore (in a git repository), .ignore and git's exclude
+    /// files honoured, hidden files skipped, symbolic links not followed.
     #[arg(value_name = "URL_OR_PATH")]
     pub inputs: Vec<String>,
+
+    /// Extensions to try, in order, for a local file that does not exist (`md,html`: a link to
+    /// ch1.html is good when ch1.md exists, and its headings are the anchors). A checked folder
+    /// with a book.toml is read as an mdBook: its sources, with `md` tried first.
+    #[arg(long, value_name = "EXT,…", value_delimiter = ',')]
+    pub fallback_extensions: Vec<String>,
+
+    /// In a git checkout, check only the Markdown and HTML files changed since REF (committed,
+    /// staged or not) and the files that name a file renamed, moved or deleted since then;
+    /// inputs given limit it to their folders. Uses the git on PATH.
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+
+    /// Walk folders and globs without reading .gitignore, .ignore and git's exclude files.
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Walk hidden files and folders too (names starting with `.`; .git never).
+    #[arg(long)]
+    pub hidden: bool,
+
+    /// Follow symbolic links when walking folders and globs (a link back into the walk is
+    /// skipped; a link out of the folder only with --follow-outside-root).
+    #[arg(long)]
+    pub follow: bool,
+
+    /// Leave out the files and folders whose path matches this regex (repeatable), whether
+    /// walked or named.
+    #[arg(long, value_name = "REGEX")]
+    pub exclude_path: Vec<String>,
 
     /// Worker threads.
     #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count, allow_negative_numbers = true)]
@@ -52,7 +85,8 @@ pub struct Args {
     #[arg(short = 'r', long, value_name = "DEPTH")]
     pub recursion_level: Option<usize>,
 
-    /// Check only links inside the start sites; external links are listed as ignored.
+    /// Make no network request: check only links inside the start sites and local files
+    /// (`../x.md` too, wherever it points); links to other sites are listed as ignored.
     #[arg(long)]
     pub internal_only: bool,
 
@@ -64,7 +98,10 @@ pub struct Args {
     #[arg(long, value_name = "REGEX")]
     pub include: Vec<String>,
 
-    /// Do not check URLs matching this regex (repeatable); they are listed as ignored.
+    /// Do not check URLs matching this regex (repeatable); they are listed as ignored. So are
+    /// those of a .linkpatrolignore file (one regex a line) at the checked folder's root (else
+    /// the current folder); pages leave links out with <!-- linkpatrol-ignore --> (the next
+    /// link) and <!-- linkpatrol-ignore-start --> … <!-- linkpatrol-ignore-end -->.
     #[arg(long, alias = "ignore-url", value_name = "REGEX")]
     pub exclude: Vec<String>,
 
@@ -89,6 +126,11 @@ pub struct Args {
     /// The folder `/` means in links of local pages.
     #[arg(long, value_name = "DIR")]
     pub root_dir: Option<std::path::PathBuf>,
+
+    /// Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans and
+    /// code blocks of Markdown pages; by default code holds no links.
+    #[arg(long)]
+    pub include_verbatim: bool,
 
     /// Do not fetch or obey robots.txt.
     #[arg(long)]
@@ -192,6 +234,13 @@ pub struct Args {
     /// linkpatrol-failures.txt for failures).
     #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
+
+    /// Write each row as its link finishes (CSV, NDJSON, JSON entries, failures, compact and
+    /// github lines), in an order that changes from run to run. By default every format is
+    /// written at the end, ordered by page, line and column (ties by URL), the same whatever
+    /// the thread count.
+    #[arg(long)]
+    pub stream: bool,
 
     /// No report on stdout (files given with -F are still written).
     #[arg(short = 'q', long)]

@@ -27,6 +27,12 @@ pub const LOCAL_FILE: &str = "linkpatrol.toml";
 pub struct FileConfig {
     // Inputs
     pub inputs: Option<Vec<String>>,
+    pub no_ignore: Option<bool>,
+    pub hidden: Option<bool>,
+    pub follow: Option<bool>,
+    pub exclude_path: Option<Vec<String>>,
+    pub fallback_extensions: Option<Vec<String>>,
+    pub changed_since: Option<String>,
     pub stdin: Option<bool>,
     pub input_file: Option<Vec<PathBuf>>,
     pub root_dir: Option<PathBuf>,
@@ -42,6 +48,7 @@ pub struct FileConfig {
     pub max_urls: Option<usize>,
     pub no_robots: Option<bool>,
     pub follow_outside_root: Option<bool>,
+    pub include_verbatim: Option<bool>,
     // Requests
     pub timeout: Option<f64>,
     pub max_redirects: Option<usize>,
@@ -76,6 +83,7 @@ pub struct FileConfig {
     pub color: Option<String>,
     pub group_by: Option<String>,
     pub file_output: Option<Vec<String>>,
+    pub stream: Option<bool>,
     pub quiet: Option<bool>,
     pub verbose: Option<bool>,
     pub no_status: Option<bool>,
@@ -231,6 +239,11 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     }
     take!(
         inputs,
+        no_ignore,
+        hidden,
+        follow,
+        exclude_path,
+        fallback_extensions,
         stdin,
         input_file,
         sitemaps,
@@ -241,6 +254,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         remap,
         no_robots,
         follow_outside_root,
+        include_verbatim,
         max_redirects,
         max_retries,
         max_body_size,
@@ -254,6 +268,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         check_mx,
         suggest,
         host_concurrency,
+        stream,
         quiet,
         verbose,
         no_status,
@@ -279,6 +294,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     take_parsed!(color, color, values::color_when);
     take_parsed!(group_by, group_by, values::group_by);
     take_some!(
+        changed_since,
         root_dir,
         base_url,
         recursion_level,
@@ -342,6 +358,12 @@ pub fn effective(args: &Args) -> FileConfig {
     let list = |v: &[String]| Some(v.to_vec());
     FileConfig {
         inputs: list(&args.inputs),
+        no_ignore: Some(args.no_ignore),
+        hidden: Some(args.hidden),
+        follow: Some(args.follow),
+        exclude_path: list(&args.exclude_path),
+        fallback_extensions: list(&args.fallback_extensions),
+        changed_since: args.changed_since.clone(),
         stdin: Some(args.stdin),
         input_file: Some(args.input_file.clone()),
         root_dir: args.root_dir.clone(),
@@ -356,6 +378,7 @@ pub fn effective(args: &Args) -> FileConfig {
         max_urls: args.max_urls,
         no_robots: Some(args.no_robots),
         follow_outside_root: Some(args.follow_outside_root),
+        include_verbatim: Some(args.include_verbatim),
         timeout: Some(args.timeout),
         max_redirects: Some(args.max_redirects),
         max_retries: Some(args.max_retries),
@@ -412,6 +435,7 @@ pub fn effective(args: &Args) -> FileConfig {
                 .map(|f| format!("{}/{}", f.format.name(), f.path))
                 .collect(),
         ),
+        stream: Some(args.stream),
         quiet: Some(args.quiet),
         verbose: Some(args.verbose),
         no_status: Some(args.no_status),
@@ -448,6 +472,12 @@ pub(crate) mod tests {
     pub(crate) fn every_key() -> FileConfig {
         FileConfig {
             inputs: Some(vec!["https://example.test/".into(), "docs".into()]),
+            no_ignore: Some(true),
+            hidden: Some(true),
+            follow: Some(true),
+            exclude_path: Some(vec!["/vendor/".into()]),
+            fallback_extensions: Some(vec!["md".into(), "html".into()]),
+            changed_since: Some("origin/main".into()),
             stdin: Some(true),
             input_file: Some(vec!["urls.txt".into()]),
             root_dir: Some("public".into()),
@@ -464,6 +494,7 @@ pub(crate) mod tests {
             max_urls: Some(1000),
             no_robots: Some(true),
             follow_outside_root: Some(true),
+            include_verbatim: Some(true),
             timeout: Some(12.5),
             max_redirects: Some(4),
             max_retries: Some(1),
@@ -495,6 +526,7 @@ pub(crate) mod tests {
             color: Some("never".into()),
             group_by: Some("url".into()),
             file_output: Some(vec!["json/out.json".into()]),
+            stream: Some(true),
             quiet: Some(true),
             verbose: Some(true),
             no_status: Some(true),

@@ -13,6 +13,12 @@ const HEADINGS: &[(&str, &[&str])] = &[
         "Inputs",
         &[
             "inputs",
+            "no_ignore",
+            "hidden",
+            "follow",
+            "exclude_path",
+            "fallback_extensions",
+            "changed_since",
             "stdin",
             "input_file",
             "root_dir",
@@ -37,6 +43,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "max_urls",
             "no_robots",
             "follow_outside_root",
+            "include_verbatim",
         ],
     ),
     (
@@ -83,6 +90,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "color",
             "group_by",
             "file_outputs",
+            "stream",
             "quiet",
             "verbose",
             "no_status",

@@ -1,35 +1,162 @@
 //! Start inputs from the command line: URLs and paths, `-` or `--stdin` (URLs on stdin), URL
-//! list files (`--input-file`), and folders of Markdown files (a folder without `index.html`
-//! stands for every `*.md` / `*.markdown` file below it). Every problem is one error naming the
-//! input (and the line of a list), found before anything runs.
+//! list files (`--input-file`), folders of Markdown files (a folder without `index.html`
+//! stands for every `*.md` / `*.markdown` file below it) and glob patterns (`'docs/**/*.md'`:
+//! every file they match). Every problem is one error naming the input (and the line of a
+//! list), found before anything runs.
+//!
+//! Folders and globs are walked as ripgrep walks them (the `ignore` crate): `.gitignore` (in a
+//! git repository, as ripgrep: outside one only `.ignore` counts), `.ignore`, git's
+//! `info/exclude` and global excludes are honoured, hidden files and folders are skipped, and
+//! symbolic links are not followed — with `--follow` they are, but only to files inside the
+//! walked folder (unless `--follow-outside-root`), and a link back to a folder being walked is
+//! skipped, so a loop cannot be entered and each file is listed once.
+//! `--no-ignore` and `--hidden` turn the first two rules off; `--exclude-path` drops the paths
+//! (files or folders) a regex matches.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use globset::{GlobBuilder, GlobMatcher};
 use linkpatrol::Config;
+use regex::Regex;
 use url::Url;
 
 use crate::args::Args;
 
+/// How folders and globs are walked.
+struct Walk {
+    /// `--no-ignore`: ignore files are not read.
+    no_ignore: bool,
+    /// `--hidden`: hidden files and folders are walked too.
+    hidden: bool,
+    /// `--follow`: symbolic links are followed (loops skipped).
+    follow: bool,
+    /// `--follow-outside-root`: a followed link may lead out of the walked folder.
+    anywhere: bool,
+    /// `--exclude-path`: paths to leave out.
+    exclude: Vec<Regex>,
+    /// The mdBook folders read so far (their `book.toml`'s folder).
+    books: RefCell<Vec<PathBuf>>,
+}
+
+impl Walk {
+    fn from_args(args: &Args) -> Result<Walk> {
+        let exclude = args
+            .exclude_path
+            .iter()
+            .map(|p| {
+                Regex::new(p).with_context(|| format!("--exclude-path `{p}' is not a valid regex"))
+            })
+            .collect::<Result<_>>()?;
+        Ok(Walk {
+            no_ignore: args.no_ignore,
+            hidden: args.hidden,
+            follow: args.follow,
+            anywhere: args.follow_outside_root,
+            exclude,
+            books: RefCell::default(),
+        })
+    }
+
+    fn excluded(&self, path: &Path) -> bool {
+        let text = path.to_string_lossy();
+        self.exclude.iter().any(|r| r.is_match(&text))
+    }
+
+    /// Every file below `dir` that `wanted` accepts, sorted, each file once (by its real
+    /// path, so two links to one file list it once).
+    fn files(&self, dir: &Path, wanted: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf>> {
+        let mut builder = ignore::WalkBuilder::new(dir);
+        builder
+            .standard_filters(!self.no_ignore)
+            .hidden(!self.hidden)
+            .follow_links(self.follow)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        let exclude = self.exclude.clone();
+        builder.filter_entry(move |e| {
+            e.file_name() != ".git"
+                && !exclude
+                    .iter()
+                    .any(|r| r.is_match(&e.path().to_string_lossy()))
+        });
+        let mut found = Vec::new();
+        let mut seen = HashSet::new();
+        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        for entry in builder.build() {
+            let entry = match entry {
+                Ok(e) => e,
+                // A symbolic link back into the walk (only with --follow): skipped, its target
+                // is walked already.
+                Err(e) if is_loop(&e) => continue,
+                // A bad line in an ignore file, a folder that cannot be read: said, and the
+                // rest is walked (as ripgrep does).
+                Err(e) => {
+                    let text = e.to_string();
+                    eprintln!(
+                        "linkpatrol: warning: {}",
+                        linkpatrol::report::escape_controls(&text)
+                    );
+                    continue;
+                }
+            };
+            // Without --follow a symbolic link is not a file of the walk (ripgrep's rule).
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            if !wanted(path) {
+                continue;
+            }
+            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            // A followed link out of the folder: not read, as a link out of a checked folder.
+            if !self.anywhere && !real.starts_with(&root) {
+                continue;
+            }
+            if seen.insert(real) {
+                found.push(path.to_path_buf());
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+}
+
+/// `true` for the error of a symbolic link that leads back into the walk.
+fn is_loop(e: &ignore::Error) -> bool {
+    match e {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
+        _ => false,
+    }
+}
+
 /// Adds every start input of `args` to `config`.
 pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
+    let walk = Walk::from_args(args)?;
     let mut root_dir = args.root_dir.clone();
     // A folder input is the local site's root when --root-dir is not given.
     let folder_input = args.inputs.iter().any(|i| Path::new(i).is_dir());
     let mut from_stdin = args.stdin;
-    for input in &args.inputs {
+    if let Some(reference) = &args.changed_since {
+        config = add_changed(config, reference, args, &mut root_dir, &walk)?;
+    }
+    for input in args.inputs.iter().filter(|_| args.changed_since.is_none()) {
         if input == "-" {
             from_stdin = true;
             continue;
         }
-        config = add_one(config, input, &mut root_dir, None)?;
+        config = add_one(config, input, &mut root_dir, None, &walk)?;
     }
     for file in &args.input_file {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read input file `{}'", file.display()))?;
         let origin = file.display().to_string();
-        config = add_list(config, &text, &origin, &mut root_dir)?;
+        config = add_list(config, &text, &origin, &mut root_dir, &walk)?;
     }
     if from_stdin {
         let mut text = String::new();
@@ -37,14 +164,132 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
             text.push_str(&line.context("cannot read stdin")?);
             text.push('\n');
         }
-        config = add_list(config, &text, "stdin", &mut root_dir)?;
+        config = add_list(config, &text, "stdin", &mut root_dir, &walk)?;
     }
     if let (Some(base), None, false) = (&args.base_url, &root_dir, folder_input) {
         bail!("--base-url `{base}' needs the local site's folder: give --root-dir or a folder");
     }
+    // An mdBook is checked as the site it builds: `.html` links name `.md` sources, and
+    // `index.html` is a folder's README.md.
+    let books = walk.books.borrow();
+    if let Some(first) = books.first() {
+        let first = linkpatrol::report::escape_controls(&first.display().to_string()).into_owned();
+        let which = match books.len() {
+            1 => format!("`{first}' is read as an mdBook"),
+            n => format!("{n} folders are read as mdBooks (`{first}', …)"),
+        };
+        eprintln!(
+            "linkpatrol: note: {which} (book.toml): a link to page.html is page.md, index.html \
+             is README.md"
+        );
+    }
+    drop(books);
+    if !walk.books.borrow().is_empty() {
+        let mut extensions = vec!["md".to_owned()];
+        extensions.extend(args.fallback_extensions.iter().cloned());
+        config = config.fallback_extensions(extensions).readme_as_index(true);
+    }
+    // The checked folder's ignore file (else the current folder's, where a pre-commit hook
+    // or a CI job runs: the repository's root).
+    let folder = root_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    for pattern in ignore_file(&folder.join(IGNORE_FILE)) {
+        config = config.ignore_file_pattern(pattern);
+    }
     if let Some(dir) = root_dir {
         config = config.root_dir(dir);
     }
+    Ok(config)
+}
+
+/// The file of URL patterns not to check, at the checked folder's root (as lychee's
+/// `.lycheeignore`).
+pub const IGNORE_FILE: &str = ".linkpatrolignore";
+
+/// Most bytes of an ignore file read; the rest is left out, with a warning.
+const IGNORE_FILE_MAX: usize = 64 * 1024;
+
+/// Most compiled size of one pattern of an ignore file.
+const IGNORE_PATTERN_MAX: usize = 256 * 1024;
+
+/// The patterns of the ignore file at `path`: one regex a line, blank lines and `#` comments
+/// skipped. The file comes from the checkout: it can only narrow the check (a pattern leaves
+/// links out), each pattern's size is bounded, and a bad line is warned about and skipped
+/// (which checks more, never less than asked), so the file cannot stop a run.
+fn ignore_file(path: &Path) -> Vec<Regex> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let shown = path.display().to_string();
+    let warn = |what: String| {
+        eprintln!(
+            "linkpatrol: warning: {}",
+            linkpatrol::report::escape_controls(&what)
+        );
+    };
+    if bytes.len() > IGNORE_FILE_MAX {
+        warn(format!(
+            "{shown}: only its first {IGNORE_FILE_MAX} bytes are read"
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(IGNORE_FILE_MAX)]);
+    let mut patterns = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match regex::RegexBuilder::new(line)
+            .size_limit(IGNORE_PATTERN_MAX)
+            .dfa_size_limit(IGNORE_PATTERN_MAX)
+            .build()
+        {
+            Ok(r) => patterns.push(r),
+            Err(e) => warn(format!(
+                "{shown}, line {}: not a valid regex, skipped: {e}",
+                i + 1
+            )),
+        }
+    }
+    patterns
+}
+
+/// The files a change since `reference` touches (see `changed.rs`), those under the inputs
+/// given when there are any; the checkout's top folder is the site's root. When there are none
+/// there is nothing to check: said, and the run ends with status 0.
+fn add_changed(
+    mut config: Config,
+    reference: &str,
+    args: &Args,
+    root_dir: &mut Option<PathBuf>,
+    walk: &Walk,
+) -> Result<Config> {
+    let (files, top) = crate::changed::changed_files(reference)?;
+    let within: Vec<PathBuf> = args
+        .inputs
+        .iter()
+        .filter(|i| *i != "-" && !looks_like_url(i))
+        .filter_map(|i| std::fs::canonicalize(i).ok())
+        .collect();
+    let mut n = 0;
+    for file in files {
+        let real = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if (!within.is_empty() && !within.iter().any(|w| real.starts_with(w)))
+            || walk.excluded(&file)
+        {
+            continue;
+        }
+        config = config.input_path(file);
+        n += 1;
+    }
+    if n == 0 {
+        eprintln!(
+            "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
+             nothing to check",
+            linkpatrol::report::escape_controls(reference)
+        );
+        std::process::exit(0);
+    }
+    root_dir.get_or_insert(top);
     Ok(config)
 }
 
@@ -54,6 +299,7 @@ fn add_list(
     text: &str,
     origin: &str,
     root_dir: &mut Option<PathBuf>,
+    walk: &Walk,
 ) -> Result<Config> {
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -61,17 +307,18 @@ fn add_list(
             continue;
         }
         let at = format!("{origin}, line {}", i + 1);
-        config = add_one(config, line, root_dir, Some(&at))?;
+        config = add_one(config, line, root_dir, Some(&at), walk)?;
     }
     Ok(config)
 }
 
-/// One input: a URL, a file, or a folder (its `index.html`, else its Markdown files).
+/// One input: a URL, a file, a folder (its `index.html`, else its Markdown files) or a glob.
 fn add_one(
     config: Config,
     input: &str,
     root_dir: &mut Option<PathBuf>,
     at: Option<&str>,
+    walk: &Walk,
 ) -> Result<Config> {
     let place = at.map_or_else(String::new, |a| format!("{a}: "));
     if looks_like_url(input) {
@@ -80,45 +327,136 @@ fn add_one(
         return Ok(config.input_url(input));
     }
     let path = Path::new(input);
-    let meta = std::fs::metadata(path)
-        .map_err(|e| anyhow::anyhow!("{place}cannot read `{input}': {e}"))?;
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(_) if is_glob(input) => return add_glob(config, input, root_dir, &place, walk),
+        Err(e) => bail!("{place}cannot read `{input}': {e}"),
+    };
+    if meta.is_dir()
+        && let Some(src) = mdbook_sources(path)
+    {
+        // The book's sources and the repository's other Markdown (README, CONTRIBUTING);
+        // `/` in a link is the book's root.
+        let files = walk.files(path, &is_markdown)?;
+        if !files.is_empty() {
+            walk.books.borrow_mut().push(path.to_path_buf());
+            root_dir.get_or_insert(src);
+            return Ok(files.into_iter().fold(config, Config::input_path));
+        }
+    }
     if meta.is_dir() && !path.join("index.html").is_file() {
-        let files = markdown_files(path)?;
+        let mut files = walk.files(path, &|p: &Path| {
+            is_markdown(p) || p.file_name().is_some_and(|n| n == "book.toml")
+        })?;
+        // A book inside the repository (`guide/book.toml`): its links are resolved as mdBook
+        // resolves them too.
+        files.retain(|f| {
+            if f.file_name().is_none_or(|n| n != "book.toml") {
+                return true;
+            }
+            if let Some(book) = f.parent().filter(|b| mdbook_sources(b).is_some()) {
+                walk.books.borrow_mut().push(book.to_path_buf());
+            }
+            false
+        });
         if !files.is_empty() {
             root_dir.get_or_insert_with(|| path.to_path_buf());
             return Ok(files.into_iter().fold(config, Config::input_path));
         }
     }
+    if !meta.is_dir() && walk.excluded(path) {
+        return Ok(config);
+    }
     Ok(config.input_path(path))
 }
 
-/// Every Markdown file below `dir`, sorted; folders whose name starts with `.` are skipped.
-fn markdown_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&d).with_context(|| format!("cannot read `{}'", d.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("cannot read `{}'", d.display()))?;
-            let path = entry.path();
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
-            {
-                found.push(path);
-            }
-        }
+/// Every file `pattern` matches, walked from its folder part (`docs` of `docs/**/*.md`); that
+/// folder is the local site's root when --root-dir is not given. A pattern that matches
+/// nothing is an error, as a missing file is.
+fn add_glob(
+    config: Config,
+    pattern: &str,
+    root_dir: &mut Option<PathBuf>,
+    place: &str,
+    walk: &Walk,
+) -> Result<Config> {
+    let matcher: GlobMatcher = GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| anyhow::anyhow!("{place}`{pattern}' is not a valid glob: {e}"))?
+        .compile_matcher();
+    let base = glob_base(pattern);
+    // The walk from `.` names `./a.md`, which `*.md` is to match.
+    let bare = !pattern.starts_with("./");
+    let files = walk.files(&base, &|p: &Path| {
+        let p = if bare {
+            p.strip_prefix(".").unwrap_or(p)
+        } else {
+            p
+        };
+        matcher.is_match(p)
+    })?;
+    if files.is_empty() {
+        bail!("{place}`{pattern}' matches no file");
     }
-    found.sort();
-    Ok(found)
+    root_dir.get_or_insert(base);
+    Ok(files.into_iter().fold(config, Config::input_path))
+}
+
+/// `true` when `input` holds a glob metacharacter (`*`, `?`, `[`, `{`).
+pub fn is_glob(input: &str) -> bool {
+    input.contains(['*', '?', '[', '{'])
+}
+
+/// The folders of `pattern` before its first component with a metacharacter (`.` if none).
+pub fn glob_base(pattern: &str) -> PathBuf {
+    let mut base = PathBuf::new();
+    for part in Path::new(pattern).components() {
+        if is_glob(&part.as_os_str().to_string_lossy()) {
+            break;
+        }
+        base.push(part);
+    }
+    if base.as_os_str().is_empty() || base == Path::new(pattern) {
+        PathBuf::from(".")
+    } else {
+        base
+    }
+}
+
+/// The source folder of the mdBook in `dir` (`src`, or `[book] src` of its `book.toml`), when
+/// `dir` holds a `book.toml`. A book.toml that cannot be read, or whose `src` leaves the
+/// folder (`..`, an absolute path, a symbolic link out), is no mdBook.
+fn mdbook_sources(dir: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dir.join("book.toml")).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    let src = table
+        .get("book")
+        .and_then(|b| b.get("src"))
+        .and_then(|s| s.as_str())
+        .unwrap_or("src");
+    let src = Path::new(src);
+    if src.is_absolute()
+        || src
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return None;
+    }
+    let src = dir.join(src);
+    // The checkout's book.toml may not lead the check out of the folder (a symbolic link).
+    let inside = match (std::fs::canonicalize(&src), std::fs::canonicalize(dir)) {
+        (Ok(real), Ok(folder)) => real.is_dir() && real.starts_with(folder),
+        _ => false,
+    };
+    inside.then_some(src)
+}
+
+/// `*.md` and `*.markdown` files.
+fn is_markdown(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
 }
 
 /// `http://…`, `https://…`, `file:…` are URLs; anything else is a path.
@@ -127,4 +465,17 @@ pub fn looks_like_url(s: &str) -> bool {
     ["http://", "https://", "file:"]
         .iter()
         .any(|p| lower.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_base_of_a_glob_is_its_folders_before_the_first_pattern() {
+        assert_eq!(glob_base("docs/**/*.md"), PathBuf::from("docs"));
+        assert_eq!(glob_base("./docs/a*/x.md"), PathBuf::from("./docs"));
+        assert_eq!(glob_base("*.md"), PathBuf::from("."));
+        assert!(is_glob("docs/{a,b}.md") && !is_glob("docs/a.md"));
+    }
 }

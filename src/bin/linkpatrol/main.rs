@@ -3,6 +3,7 @@
 
 mod allocator;
 mod args;
+mod changed;
 mod config_file;
 mod exit_guard;
 mod generate;
@@ -136,13 +137,14 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         color: false,
         ..options.clone()
     };
-    let mut reporter = outputs::fanout(
+    let mut reporter = outputs::reporters(
         args.output,
         args.quiet,
         &options,
         &args.file_outputs,
         files,
         &file_options,
+        args.stream,
     );
     let counters = Arc::new(status::Counters::default());
     let display =
@@ -154,7 +156,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             Step::Entry(entry) => entry,
             Step::Idle => {
                 // Rows reach their files while the run waits (and survive a kill).
-                let _ = guard.idle(&mut reporter);
+                let _ = guard.idle(&mut *reporter);
                 continue;
             }
             _ => break,
@@ -172,7 +174,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             counters.errors.fetch_add(1, Ordering::Relaxed);
         }
         // Keep feeding after an error so the other outputs stay complete; report it at the end.
-        if let Err(e) = guard.entry(&mut reporter, &entry) {
+        if let Err(e) = guard.entry(&mut *reporter, &entry) {
             write_error.get_or_insert(e);
         }
     }
@@ -183,7 +185,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     if let Some(d) = display {
         d.stop();
     }
-    let finished = guard.finish(&mut reporter, &report);
+    let finished = guard.finish(&mut *reporter, &report);
     drop(reporter);
     if let Some(e) = write_error {
         return Err(e.into());

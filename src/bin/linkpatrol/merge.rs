@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use linkpatrol::report::{Format, ReportOptions, Reporter, Verbosity, merge_ndjson};
+use linkpatrol::report::{Format, ReportOptions, Verbosity, merge_ndjson};
 
 use crate::outputs;
 use crate::values::{FileOutput, file_output, format_name};
@@ -80,13 +80,14 @@ pub fn run() -> Result<u8> {
         csv_delimiter: args.csv_delimiter as u8,
         ..ReportOptions::default()
     };
-    let mut reporter = outputs::fanout(
+    let mut reporter = outputs::reporters(
         args.output,
         args.quiet,
         &options,
         &args.file_outputs,
         files,
         &options,
+        false,
     );
     for entry in &report.entries {
         reporter.entry(entry)?;

@@ -7,13 +7,38 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use linkpatrol::report::{Fanout, Format, ReportOptions, reporter_for};
+use linkpatrol::report::{Fanout, Format, ReportOptions, Reporter, SortedReporter, reporter_for};
 
 use crate::values::FileOutput;
 
 /// The reporters of a run: `stdout_format` on stdout (unless `quiet`) and each `-F` output
-/// into its opened file, which gets `file_options` (no colour codes in a file).
-pub fn fanout(
+/// into its opened file, which gets `file_options` (no colour codes in a file). Unless
+/// `stream`, they get the entries at the end, in a stable order ([`SortedReporter`]).
+pub fn reporters(
+    stdout_format: Format,
+    quiet: bool,
+    stdout_options: &ReportOptions,
+    outputs: &[FileOutput],
+    files: Vec<File>,
+    file_options: &ReportOptions,
+    stream: bool,
+) -> Box<dyn Reporter> {
+    let all = fanout(
+        stdout_format,
+        quiet,
+        stdout_options,
+        outputs,
+        files,
+        file_options,
+    );
+    if stream {
+        Box::new(all)
+    } else {
+        Box::new(SortedReporter::new(all))
+    }
+}
+
+fn fanout(
     stdout_format: Format,
     quiet: bool,
     stdout_options: &ReportOptions,

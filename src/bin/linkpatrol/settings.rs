@@ -142,7 +142,11 @@ pub fn config_from(args: &Args) -> Result<Config> {
         // Loopback (a local development server) is exempt from the default rate only.
         .loopback_unthrottled(!args.rate_given)
         .host_concurrency(args.host_concurrency)
-        .recursion_level(args.recursion_level)
+        // What a change touches is checked, not the pages it links to (unless -r says so).
+        .recursion_level(
+            args.recursion_level
+                .or(args.changed_since.as_ref().map(|_| 1)),
+        )
         .check_external(!args.internal_only)
         .max_redirects(args.max_redirects)
         .abort_timeout(secs("--abort-timeout", args.abort_timeout)?);
@@ -159,6 +163,8 @@ pub fn config_from(args: &Args) -> Result<Config> {
         )
         .robots(!args.no_robots)
         .follow_outside_root(args.follow_outside_root)
+        .include_verbatim(args.include_verbatim)
+        .fallback_extensions(args.fallback_extensions.clone())
         .seed_sitemaps(args.sitemaps)
         .max_retries(args.max_retries)
         .max_retry_wait(secs("--max-retry-wait", args.max_retry_wait)?)

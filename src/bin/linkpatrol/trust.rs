@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use url::Url;
 
 use crate::config_file::FileConfig;
-use crate::inputs::looks_like_url;
+use crate::inputs::{glob_base, is_glob, looks_like_url};
 
 /// How a refused key is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,11 +53,14 @@ pub enum Refusal {
 ///   the checkout's own pages could put formulas into the CSV the user opens.
 /// - `follow-outside-root`: lets a folder check read, parse and list files outside the folder
 ///   (`../`, `..%2F`, symbolic links pointing out), which the checkout's pages would then show.
+/// - `follow`: has the folder walk follow the checkout's symbolic links, which the checkout
+///   chooses.
 /// - `cache-file`: creates and writes an SQLite file at any path (and moves a file it cannot
 ///   read aside), outside the folder too.
 /// - `inputs`, `root-dir`: a start input or the site's root outside the folder would have the
 ///   crawl read, parse and report files the checkout does not contain (`/etc`, `~/.ssh`);
-///   inside the folder they work as usual.
+///   inside the folder they work as usual. A glob input is judged by the folder it walks
+///   (`docs` of `docs/**/*.md`).
 pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("plugins.command", Refusal::Always),
     ("file-output", Refusal::Always),
@@ -70,6 +73,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("input-file", Refusal::Always),
     ("auth", Refusal::Always),
     ("follow-outside-root", Refusal::Always),
+    ("follow", Refusal::Always),
     ("csv-raw", Refusal::Always),
     ("remap", Refusal::Always),
     ("cache-file", Refusal::Always),
@@ -255,7 +259,12 @@ fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
             .filter(|i| *i != "-")
             .filter_map(|i| {
                 if !looks_like_url(i) {
-                    return Some(PathBuf::from(i));
+                    // A glob reads what is below its folder part.
+                    let path = PathBuf::from(i);
+                    if is_glob(i) && !path.exists() {
+                        return Some(glob_base(i));
+                    }
+                    return Some(path);
                 }
                 let url = Url::parse(i.trim()).ok()?;
                 // A `file:` URL that names no local path is refused by the input parser.
@@ -286,6 +295,17 @@ mod tests {
     /// key (or a new built-in plugin) fails `every_key_is_classified` until it is put in one.
     const ALLOWED_IN_LOCAL: &[(&str, &str)] = &[
         ("stdin", "reads the standard input the user gives"),
+        ("no-ignore", "which files of the checked folder are walked"),
+        ("hidden", "which files of the checked folder are walked"),
+        (
+            "changed-since",
+            "narrows the check to what changed; git is given it after --end-of-options",
+        ),
+        ("exclude-path", "narrows the walk"),
+        (
+            "fallback-extensions",
+            "which files of the checked folder a link may name",
+        ),
         (
             "base-url",
             "maps URLs onto the site folder, which stays inside",
@@ -296,6 +316,10 @@ mod tests {
         ("include", "scope"),
         ("exclude", "scope"),
         ("no-follow", "scope"),
+        (
+            "include-verbatim",
+            "scope: links in code of the pages checked",
+        ),
         ("max-urls", "scope"),
         ("no-robots", "politeness towards the sites checked"),
         ("timeout", "limits"),
@@ -331,6 +355,7 @@ mod tests {
         ("output", "the format on stdout"),
         ("color", "stdout"),
         ("group-by", "the report's shape"),
+        ("stream", "the order of the report's rows"),
         ("quiet", "stdout"),
         ("verbose", "stdout"),
         ("no-status", "stderr"),

@@ -13,7 +13,7 @@ use super::style::{style_attribute_links, style_block_links};
 use super::tags::{Attr, Tag, link_attr, next_state};
 use super::{Batches, settled_after};
 use crate::extract::line_col::{Convention, LineCounter};
-use crate::extract::{HtmlDocument, RawLink};
+use crate::extract::{HtmlDocument, IgnoreState, RawLink};
 
 /// Cap, in characters, of [`RawLink::name`].
 pub(super) const MAX_NAME_CHARS: usize = 256;
@@ -65,6 +65,8 @@ pub(super) struct Collector<'a, 's> {
     raw_text: bool,
     /// The `<a href>` whose text is being collected: its index in `doc.links`, and the text.
     anchor: Option<(usize, LabelBuilder)>,
+    /// The `linkpatrol-ignore` comments read so far.
+    ignore: IgnoreState,
 }
 
 impl<'a, 's> Collector<'a, 's> {
@@ -87,6 +89,7 @@ impl<'a, 's> Collector<'a, 's> {
             style_text_start: None,
             raw_text: false,
             anchor: None,
+            ignore: IgnoreState::default(),
         }
     }
 
@@ -261,6 +264,7 @@ impl<'a, 's> Collector<'a, 's> {
                     name: name.clone(),
                     nofollow,
                     padded,
+                    ignored: false,
                 });
             };
             match slot.attr {
@@ -274,6 +278,7 @@ impl<'a, 's> Collector<'a, 's> {
             }
         }
 
+        self.ignore.apply(&mut self.doc.links[first_link..]);
         if tag == Tag::A && self.doc.links.len() > first_link {
             self.anchor = Some((first_link, LabelBuilder::default()));
         }
@@ -321,6 +326,10 @@ impl<'a, 's> Collector<'a, 's> {
 }
 
 impl TagSink for Collector<'_, '_> {
+    fn comment(&mut self, text: &[u8]) {
+        self.ignore.comment(text);
+    }
+
     fn start_tag(&mut self, name: &[u8], start: usize) {
         self.in_start_tag = true;
         self.raw_text = false;

@@ -8,7 +8,8 @@
 //! matters, and, before keeping text, whether text matters right now. It reports the same events,
 //! at the same moments and with the same byte offsets as the `CallbackEmitter` does, so the
 //! sink's results do not depend on which of the two drives it (the test below checks this on
-//! random fragments). Comments, doctypes and parse errors are dropped.
+//! random fragments). Comments reach the sink cut to their first bytes (for the
+//! `linkpatrol-ignore` marks); doctypes and parse errors are dropped.
 //!
 //! # Why not the `CallbackEmitter`
 //! Copying only what the sink wants made extraction faster and a folder check cheaper, with the
@@ -54,7 +55,14 @@ pub(super) trait TagSink {
     /// A run of text (character references decoded) read while `wants_text` held; consecutive
     /// text is passed in one call, before the tag, comment or end of input that follows it.
     fn text(&mut self, text: &[u8]);
+
+    /// A comment, its first [`MAX_COMMENT_LEN`] bytes (enough for the `linkpatrol-ignore`
+    /// marks; a longer comment is cut).
+    fn comment(&mut self, text: &[u8]);
 }
+
+/// The most bytes of a comment kept for [`TagSink::comment`].
+pub(super) const MAX_COMMENT_LEN: usize = 64;
 
 /// The [`Emitter`] that drives a [`TagSink`].
 pub(super) struct LinkEmitter<'s, S> {
@@ -82,6 +90,8 @@ pub(super) struct LinkEmitter<'s, S> {
     value_end: usize,
     /// Text read since the last tag, comment or doctype, kept only while the sink wants text.
     text: Vec<u8>,
+    /// The current comment's first bytes.
+    comment: Vec<u8>,
 }
 
 impl<'s, S: TagSink> LinkEmitter<'s, S> {
@@ -99,6 +109,7 @@ impl<'s, S: TagSink> LinkEmitter<'s, S> {
             value_start: 0,
             value_end: 0,
             text: Vec::new(),
+            comment: Vec::new(),
         }
     }
 
@@ -193,6 +204,7 @@ impl<S: TagSink> Emitter for LinkEmitter<'_, S> {
 
     fn init_comment(&mut self) {
         self.flush_text();
+        self.comment.clear();
     }
 
     fn emit_current_tag(&mut self) -> Option<State> {
@@ -207,7 +219,9 @@ impl<S: TagSink> Emitter for LinkEmitter<'_, S> {
         }
     }
 
-    fn emit_current_comment(&mut self) {}
+    fn emit_current_comment(&mut self) {
+        self.sink.comment(&self.comment);
+    }
 
     fn emit_current_doctype(&mut self) {}
 
@@ -220,7 +234,10 @@ impl<S: TagSink> Emitter for LinkEmitter<'_, S> {
         self.tag_name.push(s);
     }
 
-    fn push_comment(&mut self, _: &[u8]) {}
+    fn push_comment(&mut self, s: &[u8]) {
+        let room = MAX_COMMENT_LEN.saturating_sub(self.comment.len());
+        self.comment.extend_from_slice(&s[..s.len().min(room)]);
+    }
 
     fn push_doctype_name(&mut self, _: &[u8]) {}
 
@@ -344,9 +361,10 @@ mod tests {
                 }
                 CallbackEvent::EndTag { name } => c.end_tag(name, span.start),
                 CallbackEvent::String { value } => c.text(value),
-                CallbackEvent::Comment { .. }
-                | CallbackEvent::Doctype { .. }
-                | CallbackEvent::Error(_) => {}
+                CallbackEvent::Comment { value } => {
+                    c.comment(&value[..value.len().min(super::MAX_COMMENT_LEN)])
+                }
+                CallbackEvent::Doctype { .. } | CallbackEvent::Error(_) => {}
             }
             None
         }

@@ -130,6 +130,8 @@ class Checker:
         root_dir: Union[str, "os.PathLike[str]"] = ...,
         no_robots: bool = ...,
         follow_outside_root: bool = ...,
+        include_verbatim: bool = ...,
+        fallback_extensions: list[str] = ...,
         sitemaps: bool = ...,
         max_retries: int = ...,
         max_retry_wait: float = ...,

@@ -1,0 +1,543 @@
+//! A repository's Markdown and HTML as inputs, as a pre-commit hook or a CI job checks them:
+//! `../` links under `--internal-only`, the folder walk (ignore files, hidden files, symbolic
+//! links, globs, `--exclude-path`).
+
+use std::fs;
+
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{TempDir, assert_exit, csv_run_in, row_named, rows};
+
+/// `repo/README.md` (headings `readme`, `setup`) and `repo/docs/links.md` linking up to it,
+/// to a missing file, to a missing heading, and to `server`'s `/external`.
+fn repo_with_up_links(name: &str, server: &TestServer) -> TempDir {
+    let repo = TempDir::new(name);
+    fs::create_dir_all(repo.join("docs")).unwrap();
+    fs::write(repo.join("README.md"), "# Readme\n\n## Setup\n").unwrap();
+    fs::write(
+        repo.join("docs/links.md"),
+        format!(
+            "# Links\n\n[nope](../NOPE.md) [gone](../README.md#no-such-heading)\n\
+             [ok](../README.md#setup) [web]({})\n",
+            server.url("/external")
+        ),
+    )
+    .unwrap();
+    fs::write(
+        repo.join("docs/index.html"),
+        "<a href='../about.html'>about</a><a href='../missing.html'>missing</a>",
+    )
+    .unwrap();
+    fs::write(repo.join("about.html"), "<p>about</p>").unwrap();
+    repo
+}
+
+#[test]
+fn internal_only_checks_dot_dot_links_and_makes_no_request() {
+    let server = TestServer::start(Routes::new().page("/external", "<p>x</p>"));
+    let repo = repo_with_up_links("repo-internal-only", &server);
+    for threads in ["1", "8"] {
+        // As the pre-commit hook runs: the staged files, from the repository's root.
+        let out = csv_run_in(
+            &repo,
+            &[
+                "-t",
+                threads,
+                "--internal-only",
+                "--check-anchors",
+                "--root-dir",
+                ".",
+                "docs/links.md",
+                "docs/index.html",
+            ],
+        );
+        let rows = rows(&out);
+        assert_exit(&out, 1);
+        assert_eq!(&row_named(&rows, "../NOPE.md")[6], "False", "{rows:#?}");
+        let heading = row_named(&rows, "../README.md#no-such-heading");
+        assert_eq!(&heading[6], "False", "{heading:?}");
+        assert!(heading[3].contains("no-such-heading"), "{heading:?}");
+        assert_eq!(&row_named(&rows, "../README.md#setup")[6], "True");
+        assert_eq!(&row_named(&rows, "../about.html")[6], "True");
+        assert_eq!(&row_named(&rows, "../missing.html")[6], "False");
+        // The web link is listed, not requested.
+        let web = row_named(&rows, &server.url("/external"));
+        assert!(web[3].contains("checking internal links only"), "{web:?}");
+        assert_eq!(server.count("/external"), 0);
+    }
+}
+
+#[test]
+fn internal_only_outside_the_checked_folder_checks_existence() {
+    let server = TestServer::start(Routes::new());
+    let repo = repo_with_up_links("repo-internal-only-scope", &server);
+    // Only docs/ is checked: ../ files are outside it, so they are checked for existence only
+    // (never read), as any link out of a checked folder.
+    let out = csv_run_in(
+        &repo,
+        &["--internal-only", "--check-anchors", "docs/links.md"],
+    );
+    let rows = rows(&out);
+    assert_exit(&out, 1);
+    let nope = row_named(&rows, "../NOPE.md");
+    assert_eq!(&nope[6], "False", "{nope:?}");
+    assert!(nope[3].contains("file-not-found"), "{nope:?}");
+    let heading = row_named(&rows, "../README.md#no-such-heading");
+    assert_eq!(&heading[6], "True", "{heading:?}");
+    assert!(heading[4].contains("outside-root"), "{heading:?}");
+}
+
+/// `(page file name, link as written)` of every row of a CSV run that has a page, and the
+/// start inputs (rows without one) by file name.
+fn pages_and_starts(rows: &[csv::StringRecord]) -> (Vec<(String, String)>, Vec<String>) {
+    let name = |s: &str| s.rsplit('/').next().unwrap_or(s).to_owned();
+    let mut links: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| !r[1].is_empty())
+        .map(|r| (name(&r[1]), r[0].to_owned()))
+        .collect();
+    let mut starts: Vec<String> = rows
+        .iter()
+        .filter(|r| r[1].is_empty())
+        .map(|r| name(&r[0]))
+        .collect();
+    links.sort();
+    starts.sort();
+    (links, starts)
+}
+
+/// A repository: `a.md` and `sub/b.md` linking each other, a gitignored `node_modules/x.md`
+/// and a hidden `.notes/h.md` with broken links, and two symbolic-link loops
+/// (`loop -> .`, `sub/up -> ..`).
+fn walked_repo(name: &str) -> TempDir {
+    let repo = TempDir::new(name);
+    for d in [".git", "sub", "node_modules", ".notes"] {
+        fs::create_dir_all(repo.join(d)).unwrap();
+    }
+    fs::write(repo.join(".gitignore"), "node_modules/\n").unwrap();
+    fs::write(repo.join("a.md"), "[b](sub/b.md)\n").unwrap();
+    fs::write(repo.join("sub/b.md"), "[a](../a.md)\n").unwrap();
+    fs::write(repo.join("node_modules/x.md"), "[gone](gone.md)\n").unwrap();
+    fs::write(repo.join(".notes/h.md"), "[gone](gone.md)\n").unwrap();
+    std::os::unix::fs::symlink(".", repo.join("loop")).unwrap();
+    std::os::unix::fs::symlink("..", repo.join("sub/up")).unwrap();
+    repo
+}
+
+#[test]
+fn the_walk_skips_ignored_and_hidden_files_and_reads_each_file_once() {
+    let repo = walked_repo("repo-walk");
+    for threads in ["1", "8"] {
+        for follow in [&[][..], &["--follow"][..]] {
+            let mut args = vec!["-t", threads, "."];
+            args.extend_from_slice(follow);
+            let out = csv_run_in(&repo, &args);
+            assert_exit(&out, 0);
+            let (links, starts) = pages_and_starts(&rows(&out));
+            assert_eq!(starts, ["a.md", "b.md"], "{follow:?}");
+            assert_eq!(
+                links,
+                [
+                    ("a.md".to_owned(), "sub/b.md".to_owned()),
+                    ("b.md".to_owned(), "../a.md".to_owned())
+                ],
+                "{follow:?}"
+            );
+        }
+    }
+    // --no-ignore and --hidden walk them too.
+    let out = csv_run_in(&repo, &["--no-ignore", "--hidden", "."]);
+    assert_exit(&out, 1);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(starts, ["a.md", "b.md", "h.md", "x.md"]);
+}
+
+#[test]
+fn outside_a_git_repository_only_dot_ignore_files_count() {
+    let repo = walked_repo("repo-walk-no-git");
+    fs::remove_dir(repo.join(".git")).unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(
+        starts,
+        ["a.md", "b.md", "x.md"],
+        "as ripgrep: .gitignore needs git"
+    );
+    fs::write(repo.join(".ignore"), "node_modules/\n").unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(starts, ["a.md", "b.md"]);
+}
+
+#[test]
+fn globs_and_exclude_path_choose_the_files() {
+    let repo = walked_repo("repo-globs");
+    fs::create_dir_all(repo.join("sub/deep")).unwrap();
+    fs::write(repo.join("sub/deep/c.md"), "[b](../b.md)\n").unwrap();
+    fs::write(repo.join("sub/deep/c.html"), "<a href='../b.md'>b</a>\n").unwrap();
+    let starts_of = |args: &[&str]| {
+        let out = csv_run_in(&repo, args);
+        assert_exit(&out, 0);
+        pages_and_starts(&rows(&out)).1
+    };
+    assert_eq!(starts_of(&["sub/**/*.md"]), ["b.md", "c.md"]);
+    assert_eq!(starts_of(&["*.md"]), ["a.md"]);
+    assert_eq!(
+        starts_of(&["sub/**/*.{md,html}"]),
+        ["b.md", "c.html", "c.md"]
+    );
+    assert_eq!(
+        starts_of(&[".", "--exclude-path", "deep"]),
+        ["a.md", "b.md"]
+    );
+    assert_eq!(
+        starts_of(&["a.md", "sub/b.md", "--exclude-path", r"^sub/"]),
+        ["a.md"]
+    );
+    let out = csv_run_in(&repo, &["nothing/**/*.md"]);
+    assert_exit(&out, 2);
+}
+
+#[test]
+fn a_followed_link_out_of_the_folder_is_not_read() {
+    let root = TempDir::new("repo-follow-out");
+    let repo = root.join("repo");
+    fs::create_dir_all(root.join("private")).unwrap();
+    fs::create_dir_all(&repo).unwrap();
+    fs::write(root.join("private/secret.md"), "[s](gone.md)\n").unwrap();
+    fs::write(repo.join("a.md"), "# a\n").unwrap();
+    std::os::unix::fs::symlink(root.join("private"), repo.join("private")).unwrap();
+    let out = csv_run_in(&repo, &["--follow", "."]);
+    assert_exit(&out, 0);
+    assert_eq!(pages_and_starts(&rows(&out)).1, ["a.md"]);
+    let out = csv_run_in(&repo, &["--follow", "--follow-outside-root", "."]);
+    assert_eq!(pages_and_starts(&rows(&out)).1, ["a.md", "secret.md"]);
+}
+
+#[test]
+fn bare_and_www_links_in_markdown_are_checked_but_not_in_code() {
+    let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
+    let repo = TempDir::new("repo-autolinks");
+    let ok = server.url("/ok");
+    let gone = server.url("/gone");
+    fs::write(
+        repo.join("README.md"),
+        format!(
+            "See {ok}. Also (www.example.test/ok) and {gone}, or write to me@example.test.\n\n\
+             `{gone}?code`\n\n```\n{gone}?block\nwww.example.test/block\n```\n"
+        ),
+    )
+    .unwrap();
+    // www.example.test goes to the loopback server: no name is looked up.
+    let remap = format!("^http://www\\.example\\.test/ {}/", server.base());
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&repo, &["-t", threads, "--remap", &remap, "README.md"]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert_eq!(&row_named(&rows, &ok)[6], "True");
+        assert_eq!(&row_named(&rows, &gone)[6], "False", "{rows:#?}");
+        assert_eq!(&row_named(&rows, "http://www.example.test/ok")[6], "True");
+        assert_eq!(&row_named(&rows, "mailto:me@example.test")[6], "True");
+        assert!(
+            !rows
+                .iter()
+                .any(|r| r[0].contains("code") || r[0].contains("block")),
+            "{rows:#?}"
+        );
+    }
+    assert_eq!(server.count("/gone"), 2, "once a run, never for the code");
+    let out = csv_run_in(
+        &repo,
+        &["--include-verbatim", "--remap", &remap, "README.md"],
+    );
+    let rows = rows(&out);
+    for link in [format!("{gone}?code"), format!("{gone}?block")] {
+        assert_eq!(&row_named(&rows, &link)[6], "False", "{rows:#?}");
+    }
+    row_named(&rows, "http://www.example.test/block");
+}
+
+#[test]
+fn ignore_comments_and_the_ignore_file_leave_links_out_and_count_them() {
+    let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
+    let repo = TempDir::new("repo-ignore");
+    let url = |p: &str| server.url(p);
+    fs::write(
+        repo.join("README.md"),
+        format!(
+            "<!-- linkpatrol-ignore -->\n[one]({}) [two]({})\n\n\
+             <!-- linkpatrol-ignore-start -->\n[three]({}) {}\n<!-- linkpatrol-ignore-end -->\n\n\
+             [ok]({}) [file]({})\n",
+            url("/md-next"),
+            url("/md-after"),
+            url("/md-region"),
+            url("/md-bare"),
+            url("/ok"),
+            url("/by-file/x"),
+        ),
+    )
+    .unwrap();
+    fs::write(
+        repo.join("page.html"),
+        format!(
+            "<!-- linkpatrol-ignore --><a href='{}'>1</a><a href='{}'>2</a>\n\
+             <!--linkpatrol-ignore-start--><img src='{}'><a href='{}'>4</a>\
+             <!-- linkpatrol-ignore-end --><a href='{}'>5</a>\n",
+            url("/html-next"),
+            url("/html-after"),
+            url("/html-region-img"),
+            url("/html-region-a"),
+            url("/ok"),
+        ),
+    )
+    .unwrap();
+    fs::write(
+        repo.join(".linkpatrolignore"),
+        "# links to the old server\n/by-file/\n(unclosed\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        server.clear_requests();
+        let out = csv_run_in(&repo, &["-t", threads, "README.md", "page.html"]);
+        let rows = rows(&out);
+        let requested: Vec<String> = server
+            .requests()
+            .iter()
+            .map(|r| r.path_only().to_owned())
+            .collect();
+        for ignored in [
+            "/md-next",
+            "/md-region",
+            "/md-bare",
+            "/by-file/x",
+            "/html-next",
+            "/html-region-img",
+            "/html-region-a",
+        ] {
+            assert!(
+                !requested.iter().any(|p| p == ignored),
+                "{ignored}: {requested:?}"
+            );
+        }
+        for checked in ["/md-after", "/html-after", "/ok"] {
+            assert!(
+                requested.iter().any(|p| p == checked),
+                "{checked}: {requested:?}"
+            );
+        }
+        assert!(
+            rows.iter()
+                .any(|r| &r[0] == url("/by-file/x").as_str() && r[3].contains(".linkpatrolignore"))
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("line 3: not a valid regex"), "{err}");
+        // The summary counts them with their reason.
+        let out = crate::support::util::cli_in(
+            &repo,
+            &[],
+            &[
+                "--no-config",
+                "--no-status",
+                "-t",
+                threads,
+                "README.md",
+                "page.html",
+            ],
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("6 by a linkpatrol-ignore comment")
+                && text.contains("1 by .linkpatrolignore"),
+            "{text}"
+        );
+    }
+}
+
+/// An mdBook: book.toml (sources in `book/`), SUMMARY.md, chapters linking each other's
+/// rendered `.html` pages and headings, one broken link and one missing heading.
+fn mdbook(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("book/sub")).unwrap();
+    fs::write(
+        dir.join("book.toml"),
+        "[book]\ntitle = \"t\"\nsrc = \"book\"\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/SUMMARY.md"),
+        "# Summary\n\n[Intro](README.md)\n- [Ch1](ch1.md)\n- [Sub](sub/README.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/README.md"),
+        "# Intro\n\n[tuple](ch1.html#the-tuple-type) [nope](ch1.html#nope) [gone](ch9.html)\n\
+         [sub](sub/index.html)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/ch1.md"),
+        "# Ch1\n\n## The Tuple Type\n\n[home](index.html) [intro](README.md#intro)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/sub/README.md"),
+        "# Sub\n\n[up](../ch1.html#ch1)\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn an_mdbook_is_checked_as_the_site_it_builds() {
+    let dir = mdbook("repo-mdbook");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "--check-anchors", "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let broken: Vec<&str> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| r.get(0).unwrap())
+            .collect();
+        assert_eq!(broken, ["ch1.html#nope", "ch9.html"], "{rows:#?}");
+        for good in [
+            "ch1.html#the-tuple-type",
+            "sub/index.html",
+            "index.html",
+            "../ch1.html#ch1",
+        ] {
+            assert_eq!(&row_named(&rows, good)[6], "True", "{good}");
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("read as an mdBook"), "{err}");
+    }
+}
+
+#[test]
+fn fallback_extensions_try_each_extension_in_turn() {
+    let dir = TempDir::new("repo-fallback");
+    fs::write(dir.join("a.md"), "# A\n\n## Part\n").unwrap();
+    fs::write(dir.join("b.html"), "<h1 id='top'>b</h1>").unwrap();
+    fs::write(
+        dir.join("index.md"),
+        "[a](a.html#part) [b](b) [gone](c.html)\n",
+    )
+    .unwrap();
+    let out = csv_run_in(&dir, &["--check-anchors", "index.md"]);
+    let before = rows(&out);
+    assert_eq!(
+        &row_named(&before, "a.html#part")[6],
+        "False",
+        "no fallback yet"
+    );
+    let out = csv_run_in(
+        &dir,
+        &[
+            "--check-anchors",
+            "--fallback-extensions",
+            "md,html",
+            "index.md",
+        ],
+    );
+    assert_exit(&out, 1);
+    let rows = rows(&out);
+    assert_eq!(&row_named(&rows, "a.html#part")[6], "True", "{rows:#?}");
+    assert_eq!(&row_named(&rows, "b")[6], "True");
+    assert_eq!(&row_named(&rows, "c.html")[6], "False");
+}
+
+#[test]
+fn an_mdbook_source_folder_out_of_the_checkout_is_not_read() {
+    let root = TempDir::new("repo-mdbook-out");
+    let repo = root.join("repo");
+    fs::create_dir_all(root.join("private")).unwrap();
+    fs::create_dir_all(&repo).unwrap();
+    fs::write(root.join("private/secret.md"), "[s](gone.md)\n").unwrap();
+    fs::write(repo.join("README.md"), "# r\n").unwrap();
+    std::os::unix::fs::symlink(root.join("private"), repo.join("src")).unwrap();
+    fs::write(repo.join("book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    assert_exit(&out, 0);
+    let (_, starts) = pages_and_starts(&rows(&out));
+    assert_eq!(starts, ["README.md"]);
+    fs::write(repo.join("book.toml"), "[book]\nsrc = \"../private\"\n").unwrap();
+    let out = csv_run_in(&repo, &["."]);
+    assert_eq!(pages_and_starts(&rows(&out)).1, ["README.md"]);
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t.test",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[test]
+fn changed_since_checks_what_a_change_touches_and_nothing_else() {
+    let repo = TempDir::new("repo-changed");
+    fs::create_dir_all(repo.join("docs")).unwrap();
+    fs::write(repo.join("docs/guide.md"), "# Guide\n").unwrap();
+    fs::write(
+        repo.join("index.md"),
+        "[guide](docs/guide.md) [same](same.md)\n",
+    )
+    .unwrap();
+    fs::write(repo.join("docs/other.md"), "[guide](guide.html)\n").unwrap();
+    fs::write(repo.join("same.md"), "[broken but untouched](nowhere.md)\n").unwrap();
+    fs::write(repo.join("untouched.md"), "[fine](same.md)\n").unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    git(&repo, &["mv", "docs/guide.md", "docs/handbook.md"]);
+    fs::write(repo.join("new.md"), "[bad](missing.md) [ok](index.md)\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "rename and add"]);
+    let out = csv_run_in(
+        &repo,
+        &["--changed-since", "HEAD~1", "--fallback-extensions", "md"],
+    );
+    assert_exit(&out, 1);
+    let rows = rows(&out);
+    let (links, starts) = pages_and_starts(&rows);
+    assert_eq!(
+        starts,
+        ["handbook.md", "index.md", "new.md", "other.md"],
+        "{rows:#?}"
+    );
+    let mut broken: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| &r[6] == "False")
+        .map(|r| (r[1].rsplit('/').next().unwrap().to_owned(), r[0].to_owned()))
+        .collect();
+    broken.sort();
+    assert_eq!(
+        broken,
+        [
+            ("index.md".to_owned(), "docs/guide.md".to_owned()),
+            ("new.md".to_owned(), "missing.md".to_owned()),
+            ("other.md".to_owned(), "guide.html".to_owned()),
+        ]
+    );
+    // same.md is linked, so checked to exist, but not read: its broken link is not reported.
+    assert!(
+        !links
+            .iter()
+            .any(|(page, _)| page == "same.md" || page == "untouched.md")
+    );
+    // Outside a git checkout: one clear error.
+    let plain = TempDir::new("repo-changed-no-git");
+    let out = csv_run_in(&plain, &["--changed-since", "HEAD"]);
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a git checkout"));
+}

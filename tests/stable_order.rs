@@ -1,0 +1,185 @@
+//! Every report format prints the same bytes on every run, whatever the thread count: rows by
+//! page, line and column, ties by URL. Only what a format measures differs between runs — the
+//! run's duration (text, Markdown, HTML, JSON, NDJSON, SARIF, JUnit), each link's check and
+//! download times (CSV, HTML, JSON, NDJSON, JUnit) and the time spent waiting on a host (text,
+//! HTML, JSON, NDJSON) — and those are blanked before the comparison. `--stream` writes rows
+//! as they finish instead.
+
+use std::path::Path;
+
+use regex::Regex;
+
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{TempDir, cli_in};
+
+const FORMATS: [&str; 14] = [
+    "text", "compact", "github", "markdown", "csv", "html", "json", "ndjson", "junit", "sarif",
+    "sitemap", "failures", "dot", "gml",
+];
+
+/// A folder site of 12 pages, each linking to every page, to a missing page, to a missing
+/// anchor, with whitespace around one link (a warning).
+fn folder_site(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    for i in 0..12 {
+        let mut html = format!("<html><body><h1 id='top'>page {i}</h1>\n");
+        for j in 0..12 {
+            html.push_str(&format!(
+                "<a href='p{j}.html'>p{j}</a> <a href='gone{j}.html'>gone</a> \
+                 <a href='p{j}.html#nope'>frag</a> <a href=' p{j}.html#top '>ws</a>\n"
+            ));
+        }
+        html.push_str("</body></html>\n");
+        std::fs::write(dir.join(format!("p{i}.html")), &html).unwrap();
+        if i == 0 {
+            std::fs::write(dir.join("index.html"), &html).unwrap();
+        }
+    }
+    dir
+}
+
+/// The same over HTTP, with redirects and error statuses among the links.
+fn web_site() -> TestServer {
+    let mut routes = Routes::new();
+    for i in 0..10 {
+        let mut html = String::from("<html><body>\n");
+        for j in 0..10 {
+            html.push_str(&format!(
+                "<a href='/p{j}'>p{j}</a> <a href='/gone{j}'>gone</a> \
+                 <a href='/moved{j}'>moved</a> <a href='/p{j}#nope'>frag</a>\n"
+            ));
+        }
+        html.push_str("</body></html>\n");
+        routes = routes.page(&format!("/p{i}"), &html).reply(
+            &format!("/moved{i}"),
+            Reply::redirect(301, &format!("/p{i}")),
+        );
+        if i == 0 {
+            routes = routes.page("/", &html);
+        }
+    }
+    TestServer::start(routes.fallback(Reply::not_found()))
+}
+
+/// `text` with every measured time replaced by `T`.
+fn without_times(format: &str, text: &str) -> String {
+    let patterns: &[&str] = match format {
+        "csv" => &[],
+        "junit" => &[r#"time="[^"]*""#],
+        "json" | "ndjson" | "sarif" => &[
+            r#""(check_time|download_time|duration|waited|effective_rate)": ?[-0-9.e]+"#,
+            r#""level":[0-9]+"#,
+        ],
+        "html" => &[
+            r"[0-9.]+ seconds",
+            r"[0-9.]+/s",
+            r#"<td class="num">[0-9]+\.[0-9]{3}</td></tr>"#,
+        ],
+        _ => &[r"[0-9.]+ seconds", r"[0-9.]+/s"],
+    };
+    let mut out = text.to_owned();
+    for p in patterns {
+        out = Regex::new(p).unwrap().replace_all(&out, "T").into_owned();
+    }
+    if format == "csv" {
+        // dltime and checktime.
+        out = out
+            .lines()
+            .map(|line| {
+                let mut cells: Vec<&str> = line.split(';').collect();
+                if cells.len() == 17 {
+                    cells[11] = "T";
+                    cells[13] = "T";
+                    cells[15] = "L";
+                }
+                cells.join(";") + "\n"
+            })
+            .collect();
+    }
+    out
+}
+
+fn report(dir: &Path, format: &str, threads: &str, input: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "--no-config",
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+        "--check-anchors",
+        "-v",
+        "-t",
+        threads,
+        "-o",
+        format,
+        input,
+    ];
+    args.extend_from_slice(extra);
+    let out = cli_in(dir, &[], &args);
+    assert_eq!(out.status.code(), Some(1), "{format}: {out:?}");
+    without_times(format, &String::from_utf8(out.stdout).unwrap())
+}
+
+/// Three runs at `-t 1` and three at `-t 8` of every format print the same.
+fn assert_stable(dir: &Path, input: &str) {
+    for format in FORMATS {
+        let first = report(dir, format, "1", input, &[]);
+        assert!(
+            format == "sitemap" || first.lines().count() > 3,
+            "{format}: {first}"
+        );
+        for threads in ["1", "1", "8", "8", "8"] {
+            let again = report(dir, format, threads, input, &[]);
+            assert!(
+                again == first,
+                "{format} -t {threads} differs:\n{}",
+                first_difference(&first, &again)
+            );
+        }
+    }
+}
+
+fn first_difference(a: &str, b: &str) -> String {
+    let (i, (x, y)) = a
+        .lines()
+        .zip(b.lines())
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .unwrap_or((0, ("(same lines)", "(different length)")));
+    format!("line {}:\n{x}\n{y}", i + 1)
+}
+
+#[test]
+fn a_folder_site_reports_the_same_bytes_every_run() {
+    let dir = folder_site("stable-folder");
+    assert_stable(&dir, ".");
+}
+
+#[test]
+fn a_web_site_reports_the_same_bytes_every_run() {
+    let server = web_site();
+    let dir = TempDir::new("stable-web");
+    assert_stable(&dir, &server.url("/"));
+}
+
+#[test]
+fn rows_come_by_page_line_and_column_unless_streamed() {
+    let dir = folder_site("stable-order");
+    let out = report(&dir, "compact", "8", ".", &[]);
+    let places: Vec<(String, usize, usize)> = out
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.splitn(4, ':');
+            let (page, line, col) = (parts.next()?, parts.next()?, parts.next()?);
+            Some((page.to_owned(), line.parse().ok()?, col.parse().ok()?))
+        })
+        .collect();
+    assert!(places.len() > 100, "{out}");
+    assert!(places.is_sorted(), "{out}");
+    // Streamed rows still hold every problem.
+    let streamed = report(&dir, "compact", "8", ".", &["--stream"]);
+    let mut a: Vec<&str> = out.lines().collect();
+    let mut b: Vec<&str> = streamed.lines().collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b);
+}
