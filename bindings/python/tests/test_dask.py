@@ -36,7 +36,7 @@ class Host:
 
             def _serve(self, head: bool) -> None:
                 with host.lock:
-                    host.log.append(self.path)
+                    host.log.append(f"{self.command} {self.path}")
                 if self.path == "/hang":
                     host.hung.set()
                     host.hang.wait(30)
@@ -129,8 +129,9 @@ def test_dask_run_equals_one_run_and_requests_each_url_once(
     for key in STATS:
         assert merged.statistics[key] == single.statistics[key], key
     assert not merged.interrupted and merged.errors == single.errors > 0
+    # Each URL once per method: a broken link's failing HEAD is confirmed by one GET.
     requested = Counter(
-        (h.base, path) for h, n in zip(hosts, before) for path in h.log[n:]
+        (h.base, request) for h, n in zip(hosts, before) for request in h.log[n:]
     )
     assert requested and max(requested.values()) == 1, requested
 
