@@ -32,12 +32,15 @@ use crate::model::stats::{Skipped, Tally};
 /// holds one with thousands of redirects and warnings); one 300 MB line took 580 MB.
 pub const MAX_NDJSON_LINE: usize = 16 * 1024 * 1024;
 
-/// The next line of `r` without its line end, read up to `max` bytes: `Ok(None)` at the end,
-/// `Err` with the message of a line that is longer or not UTF-8.
-pub(crate) fn bounded_line<R: BufRead>(
-    r: &mut R,
-    max: usize,
-) -> std::io::Result<Option<Result<String, String>>> {
+/// The next line of an NDJSON stream `r`, without its line end, read up to
+/// [`MAX_NDJSON_LINE`] bytes: `Ok(None)` at the end, `Ok(Some(Err))` with the message of a
+/// line that is longer or not UTF-8 (the reader is untrusted: one huge line must not take
+/// unbounded memory).
+///
+/// # Errors
+/// The reader's own errors.
+pub fn read_ndjson_line<R: BufRead>(r: &mut R) -> std::io::Result<Option<Result<String, String>>> {
+    let max = MAX_NDJSON_LINE;
     use std::io::Read;
     let mut buf = Vec::new();
     let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
@@ -51,7 +54,7 @@ pub(crate) fn bounded_line<R: BufRead>(
         }
     } else if buf.len() > max {
         return Ok(Some(Err(format!(
-            "the line is longer than {max} bytes, more than a report line can be"
+            "the line is longer than {max} bytes, more than a line of linkpatrol's NDJSON can be"
         ))));
     }
     Ok(Some(
@@ -81,7 +84,7 @@ pub fn merge_ndjson<R: BufRead>(
                     format!("{name}, line {}: {m}", i + 1),
                 )
             };
-            let line = bounded_line(&mut reader, MAX_NDJSON_LINE)
+            let line = read_ndjson_line(&mut reader)
                 .map_err(|e| Error::new(ErrorKind::Io, format!("{name}: {e}")).with_source(e))?;
             let Some(line) = line else { break };
             let line = line.map_err(at)?;

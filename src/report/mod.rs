@@ -63,7 +63,7 @@ pub use self::html::HtmlReporter;
 pub use self::json::{JsonReporter, entry_json, summary_json};
 pub use self::junit::JunitReporter;
 pub use self::markdown::MarkdownReporter;
-pub use self::merge::{MAX_NDJSON_LINE, entry_from_json, merge_ndjson};
+pub use self::merge::{MAX_NDJSON_LINE, entry_from_json, merge_ndjson, read_ndjson_line};
 pub use self::ndjson::NdjsonReporter;
 pub use self::sarif::SarifReporter;
 pub use self::sitemap::SitemapReporter;

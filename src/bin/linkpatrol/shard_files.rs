@@ -8,11 +8,11 @@
 //! line (a bad one is an error naming the file and line).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use linkpatrol::report::{MAX_NDJSON_LINE, entry_json};
+use linkpatrol::report::{entry_json, read_ndjson_line};
 use linkpatrol::{Entry, FoundLink, Shard};
 use serde_json::Value;
 use url::Url;
@@ -62,7 +62,7 @@ pub fn read_exports(files: &[PathBuf], shard: Shard) -> Result<Vec<FoundLink>> {
         let mut reader = BufReader::new(file);
         for i in 0usize.. {
             let at = || format!("--external-from {}, line {}", path.display(), i + 1);
-            let Some(line) = bounded_line(&mut reader).with_context(at)? else {
+            let Some(line) = read_ndjson_line(&mut reader).with_context(at)? else {
                 break;
             };
             let line = line.map_err(anyhow::Error::msg).with_context(at)?;
@@ -96,31 +96,6 @@ pub fn read_results(path: &Path) -> Result<Vec<std::sync::Arc<linkpatrol::CheckR
         .filter(|e| seen.insert(e.result.url.clone()))
         .map(|e| e.result)
         .collect())
-}
-
-/// The next line of `r` (without its line end), at most [`MAX_NDJSON_LINE`] bytes:
-/// `Ok(None)` at the end, `Some(Err)` with why a line is refused (longer, not UTF-8).
-fn bounded_line(r: &mut impl BufRead) -> io::Result<Option<Result<String, String>>> {
-    use std::io::Read;
-    let max = MAX_NDJSON_LINE;
-    let mut buf = Vec::new();
-    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
-    if r.by_ref().take(limit).read_until(b'\n', &mut buf)? == 0 {
-        return Ok(None);
-    }
-    if buf.last() == Some(&b'\n') {
-        buf.pop();
-        if buf.last() == Some(&b'\r') {
-            buf.pop();
-        }
-    } else if buf.len() > max {
-        return Ok(Some(Err(format!(
-            "the line is longer than {max} bytes, more than an export line can be"
-        ))));
-    }
-    Ok(Some(
-        String::from_utf8(buf).map_err(|_| "the line is not UTF-8".to_owned()),
-    ))
 }
 
 /// One export line as a found link.
