@@ -133,8 +133,8 @@ fn a_link_fails_the_run_only_after_n_consecutive_broken_runs() {
     assert_eq!(run(config(&s.url("/"), 4).fail_after_runs(3)).failing, 1);
 }
 
-/// The files in `dir` whose names start with `prefix`.
-fn files_named(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+/// The files in `dir` whose names start with `prefix`, sorted.
+pub(crate) fn files_named(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

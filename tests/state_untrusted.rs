@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use linkpatrol::{Config, Report};
 
+use crate::state::files_named;
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{TempDir, assert_exit, broken, cli_in, config, run};
 
@@ -50,17 +51,6 @@ const FORGED_PASS: &str = "UPDATE results SET outcome = 'ok', status = 200, fail
          message = NULL, content_type = 'image/png', broken_runs = 0, broken_since = NULL, checked_at = strftime('%s')
      WHERE url LIKE '%/gone.png';";
 
-/// The entries of `dir` whose names start with `prefix`, sorted.
-fn named(dir: &Path, prefix: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
-        .collect();
-    v.sort();
-    v
-}
-
 /// Runs `s` with `file` as state: one warning with `needle`, the report of a run without
 /// state, and `/gone.png` requested and broken.
 fn checked_despite(s: &TestServer, file: &Path, needle: &str) -> Report {
@@ -99,7 +89,7 @@ fn a_state_file_that_is_a_symbolic_link_is_moved_aside_and_never_written_through
         assert!(!missing.exists(), "{target:?}");
         assert_eq!(fs::read(&empty).unwrap(), b"");
         // The link itself was moved aside, and a fresh file of ours took its place.
-        let aside = named(&dir, "state.sqlite.bad-");
+        let aside = files_named(&dir, "state.sqlite.bad-");
         assert_eq!(aside.len(), 1, "{aside:?}");
         assert_eq!(&fs::read_link(&aside[0]).unwrap(), target);
         assert!(fs::symlink_metadata(&file).unwrap().is_file());
@@ -134,7 +124,7 @@ fn a_state_file_with_other_names_or_another_owner_is_moved_aside() {
     forge(&file, FORGED_PASS);
     if std::os::unix::fs::chown(&file, Some(65534), Some(65534)).is_ok() {
         checked_despite(&s, &file, "owned by another user");
-        assert_eq!(named(&dir, "state.sqlite.bad-").len(), 1);
+        assert_eq!(files_named(&dir, "state.sqlite.bad-").len(), 1);
     }
 }
 
@@ -153,7 +143,7 @@ fn another_programs_database_at_one_of_our_versions_is_moved_aside_unchanged() {
         );
         let before = fs::read(&file).unwrap();
         checked_despite(&s, &file, "another program");
-        let aside = named(&dir, "state.sqlite.bad-");
+        let aside = files_named(&dir, "state.sqlite.bad-");
         assert_eq!(aside.len(), 1, "{aside:?}");
         assert!(fs::read(&aside[0]).unwrap() == before, "version {version}");
         // Not switched to WAL, nor given a table: no companion file either.
@@ -210,7 +200,7 @@ fn views_triggers_and_other_objects_in_a_state_file_are_refused() {
         let before = fs::read(&file).unwrap();
         let report = checked_despite(&s, &file, needle);
         assert!(report.state_warnings[0].contains("moved aside"), "{name}");
-        let aside = named(&dir, "state.sqlite.bad-");
+        let aside = files_named(&dir, "state.sqlite.bad-");
         assert_eq!(aside.len(), 1, "{name}: {aside:?}");
         assert!(fs::read(&aside[0]).unwrap() == before, "{name}: unchanged");
     }
