@@ -26,6 +26,9 @@ mod fetching;
 mod folder_scope;
 /// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
 mod fragments;
+/// GitHub through --remap to loopback: line and `user-content-` anchors, --github-token sent
+/// to GitHub only and never shown.
+mod github;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
