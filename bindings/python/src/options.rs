@@ -102,6 +102,7 @@ pub const OPTIONS: &[&str] = &[
     "dns_server",
     "suggest",
     "archive_url",
+    "github_token",
     "exclude_private",
     "exclude_loopback",
     "exclude_link_local",
@@ -349,6 +350,10 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             "allow_private" => config.allow_private(v.flag()?),
             "archive_url" => config
                 .archive_url(&v.string()?)
+                .map_err(|e| v.bad_text(&e.to_string()))?,
+            // A secret: no message quotes it (`Config::github_token`'s errors do not).
+            "github_token" => config
+                .github_token(&v.string()?)
                 .map_err(|e| v.bad_text(&e.to_string()))?,
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(

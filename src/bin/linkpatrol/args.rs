@@ -374,6 +374,14 @@ pub struct Args {
     #[arg(long, value_name = "URL")]
     pub archive_url: Option<String>,
 
+    /// A GitHub access token, sent as `Authorization: Bearer TOKEN` to https://github.com and
+    /// https://api.github.com only (never to another host, not even on a redirect; never
+    /// shown), so GitHub's rate limit for anonymous requests is not hit. Also read from
+    /// GITHUB_TOKEN when neither the flag, its variable nor the config file sets it
+    /// [default: none]
+    #[arg(long, value_name = "TOKEN", hide_env_values = true)]
+    pub github_token: Option<String>,
+
     /// `true` when the flag, its environment variable or the config file set
     /// --max-requests-per-second: then it holds for loopback hosts too; no flag.
     #[arg(skip)]

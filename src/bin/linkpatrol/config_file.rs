@@ -71,6 +71,7 @@ pub struct FileConfig {
     pub dns_server: Option<String>,
     pub suggest: Option<bool>,
     pub archive_url: Option<String>,
+    pub github_token: Option<String>,
     // Politeness and threads
     pub threads: Option<usize>,
     pub max_requests_per_second: Option<f64>,
@@ -303,6 +304,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         cookie_file,
         dns_server,
         archive_url,
+        github_token,
         proxy,
         cache_file
     );
@@ -410,6 +412,8 @@ pub fn effective(args: &Args) -> FileConfig {
         dns_server: args.dns_server.clone(),
         suggest: Some(args.suggest),
         archive_url: args.archive_url.clone(),
+        // A secret: --print-config output ends up in logs and issues.
+        github_token: None,
         threads: Some(args.threads),
         max_requests_per_second: Some(args.max_requests_per_second),
         host_concurrency: Some(args.host_concurrency),
@@ -516,6 +520,7 @@ pub(crate) mod tests {
             dns_server: Some("127.0.0.1:5353".into()),
             suggest: Some(true),
             archive_url: Some("http://127.0.0.1:8001/wayback/available".into()),
+            github_token: Some("ghp_token".into()),
             threads: Some(3),
             max_requests_per_second: Some(2.0),
             host_concurrency: Some(2),

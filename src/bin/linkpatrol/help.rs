@@ -70,6 +70,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "dns_server",
             "suggest",
             "archive_url",
+            "github_token",
         ],
     ),
     (

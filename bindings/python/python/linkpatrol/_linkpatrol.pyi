@@ -154,6 +154,7 @@ class Checker:
         dns_server: str = ...,
         suggest: bool = ...,
         archive_url: str = ...,
+        github_token: str = ...,
         exclude_private: bool = ...,
         exclude_loopback: bool = ...,
         exclude_link_local: bool = ...,
