@@ -88,6 +88,9 @@ mod silent_passes;
 mod skipped_urls;
 /// One host with a long Crawl-delay or Retry-After parks no worker: other hosts finish as fast.
 mod slow_host;
+/// --detect-soft-404: one probe per host, shared by the threads; "not found" pages that
+/// answer 200 warned about, real pages and correct servers not.
+mod soft_404;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
 /// Every format prints the same bytes on every run, whatever the thread count.

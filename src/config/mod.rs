@@ -153,6 +153,7 @@ pub struct Config {
     pub(crate) suggest: bool,
     pub(crate) archive_url: Url,
     pub(crate) github_token: Option<github_token::GithubToken>,
+    pub(crate) detect_soft_404: bool,
     pub(crate) proxy: Option<String>,
     pub(crate) proxy_from_env: bool,
     pub(crate) max_urls: Option<usize>,
@@ -213,6 +214,7 @@ impl Default for Config {
             suggest: false,
             archive_url: Url::parse(DEFAULT_ARCHIVE_URL).expect("a valid default"),
             github_token: None,
+            detect_soft_404: false,
             proxy: None,
             proxy_from_env: true,
             max_urls: None,
@@ -522,6 +524,16 @@ impl Config {
             })?;
         self.archive_url = parsed;
         Ok(self)
+    }
+
+    /// Warn about pages that answer 200 but are a site's "not found" page (a soft 404): each
+    /// origin is asked once for a made-up path, and when that answers 200 with HTML, a page
+    /// whose title and text say the same (the words of each page's own URL left out) gets the
+    /// `soft-404` warning. At most one extra request per origin; http(s) links are then
+    /// checked with GET, as their bodies are compared. Defaults to `false`.
+    pub fn detect_soft_404(mut self, yes: bool) -> Self {
+        self.detect_soft_404 = yes;
+        self
     }
 
     /// A GitHub access token, sent as `Authorization: Bearer <token>` to requests for

@@ -239,6 +239,9 @@ pub(super) fn assemble(
         shard: cfg.shard,
         remap: cfg.remap.clone(),
         github,
+        soft_404: cfg
+            .detect_soft_404
+            .then(super::soft_404::SoftNotFound::default),
         remembered: None,
         unreported: AtomicUsize::new(0),
         over_limit: AtomicUsize::new(0),

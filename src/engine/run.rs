@@ -144,6 +144,8 @@ pub(crate) struct Run {
     /// `Config::github_token`: told which remapped URLs were GitHub links (before their tasks
     /// are queued), shared with the fetcher that sends the token.
     pub(crate) github: Option<Arc<GithubAuth>>,
+    /// `Config::detect_soft_404`: each origin's probe, made once (see `soft_404`).
+    pub(crate) soft_404: Option<super::soft_404::SoftNotFound>,
     /// Fetches a URL whatever its scheme: the run's `Router` (the shared ureq agent with its
     /// retries and redirects, and local files), or a fake in the engine's tests.
     pub(crate) fetch: Arc<dyn Fetch>,

@@ -103,6 +103,7 @@ pub const OPTIONS: &[&str] = &[
     "suggest",
     "archive_url",
     "github_token",
+    "detect_soft_404",
     "exclude_private",
     "exclude_loopback",
     "exclude_link_local",
@@ -344,6 +345,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             }
             "shard" => config.shard(parse_shard(&v)?),
             "suggest" => config.suggest(v.flag()?),
+            "detect_soft_404" => config.detect_soft_404(v.flag()?),
             "exclude_private" => config.exclude_private(v.flag()?),
             "exclude_loopback" => config.exclude_loopback(v.flag()?),
             "exclude_link_local" => config.exclude_link_local(v.flag()?),

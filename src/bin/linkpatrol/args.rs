@@ -382,6 +382,13 @@ pub struct Args {
     #[arg(long, value_name = "TOKEN", hide_env_values = true)]
     pub github_token: Option<String>,
 
+    /// Warn (`soft-404`) about pages that answer 200 but are the site's "not found" page:
+    /// each host is asked once for a made-up path, and a page whose title and text match that
+    /// answer (the words of its own URL left out) is warned about. One extra request per host;
+    /// http(s) links are checked with GET, as their bodies are compared
+    #[arg(long)]
+    pub detect_soft_404: bool,
+
     /// `true` when the flag, its environment variable or the config file set
     /// --max-requests-per-second: then it holds for loopback hosts too; no flag.
     #[arg(skip)]

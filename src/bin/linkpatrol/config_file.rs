@@ -72,6 +72,7 @@ pub struct FileConfig {
     pub suggest: Option<bool>,
     pub archive_url: Option<String>,
     pub github_token: Option<String>,
+    pub detect_soft_404: Option<bool>,
     // Politeness and threads
     pub threads: Option<usize>,
     pub max_requests_per_second: Option<f64>,
@@ -268,6 +269,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         allow_private,
         check_mx,
         suggest,
+        detect_soft_404,
         host_concurrency,
         stream,
         quiet,
@@ -414,6 +416,7 @@ pub fn effective(args: &Args) -> FileConfig {
         archive_url: args.archive_url.clone(),
         // A secret: --print-config output ends up in logs and issues.
         github_token: None,
+        detect_soft_404: Some(args.detect_soft_404),
         threads: Some(args.threads),
         max_requests_per_second: Some(args.max_requests_per_second),
         host_concurrency: Some(args.host_concurrency),
@@ -521,6 +524,7 @@ pub(crate) mod tests {
             suggest: Some(true),
             archive_url: Some("http://127.0.0.1:8001/wayback/available".into()),
             github_token: Some("ghp_token".into()),
+            detect_soft_404: Some(true),
             threads: Some(3),
             max_requests_per_second: Some(2.0),
             host_concurrency: Some(2),

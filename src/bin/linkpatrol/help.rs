@@ -71,6 +71,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "suggest",
             "archive_url",
             "github_token",
+            "detect_soft_404",
         ],
     ),
     (

@@ -355,6 +355,7 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
         config = config.mx_resolver(Some(mx_resolver(args.dns_server.as_deref())?));
     }
     config = config.suggest(args.suggest);
+    config = config.detect_soft_404(args.detect_soft_404);
     if let Some(url) = &args.archive_url {
         config = config
             .archive_url(url)

@@ -349,6 +349,10 @@ mod tests {
             "suggest",
             "asks the default web archive (archive.org) about broken links",
         ),
+        (
+            "detect-soft-404",
+            "one made-up path asked of each host checked, and GET for links",
+        ),
         ("threads", "limits"),
         ("max-requests-per-second", "politeness"),
         ("host-concurrency", "politeness"),

@@ -155,6 +155,7 @@ class Checker:
         suggest: bool = ...,
         archive_url: str = ...,
         github_token: str = ...,
+        detect_soft_404: bool = ...,
         exclude_private: bool = ...,
         exclude_loopback: bool = ...,
         exclude_link_local: bool = ...,
