@@ -375,8 +375,9 @@ pub struct Args {
     pub archive_url: Option<String>,
 
     /// A GitHub access token, sent as `Authorization: Bearer TOKEN` to https://github.com and
-    /// https://api.github.com only (never to another host, not even on a redirect; never
-    /// shown), so GitHub's rate limit for anonymous requests is not hit. Also read from
+    /// https://api.github.com only (and to what a --remap rule made of a link to them; never
+    /// to another host, not even on a redirect; never shown), so GitHub's rate limit for
+    /// anonymous requests is not hit. Also read from
     /// GITHUB_TOKEN when neither the flag, its variable nor the config file sets it
     /// [default: none]
     #[arg(long, value_name = "TOKEN", hide_env_values = true)]
@@ -436,7 +437,9 @@ pub struct Args {
 
     // ---- Plugins: parsing and building in `plugin_flags.rs`. ----
     /// Check that each link's #fragment names an anchor of its page (HTML ids and names,
-    /// Markdown headings): the `anchors` plugin. A missing one is an error; `--plugin
+    /// Markdown headings): the `anchors` plugin. On github.com pages (as linked, before
+    /// --remap), a file view's line anchors (#L10, #L10-L20) are valid when the page is, and
+    /// #foo finds GitHub's heading id `user-content-foo`. A missing one is an error; `--plugin
     /// anchors:severity=warning` makes it a warning.
     #[arg(long)]
     pub check_anchors: bool,
