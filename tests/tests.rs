@@ -26,6 +26,9 @@ mod fetching;
 mod folder_scope;
 /// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
 mod fragments;
+/// GitHub through --remap to loopback: line and `user-content-` anchors, --github-token sent
+/// to GitHub only and never shown.
+mod github;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.
@@ -85,6 +88,9 @@ mod silent_passes;
 mod skipped_urls;
 /// One host with a long Crawl-delay or Retry-After parks no worker: other hosts finish as fast.
 mod slow_host;
+/// --detect-soft-404: one probe per host, shared by the threads; "not found" pages that
+/// answer 200 warned about, real pages and correct servers not.
+mod soft_404;
 /// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
 mod spreadsheet;
 /// Every format prints the same bytes on every run, whatever the thread count.

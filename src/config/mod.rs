@@ -10,6 +10,7 @@ pub(crate) mod basic_auth;
 #[cfg(feature = "state")]
 pub(crate) mod checked_options;
 pub(crate) mod cookies;
+pub(crate) mod github_token;
 pub(crate) mod host_rules;
 pub(crate) mod plugins;
 pub(crate) mod remap;
@@ -151,6 +152,8 @@ pub struct Config {
     pub(crate) fail_on_blocked: bool,
     pub(crate) suggest: bool,
     pub(crate) archive_url: Url,
+    pub(crate) github_token: Option<github_token::GithubToken>,
+    pub(crate) detect_soft_404: bool,
     pub(crate) proxy: Option<String>,
     pub(crate) proxy_from_env: bool,
     pub(crate) max_urls: Option<usize>,
@@ -210,6 +213,8 @@ impl Default for Config {
             fail_on_blocked: false,
             suggest: false,
             archive_url: Url::parse(DEFAULT_ARCHIVE_URL).expect("a valid default"),
+            github_token: None,
+            detect_soft_404: false,
             proxy: None,
             proxy_from_env: true,
             max_urls: None,
@@ -518,6 +523,32 @@ impl Config {
                 )
             })?;
         self.archive_url = parsed;
+        Ok(self)
+    }
+
+    /// Warn about pages that answer 200 but are a site's "not found" page (a soft 404): each
+    /// origin is asked once for a made-up path, and when that answers 200 with HTML, a page
+    /// whose title and text say the same (the words of each page's own URL left out) gets the
+    /// `soft-404` warning. At most one extra request per origin; http(s) links are then
+    /// checked with GET, as their bodies are compared. Defaults to `false`.
+    pub fn detect_soft_404(mut self, yes: bool) -> Self {
+        self.detect_soft_404 = yes;
+        self
+    }
+
+    /// A GitHub access token, sent as `Authorization: Bearer <token>` to requests for
+    /// `https://github.com` and `https://api.github.com` (and to what a
+    /// [`remap`](Self::remap) rule made of such a link), never to another host, not even on a
+    /// redirect, and never shown in a report or message. Unauthenticated requests hit
+    /// GitHub's rate limit quickly. Defaults to none.
+    ///
+    /// # Errors
+    /// `InvalidConfig` when `token` is empty or not one header value (visible ASCII); the
+    /// message does not quote it.
+    pub fn github_token(mut self, token: &str) -> Result<Self, Error> {
+        let token = github_token::GithubToken::parse(token)
+            .map_err(|why| Error::new(ErrorKind::InvalidConfig, why))?;
+        self.github_token = Some(token);
         Ok(self)
     }
 

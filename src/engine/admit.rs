@@ -100,7 +100,12 @@ impl Run {
         }
         match remap(&self.remap, u) {
             Remapped::Same => (url, None),
-            Remapped::To(new) => (Ok(new), Some(redact(u.as_str()).into())),
+            Remapped::To(new) => {
+                if let Some(github) = &self.github {
+                    github.note_remapped(u, &new);
+                }
+                (Ok(new), Some(redact(u.as_str()).into()))
+            }
             Remapped::Invalid(message) => (Err(message), Some(redact(u.as_str()).into())),
         }
     }

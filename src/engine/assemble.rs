@@ -17,6 +17,7 @@ use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
 use crate::fetch::file::FileScope;
+use crate::fetch::github_auth::GithubAuth;
 use crate::fetch::http::{HttpFetcher, HttpSettings, proxy_for};
 use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::request_extras::RequestExtras;
@@ -149,6 +150,10 @@ pub(super) fn assemble(
         .collect();
     // One proxy for the run: the agent's requests and the plugins' certificate reads.
     let proxy = proxy_for(cfg.proxy.as_deref(), cfg.proxy_from_env);
+    let github = cfg
+        .github_token
+        .clone()
+        .map(|t| Arc::new(GithubAuth::new(t)));
     let http = || {
         HttpFetcher::new(
             HttpSettings {
@@ -173,6 +178,7 @@ pub(super) fn assemble(
                     cookies: cfg.cookies.clone(),
                     auth: cfg.basic_auth.clone(),
                     accept: cfg.accept.clone(),
+                    github: github.clone(),
                 },
                 proxy: proxy.clone(),
                 addresses,
@@ -232,6 +238,10 @@ pub(super) fn assemble(
         only_problems: cfg.only_problems && cfg.shard.is_none(),
         shard: cfg.shard,
         remap: cfg.remap.clone(),
+        github,
+        soft_404: cfg
+            .detect_soft_404
+            .then(super::soft_404::SoftNotFound::default),
         remembered: None,
         unreported: AtomicUsize::new(0),
         over_limit: AtomicUsize::new(0),

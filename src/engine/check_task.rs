@@ -89,7 +89,10 @@ impl Run {
                 })
         } else {
             // A claim that wants the page parsed may have come after the task was queued.
-            let want_body = task.recurse || self.cache.wants_parse(&task.key);
+            // Soft 404s are told by the body: links are then checked with GET.
+            let want_body = task.recurse
+                || self.cache.wants_parse(&task.key)
+                || (self.soft_404.is_some() && matches!(task.url.scheme(), "http" | "https"));
             let resume = task.resume.as_deref().cloned().unwrap_or_default();
             let fetched = self.fetch.fetch_deferrable(
                 &task.url,
@@ -176,6 +179,14 @@ impl Run {
         // Before the links are queued, so the verdict on this page is complete when its own
         // links (`#section`) are counted.
         self.add_url_warnings(&mut result, &task.url);
+        if let Some(body) = &fetched.body
+            && task.inline.is_none()
+            && fetched.stopped_at.is_none()
+            && result.outcome == (Outcome::Ok { status: Some(200) })
+            && is_html(result.content_type.as_deref())
+        {
+            self.note_soft_404(&task.url, body, &mut result.warnings);
+        }
         // The task's own decision, and every later claim that wants the page parsed: the
         // lowest level wins (see `cache`, "Upgrades to parse").
         let own_level = (task.recurse || task.inline.is_some()).then_some(task.level);
@@ -290,6 +301,29 @@ impl Run {
             .fetch
             .fetch_small(&lookup, wayback::MAX_ANSWER)
             .and_then(|body| wayback::closest_snapshot(&body));
+    }
+
+    /// With `Config::detect_soft_404`: the `soft-404` warning when the page at `url`
+    /// (answered 200, `body` its HTML) says what its origin answers for a made-up path (see
+    /// `soft_404`; the origin is asked once per run).
+    fn note_soft_404(&self, url: &Url, body: &[u8], warnings: &mut Vec<Warning>) {
+        let Some(soft) = &self.soft_404 else {
+            return;
+        };
+        let probe = |made_up: &Url| {
+            if self.cancel.is_cancelled() || !self.robots_allow(made_up) {
+                return None;
+            }
+            let fetched = self.fetch.fetch(made_up, true, &|_| true);
+            (fetched.outcome == Outcome::Ok { status: Some(200) })
+                .then_some(fetched.body)
+                .flatten()
+        };
+        if let Some(w) = soft.warning_for(url, body, probe)
+            && self.keeps(&w)
+        {
+            warnings.push(w);
+        }
     }
 
     /// Runs a parse job: one GET (a page that was only checked with HEAD needs it; redirects

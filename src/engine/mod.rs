@@ -17,6 +17,7 @@ pub(crate) mod queue;
 mod record;
 mod resume;
 pub(crate) mod run;
+mod soft_404;
 mod state_reuse;
 mod state_sink;
 

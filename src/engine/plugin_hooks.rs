@@ -168,9 +168,15 @@ impl Run {
         }
         let fragment = o.fragment.as_deref()?;
         let target = Url::parse(&result.url).ok()?;
+        let written = o
+            .site
+            .as_ref()
+            .and_then(|s| s.remapped_from.as_deref())
+            .and_then(|u| Url::parse(u).ok());
         let view = LinkView {
             target: &target,
             real_target: result.real_url.as_ref(),
+            written_target: written.as_ref(),
             fragment,
             parent: o.site.as_ref().map_or("", |s| &s.parent),
             target_ok: matches!(result.outcome, Outcome::Ok { .. }),

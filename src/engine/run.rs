@@ -26,6 +26,7 @@ use crate::config::remap::Remap;
 use crate::engine::cache::ResultCache;
 use crate::engine::plugin_host::PluginHost;
 use crate::engine::queue::HostLaneQueue;
+use crate::fetch::github_auth::GithubAuth;
 use crate::fetch::http::host_key;
 use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::{Fetch, Resume};
@@ -140,6 +141,11 @@ pub(crate) struct Run {
     pub(crate) filter: Filter,
     /// `Config::remap`: rules that rewrite links found on pages before they are considered.
     pub(crate) remap: Vec<Remap>,
+    /// `Config::github_token`: told which remapped URLs were GitHub links (before their tasks
+    /// are queued), shared with the fetcher that sends the token.
+    pub(crate) github: Option<Arc<GithubAuth>>,
+    /// `Config::detect_soft_404`: each origin's probe, made once (see `soft_404`).
+    pub(crate) soft_404: Option<super::soft_404::SoftNotFound>,
     /// Fetches a URL whatever its scheme: the run's `Router` (the shared ureq agent with its
     /// retries and redirects, and local files), or a fake in the engine's tests.
     pub(crate) fetch: Arc<dyn Fetch>,

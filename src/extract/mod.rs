@@ -14,6 +14,7 @@ mod html;
 mod line_col;
 mod markdown;
 mod markdown_anchors;
+pub(crate) mod page_text;
 mod sitemap;
 mod text;
 

@@ -18,6 +18,7 @@ pub(crate) mod accept_any_cert;
 pub(crate) mod connection;
 pub(crate) mod dns;
 pub(crate) mod file;
+pub(crate) mod github_auth;
 pub(crate) mod http;
 pub(crate) mod mail_mx;
 pub(crate) mod request_extras;

@@ -2,6 +2,7 @@
 //! basic auth per URL pattern, the method of links that are only checked, and which statuses
 //! count as valid. Bundled so the fetcher needs one field and one call for each.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use url::Url;
@@ -9,6 +10,7 @@ use url::Url;
 use crate::config::accept::AcceptStatus;
 use crate::config::basic_auth::BasicAuth;
 use crate::config::cookies::CookieJar;
+use crate::fetch::github_auth::GithubAuth;
 
 /// Per-request additions, set once per run and only read afterwards.
 #[derive(Debug, Clone, Default)]
@@ -21,11 +23,15 @@ pub(crate) struct RequestExtras {
     pub(crate) auth: Vec<BasicAuth>,
     /// Statuses that count as valid.
     pub(crate) accept: AcceptStatus,
+    /// The GitHub token and the URLs it goes to (shared with the engine, which notes the
+    /// remapped ones).
+    pub(crate) github: Option<Arc<GithubAuth>>,
 }
 
 impl RequestExtras {
     /// The `Cookie` and `Authorization` headers for a request to `url` (each hop of a redirect
     /// chain asks again, so credentials never follow a redirect to a URL they are not for).
+    /// Basic auth that matches wins over the GitHub token.
     /// Cookies match the URL's host, basic auth the URL's text without userinfo (see
     /// [`BasicAuth`]): a `user:password@` part that spells another host changes neither.
     pub(crate) fn headers_for(&self, url: &Url) -> Vec<(&'static str, String)> {
@@ -35,6 +41,8 @@ impl RequestExtras {
         }
         if let Some(a) = self.auth.iter().find(|a| a.matches(url)) {
             headers.push(("Authorization", a.header_value()));
+        } else if let Some(token) = self.github.as_ref().and_then(|g| g.header_for(url)) {
+            headers.push(("Authorization", token));
         }
         headers
     }

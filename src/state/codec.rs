@@ -56,8 +56,9 @@ fn stored_kind(kind: &FailKind) -> bool {
 }
 
 /// The warning tags a reused result may carry: those the engine itself sets on a result.
-const TAGS: [&str; 9] = [
+const TAGS: [&str; 10] = [
     "http-redirected",
+    "soft-404",
     "login-redirect",
     "http-empty-content",
     "http-rate-limited",

@@ -76,8 +76,8 @@ pub fn linkpatrol() -> Command {
 }
 
 /// The `linkpatrol` binary, not started yet, with none of this machine's settings: no
-/// `LINKPATROL_*` variable, no proxy variable and no colour variable (`NO_COLOR`, `CLICOLOR`,
-/// `CLICOLOR_FORCE`) of this process reaches it, and `HOME` and
+/// `LINKPATROL_*` variable, no proxy variable, no colour variable (`NO_COLOR`, `CLICOLOR`,
+/// `CLICOLOR_FORCE`) and no `GITHUB_TOKEN` of this process reaches it, and `HOME` and
 /// `XDG_CONFIG_HOME` point into `home`, so the user's own config file is never read. Variables
 /// this process reads itself (`LINKPATROL_REQUIRE_TOOLS`) are unaffected.
 pub fn hermetic(home: &Path) -> Command {
@@ -96,6 +96,8 @@ pub fn without_machine_settings<'a>(cmd: &'a mut Command, home: &Path) -> &'a mu
     for var in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
         cmd.env_remove(var);
     }
+    // A token of the machine's would be sent to what tests remap from github.com.
+    cmd.env_remove("GITHUB_TOKEN");
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("LINKPATROL_") {
             cmd.env_remove(k);

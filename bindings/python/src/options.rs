@@ -102,6 +102,8 @@ pub const OPTIONS: &[&str] = &[
     "dns_server",
     "suggest",
     "archive_url",
+    "github_token",
+    "detect_soft_404",
     "exclude_private",
     "exclude_loopback",
     "exclude_link_local",
@@ -343,12 +345,17 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             }
             "shard" => config.shard(parse_shard(&v)?),
             "suggest" => config.suggest(v.flag()?),
+            "detect_soft_404" => config.detect_soft_404(v.flag()?),
             "exclude_private" => config.exclude_private(v.flag()?),
             "exclude_loopback" => config.exclude_loopback(v.flag()?),
             "exclude_link_local" => config.exclude_link_local(v.flag()?),
             "allow_private" => config.allow_private(v.flag()?),
             "archive_url" => config
                 .archive_url(&v.string()?)
+                .map_err(|e| v.bad_text(&e.to_string()))?,
+            // A secret: no message quotes it (`Config::github_token`'s errors do not).
+            "github_token" => config
+                .github_token(&v.string()?)
                 .map_err(|e| v.bad_text(&e.to_string()))?,
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(

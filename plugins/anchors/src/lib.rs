@@ -10,10 +10,15 @@
 //! fragment as written, then percent-decoded as UTF-8; `top` (any case) always scrolls to the
 //! top of the page; `#` alone names nothing and is not checked; a text directive (`#:~:text=`)
 //! is not an anchor.
+//!
+//! On `github.com` pages (decided on the URL as written, before `--remap`), what GitHub's own
+//! script does counts too (`github`): a line anchor (`#L10`, `#L10-L20`) of a file view is
+//! valid when the page is, and `#foo` finds the rendered heading `id="user-content-foo"`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod decode;
+mod github;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
@@ -196,10 +201,20 @@ impl Plugin for Anchors {
         if always_valid(link.fragment, &decoded) {
             return Vec::new();
         }
+        if github::is_line_anchor(link, link.fragment) {
+            return Vec::new();
+        }
         let Some(anchors) = self.anchors_of(link, services) else {
             return Vec::new();
         };
         if anchors.set.contains(link.fragment) || anchors.set.contains(decoded.as_str()) {
+            return Vec::new();
+        }
+        if github::is_github_page(link)
+            && github::user_content_ids(&decoded)
+                .iter()
+                .any(|id| anchors.set.contains(id))
+        {
             return Vec::new();
         }
         let message = not_found_message(link.fragment, &decoded, link.target, &anchors);

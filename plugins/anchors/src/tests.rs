@@ -16,6 +16,7 @@ fn link<'a>(target: &'a Url, fragment: &'a str) -> LinkView<'a> {
     LinkView {
         target,
         real_target: None,
+        written_target: None,
         fragment,
         parent: "http://h.test/from.html",
         target_ok: true,
@@ -214,4 +215,48 @@ fn markdown_pages_have_anchors_and_other_text_has_none() {
     l.target_content_type = Some("text/plain");
     assert!(plugin.check_link(&l, &s).is_empty());
     assert!(s.fetched().is_empty());
+}
+
+#[test]
+fn github_line_anchors_and_user_content_headings_are_found() {
+    let plugin = warning_only();
+    let blob = url("https://github.com/o/r/blob/main/README.md");
+    feed(&plugin, &blob, &["user-content-install", "top-bar"]);
+    let services = FakeServices::new();
+    for fragment in [
+        "L10",
+        "L10-L20",
+        "L3C2-L4C1",
+        "install",
+        "Install",
+        "top-bar",
+    ] {
+        let remarks = plugin.check_link(&link(&blob, fragment), &services);
+        assert!(remarks.is_empty(), "{fragment}: {remarks:?}");
+    }
+    for fragment in ["L10-20", "usage", "user-content"] {
+        let remarks = plugin.check_link(&link(&blob, fragment), &services);
+        assert_eq!(tags(&remarks), [TAG], "{fragment}");
+    }
+    // The same page elsewhere: no GitHub rules.
+    let mirror = url("http://mirror.test/o/r/blob/main/README.md");
+    feed(&plugin, &mirror, &["user-content-install"]);
+    for fragment in ["L10", "install"] {
+        let remarks = plugin.check_link(&link(&mirror, fragment), &services);
+        assert_eq!(tags(&remarks), [TAG], "{fragment}");
+    }
+    // ... unless a remap rule made it of a GitHub link.
+    let written = url("https://github.com/o/r/blob/main/README.md");
+    for fragment in ["L10", "install"] {
+        let mut view = link(&mirror, fragment);
+        view.written_target = Some(&written);
+        assert!(plugin.check_link(&view, &services).is_empty(), "{fragment}");
+    }
+    // Line anchors belong to file views only.
+    let tree = url("https://github.com/o/r/tree/main");
+    feed(&plugin, &tree, &[]);
+    assert_eq!(
+        tags(&plugin.check_link(&link(&tree, "L10"), &services)),
+        [TAG]
+    );
 }

@@ -71,6 +71,10 @@ pub struct LinkView<'a> {
     pub target: &'a Url,
     /// Where the target's redirects ended, when that differs from `target`.
     pub real_target: Option<&'a Url>,
+    /// The target as written on the page, when a `--remap` rule rewrote it into `target`
+    /// (credentials masked as `***`). Whose page the link means (a `github.com` page served
+    /// from a mirror) is decided on this URL.
+    pub written_target: Option<&'a Url>,
     /// The fragment as it is in the parsed URL (percent-encoded where the URL syntax requires).
     pub fragment: &'a str,
     /// The page that contains the link; empty for a start URL.

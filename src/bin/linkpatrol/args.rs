@@ -374,6 +374,22 @@ pub struct Args {
     #[arg(long, value_name = "URL")]
     pub archive_url: Option<String>,
 
+    /// A GitHub access token, sent as `Authorization: Bearer TOKEN` to https://github.com and
+    /// https://api.github.com only (and to what a --remap rule made of a link to them; never
+    /// to another host, not even on a redirect; never shown), so GitHub's rate limit for
+    /// anonymous requests is not hit. Also read from
+    /// GITHUB_TOKEN when neither the flag, its variable nor the config file sets it
+    /// [default: none]
+    #[arg(long, value_name = "TOKEN", hide_env_values = true)]
+    pub github_token: Option<String>,
+
+    /// Warn (`soft-404`) about pages that answer 200 but are the site's "not found" page:
+    /// each host is asked once for a made-up path, and a page whose title and text match that
+    /// answer (the words of its own URL left out) is warned about. One extra request per host;
+    /// http(s) links are checked with GET, as their bodies are compared
+    #[arg(long)]
+    pub detect_soft_404: bool,
+
     /// `true` when the flag, its environment variable or the config file set
     /// --max-requests-per-second: then it holds for loopback hosts too; no flag.
     #[arg(skip)]
@@ -421,7 +437,9 @@ pub struct Args {
 
     // ---- Plugins: parsing and building in `plugin_flags.rs`. ----
     /// Check that each link's #fragment names an anchor of its page (HTML ids and names,
-    /// Markdown headings): the `anchors` plugin. A missing one is an error; `--plugin
+    /// Markdown headings): the `anchors` plugin. On github.com pages (as linked, before
+    /// --remap), a file view's line anchors (#L10, #L10-L20) are valid when the page is, and
+    /// #foo finds GitHub's heading id `user-content-foo`. A missing one is an error; `--plugin
     /// anchors:severity=warning` makes it a warning.
     #[arg(long)]
     pub check_anchors: bool,

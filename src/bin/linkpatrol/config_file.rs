@@ -71,6 +71,8 @@ pub struct FileConfig {
     pub dns_server: Option<String>,
     pub suggest: Option<bool>,
     pub archive_url: Option<String>,
+    pub github_token: Option<String>,
+    pub detect_soft_404: Option<bool>,
     // Politeness and threads
     pub threads: Option<usize>,
     pub max_requests_per_second: Option<f64>,
@@ -267,6 +269,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         allow_private,
         check_mx,
         suggest,
+        detect_soft_404,
         host_concurrency,
         stream,
         quiet,
@@ -303,6 +306,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         cookie_file,
         dns_server,
         archive_url,
+        github_token,
         proxy,
         cache_file
     );
@@ -410,6 +414,9 @@ pub fn effective(args: &Args) -> FileConfig {
         dns_server: args.dns_server.clone(),
         suggest: Some(args.suggest),
         archive_url: args.archive_url.clone(),
+        // A secret: --print-config output ends up in logs and issues.
+        github_token: None,
+        detect_soft_404: Some(args.detect_soft_404),
         threads: Some(args.threads),
         max_requests_per_second: Some(args.max_requests_per_second),
         host_concurrency: Some(args.host_concurrency),
@@ -516,6 +523,8 @@ pub(crate) mod tests {
             dns_server: Some("127.0.0.1:5353".into()),
             suggest: Some(true),
             archive_url: Some("http://127.0.0.1:8001/wayback/available".into()),
+            github_token: Some("ghp_token".into()),
+            detect_soft_404: Some(true),
             threads: Some(3),
             max_requests_per_second: Some(2.0),
             host_concurrency: Some(2),

@@ -70,6 +70,8 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "dns_server",
             "suggest",
             "archive_url",
+            "github_token",
+            "detect_soft_404",
         ],
     ),
     (

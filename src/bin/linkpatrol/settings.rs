@@ -39,10 +39,14 @@ pub fn args_from_command_line() -> Result<Args> {
         if untrusted {
             trust::check_local(&file, &path)?;
         }
+        // A GitHub token reads private repositories: credentials too.
+        let github_token = config_file::given(&matches, "github_token")
+            || std::env::var_os("GITHUB_TOKEN").is_some_and(|v| !v.is_empty());
         if untrusted
-            && ["headers", "host_header", "cookie_file"]
-                .iter()
-                .any(|id| config_file::given(&matches, id))
+            && (github_token
+                || ["headers", "host_header", "cookie_file"]
+                    .iter()
+                    .any(|id| config_file::given(&matches, id)))
         {
             trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
         }
@@ -351,10 +355,24 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
         config = config.mx_resolver(Some(mx_resolver(args.dns_server.as_deref())?));
     }
     config = config.suggest(args.suggest);
+    config = config.detect_soft_404(args.detect_soft_404);
     if let Some(url) = &args.archive_url {
         config = config
             .archive_url(url)
             .map_err(|e| anyhow!("--archive-url: {e}"))?;
+    }
+    // The flag (or its variable, or the config file), else GitHub's usual variable.
+    let github_token = match &args.github_token {
+        Some(token) => Some(("--github-token", token.clone())),
+        None => std::env::var("GITHUB_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| ("GITHUB_TOKEN", t)),
+    };
+    if let Some((source, token)) = github_token {
+        config = config
+            .github_token(&token)
+            .map_err(|e| anyhow!("{source}: {e}"))?;
     }
     if let Some(base) = &args.base_url {
         Url::parse(base).map_err(|e| anyhow!("--base-url `{base}' is not a valid URL: {e}"))?;

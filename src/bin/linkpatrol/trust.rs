@@ -47,6 +47,8 @@ pub enum Refusal {
 ///   or read, and shown in the report when it is not a valid one (`/proc/self/environ`).
 /// - `auth`: `[[auth]]` sends a username and password with every request whose URL matches
 ///   a pattern; credentials, and where they go, are the user's choice, not a checkout's.
+/// - `github-token`: a credential too (sent to GitHub with every request there); a checkout
+///   that ships one would have the user's run speak to GitHub as the checkout's account.
 /// - `remap`: rewrites the links before they are requested, so it can send each request
 ///   (with the headers and cookies meant for the start sites) to a server the file names.
 /// - `csv-raw`: turns off the quote before CSV cells a spreadsheet would run as formulas, so
@@ -72,6 +74,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("cookie-file", Refusal::Always),
     ("input-file", Refusal::Always),
     ("auth", Refusal::Always),
+    ("github-token", Refusal::Always),
     ("follow-outside-root", Refusal::Always),
     ("follow", Refusal::Always),
     ("csv-raw", Refusal::Always),
@@ -193,7 +196,7 @@ pub const PRINTING_KEYS: &[&str] = &["plugins.http-headers", "plugins.regex", "v
 
 /// Fails with one line when `file` (an untrusted local config) sets a key of
 /// [`PRINTING_KEYS`]; called when the user's own flags or variables give credentials
-/// (`-H`, `--host-header`, `--cookie-file`). `verbose_given`: the user asked for `-v` too.
+/// (`-H`, `--host-header`, `--cookie-file`, a GitHub token). `verbose_given`: the user asked for `-v` too.
 pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool) -> Result<()> {
     let refused: Vec<String> = keys_set(file)?
         .into_iter()
@@ -207,8 +210,8 @@ pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool)
     let p = path.display();
     bail!(
         "{p} sets {}, which print what the sites answer, and the command line gives \
-         credentials (-H, --host-header or --cookie-file): a config found in the current \
-         folder may not print what was fetched with them; trust it with --trust-config, \
+         credentials (-H, --host-header, --cookie-file or a GitHub token): a config found in \
+         the current folder may not print what was fetched with them; trust it with --trust-config, \
          LINKPATROL_TRUST_CONFIG=1 or -c {p}",
         refused.join(", ")
     )
@@ -345,6 +348,10 @@ mod tests {
         (
             "suggest",
             "asks the default web archive (archive.org) about broken links",
+        ),
+        (
+            "detect-soft-404",
+            "one made-up path asked of each host checked, and GET for links",
         ),
         ("threads", "limits"),
         ("max-requests-per-second", "politeness"),

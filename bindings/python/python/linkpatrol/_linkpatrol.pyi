@@ -154,6 +154,8 @@ class Checker:
         dns_server: str = ...,
         suggest: bool = ...,
         archive_url: str = ...,
+        github_token: str = ...,
+        detect_soft_404: bool = ...,
         exclude_private: bool = ...,
         exclude_loopback: bool = ...,
         exclude_link_local: bool = ...,
