@@ -66,7 +66,7 @@ def test_io_errors_are_os_error_subclasses(tmp_path: pathlib.Path) -> None:
     with pytest.raises(ValueError, match="`max_requests_per_second'"):
         linkpatrol.Checker(max_requests_per_second=-1)
     with pytest.raises(TypeError, match="`cache_file'"):
-        linkpatrol.Checker(cache_file=3)
+        linkpatrol.Checker(cache_file=3)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("documented", [linkpatrol.Checker, linkpatrol.check])
