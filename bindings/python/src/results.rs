@@ -258,6 +258,13 @@ impl PyReport {
         self.report.interrupted
     }
 
+    /// Why the state file (`cache`, `cache_file`, `resume`) was not used or was set aside,
+    /// one line each; the run went on without it.
+    #[getter]
+    fn state_warnings(&self) -> Vec<String> {
+        self.report.state_warnings.clone()
+    }
+
     /// Broken rows (one per page and link).
     #[getter]
     fn errors(&self) -> usize {
