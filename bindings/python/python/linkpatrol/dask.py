@@ -104,5 +104,7 @@ def check(
         for i in range(shards)
     ]
     _wait(phase2, shards, 2)
-    reports = [client.submit(_report, p, pure=False) for p in phase1] + phase2
-    return linkpatrol.merge(*client.gather(reports))
+    reports = [client.submit(_report, p, pure=False) for p in phase1]
+    # A worker lost since holds no more phase 1 result: that shard failed too.
+    _wait(reports, shards, 1)
+    return linkpatrol.merge(*client.gather(reports + phase2))
