@@ -349,6 +349,7 @@ pub(crate) fn path_url(p: &Path) -> Result<Url, Error> {
             ErrorKind::InvalidInput,
             format!("cannot read `{}': {e}", p.display()),
         )
+        .with_source(e)
     })?;
     let url = if abs.is_dir() {
         Url::from_directory_path(&abs)

@@ -23,6 +23,12 @@ use crate::errors::engine_error;
 use crate::results::{PyReport, PyResult_};
 
 /// A configured check: options once, then any number of runs over inputs.
+///
+/// ``Checker(**options)``; ``run(inputs)`` returns the whole ``Report``, ``iter(inputs)``
+/// yields each ``Result`` as soon as it is known. A bad option raises ``TypeError`` (wrong
+/// type) or ``ValueError`` (bad value, unknown name), naming it.
+///
+#[doc = crate::options_doc!()]
 #[pyclass(frozen, module = "linkpatrol", name = "Checker")]
 struct PyChecker {
     config: Config,
@@ -230,7 +236,13 @@ impl PyResults {
     }
 }
 
-/// `check(*inputs, **options)`: `Checker(**options).run(inputs)`.
+/// Checks ``inputs`` (URLs, paths) and returns the ``Report``: ``Checker(**options).run(inputs)``.
+///
+/// Ctrl-C stops the run and returns what was finished, with ``report.interrupted`` set. A
+/// missing input path raises ``FileNotFoundError``; a bad option ``TypeError`` or
+/// ``ValueError``, naming it.
+///
+#[doc = crate::options_doc!()]
 #[pyfunction]
 #[pyo3(signature = (*inputs, **options))]
 fn check(
@@ -278,5 +290,11 @@ fn _linkpatrol(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(option_names, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The names `Report.write(format=...)` takes: every report format of the command line.
+    let formats: Vec<&str> = linkpatrol::report::Format::ALL
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    m.add("FORMATS", PyTuple::new(m.py(), formats)?)?;
     Ok(())
 }

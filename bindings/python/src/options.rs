@@ -61,6 +61,130 @@ pub fn found_links(
 }
 use regex::Regex;
 
+/// The options part of the docstrings of `Checker` and `check` (`help(linkpatrol.Checker)`):
+/// every name of [`OPTIONS`], in its order, as `name: type = default` and what it does. The
+/// Python tests check that each option is here, and stubtest that the stubs match.
+#[macro_export]
+macro_rules! options_doc {
+    () => {
+        "Options (keyword arguments: the command line's long flags with ``_`` for ``-``; a
+repeatable flag takes a str or a list of str):
+
+threads: int = 16
+    Worker threads (1 to 1024).
+timeout: float = 30.0
+    Seconds for each phase of a request (connect, response, body).
+max_requests_per_second: float = 10.0
+    Request starts per second per host; 0 means no limit. Loopback hosts have no limit
+    unless this is given.
+host_concurrency: int = 16
+    Requests in flight per host; 0 means no limit beyond the thread count.
+recursion_level: int | None = None
+    Recurse at most this deep from the start pages (0: the start pages only; None: no limit).
+internal_only: bool = False
+    Make no network request to other sites: links to them are listed as ignored.
+check_extern: bool = False
+    Accepted for LinkChecker users; does nothing (external links are checked by default).
+include: str | list[str] = []
+    Check only URLs matching these regexes (start URLs are always checked).
+exclude: str | list[str] = []
+    Do not check URLs matching these regexes; they are listed as ignored.
+no_follow: str | list[str] = []
+    Check URLs matching these regexes but never recurse into them.
+max_redirects: int = 10
+    Redirect hops to follow before reporting an error.
+abort_timeout: float = 10.0
+    After Ctrl-C or cancel(), seconds to wait for requests in flight before interrupting them.
+root_dir: str | os.PathLike = None
+    The folder `/` means in links of local pages (default: the first folder given).
+no_robots: bool = False
+    Do not fetch or obey robots.txt.
+follow_outside_root: bool = False
+    Read, parse and list local files outside the checked folders too.
+include_verbatim: bool = False
+    Also check the bare URLs in the code spans and code blocks of Markdown pages.
+fallback_extensions: str | list[str] = []
+    Extensions to try, in order, for a local file that does not exist (['md', 'html']).
+sitemaps: bool = False
+    Also crawl the sitemaps listed in a start site's robots.txt.
+max_retries: int = 2
+    Retries of one URL after a timeout, a broken connection, a 429 or a 502/503/504.
+max_retry_wait: float = 60.0
+    Longest Retry-After (or backoff) in seconds honoured before a retry.
+header: str | list[str] = []
+    Headers for the requests to the start sites, 'NAME: VALUE'.
+host_rate: str | list[str] = []
+    Request rate for hosts matching a regex (against host:port), 'REGEX=N'.
+host_max_concurrency: str | list[str] = []
+    Requests in flight for hosts matching a regex, 'REGEX=N'.
+host_header: str | list[str] = []
+    A header for hosts matching a regex only, 'REGEX=NAME: VALUE'.
+insecure: bool = False
+    Do not verify TLS certificates (the report says so).
+fail_on_blocked: bool = False
+    Count a link that bot protection answered for (state 'blocked') in Report.failing.
+proxy: str = None
+    Send every request through this http(s) proxy (default: ALL_PROXY, HTTPS_PROXY,
+    HTTP_PROXY, except NO_PROXY hosts).
+max_urls: int = 0
+    Check at most this many distinct URLs (0: no limit).
+max_body_size: int = 10485760
+    Bytes of a page read for link extraction.
+user_agent: str = 'Mozilla/5.0 (compatible; linkpatrol/VERSION)'
+    The User-Agent header to send.
+ignore_warning: str | list[str] = []
+    Drop warnings with these tags (e.g. 'http-redirected').
+base_url: str = None
+    The public URL of the local site folder: links under it are checked in the folder.
+cookie_file: str | os.PathLike = None
+    Send the cookies of this Netscape cookies.txt file.
+accept: str = '100..=399'
+    Statuses that count as valid: comma-separated codes and ranges 'A..=B' or 'A..B'.
+method: 'head' | 'get' = 'head'
+    Request method of links that are only checked (pages are always fetched with GET).
+check_mx: bool = False
+    Also look up the MX (else A/AAAA) records of mailto: domains.
+dns_server: str = None
+    The DNS resolver for check_mx, 'IP' or 'IP:PORT' (default: /etc/resolv.conf's first).
+suggest: bool = False
+    For each broken http(s) link, ask the web archive for its closest snapshot
+    (Result.suggestion).
+archive_url: str = 'https://archive.org/wayback/available'
+    The web archive's availability API that suggest asks.
+exclude_private: bool = False
+    Never request a private address (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7).
+exclude_loopback: bool = False
+    Never request a loopback address (127.0.0.0/8, ::1, 0.0.0.0).
+exclude_link_local: bool = False
+    Never request a link-local address (169.254/16, fe80::/10).
+allow_private: bool = False
+    Request loopback, private and link-local addresses even when every start site is public.
+remap: str | list[str] = []
+    Rewrite each link before it is checked, 'REGEX REPLACEMENT' (the first rule that matches).
+check_anchors: bool = False
+    Check that each link's #fragment names an anchor of its page (the anchors plugin).
+plugin: str | list[str] = []
+    Enable plugins, 'NAME' or 'NAME:key=value[,key=value...]'.
+cache: bool = False
+    Keep state between runs in ./.linkpatrol-cache.sqlite: reuse recent results of external
+    and leaf URLs, and record each link's broken history.
+cache_file: str | os.PathLike = None
+    Keep state in this SQLite file (implies cache).
+max_cache_age: float = 86400.0
+    Reuse results checked at most this many seconds ago.
+cache_failures: bool = False
+    Reuse broken results from the state file too (by default they are checked again).
+resume: bool = False
+    Continue the interrupted last run recorded in the state file (implies cache).
+fail_after_runs: int = 1
+    With a state file, a broken link counts in Report.failing only once it has been broken in
+    this many consecutive runs.
+shard: str | tuple[int, int] = None
+    Be shard I of N ('I/N' or (I, N)) of a check split by host (see linkpatrol.dask).
+"
+    };
+}
+
 /// Every option `Checker(**options)` takes, in the order docs/src/python.md lists them.
 pub const OPTIONS: &[&str] = &[
     "threads",
@@ -274,10 +398,12 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             "cookie_file" => {
                 let path = v.path()?;
                 let text = std::fs::read_to_string(&path).map_err(|e| {
-                    v.bad_text(&format!(
-                        "cannot read cookie file `{}': {e}",
+                    let message = format!(
+                        "option `{}': cannot read cookie file `{}': {e}",
+                        v.name,
                         path.display()
-                    ))
+                    );
+                    crate::errors::os_error(&e, message)
                 })?;
                 let jar =
                     CookieJar::parse_netscape(&text).map_err(|e| v.bad_text(&e.to_string()))?;

@@ -15,6 +15,9 @@ use linkpatrol::report::{
 };
 use linkpatrol::{Entry, Outcome};
 use pyo3::exceptions::{PyOSError, PyValueError};
+
+use crate::errors::os_error;
+use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -201,14 +204,16 @@ impl PyResult_ {
         to_py(py, &entry_json(&self.entry))
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Result(url={:?}, parent={:?}, line={:?}, result={:?})",
-            self.entry.result.url,
-            self.parent(),
-            self.line(),
-            self.result()
-        )
+    /// `Result(url='…', parent='…', line=3, result='404 Not Found')`, in Python's own
+    /// notation (`None` for a start URL's parent and an unknown line).
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "Result(url={}, parent={}, line={}, result={})",
+            py_repr(py, self.entry.result.url.as_str())?,
+            py_repr(py, self.parent())?,
+            py_repr(py, self.line())?,
+            py_repr(py, self.result())?,
+        ))
     }
 }
 
@@ -253,6 +258,13 @@ impl PyReport {
         self.report.interrupted
     }
 
+    /// Why the state file (`cache`, `cache_file`, `resume`) was not used or was set aside,
+    /// one line each; the run went on without it.
+    #[getter]
+    fn state_warnings(&self) -> Vec<String> {
+        self.report.state_warnings.clone()
+    }
+
     /// Broken rows (one per page and link).
     #[getter]
     fn errors(&self) -> usize {
@@ -295,8 +307,9 @@ impl PyReport {
         self.report.entries.len()
     }
 
-    /// Writes the report to `path` in `format` (`text`, `csv`, `html`, `json`, `ndjson`,
-    /// `junit`, `sarif`, `sitemap`, `failures`, `dot`, `gml`), as `-F FORMAT/PATH` would. With
+    /// Writes the report to `path` in `format` (one of `linkpatrol.FORMATS`: `text`,
+    /// `compact`, `github`, `markdown`, `csv`, `html`, `json`, `ndjson`, `junit`, `sarif`,
+    /// `sitemap`, `failures`, `dot`, `gml`), as `-F FORMAT/PATH` would. With
     /// `verbose=False` (the CLI's default) the text, CSV, HTML, JSON and NDJSON reports list
     /// problems only; the other formats have a fixed scope.
     // The keyword arguments of the Python method, one parameter each.
@@ -340,7 +353,7 @@ impl PyReport {
         };
         let report = self.report.clone();
         py.detach(move || write_report(&report, format, &path, &options))
-            .map_err(|e| PyOSError::new_err(e.to_string()))
+            .map_err(|e| os_error(&e, e.to_string()))
     }
 
     /// The report as NDJSON text listing every row (as `-o ndjson -v`), for `merge`.
@@ -355,7 +368,7 @@ impl PyReport {
                 let mut out = Vec::new();
                 feed(&report, Format::Ndjson, &mut out, &options).map(|()| out)
             })
-            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+            .map_err(|e| os_error(&e, e.to_string()))?;
         String::from_utf8(bytes).map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
@@ -384,6 +397,11 @@ impl PyReport {
             }
         )
     }
+}
+
+/// `value` as Python's `repr` writes it.
+fn py_repr<'py, T: IntoPyObject<'py>>(py: Python<'py>, value: T) -> PyResult<String> {
+    Ok(value.into_bound_py_any(py)?.repr()?.to_string())
 }
 
 /// Feeds every entry of `report` to a reporter of `format` writing to `path`.

@@ -94,6 +94,35 @@ def site(tmp_path: pathlib.Path) -> Iterator[Site]:
         s.close()
 
 
+def write_many_pages(root: pathlib.Path, pages: int) -> int:
+    """Writes a site of `pages` pages under `root`: index.html links to every page, and each
+    page to the next three (round) and home, so the crawl always has pages waiting. Returns
+    the rows a whole check of it has."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.html").write_text(
+        "".join(f'<a href="p{i}.html">p{i}</a>\n' for i in range(pages))
+    )
+    rows = 1 + pages  # the start URL and its links
+    for i in range(pages):
+        links = [f'<a href="p{(i + k) % pages}.html">next</a>' for k in (1, 2, 3)]
+        links.append('<a href="index.html">home</a>')
+        (root / f"p{i}.html").write_text("\n".join(links) + "\n")
+        rows += len(links)
+    return rows
+
+
+@pytest.fixture
+def big_site(tmp_path: pathlib.Path) -> Iterator[tuple[Site, int]]:
+    """A 500-page site and the number of rows a whole check of it has."""
+    root = tmp_path / "big"
+    rows = write_many_pages(root, 500)
+    s = Site(root)
+    try:
+        yield s, rows
+    finally:
+        s.close()
+
+
 @pytest.fixture
 def cli() -> str:
     """The linkpatrol binary: $LINKPATROL_BIN, else the workspace's debug build."""

@@ -5,7 +5,9 @@ killed shard raises naming it."""
 from __future__ import annotations
 
 import os
+import re
 import threading
+import warnings
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator
@@ -64,6 +66,17 @@ class Host:
         self.hang.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+def big_site_pages(pages: int, external: str) -> dict[str, str]:
+    """A site of `pages` pages: `/` links to each, and each page to the next three (round),
+    home, and one page of the `external` host."""
+    site = {"/": "".join(f'<a href="/p{i}.html">p{i}</a>\n' for i in range(pages))}
+    for i in range(pages):
+        links = [f'<a href="/p{(i + k) % pages}.html">next</a>' for k in (1, 2, 3)]
+        links += ['<a href="/">home</a>', f'<a href="{external}/ok.html">out</a>']
+        site[f"/p{i}.html"] = "\n".join(links) + "\n"
+    return site
 
 
 @pytest.fixture
@@ -158,3 +171,29 @@ def test_a_killed_shard_raises_naming_it(hosts: list[Host], client: Any) -> None
     assert isinstance(error, linkpatrol.dask.ShardFailed), repr(error)
     assert "shard " in str(error) and "phase 1" in str(error)
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_500_page_site_sends_no_large_graph(client: Any) -> None:
+    external = Host("127.0.0.47", {"/ok.html": "<p>ok</p>"})
+    site = Host("127.0.0.46", big_site_pages(500, external.base))
+    try:
+        # Every graph the client sends is reported (threshold 1 byte), with its size.
+        with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1B"}), \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            report = linkpatrol.dask.check([site.base + "/"], client, shards=2, threads=4)
+    finally:
+        site.close()
+        external.close()
+    # 501 pages of 5 links, the start URL and its 500 links.
+    assert report.links == 1 + 500 + 500 * 5 and not report.interrupted
+    sizes = [
+        re.search(r"large graph of size ([0-9.]+) (B|kiB|MiB|GiB)", str(w.message))
+        for w in caught
+    ]
+    assert sizes and all(sizes), [str(w.message) for w in caught]
+    # Phase 1's NDJSON (1.4 MB here) never goes back out in a graph: each graph is a few
+    # hundred bytes (was 1.16 MiB for phase 2, 12.61 MiB on a site with longer rows).
+    assert all(m is not None and m.group(2) in ("B", "kiB") for m in sizes), sizes
+    assert sum(float(m.group(1)) * (1024 if m.group(2) == "kiB" else 1)
+               for m in sizes if m is not None) < 64 * 1024

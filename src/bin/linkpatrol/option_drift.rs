@@ -67,13 +67,38 @@ fn the_python_stubs_list_every_option() {
     let init = PYTHON_STUBS
         .find("class Checker:")
         .map(|at| &PYTHON_STUBS[at..])
-        .and_then(|c| c.find("def __init__(").map(|at| &c[at..]))
-        .expect("Checker.__init__ in the stubs");
-    let init = &init[..init.find(") -> None").expect("the signature ends")];
+        .and_then(|c| c.find("def __new__(").map(|at| &c[at..]))
+        .expect("Checker.__new__ in the stubs");
+    let init = &init[..init.find(") -> \"Checker\"").expect("the signature ends")];
     let stubbed: BTreeSet<String> = init
         .lines()
         .filter_map(|l| l.trim().split_once(':').map(|(k, _)| k.to_owned()))
-        .filter(|k| k != "self" && !k.starts_with('*'))
+        .filter(|k| k != "cls" && !k.starts_with('*'))
         .collect();
     assert_eq!(stubbed, python_list("OPTIONS"));
+}
+
+#[test]
+fn the_python_docstring_lists_every_option_in_order() {
+    let doc = PYTHON_OPTIONS
+        .find("macro_rules! options_doc")
+        .map(|at| &PYTHON_OPTIONS[at..])
+        .expect("options_doc! in bindings/python/src/options.rs");
+    let doc = &doc[..doc.find("\"\n    };").expect("the docstring ends")];
+    // One `name: type = default` line per option, at the start of a line.
+    let documented: Vec<&str> = doc
+        .lines()
+        .filter(|l| !l.starts_with(' ') && l.contains(" = "))
+        .filter_map(|l| l.split_once(':').map(|(k, _)| k))
+        .collect();
+    let options = PYTHON_OPTIONS
+        .find("const OPTIONS: &[&str] = &[")
+        .map(|at| &PYTHON_OPTIONS[at..])
+        .expect("OPTIONS");
+    let options: Vec<&str> = options[..options.find("];").expect("the list ends")]
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .collect();
+    assert_eq!(documented, options);
 }

@@ -8,6 +8,7 @@ runs with the GIL released; Ctrl-C stops a run and returns what was finished.
 """
 
 from ._linkpatrol import (
+    FORMATS,
     Checker,
     Report,
     Result,
@@ -19,6 +20,7 @@ from ._linkpatrol import (
 )
 
 __all__ = [
+    "FORMATS",
     "Checker",
     "Report",
     "Result",

@@ -1,17 +1,29 @@
 """Type stubs of the extension module (src/*.rs in bindings/python)."""
 
 import os
-from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, Tuple, Union, final
+
+# As the extension module's own (PyO3 writes it); stubtest checks both agree.
+__all__ = [
+    "Checker", "Results", "Report", "Result", "check", "option_names", "merge", "__version__",
+    "FORMATS",
+]
 
 __version__: str
 
-Input = Union[str, "os.PathLike[str]"]
-Inputs = Union[Input, Iterable[Input]]
-Strings = Union[str, Sequence[str]]
-Format = Literal[
-    "text", "csv", "html", "json", "ndjson", "junit", "sarif", "sitemap", "failures", "dot", "gml"
+# Type aliases of the stubs only (private: nothing of that name exists at run time).
+_Input = Union[str, "os.PathLike[str]"]
+_Inputs = Union[_Input, Iterable[_Input]]
+_Strings = Union[str, Sequence[str]]
+# Every report format of the command line (`-o`), as FORMATS lists them at run time (a test
+# checks both agree).
+_Format = Literal[
+    "text", "compact", "github", "markdown", "csv", "html", "json", "ndjson", "junit", "sarif",
+    "sitemap", "failures", "dot", "gml",
 ]
+FORMATS: Tuple[str, ...]
 
+@final
 class Result:
     """One report row: a link on a page (or a start URL) and the verdict on its URL."""
 
@@ -63,6 +75,7 @@ class Result:
     def exported_to(self) -> Optional[int]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class Report:
     """What a run found: its rows, its statistics, and every report format of the CLI."""
 
@@ -74,6 +87,8 @@ class Report:
     def statistics(self) -> dict[str, Any]: ...
     @property
     def interrupted(self) -> bool: ...
+    @property
+    def state_warnings(self) -> list[str]: ...
     @property
     def errors(self) -> int: ...
     @property
@@ -92,7 +107,7 @@ class Report:
     def write(
         self,
         path: Union[str, "os.PathLike[str]"],
-        format: Format = "text",
+        format: _Format = "text",
         *,
         verbose: bool = False,
         csv_delimiter: str = ";",
@@ -100,6 +115,8 @@ class Report:
         csv_raw: bool = False,
     ) -> None: ...
 
+@final
+@final
 class Results(Iterator[Result]):
     """The iterator of Checker.iter: rows as they are found, then `report`."""
 
@@ -109,11 +126,13 @@ class Results(Iterator[Result]):
     def report(self) -> Optional[Report]: ...
     def cancel(self) -> None: ...
 
+@final
 class Checker:
     """A configured check; options are the CLI's long flags with `_` for `-`."""
 
-    def __init__(
-        self,
+    # PyO3 builds a Checker in __new__ (there is no __init__ of its own).
+    def __new__(
+        cls,
         *,
         threads: int = ...,
         timeout: float = ...,
@@ -122,9 +141,9 @@ class Checker:
         recursion_level: Optional[int] = ...,
         internal_only: bool = ...,
         check_extern: bool = ...,
-        include: Strings = ...,
-        exclude: Strings = ...,
-        no_follow: Strings = ...,
+        include: _Strings = ...,
+        exclude: _Strings = ...,
+        no_follow: _Strings = ...,
         max_redirects: int = ...,
         abort_timeout: float = ...,
         root_dir: Union[str, "os.PathLike[str]"] = ...,
@@ -135,17 +154,17 @@ class Checker:
         sitemaps: bool = ...,
         max_retries: int = ...,
         max_retry_wait: float = ...,
-        header: Strings = ...,
-        host_rate: Strings = ...,
-        host_max_concurrency: Strings = ...,
-        host_header: Strings = ...,
+        header: _Strings = ...,
+        host_rate: _Strings = ...,
+        host_max_concurrency: _Strings = ...,
+        host_header: _Strings = ...,
         insecure: bool = ...,
         fail_on_blocked: bool = ...,
         proxy: str = ...,
         max_urls: int = ...,
         max_body_size: int = ...,
         user_agent: str = ...,
-        ignore_warning: Strings = ...,
+        ignore_warning: _Strings = ...,
         base_url: str = ...,
         cookie_file: Union[str, "os.PathLike[str]"] = ...,
         accept: str = ...,
@@ -160,9 +179,9 @@ class Checker:
         exclude_loopback: bool = ...,
         exclude_link_local: bool = ...,
         allow_private: bool = ...,
-        remap: Strings = ...,
+        remap: _Strings = ...,
         check_anchors: bool = ...,
-        plugin: Strings = ...,
+        plugin: _Strings = ...,
         cache: bool = ...,
         cache_file: Union[str, "os.PathLike[str]"] = ...,
         max_cache_age: float = ...,
@@ -170,17 +189,17 @@ class Checker:
         resume: bool = ...,
         fail_after_runs: int = ...,
         shard: Union[str, Tuple[int, int]] = ...,
-    ) -> None: ...
+    ) -> "Checker": ...
     def run(
-        self, inputs: Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None,
+        self, inputs: _Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None,
         reuse: Optional[str] = None,
     ) -> Report: ...
     def iter(
-        self, inputs: Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None,
+        self, inputs: _Inputs, *, found: Optional[Iterable[dict[str, Any]]] = None,
         reuse: Optional[str] = None,
     ) -> Results: ...
     def cancel(self) -> None: ...
 
-def check(*inputs: Input, **options: Any) -> Report: ...
+def check(*inputs: _Input, **options: Any) -> Report: ...
 def option_names() -> list[str]: ...
 def merge(*reports: str) -> Report: ...

@@ -5,7 +5,8 @@ its external links and its links to other shards' start sites. Phase 2 runs one 
 over every shard's exports: each checks the exported links whose host it owns, reusing the
 results of its own phase 1 (so no URL is requested twice). The
 six (2 x N) reports are merged into one :class:`linkpatrol.Report`, with the rows and statistics
-of one run over everything. Each host is requested by one shard only, so the per-host rate
+of one run over everything. Phase 1's reports and exports stay on the workers (phase 2's tasks
+take them as futures): the client sends only small task graphs and receives each report once. Each host is requested by one shard only, so the per-host rate
 holds across the cluster.
 
 A task that fails (an exception, or a worker killed more often than Dask retries it) makes
@@ -39,9 +40,19 @@ def _phase1(
     return report.ndjson(), report.exported()
 
 
+def _exports(*phase1: tuple[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Every shard's exported links, gathered on a worker."""
+    return [link for _, links in phase1 for link in links]
+
+
+def _report(phase1: tuple[str, list[dict[str, Any]]]) -> str:
+    """The NDJSON report of a phase-1 result."""
+    return phase1[0]
+
+
 def _phase2(
     exported: list[dict[str, Any]],
-    phase1: str,
+    phase1: tuple[str, list[dict[str, Any]]],
     shard: int,
     shards: int,
     options: dict[str, Any],
@@ -49,19 +60,21 @@ def _phase2(
     """Checks the exported links this shard owns, reusing what its phase 1 checked; its
     report."""
     checker = linkpatrol.Checker(shard=f"{shard}/{shards}", **options)
-    return checker.run([], found=exported, reuse=phase1).ndjson()
+    return checker.run([], found=exported, reuse=phase1[0]).ndjson()
 
 
-def _results(futures: list[Any], shards: int, phase: int) -> list[Any]:
-    out = []
+def _wait(futures: list[Any], shards: int, phase: int) -> None:
+    """Waits for every task of a phase (fetching no result); the first failed one raises
+    :class:`ShardFailed` and cancels the others."""
     for shard, future in enumerate(futures):
         try:
-            out.append(future.result())
-        except Exception as e:  # noqa: BLE001 - any task failure is the shard's
+            error = future.exception()
+        except Exception as e:  # noqa: BLE001 - a cancelled or lost task is the shard's too
+            error = e
+        if error is not None:
             for rest in futures:
                 rest.cancel()
-            raise ShardFailed(shard, shards, phase, e) from e
-    return out
+            raise ShardFailed(shard, shards, phase, error) from error
 
 
 def check(
@@ -78,16 +91,20 @@ def check(
         raise ValueError(f"shards: {shards!r} is not a count >= 1")
     # Options are checked here, once, before any task is sent.
     linkpatrol.Checker(**options)
+    # Phase 1's reports and exports stay on the workers: phase 2's tasks get them as futures,
+    # so they never travel to this client and back in a task graph. Only the final reports
+    # come here, once.
     phase1 = [
         client.submit(_phase1, starts, i, shards, options, pure=False) for i in range(shards)
     ]
-    first = _results(phase1, shards, 1)
-    exported = [link for _, links in first for link in links]
-    # One copy of the exports per worker, not one per task.
-    [scattered] = client.scatter([exported], broadcast=True)
+    _wait(phase1, shards, 1)
+    exported = client.submit(_exports, *phase1, pure=False)
     phase2 = [
-        client.submit(_phase2, scattered, first[i][0], i, shards, options, pure=False)
+        client.submit(_phase2, exported, phase1[i], i, shards, options, pure=False)
         for i in range(shards)
     ]
-    second = _results(phase2, shards, 2)
-    return linkpatrol.merge(*[text for text, _ in first], *second)
+    _wait(phase2, shards, 2)
+    reports = [client.submit(_report, p, pure=False) for p in phase1]
+    # A worker lost since holds no more phase 1 result: that shard failed too.
+    _wait(reports, shards, 1)
+    return linkpatrol.merge(*client.gather(reports + phase2))

@@ -1,0 +1,285 @@
+"""Each option of the Python package changes what a check does, seen on loopback servers and
+local files: the rows, their states, the report's counts, and the requests the server got."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+
+import pytest
+
+import linkpatrol
+from conftest import Site
+
+Route = tuple[int, dict[str, str], str]
+
+
+class Routes:
+    """A loopback server answering each path from `routes` (404 otherwise) and logging every
+    request as `METHOD /path?query`."""
+
+    def __init__(self, routes: dict[str, Route]) -> None:
+        self.routes = routes
+        self.log: list[str] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _serve(self, head: bool) -> None:
+                with server.lock:
+                    server.log.append(f"{self.command} {self.path}")
+                path = self.path.split("?")[0]
+                status, headers, body = server.routes.get(path, (404, {}, "<p>not found</p>"))
+                data = body.encode()
+                self.send_response(status)
+                headers = {"Content-Type": "text/html", **headers}
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if not head:
+                    self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._serve(False)
+
+            def do_HEAD(self) -> None:
+                self._serve(True)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def requested(self, path: str) -> int:
+        with self.lock:
+            return sum(1 for line in self.log if line.split(" ", 1)[1].split("?")[0] == path)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def routes() -> Iterator[Routes]:
+    r = Routes({})
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+def by_url(report: linkpatrol.Report, url: str) -> list[linkpatrol.Result]:
+    return [r for r in report.results if r.url == url]
+
+
+def test_remap_rewrites_links_before_they_are_checked(site: Site) -> None:
+    site.release.set()
+    plain = linkpatrol.check(site.url, threads=2)
+    assert by_url(plain, site.url + "missing.html")[0].state == "broken"
+    before = len([p for p in site.requests if p == "/missing.html"])
+    remapped = linkpatrol.check(
+        site.url, threads=2, remap=rf"missing\.html$ c.html"
+    )
+    assert by_url(remapped, site.url + "missing.html") == []
+    # The link as written stays in the row; the URL checked is the remapped one.
+    rows = [r for r in remapped.results if r.urlname == "missing.html"]
+    assert rows and all(r.url == site.url + "c.html" and r.valid for r in rows)
+    assert len([p for p in site.requests if p == "/missing.html"]) == before
+    assert remapped.errors == plain.errors - 2
+
+
+def test_check_anchors_reports_a_missing_anchor(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "index.html").write_text(
+        '<a href="a.html#here">here</a>\n<a href="a.html#nowhere">nowhere</a>\n'
+        # `#top' is the top of any page, as browsers scroll to it.
+        '<a href="a.html#top">top</a>\n'
+    )
+    (tmp_path / "a.html").write_text('<h1 id="here">Here</h1>\n')
+    plain = linkpatrol.check(tmp_path / "index.html")
+    assert plain.errors == 0
+    anchored = linkpatrol.check(tmp_path / "index.html", check_anchors=True)
+    valid = {r.urlname: r.valid for r in anchored.results if r.parent is not None}
+    assert valid == {"a.html#here": True, "a.html#nowhere": False, "a.html#top": True}
+    assert anchored.errors == 1
+
+
+def state_site(routes: Routes) -> str:
+    routes.routes.update({
+        "/": (200, {}, '<img src="/leaf.png"> <a href="/gone.html">gone</a>'),
+        # A leaf: not a page, so nothing in it is parsed for links.
+        "/leaf.png": (200, {"Content-Type": "image/png"}, "PNG"),
+    })
+    return routes.url
+
+
+def test_cache_file_reuses_results_of_an_earlier_run(
+    routes: Routes, tmp_path: pathlib.Path
+) -> None:
+    start = state_site(routes)
+    state = tmp_path / "state.sqlite"
+    first = linkpatrol.check(start, threads=2, cache_file=state)
+    assert state.is_file() and first.errors == 1 and first.state_warnings == []
+    leaf = routes.requested("/leaf.png")
+    gone = routes.requested("/gone.html")
+    assert leaf >= 1 and gone >= 1
+    second = linkpatrol.check(start, threads=2, cache_file=state)
+    # The leaf's result is reused; the broken link is checked again (no cache_failures).
+    assert routes.requested("/leaf.png") == leaf
+    assert routes.requested("/gone.html") > gone
+    assert second.links == first.links and second.errors == 1
+    gone = routes.requested("/gone.html")
+    third = linkpatrol.check(start, threads=2, cache_file=state, cache_failures=True)
+    assert routes.requested("/gone.html") == gone and third.errors == 1
+    # max_cache_age=0: nothing is recent enough to reuse.
+    linkpatrol.check(start, threads=2, cache_file=state, max_cache_age=0)
+    assert routes.requested("/leaf.png") > leaf
+
+
+def test_an_unusable_state_file_is_a_warning_not_an_error(
+    routes: Routes, tmp_path: pathlib.Path
+) -> None:
+    start = state_site(routes)
+    not_sqlite = tmp_path / "state.sqlite"
+    not_sqlite.write_text("not a database")
+    report = linkpatrol.check(start, cache_file=not_sqlite)
+    assert report.errors == 1 and len(report.state_warnings) >= 1, report.state_warnings
+
+
+def test_cache_keeps_state_in_the_current_folder(
+    routes: Routes, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = state_site(routes)
+    monkeypatch.chdir(tmp_path)
+    linkpatrol.check(start, threads=2, cache=True)
+    assert (tmp_path / ".linkpatrol-cache.sqlite").is_file()
+    leaf = routes.requested("/leaf.png")
+    linkpatrol.check(start, threads=2, cache=True)
+    assert routes.requested("/leaf.png") == leaf
+
+
+def test_fail_after_runs_fails_a_link_broken_that_many_runs_in_a_row(
+    routes: Routes, tmp_path: pathlib.Path
+) -> None:
+    start = state_site(routes)
+    state = tmp_path / "state.sqlite"
+    runs = [linkpatrol.check(start, cache_file=state, fail_after_runs=3) for _ in range(3)]
+    assert [r.errors for r in runs] == [1, 1, 1]
+    assert [r.failing for r in runs] == [0, 0, 1]
+    assert linkpatrol.check(start, cache_file=tmp_path / "other.sqlite").failing == 1
+
+
+def test_resume_continues_an_interrupted_run(tmp_path: pathlib.Path) -> None:
+    root = tmp_path / "big"
+    from conftest import write_many_pages
+
+    whole = write_many_pages(root, 100)
+    big = Site(root)
+    try:
+        state = tmp_path / "state.sqlite"
+        checker = linkpatrol.Checker(threads=2, cache_file=state, max_requests_per_second=100)
+        results = checker.iter(big.url + "index.html")
+        for n, _ in enumerate(results):
+            if n == 30:
+                results.cancel()
+        first = results.report
+        assert first is not None and first.interrupted and len(first) < whole
+        with big.lock:
+            done = set(big.requests)
+            big.requests.clear()
+        resumed = linkpatrol.check(big.url + "index.html", threads=2, cache_file=state,
+                                   resume=True)
+        assert not resumed.interrupted and len(resumed) == whole
+        with big.lock:
+            again = set(big.requests)
+        # The pages finished in the first run are not requested again.
+        finished_pages = {
+            urllib.parse.urlsplit(r.url).path for r in first.results
+            if r.url.endswith(".html") and r.valid and not r.cached
+        }
+        assert finished_pages and not (finished_pages & again & done), finished_pages & again
+    finally:
+        big.close()
+
+
+def links_page(tmp_path: pathlib.Path, *urls: str) -> pathlib.Path:
+    page = tmp_path / "links.html"
+    page.write_text("".join(f'<a href="{u}">x</a>\n' for u in urls))
+    return page
+
+
+def test_exclude_address_classes_are_never_requested(
+    routes: Routes, tmp_path: pathlib.Path
+) -> None:
+    routes.routes["/ok.html"] = (200, {}, "<p>ok</p>")
+    loopback = routes.url + "ok.html"
+    private, link_local = "http://10.255.255.1/x", "http://169.254.169.254/latest/meta-data/"
+    page = links_page(tmp_path, loopback, private, link_local)
+    report = linkpatrol.check(
+        page, exclude_loopback=True, exclude_private=True, exclude_link_local=True, timeout=2
+    )
+    for url in (loopback, private, link_local):
+        [row] = by_url(report, url)
+        assert row.state == "ignored" and row.valid, (url, row.result)
+    assert routes.requested("/ok.html") == 0
+    # Without them, the loopback link is requested (a local start site excludes nothing).
+    report = linkpatrol.check(links_page(tmp_path, loopback))
+    assert by_url(report, loopback)[0].state == "ok" and routes.requested("/ok.html") >= 1
+
+
+def test_fail_on_blocked_counts_bot_protection_as_failing(routes: Routes) -> None:
+    routes.routes["/"] = (200, {}, '<a href="/wall">wall</a>')
+    routes.routes["/wall"] = (999, {}, "denied")
+    plain = linkpatrol.check(routes.url)
+    [wall] = by_url(plain, routes.url + "wall")
+    assert wall.state == "blocked" and plain.failing == 0
+    strict = linkpatrol.check(routes.url, fail_on_blocked=True)
+    assert strict.failing == 1
+
+
+def test_suggest_asks_the_archive_given_by_archive_url(routes: Routes) -> None:
+    snapshot = "http://web.archive.org/web/2020/" + routes.url + "gone.html"
+    answer = {"archived_snapshots": {"closest": {"available": True, "url": snapshot,
+                                                 "status": "200", "timestamp": "20200101"}}}
+    routes.routes["/"] = (200, {}, '<a href="/gone.html">gone</a>')
+    routes.routes["/wayback/available"] = (
+        200, {"Content-Type": "application/json"}, json.dumps(answer)
+    )
+    archive = routes.url + "wayback/available"
+    plain = linkpatrol.check(routes.url, archive_url=archive)
+    assert by_url(plain, routes.url + "gone.html")[0].suggestion is None
+    assert routes.requested("/wayback/available") == 0
+    report = linkpatrol.check(routes.url, suggest=True, archive_url=archive)
+    [gone] = by_url(report, routes.url + "gone.html")
+    assert gone.suggestion == snapshot
+    with routes.lock:
+        asked = [line for line in routes.log if "/wayback/available" in line]
+    assert len(asked) == 1 and urllib.parse.quote(routes.url + "gone.html", safe="") in asked[0]
+
+
+def test_fallback_extensions_find_the_source_of_a_link(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "index.md").write_text("[chapter](ch1.html)\n")
+    (tmp_path / "ch1.md").write_text("# Chapter\n")
+    plain = linkpatrol.check(tmp_path / "index.md")
+    assert plain.errors == 1
+    fallback = linkpatrol.check(tmp_path / "index.md", fallback_extensions=["md"])
+    assert fallback.errors == 0
+    assert [r.valid for r in fallback.results if r.urlname == "ch1.html"] == [True]
+
+
+def test_include_verbatim_checks_urls_in_code(routes: Routes, tmp_path: pathlib.Path) -> None:
+    routes.routes["/in-code"] = (200, {}, "<p>ok</p>")
+    page = tmp_path / "code.md"
+    page.write_text(f"Run:\n\n```\ncurl {routes.url}in-code\n```\n")
+    plain = linkpatrol.check(page)
+    assert by_url(plain, routes.url + "in-code") == [] and routes.requested("/in-code") == 0
+    verbatim = linkpatrol.check(page, include_verbatim=True)
+    assert [r.valid for r in by_url(verbatim, routes.url + "in-code")] == [True]
+    assert routes.requested("/in-code") >= 1
