@@ -151,6 +151,12 @@ suggest: bool = False
     (Result.suggestion).
 archive_url: str = 'https://archive.org/wayback/available'
     The web archive's availability API that suggest asks.
+github_token: str = None
+    Sent as 'Authorization: Bearer' to https://github.com and https://api.github.com only
+    (default: the GITHUB_TOKEN environment variable); never shown.
+detect_soft_404: bool = False
+    Warn (soft-404) about pages that answer 200 but are the site's 'not found' page: each
+    host is asked once for a made-up path. http(s) links are then checked with GET.
 exclude_private: bool = False
     Never request a private address (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7).
 exclude_loopback: bool = False
