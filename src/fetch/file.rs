@@ -86,8 +86,9 @@ impl FileScope {
 }
 
 /// The path the file system opens for `path`, itself no symbolic link: its folder with `..`
-/// resolved and symbolic links followed, then its name. The folder part is resolved once per
-/// folder and thread (a site's pages share a few folders). `None` when it does not resolve.
+/// resolved and symbolic links followed, then its name. Folders are resolved once per thread
+/// (a site's pages share a few folders), each from its parent's answer and one `lstat`.
+/// `None` when it does not resolve.
 fn real_path_of_entry(path: &Path) -> Option<PathBuf> {
     // Keyed by the folder's bytes: hashing a `Path` parses its components.
     thread_local! {
@@ -99,17 +100,34 @@ fn real_path_of_entry(path: &Path) -> Option<PathBuf> {
         return std::fs::canonicalize(path).ok();
     };
     let folder = FOLDERS.with_borrow_mut(|known| {
-        if let Some(real) = known.get(parent.as_os_str()) {
-            return real.clone();
-        }
-        let real = std::fs::canonicalize(parent).ok();
         if known.len() >= FOLDERS_REMEMBERED {
             known.clear();
         }
-        known.insert(parent.as_os_str().to_owned(), real.clone());
-        real
+        real_folder(parent, known)
     })?;
     Some(folder.join(name))
+}
+
+/// The real path of `folder`, remembered in `known`: its parent's real path and its name when
+/// it is no symbolic link (one `lstat`), else what `realpath` says (a link, `..`, the root).
+fn real_folder(
+    folder: &Path,
+    known: &mut HashMap<OsString, Option<PathBuf>, FastHash>,
+) -> Option<PathBuf> {
+    if let Some(real) = known.get(folder.as_os_str()) {
+        return real.clone();
+    }
+    let plain = |f: &Path| {
+        std::fs::symlink_metadata(f).is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink())
+    };
+    let real = match (folder.parent(), folder.file_name()) {
+        (Some(parent), Some(name)) if plain(folder) => {
+            real_folder(parent, known).map(|p| p.join(name))
+        }
+        _ => std::fs::canonicalize(folder).ok(),
+    };
+    known.insert(folder.as_os_str().to_owned(), real.clone());
+    real
 }
 
 /// The file read instead of `path`, which does not exist: the same name with each of the
@@ -143,6 +161,9 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     let Ok(path) = url.to_file_path() else {
         return Fetched::failed(url, FailKind::InvalidUrl, "not a local file path");
     };
+    if want_body && let Some(f) = read_plain_page(url, &path, max_body, scope) {
+        return f;
+    }
     let (path, meta, found_as) = match scope.look_up(&path) {
         Ok((m, true)) => (path, m, None),
         Ok((_, false)) => return outside_root(url),
@@ -173,43 +194,124 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
         let u = u.join("index.html").unwrap_or(u);
         (index, u, meta)
     } else {
-        // The file system reads no query string: the document is the file (`about.html?x=1`
-        // is `about.html`, and its links are on that page).
-        let mut u = url.clone();
-        u.set_query(None);
-        (path, u, meta)
+        (path, without_query(url), meta)
     };
-    let content_type = guess_type(&path);
-    let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
+    let mut f = found(&final_url, &path, &meta);
+    if want_body && is_parsed(&final_url, f.content_type.as_deref()) {
+        if !meta.is_file() {
+            // Opening a FIFO waits for a writer, and a device may never end.
+            f.warnings.push(Warning {
+                tag: "not-regular-file",
+                message: "It is not a regular file (a FIFO, socket or device): it was not read."
+                    .into(),
+            });
+            return f;
+        }
+        let t = Instant::now();
+        let read = std::fs::File::open(&path).and_then(|file| read_body(file, &meta, max_body));
+        match read {
+            Ok(body) => add_body(&mut f, body, &meta, max_body, t),
+            Err(e) => {
+                return Fetched::failed(url, FailKind::Io, format!("{}: {e}", path.display()));
+            }
+        }
+    }
+    f
+}
+
+/// The common case of a folder check, a page that is a plain file inside the scope, in one
+/// `open` and one `fstat`: the same decision as [`FileScope::look_up`] (the final name is no
+/// symbolic link, `O_NOFOLLOW` makes sure; its folder resolves inside the scope, remembered per
+/// folder), made without `lstat` first. `None` sends every other case down the general path,
+/// which gives its verdict: a symbolic link, a folder, a missing file, a file outside.
+#[cfg(unix)]
+fn read_plain_page(url: &Url, path: &Path, max_body: u64, scope: &FileScope) -> Option<Fetched> {
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let final_url = without_query(url);
+    if path.as_os_str().to_string_lossy().ends_with('/')
+        || !is_parsed(&final_url, Some(guess_type(path)))
+    {
+        return None;
+    }
+    if !(scope.anywhere || scope.roots.is_empty()) {
+        let real = real_path_of_entry(path)?;
+        if !scope.roots.iter().any(|r| real.starts_with(r)) {
+            return None;
+        }
+    }
+    let t = Instant::now();
+    // O_NONBLOCK: a FIFO under a page's name must not block the open; it is no regular file,
+    // so it is never read here.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut f = found(&final_url, path, &meta);
+    match read_body(file, &meta, max_body) {
+        Ok(body) => add_body(&mut f, body, &meta, max_body, t),
+        Err(e) => {
+            return Some(Fetched::failed(
+                url,
+                FailKind::Io,
+                format!("{}: {e}", path.display()),
+            ));
+        }
+    }
+    Some(f)
+}
+
+#[cfg(not(unix))]
+fn read_plain_page(_: &Url, _: &Path, _: u64, _: &FileScope) -> Option<Fetched> {
+    None
+}
+
+/// The document a file URL reads: the file system reads no query string (`about.html?x=1` is
+/// `about.html`, and its links are on that page).
+fn without_query(url: &Url) -> Url {
+    let mut u = url.clone();
+    u.set_query(None);
+    u
+}
+
+/// A file that exists, before its content is read: its size and media type.
+fn found(final_url: &Url, path: &Path, meta: &Metadata) -> Fetched {
+    let mut f = Fetched::bare(final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
-    f.content_type = Some(content_type.to_owned());
+    f.content_type = Some(guess_type(path).to_owned());
     // A regular file only: a device or a pipe reports no length.
     if meta.is_file() && meta.len() == 0 {
         f.warnings.push(Warning::empty_content());
     }
-    if want_body && is_parsed(&final_url, Some(content_type)) {
-        let t = Instant::now();
-        // Sized once from the file's length (+1 to see the end without growing): growing from
-        // empty copied and page-faulted a large page several times over.
-        let mut buf = Vec::with_capacity(meta.len().min(max_body) as usize + 1);
-        let read =
-            std::fs::File::open(&path).and_then(|file| file.take(max_body).read_to_end(&mut buf));
-        if let Err(e) = read {
-            return Fetched::failed(url, FailKind::Io, format!("{}: {e}", path.display()));
-        }
-        if meta.len() > max_body {
-            f.warnings.push(Warning {
-                tag: "content-too-large",
-                message: format!(
-                    "only the first {max_body} bytes of {} were parsed",
-                    meta.len()
-                ),
-            });
-        }
-        f.download_time = Some(t.elapsed());
-        f.body = Some(buf);
-    }
     f
+}
+
+/// Up to `max_body` bytes of `file`, in a buffer sized once from its length (+1 to see the end
+/// without growing): growing from empty copied and page-faulted a large page several times over.
+fn read_body(file: std::fs::File, meta: &Metadata, max_body: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(meta.len().min(max_body) as usize + 1);
+    file.take(max_body).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// Gives `f` the page's content, saying when only its first `max_body` bytes were read.
+fn add_body(f: &mut Fetched, body: Vec<u8>, meta: &Metadata, max_body: u64, started: Instant) {
+    if meta.len() > max_body {
+        f.warnings.push(Warning {
+            tag: "content-too-large",
+            message: format!(
+                "only the first {max_body} bytes of {} were parsed",
+                meta.len()
+            ),
+        });
+    }
+    f.download_time = Some(started.elapsed());
+    f.body = Some(body);
 }
 
 /// A folder without `index.html`, as LinkChecker shows one: an HTML page listing its entries,
@@ -398,6 +500,96 @@ mod tests {
                 ..
             }
         ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A fresh folder of its own for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lp-file-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_plain_page_is_read_as_the_general_path_reads_it() {
+        let dir = scratch("plain");
+        std::fs::create_dir_all(dir.join("site/sub")).unwrap();
+        std::fs::write(dir.join("site/sub/p.html"), "<a href=q>q</a>").unwrap();
+        std::fs::write(dir.join("site/empty.html"), "").unwrap();
+        let scope = FileScope::new([dir.join("site")], false);
+        for page in ["site/sub/p.html", "site/empty.html"] {
+            let url = Url::from_file_path(dir.join(page)).unwrap();
+            let mut with_query = url.clone();
+            with_query.set_query(Some("x=1"));
+            let path = url.to_file_path().unwrap();
+            let fast = read_plain_page(&with_query, &path, 1024, &scope).expect("fast path");
+            let general = {
+                // The general path, as `fetch` took it before the fast path existed.
+                let (meta, inside) = scope.look_up(&path).unwrap();
+                assert!(inside);
+                let mut f = found(&url, &path, &meta);
+                let body = read_body(std::fs::File::open(&path).unwrap(), &meta, 1024).unwrap();
+                add_body(&mut f, body, &meta, 1024, Instant::now());
+                f
+            };
+            assert_eq!(fast.final_url, general.final_url);
+            assert_eq!(fast.outcome, general.outcome);
+            assert_eq!(fast.size, general.size);
+            assert_eq!(fast.content_type, general.content_type);
+            assert_eq!(fast.body, general.body);
+            assert_eq!(fast.warnings, general.warnings);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_fast_path_leaves_links_folders_outsiders_and_fifos_to_the_general_path() {
+        let dir = scratch("declined");
+        std::fs::create_dir_all(dir.join("site/folder.html")).unwrap();
+        std::fs::create_dir_all(dir.join("other")).unwrap();
+        std::fs::write(dir.join("site/in.html"), "in").unwrap();
+        std::fs::write(dir.join("other/out.html"), "out").unwrap();
+        std::os::unix::fs::symlink(dir.join("site/in.html"), dir.join("site/link.html")).unwrap();
+        std::os::unix::fs::symlink(dir.join("other"), dir.join("site/away")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.join("site/fifo.html"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        let scope = FileScope::new([dir.join("site")], false);
+        for (page, inside) in [
+            ("site/link.html", true),
+            ("site/folder.html", true),
+            ("site/missing.html", false),
+            ("site/away/out.html", false),
+            ("site/../other/out.html", false),
+            ("site/fifo.html", true),
+        ] {
+            let path = dir.join(page);
+            let url = Url::from_file_path(&path).unwrap();
+            assert!(
+                read_plain_page(&url, &path, 1024, &scope).is_none(),
+                "{page}"
+            );
+            assert_eq!(scope.holds(&url), inside, "{page}");
+        }
+        // The general path: a FIFO is found and not read (opening it would wait for a writer).
+        let url = Url::from_file_path(dir.join("site/fifo.html")).unwrap();
+        let f = fetch(&url, true, 1024, &scope);
+        assert_eq!(f.outcome, Outcome::Ok { status: None });
+        assert!(f.body.is_none());
+        assert!(f.warnings.iter().any(|w| w.tag == "not-regular-file"));
+        let f = fetch(
+            &Url::from_file_path(dir.join("site/away/out.html")).unwrap(),
+            true,
+            1024,
+            &scope,
+        );
+        assert!(f.warnings.iter().any(|w| w.tag == "outside-root"));
+        assert!(f.body.is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
