@@ -97,3 +97,5 @@ mod state_untrusted;
 mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.
 mod untrusted_text;
+/// One "URLs checked": a single run, a resumed run and merged shards agree.
+mod url_counts;

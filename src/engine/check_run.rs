@@ -512,8 +512,11 @@ impl CheckRun {
         let mut report = std::mem::take(&mut self.report);
         let mut tally = std::mem::take(&mut self.tally);
         tally.add_unreported(run.unreported.load(Ordering::Relaxed));
-        // One snapshot of the cache: every URL has a verdict or is unchecked, never both.
-        (report.urls, report.unchecked) = run.cache.counts();
+        // "URLs checked" is the distinct URLs of the rows (`Report::urls`), counted by the
+        // tally as rows stream by (kept or not): not the cache's keys, which include redirect
+        // hops no link names and URLs a cancel left unchecked.
+        report.urls = tally.urls();
+        report.unchecked = run.cache.counts().1;
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
         report.interrupted = self.cancel.is_cancelled();
         if report.interrupted {

@@ -16,7 +16,14 @@ pub struct Report {
     pub entries: Vec<Entry>,
     /// Counts and statistics over every entry (kept or not).
     pub stats: Statistics,
-    /// Distinct URLs seen (checked, ignored, or still queued when a run was cancelled).
+    /// "URLs checked": the distinct URLs the report has a row for (a verdict: checked,
+    /// answered from the state file or a phase-1 report, or ignored), the URL as linked,
+    /// without its `#fragment`. A redirect hop no link names is part of its row's chain, not
+    /// a URL of its own; a URL left unchecked by a cancel is counted in [`unchecked`], not
+    /// here. One definition for a run, a resumed run and merged shards, so the three agree
+    /// on the same rows; a merge counts it again over the rows it reads.
+    ///
+    /// [`unchecked`]: Report::unchecked
     pub urls: usize,
     /// URLs that were queued or in flight when a cancelled run stopped: not checked.
     pub unchecked: usize,

@@ -240,6 +240,13 @@ impl Tally {
         }
     }
 
+    /// The distinct URLs counted so far: "URLs checked" (see [`Report::urls`]).
+    ///
+    /// [`Report::urls`]: crate::Report::urls
+    pub(crate) fn urls(&self) -> usize {
+        self.seen.len()
+    }
+
     /// The statistics, joined with the gate's per-host numbers.
     pub(crate) fn finish(mut self, hosts: &[HostStats]) -> Statistics {
         let n = self.seen.len();
