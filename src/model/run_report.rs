@@ -44,9 +44,45 @@ pub struct Report {
     /// been broken in that many consecutive runs; with
     /// [`Config::fail_on_blocked`](crate::Config::fail_on_blocked), blocked entries too.
     pub failing: usize,
+    /// The shard this run was ([`Config::shard`](crate::Config::shard)), with its phase:
+    /// `None` for a run that was not split by host.
+    pub shard: Option<ShardRun>,
+    /// Warnings about the report as a whole, one line each: a merge of shards' reports that
+    /// lacks the phase-2 report of a shard that links were exported to (the report is
+    /// partial).
+    pub warnings: Vec<String>,
     /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
     /// was set aside, one line each; the run went on without it.
     pub state_warnings: Vec<String>,
+}
+
+/// One shard's run of a check split by host: which shard, which phase, and the links it
+/// exported to each shard (phase 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShardRun {
+    /// The shard's index, from 0.
+    pub index: usize,
+    /// The number of shards.
+    pub count: usize,
+    /// 1: crawled its start sites and exported links; 2: checked the exported links it owns
+    /// ([`Config::found_link`](crate::Config::found_link), or reused phase-1 results).
+    pub phase: u8,
+    /// Links exported to each shard (index = shard), one per link occurrence; all zero in
+    /// phase 2.
+    pub exported: Vec<usize>,
+}
+
+impl ShardRun {
+    /// Phase `phase` of shard `index` of `count`, nothing exported yet.
+    pub fn new(index: usize, count: usize, phase: u8) -> ShardRun {
+        ShardRun {
+            index,
+            count,
+            phase,
+            exported: vec![0; count],
+        }
+    }
 }
 
 impl Report {

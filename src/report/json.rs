@@ -25,7 +25,11 @@
 //! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not
 //! checked: `{robots, outside_scope, excluded, not_included, url_limit, scheme, comment,
 //! ignore_file}`; `comment` counts links, the others URLs); when bot protection answered for
-//! some links, `blocked` (their entries) and `blocked_hosts` (host names).
+//! some links, `blocked` (their entries) and `blocked_hosts` (host names). A shard's run
+//! (`--shard I/N`) also has `shard`: `{index, count, phase, exported}` (`phase` 1 or 2;
+//! `exported`: the links exported to each shard, by index), which `merge` reads to warn of a
+//! missing phase-2 report. "URLs checked" (`urls`) is the distinct URLs of the rows
+//! ([`Report::urls`]).
 
 use std::io::{self, Write};
 
@@ -213,6 +217,15 @@ pub fn summary_json(report: &Report) -> Value {
             })
             .collect::<Vec<_>>(),
     });
+    if let Some(shard) = &report.shard {
+        // Only for a shard: reports of other runs keep their shape.
+        summary["shard"] = json!({
+            "index": shard.index,
+            "count": shard.count,
+            "phase": shard.phase,
+            "exported": shard.exported,
+        });
+    }
     if stats.blocked > 0 {
         // Only when there are some: reports of runs without any keep their shape.
         summary["blocked"] = json!(stats.blocked);
