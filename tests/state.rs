@@ -320,6 +320,44 @@ fn the_binary_warns_on_one_line_and_exits_by_fail_after_runs() {
     assert!(dir.join(".linkpatrol-cache.sqlite").is_file());
 }
 
+#[test]
+fn tolerated_errors_are_explained_until_they_fail_the_run() {
+    let ext = external();
+    let s = site(&ext.url("/ext"));
+    let dir = TempDir::new("state-tolerated");
+    let cli = |format: &str| {
+        linkpatrol()
+            .current_dir(&dir)
+            .args([
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                "-o",
+                format,
+            ])
+            .args(["--cache-file", "state.sqlite", "--fail-after-runs", "3"])
+            .arg(s.url("/"))
+            .output()
+            .unwrap()
+    };
+    for run in 1..=2 {
+        let out = cli(if run == 1 { "text" } else { "compact" });
+        assert_exit(&out, 0);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let want = format!(
+            "1 error tolerated: --fail-after-runs 3 fails the run only for a link broken in 3 \
+             consecutive runs; this one has been broken in at most {run} so far (this run \
+             included). Exit status 0."
+        );
+        assert!(text.lines().any(|l| l == want), "run {run}: {text}");
+    }
+    let third = cli("json");
+    assert_exit(&third, 1);
+    let json: serde_json::Value = serde_json::from_slice(&third.stdout).unwrap();
+    assert_eq!(json["summary"]["errors"], 1);
+    assert!(json["summary"].get("tolerated").is_none(), "{json}");
+}
+
 /// A site whose pages carry an ETag per version and answer 304 to a request that names the
 /// current one. `touch` makes a new version of a page; `answers` counts (full, 304) per path.
 struct VersionedSite {

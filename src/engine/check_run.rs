@@ -36,7 +36,7 @@ use crate::engine::state_sink::StateSink;
 use crate::model::cancel::{CancelHandle, HookGuard};
 use crate::model::error::{Error, ErrorKind};
 use crate::model::outcome::Entry;
-use crate::model::run_report::{Report, ShardRun};
+use crate::model::run_report::{Report, ShardRun, Tolerated};
 use crate::model::stats::Tally;
 
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
@@ -471,6 +471,8 @@ impl CheckRun {
                 state.entry(&e);
                 if state.fails(&e) || (self.fail_on_blocked && e.result.outcome.is_blocked()) {
                     self.report.failing += 1;
+                } else if let Some((after, runs)) = state.tolerates(&e) {
+                    Tolerated::add(&mut self.report.tolerated, after, runs);
                 }
                 if let Some(e) = sink(e)
                     && self.keep_entries

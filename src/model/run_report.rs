@@ -44,6 +44,10 @@ pub struct Report {
     /// been broken in that many consecutive runs; with
     /// [`Config::fail_on_blocked`](crate::Config::fail_on_blocked), blocked entries too.
     pub failing: usize,
+    /// Broken entries that did not fail the run because their URL has not been broken in
+    /// [`Config::fail_after_runs`](crate::Config::fail_after_runs) consecutive runs yet;
+    /// `None` when there are none (every broken entry fails the run, or none is broken).
+    pub tolerated: Option<Tolerated>,
     /// The shard this run was ([`Config::shard`](crate::Config::shard)), with its phase:
     /// `None` for a run that was not split by host.
     pub shard: Option<ShardRun>,
@@ -54,6 +58,32 @@ pub struct Report {
     /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
     /// was set aside, one line each; the run went on without it.
     pub state_warnings: Vec<String>,
+}
+
+/// Broken entries a state file's `fail_after_runs` let pass this run (so the exit status can
+/// be explained).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Tolerated {
+    /// Broken entries that did not fail the run.
+    pub errors: usize,
+    /// The consecutive broken runs a URL needs to fail the run.
+    pub fail_after_runs: u32,
+    /// The longest streak of consecutive broken runs among them, this run included.
+    pub longest: u32,
+}
+
+impl Tolerated {
+    /// Counts one tolerated entry whose URL has been broken in `runs` consecutive runs.
+    pub fn add(tolerated: &mut Option<Tolerated>, fail_after_runs: u32, runs: u32) {
+        let t = tolerated.get_or_insert(Tolerated {
+            errors: 0,
+            fail_after_runs,
+            longest: 0,
+        });
+        t.errors += 1;
+        t.longest = t.longest.max(runs);
+    }
 }
 
 /// One shard's run of a check split by host: which shard, which phase, and the links it

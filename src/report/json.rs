@@ -28,7 +28,9 @@
 //! some links, `blocked` (their entries) and `blocked_hosts` (host names). A shard's run
 //! (`--shard I/N`) also has `shard`: `{index, count, phase, exported}` (`phase` 1 or 2;
 //! `exported`: the links exported to each shard, by index), which `merge` reads to warn of a
-//! missing phase-2 report. "URLs checked" (`urls`) is the distinct URLs of the rows
+//! missing phase-2 report. When broken links did not fail the run (`--fail-after-runs` with
+//! a state file), `tolerated`: `{errors, fail_after_runs, longest}` (`longest`: the longest
+//! streak of consecutive broken runs among them). "URLs checked" (`urls`) is the distinct URLs of the rows
 //! ([`Report::urls`]).
 
 use std::io::{self, Write};
@@ -217,6 +219,14 @@ pub fn summary_json(report: &Report) -> Value {
             })
             .collect::<Vec<_>>(),
     });
+    if let Some(t) = &report.tolerated {
+        // Only when broken links did not fail the run (`--fail-after-runs`).
+        summary["tolerated"] = json!({
+            "errors": t.errors,
+            "fail_after_runs": t.fail_after_runs,
+            "longest": t.longest,
+        });
+    }
     if let Some(shard) = &report.shard {
         // Only for a shard: reports of other runs keep their shape.
         summary["shard"] = json!({
