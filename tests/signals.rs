@@ -23,7 +23,7 @@ fn spawn(args: &[&str]) -> Child {
         .unwrap()
 }
 
-/// Every row of a CSV file; panics on a row without 17 fields or a file not ending in `\n`.
+/// Every row of a CSV file; panics on a row without 18 fields or a file not ending in `\n`.
 fn whole_rows(path: &Path) -> Vec<csv::StringRecord> {
     let bytes = std::fs::read(path).unwrap();
     assert!(
@@ -33,7 +33,7 @@ fn whole_rows(path: &Path) -> Vec<csv::StringRecord> {
     );
     let rows = csv_records(&bytes);
     for r in &rows {
-        assert_eq!(r.len(), 17);
+        assert_eq!(r.len(), 18);
     }
     rows
 }

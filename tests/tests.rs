@@ -85,7 +85,7 @@ mod silent_passes;
 mod skipped_urls;
 /// One host with a long Crawl-delay or Retry-After parks no worker: other hosts finish as fast.
 mod slow_host;
-/// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
+/// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with LinkChecker's 17 columns, then ours.
 mod spreadsheet;
 /// Every format prints the same bytes on every run, whatever the thread count.
 mod stable_order;

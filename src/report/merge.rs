@@ -400,8 +400,9 @@ pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
         modified: text(v, "modified"),
         retries: 0,
         exported_to: None,
-        // The state file's figures reach an NDJSON row only as its infos (read above).
-        cached_from: None,
+        // The state file's figures reach an NDJSON row only as its infos (read above) and
+        // `from_state`; when it was checked is in the infos, not needed here.
+        cached_from: flag(v, "from_state").then_some(std::time::SystemTime::UNIX_EPOCH),
         broken_since: None,
         broken_runs: 0,
         suggestion: text(v, "suggestion"),

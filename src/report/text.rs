@@ -219,6 +219,9 @@ impl<W: Write> Reporter for TextReporter<W> {
                 plural(report.unchecked)
             )?;
         }
+        if let Some(line) = state_line(report) {
+            writeln!(o, "{line}")?;
+        }
         let line = summary_line(report);
         writeln!(o, "{}", self.painter.paint(Tone::Summary, line))?;
         for line in not_checked_lines(report) {
@@ -265,6 +268,19 @@ pub(crate) fn summary_line(report: &Report) -> String {
         plural(e),
         plural(broken)
     )
+}
+
+/// What the state file saved, when it served anything: `12 results reused from the state
+/// file, 3 pages not modified.`
+pub(crate) fn state_line(report: &Report) -> Option<String> {
+    let (reused, unchanged) = (report.stats.reused, report.stats.not_modified);
+    (reused > 0 || unchanged > 0).then(|| {
+        format!(
+            "{reused} result{} reused from the state file, {unchanged} page{} not modified.",
+            plural(reused),
+            plural(unchanged)
+        )
+    })
 }
 
 /// Why broken links did not fail the run (`--fail-after-runs`), when some did not: `3 errors
