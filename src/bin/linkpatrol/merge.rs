@@ -18,7 +18,9 @@ use crate::values::{FileOutput, file_output, format_name};
 #[derive(Debug, Parser)]
 #[command(name = "linkpatrol merge")]
 struct MergeArgs {
-    /// The shards' NDJSON reports (phase 1 and phase 2 of every shard).
+    /// The shards' NDJSON reports (phase 1 and phase 2 of every shard, written with -v). A
+    /// file that is no such report (an export file, an empty file, CSV) is refused (exit 2);
+    /// a missing phase-2 report is warned about.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
 
@@ -56,10 +58,7 @@ fn one_line(text: &str) -> String {
     let mut out = String::new();
     for p in parts {
         if let Some(usage) = p.strip_prefix("Usage: ") {
-            let usage = usage.strip_prefix("merge ").unwrap_or(usage);
-            out.push_str(&format!(
-                " (usage: linkpatrol merge {usage}; see linkpatrol merge --help)"
-            ));
+            out.push_str(&format!(" (usage: {usage}; see linkpatrol merge --help)"));
         } else {
             if !out.is_empty() {
                 out.push_str(if p.starts_with("tip:") { "; " } else { " " });
@@ -72,7 +71,9 @@ fn one_line(text: &str) -> String {
 
 /// Runs `merge` with the process's arguments (after the word `merge`); the exit status.
 pub fn run() -> Result<u8> {
-    let args = MergeArgs::try_parse_from(std::env::args_os().skip(1)).map_err(|e| {
+    // The name in usage lines and `--help`: `linkpatrol merge`, not the word after the binary.
+    let argv = std::iter::once("linkpatrol merge".into()).chain(std::env::args_os().skip(2));
+    let args = MergeArgs::try_parse_from(argv).map_err(|e| {
         if matches!(
             e.kind(),
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
