@@ -51,7 +51,7 @@ fn site(start_ip: &str, ext_ip: &str, hold: bool) -> (TestServer, TestServer) {
             .page("/dir/", "<a href='/a.html'>a</a> <a href='/missing'>m</a>")
             .reply("/r", Reply::redirect(302, "/target.html"))
             .page("/target.html", "<a href='/a.html'>a</a>")
-            .page("/b.html", "<p>b</p>")
+            .page("/b.html", "<a href='/target.html'>a hop, linked</a>")
             .sequence("/slow.html", slow_replies),
     );
     (start, ext)
@@ -103,10 +103,18 @@ fn a_single_run_a_resumed_run_and_merged_shards_count_the_same_urls() {
         let single = run(base(&["-o", "json", &home]));
         assert_exit(&single, 1);
         let (single_urls, single_rows) = counts(&single);
-        // /, a.html, dir, r, slow.html, missing, b.html and four external URLs (moved, to-ok,
-        // gone, ok.html): the redirect targets /dir/ and /target.html and the external
-        // elsewhere.html are hops of their rows, not URLs of their own.
-        assert_eq!((single_urls, single_rows), (11, 11), "{threads} threads");
+        // /, a.html, dir, r, slow.html, missing, b.html, target.html (a hop of /r, and linked
+        // from b.html) and four external URLs (moved, to-ok, gone, ok.html): the redirect
+        // targets /dir/ and the external elsewhere.html are hops of their rows, not URLs of
+        // their own.
+        assert_eq!((single_urls, single_rows), (12, 12), "{threads} threads");
+        // Without -v only problems are rows; the count is the same (every URL's first row is
+        // counted, shown or not; also target.html's, first finished as a hop without a row).
+        let mut quiet: Vec<String> = base(&["-o", "json", &home]);
+        quiet.retain(|a| a != "-v");
+        let quiet = run(quiet);
+        let json: Value = serde_json::from_slice(&quiet.stdout).unwrap();
+        assert_eq!(json["summary"]["urls"], single_urls, "without -v");
 
         // Two shards in two phases, merged.
         let file = |name: &str| path(&dir.join(name));
