@@ -102,7 +102,7 @@ pub use model::error::{Error, ErrorKind};
 pub use model::host_stats::HostStats;
 pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 pub use model::redact::redact_text;
-pub use model::run_report::Report;
+pub use model::run_report::{Report, ShardRun, Tolerated};
 pub use model::stats::{Skipped, Statistics};
 
 /// The built-in plugins, by name: each is its own crate under `plugins/`, compiled in by its

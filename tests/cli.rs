@@ -97,11 +97,14 @@ fn csv_has_17_fields_in_every_row() {
         .delimiter(b';')
         .from_reader(&out.stdout[..]);
     let headers = rdr.headers().unwrap().clone();
-    assert_eq!(headers.len(), 17);
+    // LinkChecker's 17 columns in place, then ours.
+    assert_eq!(headers.len(), 18);
     assert_eq!(&headers[0], "urlname");
+    assert_eq!(&headers[14], "cached");
     assert_eq!(&headers[16], "modified");
+    assert_eq!(&headers[17], "from_state");
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    assert!(rows.iter().all(|r| r.len() == 17));
+    assert!(rows.iter().all(|r| r.len() == 18));
     // the start URL has empty line and column, and the columns do not shift
     let start = rows.iter().find(|r| r[1].is_empty()).unwrap();
     assert_eq!((&start[8], &start[9], &start[6]), ("", "", "True"));
@@ -173,7 +176,7 @@ fn ctrl_c_writes_the_report_and_exits_130() {
     assert_eq!(code, Some(130));
     let rows = csv_records(stdout.as_bytes());
     assert!(rows.len() >= 5, "{stdout}");
-    assert!(rows.iter().all(|r| r.len() == 17));
+    assert!(rows.iter().all(|r| r.len() == 18));
 }
 
 #[test]

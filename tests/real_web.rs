@@ -579,7 +579,10 @@ fn every_format_shows_the_archived_copy() {
         assert!(text.contains(&snapshot), "{format}: {text}");
         if format == "csv" {
             let header = text.lines().next().unwrap();
-            assert!(header.ends_with(";modified;suggestion"), "{header}");
+            assert!(
+                header.ends_with(";modified;from_state;suggestion"),
+                "{header}"
+            );
             let row = text.lines().nth(1).unwrap();
             assert!(row.ends_with(&format!(";{snapshot}")), "{row}");
         }
@@ -590,7 +593,10 @@ fn every_format_shows_the_archived_copy() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.lines().next().unwrap().ends_with(";modified"),
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with(";modified;from_state"),
         "{text}"
     );
 }

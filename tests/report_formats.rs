@@ -977,3 +977,63 @@ fn text_compact_and_github_outputs_match_their_golden_files() {
         assert_golden(golden, &text);
     }
 }
+
+#[test]
+fn an_interrupted_run_says_so_in_text_and_compact_and_never_that_it_is_done() {
+    for threads in ["1", "4"] {
+        let server = TestServer::start(
+            Routes::new()
+                .page("/", "<a href='/ok'>ok</a> <a href='/hang'>h</a>")
+                .page("/ok", "ok")
+                .reply("/hang", Reply::hang()),
+        );
+        let dir = TempDir::new(&format!("interrupted-summary-{threads}"));
+        let text_file = dir.join("report.txt");
+        let child = linkpatrol()
+            .args([
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                "-t",
+                threads,
+            ])
+            .args([
+                "--timeout",
+                "86400",
+                "--abort-timeout",
+                "0.2",
+                "-o",
+                "compact",
+            ])
+            .arg("-F")
+            .arg(format!("text/{}", text_file.display()))
+            .arg(server.url("/"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Every other URL is done once /hang is requested and /ok answered.
+        crate::support::util::eventually("the hanging request", || {
+            server.count("/hang") == 1 && server.count("/ok") == 1
+        });
+        signal(&child, "-INT");
+        let out = child.wait_with_output().unwrap();
+        assert_exit(&out, 130);
+        let compact = stdout(&out);
+        let last = compact.lines().last().unwrap();
+        assert!(
+            last.starts_with(
+                "Interrupted, results not complete: 2 links in 2 URLs checked, 1 URL not checked."
+            ),
+            "{threads} threads: {compact}"
+        );
+        let text = std::fs::read_to_string(&text_file).unwrap();
+        assert!(
+            text.contains(
+                "The check has been interrupted; results are not complete (1 URL not checked)."
+            ) && text.contains("Interrupted, results not complete: 2 links in 2 URLs checked")
+                && !text.contains("That's it."),
+            "{threads} threads: {text}"
+        );
+    }
+}

@@ -306,3 +306,118 @@ fn merge_totals_never_wrap_and_an_overlong_line_is_refused() {
         crate::support::util::assert_one_line_error(&out, &["line 1", "longer than"]);
     }
 }
+
+#[test]
+fn merge_refuses_what_is_no_shard_report_and_warns_of_a_missing_phase_2() {
+    // A start site and an external host that the other shard owns.
+    let ip = |i: u8| format!("127.0.0.{i}");
+    let owner = |i: u8| Shard::owner_of_host(&ip(i), 2);
+    let other = (71..120).find(|&i| owner(i) != owner(70)).unwrap();
+    let external = TestServer::start_on(&ip(other), Routes::new().page("/ok.html", "ok"));
+    let start = TestServer::start_on(
+        &ip(70),
+        Routes::new().page(
+            "/",
+            &format!(
+                "<a href='{}'>ok</a> <a href='{}'>gone</a>",
+                external.url("/ok.html"),
+                external.url("/gone")
+            ),
+        ),
+    );
+    let dir = TempDir::new("sharding-merge-refusals");
+    let file = |name: &str| path(&dir.join(name));
+    for i in 0..2 {
+        let out = run(
+            "2",
+            &[
+                "--shard".into(),
+                format!("{i}/2"),
+                "-q".into(),
+                "--export-external".into(),
+                file(&format!("export-{i}.ndjson")),
+                "-F".into(),
+                format!("ndjson/{}", file(&format!("phase1-{i}.ndjson"))),
+                start.url("/"),
+            ],
+        );
+        assert!(out.status.code().unwrap() <= 1, "{out:?}");
+    }
+    let phase1 = [file("phase1-0.ndjson"), file("phase1-1.ndjson")];
+    let merged = cli_bare(&["merge", "-v", &phase1[0], &phase1[1]]);
+    assert_exit(&merged, 0);
+    let err = String::from_utf8_lossy(&merged.stderr);
+    let other_shard = format!("shard {}/2", owner(other));
+    assert!(
+        err.contains("linkpatrol: warning: merge: phase 1 exported 2 links to")
+            && err.contains(&other_shard)
+            && err.contains("partial"),
+        "{err}"
+    );
+    // With every phase-2 report: no warning, the broken external link is in.
+    for i in 0..2 {
+        let out = run(
+            "2",
+            &[
+                "--shard".into(),
+                format!("{i}/2"),
+                "-q".into(),
+                "--external-from".into(),
+                file("export-0.ndjson"),
+                "--external-from".into(),
+                file("export-1.ndjson"),
+                "--reuse-results".into(),
+                file(&format!("phase1-{i}.ndjson")),
+                "-F".into(),
+                format!("ndjson/{}", file(&format!("phase2-{i}.ndjson"))),
+            ],
+        );
+        assert!(out.status.code().unwrap() <= 1, "{out:?}");
+    }
+    let (p2a, p2b) = (file("phase2-0.ndjson"), file("phase2-1.ndjson"));
+    let whole = cli_bare(&["merge", &phase1[0], &phase1[1], &p2a, &p2b]);
+    assert_exit(&whole, 1);
+    assert!(
+        whole.stderr.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
+
+    // Files that are no shard's report: exit 2, one line naming the file and why.
+    let export = file(&format!("export-{}.ndjson", owner(70)));
+    let empty = dir.join("empty.ndjson");
+    std::fs::write(&empty, "").unwrap();
+    let csv = dir.join("report.csv");
+    std::fs::write(&csv, run("1", &[start.url("/")]).stdout).unwrap();
+    let cut = dir.join("cut.ndjson");
+    let text = std::fs::read_to_string(&phase1[owner(70)]).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("\"summary\""))
+        .collect();
+    std::fs::write(&cut, rows.join("\n")).unwrap();
+    for (given, why) in [
+        (export, "it is an export file (--export-external)"),
+        (path(&empty), "it is empty"),
+        (path(&csv), "line 1 is not JSON"),
+        (path(&cut), "it has no summary line"),
+    ] {
+        let out = cli_bare(&["merge", &phase1[0], &given]);
+        crate::support::util::assert_one_line_error(
+            &out,
+            &[
+                &format!("{given} is not a shard's NDJSON report: {why}"),
+                "-v",
+            ],
+        );
+    }
+    // No file at all: the whole message, with the usage.
+    let out = cli_bare(&["merge"]);
+    crate::support::util::assert_one_line_error(
+        &out,
+        &[
+            "merge: the following required arguments were not provided: <FILE>...",
+            "usage: linkpatrol merge",
+        ],
+    );
+}

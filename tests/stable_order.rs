@@ -87,7 +87,7 @@ fn without_times(format: &str, text: &str) -> String {
             .lines()
             .map(|line| {
                 let mut cells: Vec<&str> = line.split(';').collect();
-                if cells.len() == 17 {
+                if cells.len() == 18 {
                     cells[11] = "T";
                     cells[13] = "T";
                     cells[15] = "L";

@@ -320,6 +320,44 @@ fn the_binary_warns_on_one_line_and_exits_by_fail_after_runs() {
     assert!(dir.join(".linkpatrol-cache.sqlite").is_file());
 }
 
+#[test]
+fn tolerated_errors_are_explained_until_they_fail_the_run() {
+    let ext = external();
+    let s = site(&ext.url("/ext"));
+    let dir = TempDir::new("state-tolerated");
+    let cli = |format: &str| {
+        linkpatrol()
+            .current_dir(&dir)
+            .args([
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                "-o",
+                format,
+            ])
+            .args(["--cache-file", "state.sqlite", "--fail-after-runs", "3"])
+            .arg(s.url("/"))
+            .output()
+            .unwrap()
+    };
+    for run in 1..=2 {
+        let out = cli(if run == 1 { "text" } else { "compact" });
+        assert_exit(&out, 0);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let want = format!(
+            "1 error tolerated: --fail-after-runs 3 fails the run only for a link broken in 3 \
+             consecutive runs; this one has been broken in at most {run} so far (this run \
+             included). Exit status 0."
+        );
+        assert!(text.lines().any(|l| l == want), "run {run}: {text}");
+    }
+    let third = cli("json");
+    assert_exit(&third, 1);
+    let json: serde_json::Value = serde_json::from_slice(&third.stdout).unwrap();
+    assert_eq!(json["summary"]["errors"], 1);
+    assert!(json["summary"].get("tolerated").is_none(), "{json}");
+}
+
 /// A site whose pages carry an ETag per version and answer 304 to a request that names the
 /// current one. `touch` makes a new version of a page; `answers` counts (full, 304) per path.
 struct VersionedSite {
@@ -444,4 +482,84 @@ fn unchanged_pages_answer_304_and_only_a_touched_page_is_parsed_again() {
         };
         assert_eq!(line(&second), line(&first));
     }
+}
+
+#[test]
+fn reuse_from_the_state_file_is_its_own_field_and_summary_line() {
+    let site = VersionedSite::start();
+    let dir = TempDir::new("state-reuse-visible");
+    let cli = |args: &[&str]| {
+        linkpatrol()
+            .current_dir(&dir)
+            .args(["--no-status", "--max-requests-per-second", "0", "-v"])
+            .args(["--cache-file", "state.sqlite"])
+            .args(args)
+            .arg(site.server.url("/"))
+            .output()
+            .unwrap()
+    };
+    let first = cli(&["-o", "json"]);
+    assert_exit(&first, 1);
+    let json: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert!(
+        json["summary"].get("reused").is_none(),
+        "{}",
+        json["summary"]
+    );
+    assert!(
+        json["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["from_state"] == false)
+    );
+
+    let second = cli(&["-o", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    let entries = json["entries"].as_array().unwrap();
+    let logo: Vec<&serde_json::Value> = entries
+        .iter()
+        .filter(|e| e["url"] == site.server.url("/logo.png"))
+        .collect();
+    assert_eq!(logo.len(), 1);
+    // Reused from the state file, and the first row of its URL in this run: LinkChecker's
+    // `cached` stays false.
+    assert_eq!(
+        (&logo[0]["from_state"], &logo[0]["cached"]),
+        (&true.into(), &false.into())
+    );
+    assert!(
+        logo[0]["infos"].to_string().contains("cached from"),
+        "{}",
+        logo[0]
+    );
+    // Each page linked back to / is a second row of / in this run: cached, not from the state.
+    let home = entries
+        .iter()
+        .find(|e| e["url"] == site.server.url("/") && e["cached"] == true)
+        .unwrap();
+    assert_eq!(home["from_state"], false);
+    // The logo; /, /p1-3 and their leaf pages /pN-v0 answer 304.
+    assert_eq!(
+        (&json["summary"]["reused"], &json["summary"]["not_modified"]),
+        (&1.into(), &7.into()),
+        "{}",
+        json["summary"]
+    );
+
+    let csv = cli(&["-o", "csv"]);
+    let rows = crate::support::util::rows(&csv);
+    let logo = crate::support::util::row_named(&rows, "/logo.png");
+    assert_eq!(
+        (&logo[14], &logo[17]),
+        ("0", "1"),
+        "cached, from_state: {logo:?}"
+    );
+    let text = cli(&[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l == "1 result reused from the state file, 7 pages not modified."),
+        "{text}"
+    );
 }

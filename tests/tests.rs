@@ -91,7 +91,8 @@ mod slow_host;
 /// --detect-soft-404: one probe per host, shared by the threads; "not found" pages that
 /// answer 200 warned about, real pages and correct servers not.
 mod soft_404;
-/// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with 17 columns.
+/// The CSV in spreadsheets: --csv-bom, and LibreOffice Calc opening it with LinkChecker's 17
+/// columns, then ours.
 mod spreadsheet;
 /// Every format prints the same bytes on every run, whatever the thread count.
 mod stable_order;
@@ -103,3 +104,5 @@ mod state_untrusted;
 mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.
 mod untrusted_text;
+/// One "URLs checked": a single run, a resumed run and merged shards agree.
+mod url_counts;

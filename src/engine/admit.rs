@@ -176,7 +176,7 @@ impl Run {
                         self.complete(&key, CheckResult::immediate(raw, outcome, level));
                     }
                     Claim::Pending => {}
-                    Claim::Done(r, occ) => self.send(&r, occ, true),
+                    Claim::Done(r, occ, first) => self.send(&r, occ, !first),
                     Claim::Quiet(occ) => {
                         drop(occ);
                         self.unreported.fetch_add(1, Ordering::Relaxed);
@@ -239,8 +239,10 @@ impl Run {
             }
             (Claim::Pending, true) => None,
             (Claim::Pending, false) => Some(Next::Upgrade),
-            (Claim::Done(r, occ), covered) => {
-                self.send(&r, occ(), true);
+            (Claim::Done(r, occ, first), covered) => {
+                // The first row of a URL finished without one (a redirect hop) is not a cached
+                // row: it is counted as the URL's first.
+                self.send(&r, occ(), !first);
                 (!covered).then_some(Next::Upgrade)
             }
             (Claim::New, _) => Some(Next::Start),

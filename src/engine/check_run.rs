@@ -36,7 +36,7 @@ use crate::engine::state_sink::StateSink;
 use crate::model::cancel::{CancelHandle, HookGuard};
 use crate::model::error::{Error, ErrorKind};
 use crate::model::outcome::Entry;
-use crate::model::run_report::Report;
+use crate::model::run_report::{Report, ShardRun, Tolerated};
 use crate::model::stats::Tally;
 
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
@@ -254,6 +254,11 @@ impl Checker {
             tally: Tally::default(),
             report: Report {
                 state_warnings,
+                // Phase 2 checks what other runs found, or reuses phase 1's results.
+                shard: cfg.shard.map(|s| {
+                    let phase2 = !cfg.found_links.is_empty() || !cfg.reused.is_empty();
+                    ShardRun::new(s.index(), s.count(), if phase2 { 2 } else { 1 })
+                }),
                 ..Report::default()
             },
             keep_entries: cfg.keep_entries,
@@ -451,12 +456,24 @@ impl CheckRun {
         match msg {
             Message::Entry(e) => {
                 // An exported link is another shard's to check and count.
-                if e.result.exported_to.is_none() {
-                    self.tally.add(&e);
+                match e.result.exported_to {
+                    None => self.tally.add(&e),
+                    Some(owner) => {
+                        if let Some(n) = self
+                            .report
+                            .shard
+                            .as_mut()
+                            .and_then(|s| s.exported.get_mut(owner))
+                        {
+                            *n += 1;
+                        }
+                    }
                 }
                 state.entry(&e);
                 if state.fails(&e) || (self.fail_on_blocked && e.result.outcome.is_blocked()) {
                     self.report.failing += 1;
+                } else if let Some((after, runs)) = state.tolerates(&e) {
+                    Tolerated::add(&mut self.report.tolerated, after, runs);
                 }
                 if let Some(e) = sink(e)
                     && self.keep_entries
@@ -513,8 +530,11 @@ impl CheckRun {
         let mut report = std::mem::take(&mut self.report);
         let mut tally = std::mem::take(&mut self.tally);
         tally.add_unreported(run.unreported.load(Ordering::Relaxed));
-        // One snapshot of the cache: every URL has a verdict or is unchecked, never both.
-        (report.urls, report.unchecked) = run.cache.counts();
+        // "URLs checked" is the distinct URLs of the rows (`Report::urls`), counted by the
+        // tally as rows stream by (kept or not): not the cache's keys, which include redirect
+        // hops no link names and URLs a cancel left unchecked.
+        report.urls = tally.urls();
+        report.unchecked = run.cache.counts().1;
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
         report.interrupted = self.cancel.is_cancelled();
         if report.interrupted {

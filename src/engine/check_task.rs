@@ -23,9 +23,7 @@ use super::page_links::PageRecord;
 /// around 2,000 characters).
 const MAX_URL_LENGTH: usize = 2000;
 
-/// The info of a page answered 304 whose links come from the state file.
-pub(super) const NOT_MODIFIED: &str =
-    "not modified since the last run: its links come from the state file";
+pub(super) use crate::model::outcome::NOT_MODIFIED;
 
 /// The cache key of the content a check of `task` read at `final_url`: the task's own key,
 /// or that of the redirect target its chain claimed and requested (the last of `owned`);

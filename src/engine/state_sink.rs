@@ -144,6 +144,13 @@ impl StateSink {
             && (!self.active || e.result.broken_runs >= self.fail_after_runs)
     }
 
+    /// For a broken entry that does not fail the run only because its URL has not been broken
+    /// in `fail_after_runs` consecutive runs yet: (`fail_after_runs`, its streak).
+    pub(super) fn tolerates(&self, e: &Entry) -> Option<(u32, u32)> {
+        (e.result.outcome.is_broken() && self.active && !self.fails(e))
+            .then_some((self.fail_after_runs, e.result.broken_runs))
+    }
+
     /// Writes the rest and the run's totals; a write failure becomes a report warning.
     pub(super) fn finish(self, report: &mut Report) {
         #[cfg(feature = "state")]

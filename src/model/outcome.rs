@@ -263,7 +263,10 @@ pub struct CheckResult {
     /// (the outcome is then `Ignored`). `None` for every URL this run checked.
     pub exported_to: Option<usize>,
     /// When the result was checked, if it was served from the state file
-    /// ([`Config::state_file`](crate::Config::state_file)) instead of being requested again.
+    /// ([`Config::state_file`](crate::Config::state_file)) instead of being requested again:
+    /// "reused from the state file" (`from_state` in JSON, NDJSON and CSV), not to be confused
+    /// with an entry's [`cached`](Entry::cached) (LinkChecker's meaning: the URL was seen
+    /// before in this run).
     pub cached_from: Option<SystemTime>,
     /// With a state file: when this URL was first found broken in the runs it has been broken
     /// in without a break (`None` when it is not broken).
@@ -276,7 +279,17 @@ pub struct CheckResult {
     pub suggestion: Option<String>,
 }
 
+/// The info of a page answered 304 (not modified since the run that stored it) whose links
+/// come from the state file.
+pub(crate) const NOT_MODIFIED: &str =
+    "not modified since the last run: its links come from the state file";
+
 impl CheckResult {
+    /// `true` for a page answered 304 whose links came from the state file.
+    pub fn not_modified(&self) -> bool {
+        self.infos.iter().any(|i| i == NOT_MODIFIED)
+    }
+
     /// A result that needed no network: ignored schemes, invalid URLs, mail syntax checks.
     pub(crate) fn immediate(url: String, outcome: Outcome, level: usize) -> Self {
         CheckResult {

@@ -16,7 +16,14 @@ pub struct Report {
     pub entries: Vec<Entry>,
     /// Counts and statistics over every entry (kept or not).
     pub stats: Statistics,
-    /// Distinct URLs seen (checked, ignored, or still queued when a run was cancelled).
+    /// "URLs checked": the distinct URLs the report has a row for (a verdict: checked,
+    /// answered from the state file or a phase-1 report, or ignored), the URL as linked,
+    /// without its `#fragment`. A redirect hop no link names is part of its row's chain, not
+    /// a URL of its own; a URL left unchecked by a cancel is counted in [`unchecked`], not
+    /// here. One definition for a run, a resumed run and merged shards, so the three agree
+    /// on the same rows; a merge counts it again over the rows it reads.
+    ///
+    /// [`unchecked`]: Report::unchecked
     pub urls: usize,
     /// URLs that were queued or in flight when a cancelled run stopped: not checked.
     pub unchecked: usize,
@@ -37,9 +44,75 @@ pub struct Report {
     /// been broken in that many consecutive runs; with
     /// [`Config::fail_on_blocked`](crate::Config::fail_on_blocked), blocked entries too.
     pub failing: usize,
+    /// Broken entries that did not fail the run because their URL has not been broken in
+    /// [`Config::fail_after_runs`](crate::Config::fail_after_runs) consecutive runs yet;
+    /// `None` when there are none (every broken entry fails the run, or none is broken).
+    pub tolerated: Option<Tolerated>,
+    /// The shard this run was ([`Config::shard`](crate::Config::shard)), with its phase:
+    /// `None` for a run that was not split by host.
+    pub shard: Option<ShardRun>,
+    /// Warnings about the report as a whole, one line each: a merge of shards' reports that
+    /// lacks the phase-2 report of a shard that links were exported to (the report is
+    /// partial).
+    pub warnings: Vec<String>,
     /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
     /// was set aside, one line each; the run went on without it.
     pub state_warnings: Vec<String>,
+}
+
+/// Broken entries a state file's `fail_after_runs` let pass this run (so the exit status can
+/// be explained).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Tolerated {
+    /// Broken entries that did not fail the run.
+    pub errors: usize,
+    /// The consecutive broken runs a URL needs to fail the run.
+    pub fail_after_runs: u32,
+    /// The longest streak of consecutive broken runs among them, this run included.
+    pub longest: u32,
+}
+
+impl Tolerated {
+    /// Counts one tolerated entry whose URL has been broken in `runs` consecutive runs.
+    pub fn add(tolerated: &mut Option<Tolerated>, fail_after_runs: u32, runs: u32) {
+        let t = tolerated.get_or_insert(Tolerated {
+            errors: 0,
+            fail_after_runs,
+            longest: 0,
+        });
+        t.errors += 1;
+        t.longest = t.longest.max(runs);
+    }
+}
+
+/// One shard's run of a check split by host: which shard, which phase, and the links it
+/// exported to each shard (phase 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShardRun {
+    /// The shard's index, from 0.
+    pub index: usize,
+    /// The number of shards.
+    pub count: usize,
+    /// 1: crawled its start sites and exported links; 2: checked the exported links it owns
+    /// ([`Config::found_link`](crate::Config::found_link), or reused phase-1 results).
+    pub phase: u8,
+    /// Links exported to each shard (index = shard), one per link occurrence; all zero in
+    /// phase 2.
+    pub exported: Vec<usize>,
+}
+
+impl ShardRun {
+    /// Phase `phase` of shard `index` of `count`, nothing exported yet.
+    pub fn new(index: usize, count: usize, phase: u8) -> ShardRun {
+        ShardRun {
+            index,
+            count,
+            phase,
+            exported: vec![0; count],
+        }
+    }
 }
 
 impl Report {

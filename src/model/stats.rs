@@ -39,6 +39,12 @@ pub struct Statistics {
     pub blocked: usize,
     /// The host names of those URLs, sorted.
     pub blocked_hosts: Vec<String>,
+    /// Distinct URLs whose result was reused from the state file, not requested
+    /// ([`CheckResult::cached_from`]).
+    pub reused: usize,
+    /// Distinct pages answered 304 (not modified since the run that stored them), whose
+    /// links came from the state file ([`CheckResult::not_modified`]).
+    pub not_modified: usize,
 }
 
 /// Distinct URLs that were found but not checked, by reason. Each URL is counted once, when
@@ -219,6 +225,12 @@ impl Tally {
         };
         self.length_max = self.length_max.max(len);
         s.bytes += r.size.unwrap_or(0);
+        if r.cached_from.is_some() {
+            s.reused += 1;
+        }
+        if r.not_modified() {
+            s.not_modified += 1;
+        }
         let class = if r.url.starts_with("mailto:") {
             "mail"
         } else {
@@ -238,6 +250,13 @@ impl Tally {
                 *self.broken_by_host.entry(key).or_default() += 1;
             }
         }
+    }
+
+    /// The distinct URLs counted so far: "URLs checked" (see [`Report::urls`]).
+    ///
+    /// [`Report::urls`]: crate::Report::urls
+    pub(crate) fn urls(&self) -> usize {
+        self.seen.len()
     }
 
     /// The statistics, joined with the gate's per-host numbers.

@@ -1,7 +1,8 @@
-//! CSV in LinkChecker's 17 columns and order, `;`-separated by default, one row per (URL,
-//! referrer), written and flushed within a tenth of a second as entries arrive.
+//! CSV in LinkChecker's 17 columns and order, then `from_state` ([`CSV_COLUMNS`]),
+//! `;`-separated by default, one row per (URL, referrer), written and flushed within a tenth
+//! of a second as entries arrive.
 //!
-//! Unlike LinkChecker, every row has all 17 fields (empty line and column stay empty fields
+//! Unlike LinkChecker, every row has all its fields (empty line and column stay empty fields
 //! instead of shifting the columns), and no `#` comment lines surround the table, so a
 //! spreadsheet opens it as-is. With [`CsvReporter::with_bom`] the file starts with a UTF-8
 //! byte-order mark, which Excel needs to read non-ASCII text as UTF-8.
@@ -16,7 +17,7 @@
 //! text report does ([`escape_controls`]), so a CSV shown on a terminal drives no escape
 //! sequence; the line breaks that separate several warnings or infos in one cell are ours and
 //! stay. The columns we write as numbers or flags (`valid`, `line`, `column`, `dltime`,
-//! `size`, `checktime`, `cached`, `level`) are left alone: a `-1` there is ours, not a formula.
+//! `size`, `checktime`, `cached`, `level`, `from_state`) are left alone: a `-1` there is ours, not a formula.
 //! [`CsvReporter::with_raw`] writes every cell as found instead.
 
 use std::io::{self, Write};
@@ -26,8 +27,11 @@ use super::{FlushPacer, Reporter, Verbosity};
 use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
 
-/// The header row, LinkChecker's column names in its order.
-pub const CSV_COLUMNS: [&str; 17] = [
+/// The header row: LinkChecker's 17 column names in its order, then ours, so a spreadsheet
+/// made for LinkChecker's columns finds each where it was. `cached` keeps LinkChecker's
+/// meaning (1: not the URL's first row in this run, its result came from this run's cache);
+/// `from_state` (1: the result was reused from the state file, not requested) is ours.
+pub const CSV_COLUMNS: [&str; 18] = [
     "urlname",
     "parentname",
     "base",
@@ -45,6 +49,7 @@ pub const CSV_COLUMNS: [&str; 17] = [
     "cached",
     "level",
     "modified",
+    "from_state",
 ];
 
 /// The byte-order mark (U+FEFF, `EF BB BF` in UTF-8).
@@ -90,7 +95,7 @@ impl<W: Write> CsvReporter<W> {
     }
 
     /// Adds a last column, `suggestion`: the web archive's closest snapshot of a broken URL
-    /// (`--suggest`). Defaults to off: LinkChecker's 17 columns.
+    /// (`--suggest`), after `from_state`. Defaults to off.
     pub fn with_suggestions(mut self, on: bool) -> Self {
         self.suggestions = on;
         self
@@ -146,9 +151,9 @@ impl<W: Write> CsvReporter<W> {
     }
 }
 
-/// The 17 fields of one entry as [`CsvReporter`] writes them by default: text cells that would
+/// The 18 fields of one entry as [`CsvReporter`] writes them by default: text cells that would
 /// start a formula begin with `'`, and control characters are spelled out (see the module doc).
-pub fn csv_fields(e: &Entry) -> [String; 17] {
+pub fn csv_fields(e: &Entry) -> [String; 18] {
     fields(e, false)
 }
 
@@ -159,8 +164,8 @@ fn defuse_formula(cell: &mut String) {
     }
 }
 
-/// The 17 fields of one entry; as found when `raw`, else made safe (see the module doc).
-fn fields(e: &Entry, raw: bool) -> [String; 17] {
+/// The 18 fields of one entry; as found when `raw`, else made safe (see the module doc).
+fn fields(e: &Entry, raw: bool) -> [String; 18] {
     let text = |s: &str| -> String {
         if raw {
             s.to_owned()
@@ -227,6 +232,7 @@ fn fields(e: &Entry, raw: bool) -> [String; 17] {
         if e.cached { "1" } else { "0" }.to_owned(),
         r.level.to_string(),
         text(r.modified.as_deref().unwrap_or_default()),
+        if r.cached_from.is_some() { "1" } else { "0" }.to_owned(),
     ];
     if !raw {
         for i in TEXT_COLUMNS {

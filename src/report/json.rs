@@ -10,7 +10,9 @@
 //! `broken`, `failed`, `blocked`, `ignored`), `status` (HTTP status or null), `failure` (failure class or
 //! null: `http-error`, `timeout`, …), `warnings` (`[{tag, message}]`), `infos`, `parent`,
 //! `line`, `column`, `name`, `base`, `fragment`, `content_type`, `size`, `download_time` and
-//! `check_time` (seconds), `level`, `internal`, `cached`, `modified` and `redirects`
+//! `check_time` (seconds), `level`, `internal`, `cached` (LinkChecker's meaning: not the
+//! URL's first row in this run), `from_state` (the result was reused from the state file,
+//! not requested; when it was checked is in `infos`), `modified` and `redirects`
 //! (`[{url, status}]`). Absent values are `null`. A link a remap rule rewrote
 //! ([`Config::remap`](crate::Config::remap)) also has `remapped_from`: its URL before the rule
 //! (`url` is the URL checked). A link bot protection answered for has `state` `blocked`,
@@ -25,7 +27,15 @@
 //! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not
 //! checked: `{robots, outside_scope, excluded, not_included, url_limit, scheme, comment,
 //! ignore_file}`; `comment` counts links, the others URLs); when bot protection answered for
-//! some links, `blocked` (their entries) and `blocked_hosts` (host names).
+//! some links, `blocked` (their entries) and `blocked_hosts` (host names). A shard's run
+//! (`--shard I/N`) also has `shard`: `{index, count, phase, exported}` (`phase` 1 or 2;
+//! `exported`: the links exported to each shard, by index), which `merge` reads to warn of a
+//! missing phase-2 report. When the state file served results or pages, `reused` (distinct
+//! URLs whose result was reused from it) and `not_modified` (pages answered 304 whose links
+//! came from it). When broken links did not fail the run (`--fail-after-runs` with
+//! a state file), `tolerated`: `{errors, fail_after_runs, longest}` (`longest`: the longest
+//! streak of consecutive broken runs among them). "URLs checked" (`urls`) is the distinct URLs of the rows
+//! ([`Report::urls`]).
 
 use std::io::{self, Write};
 
@@ -149,6 +159,7 @@ pub fn entry_json(e: &Entry) -> Value {
         "level": r.level,
         "internal": r.internal,
         "cached": e.cached,
+        "from_state": r.cached_from.is_some(),
         "modified": r.modified,
         "redirects": r.redirects.iter()
             .map(|h| json!({"url": h.url.as_str(), "status": h.status}))
@@ -213,6 +224,28 @@ pub fn summary_json(report: &Report) -> Value {
             })
             .collect::<Vec<_>>(),
     });
+    if stats.reused > 0 || stats.not_modified > 0 {
+        // Only with a state file that served something: other reports keep their shape.
+        summary["reused"] = json!(stats.reused);
+        summary["not_modified"] = json!(stats.not_modified);
+    }
+    if let Some(t) = &report.tolerated {
+        // Only when broken links did not fail the run (`--fail-after-runs`).
+        summary["tolerated"] = json!({
+            "errors": t.errors,
+            "fail_after_runs": t.fail_after_runs,
+            "longest": t.longest,
+        });
+    }
+    if let Some(shard) = &report.shard {
+        // Only for a shard: reports of other runs keep their shape.
+        summary["shard"] = json!({
+            "index": shard.index,
+            "count": shard.count,
+            "phase": shard.phase,
+            "exported": shard.exported,
+        });
+    }
     if stats.blocked > 0 {
         // Only when there are some: reports of runs without any keep their shape.
         summary["blocked"] = json!(stats.blocked);

@@ -8,8 +8,13 @@
 //! types are skipped. The summary lines give the per-host request numbers (summed; the
 //! interval and rate are the largest), the URLs skipped by reason and `unchecked` (summed),
 //! `interrupted` and `insecure` (any), and the duration (the longest). `urls` is the number of
-//! distinct URLs of the rows. A file whose summary counts more links than it has rows was
-//! written without `-v`: merging it would lose rows, so it is refused. Every value read is
+//! distinct URLs of the rows ("URLs checked", as a run counts it). A file that is not a whole
+//! `-v` report is refused, named with the reason: an empty file, one whose first line is not
+//! JSON (a CSV report) or JSON without `"type"`, an export file (only `"type": "export"`
+//! lines), a file without a summary line (cut short); and a file whose summary counts more
+//! links than it has rows, written without `-v` (merging it would lose rows). When the
+//! phase-1 summaries (their `shard` object) exported links to a shard with no phase-2 report
+//! among the files, [`Report::warnings`] says so: those links have no row. Every value read is
 //! checked; a bad line is an error naming the file and line, never a panic.
 //!
 //! [`entry_json`]: super::entry_json
@@ -74,9 +79,9 @@ pub fn merge_ndjson<R: BufRead>(
     let mut report = Report::default();
     let mut hosts: BTreeMap<String, HostStats> = BTreeMap::new();
     let mut skipped = Skipped::default();
+    let mut shards = Vec::new();
     for (name, mut reader) in files {
-        let mut rows = 0usize;
-        let mut counted = 0usize;
+        let mut file = FileKind::default();
         for i in 0usize.. {
             let at = |m: String| {
                 Error::new(
@@ -91,35 +96,47 @@ pub fn merge_ndjson<R: BufRead>(
             if line.trim().is_empty() {
                 continue;
             }
-            let v: Value = serde_json::from_str(&line).map_err(|e| at(e.to_string()))?;
+            file.lines += 1;
+            let v: Value = serde_json::from_str(&line).map_err(|e| {
+                if file.lines == 1 {
+                    not_a_report(&name, &format!("line {} is not JSON ({e})", i + 1))
+                } else {
+                    at(e.to_string())
+                }
+            })?;
             match v.get("type").and_then(Value::as_str) {
                 Some("entry") => {
                     report.entries.push(entry_from_json(&v).map_err(at)?);
-                    rows += 1;
+                    file.rows += 1;
                 }
                 Some("summary") => {
-                    counted = usize::try_from(number(&v, "links").unwrap_or(0))
+                    file.counted = usize::try_from(number(&v, "links").unwrap_or(0))
                         .ok()
-                        .and_then(|n| counted.checked_add(n))
+                        .and_then(|n| file.counted.checked_add(n))
                         .ok_or_else(|| {
                             at("its summaries count more links than can be counted".into())
                         })?;
+                    file.summaries += 1;
                     add_summary(&mut report, &mut hosts, &v);
                     add_skipped(&mut skipped, &v);
+                    if let Some(s) = shard_of(&v) {
+                        shards.push(s);
+                    }
                 }
-                _ => {}
+                Some("export") => file.exports += 1,
+                Some(_) => {}
+                None if file.lines == 1 => {
+                    return Err(not_a_report(
+                        &name,
+                        &format!("line {} is JSON without a \"type\"", i + 1),
+                    ));
+                }
+                None => return Err(at("no \"type\"".into())),
             }
         }
-        if counted > rows {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                format!(
-                    "{name}: its summary counts {counted} links but it has {rows} rows: \
-                     it lists problems only; write the shards' NDJSON with -v"
-                ),
-            ));
-        }
+        file.check(&name)?;
     }
+    report.warnings = missing_phase2(&shards);
     let mut tally = Tally::default();
     let mut urls = HashSet::new();
     for e in &report.entries {
@@ -131,6 +148,112 @@ pub fn merge_ndjson<R: BufRead>(
     report.stats = tally.finish(&report.hosts);
     report.stats.skipped = skipped;
     Ok(report)
+}
+
+/// What one file held, to tell a shard's `-v` report from anything else.
+#[derive(Default)]
+struct FileKind {
+    /// Lines that are not blank.
+    lines: usize,
+    rows: usize,
+    summaries: usize,
+    exports: usize,
+    /// Links its summaries count.
+    counted: usize,
+}
+
+impl FileKind {
+    /// Refuses a file that is not a whole NDJSON report written with `-v`.
+    fn check(&self, name: &str) -> Result<(), Error> {
+        if self.lines == 0 {
+            return Err(not_a_report(name, "it is empty"));
+        }
+        if self.summaries == 0 && self.rows == 0 && self.exports > 0 {
+            return Err(not_a_report(
+                name,
+                "it is an export file (--export-external), which lists links for phase 2 to \
+                 check",
+            ));
+        }
+        if self.summaries == 0 {
+            return Err(not_a_report(
+                name,
+                "it has no summary line (the run that wrote it did not finish, or the file \
+                 was cut short)",
+            ));
+        }
+        if self.counted > self.rows {
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "{name}: its summary counts {} links but it has {} rows: it lists \
+                     problems only; write the shards' NDJSON with -v",
+                    self.counted, self.rows
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The error for a file that is not a shard's NDJSON report, and why.
+fn not_a_report(name: &str, why: &str) -> Error {
+    Error::new(
+        ErrorKind::InvalidInput,
+        format!(
+            "{name} is not a shard's NDJSON report: {why}; merge takes the reports of phase 1 \
+             and phase 2 of every shard, written with -F ndjson/FILE -v (or -o ndjson -v)"
+        ),
+    )
+}
+
+/// A summary's `shard`: (index, count, phase, links exported to each shard).
+fn shard_of(v: &Value) -> Option<(u64, u64, u64, Vec<u64>)> {
+    let s = v.get("shard")?;
+    let exported = s
+        .get("exported")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(|n| n.as_u64().unwrap_or(0)).collect())
+        .unwrap_or_default();
+    Some((
+        number(s, "index")?,
+        number(s, "count")?,
+        number(s, "phase")?,
+        exported,
+    ))
+}
+
+/// One warning per shard that phase-1 reports exported links to while no phase-2 report of
+/// that shard is among the files: those links have no row, so the report is partial.
+fn missing_phase2(shards: &[(u64, u64, u64, Vec<u64>)]) -> Vec<String> {
+    let mut exported: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+    for (_, count, phase, to) in shards {
+        if *phase == 1 {
+            for (owner, n) in (0u64..).zip(to) {
+                if *n > 0 && owner < *count {
+                    let total = exported.entry((owner, *count)).or_default();
+                    *total = total.saturating_add(*n);
+                }
+            }
+        }
+    }
+    exported
+        .into_iter()
+        .filter(|((owner, count), _)| {
+            !shards
+                .iter()
+                .any(|(i, c, phase, _)| (i, c, *phase) == (owner, count, 2))
+        })
+        .map(|((owner, count), n)| {
+            format!(
+                "phase 1 exported {n} link{} to shard {owner}/{count}, and no phase-2 report of \
+                 shard {owner}/{count} is given: {} not checked, this report is partial \
+                 (merge the phase-1 and phase-2 reports of every shard)",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it is" } else { "they are" },
+            )
+        })
+        .collect()
 }
 
 /// Adds a summary's URLs skipped by reason (summed: a URL two shards skipped counts twice).
@@ -277,8 +400,9 @@ pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
         modified: text(v, "modified"),
         retries: 0,
         exported_to: None,
-        // The state file's figures reach an NDJSON row only as its infos (read above).
-        cached_from: None,
+        // The state file's figures reach an NDJSON row only as its infos (read above) and
+        // `from_state`; when it was checked is in the infos, not needed here.
+        cached_from: flag(v, "from_state").then_some(std::time::SystemTime::UNIX_EPOCH),
         broken_since: None,
         broken_runs: 0,
         suggestion: text(v, "suggestion"),
@@ -431,7 +555,14 @@ mod tests {
             "{e}"
         );
         let e = merge_ndjson([("b".to_owned(), "not json\n".as_bytes())]).unwrap_err();
-        assert!(e.to_string().starts_with("b, line 1:"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("b is not a shard's NDJSON report: line 1 is not JSON"),
+            "{e}"
+        );
+        let two = "{\"type\":\"entry\",\"url\":\"https://e.org/\",\"state\":\"ok\"}\nnot json\n";
+        let e = merge_ndjson([("d".to_owned(), two.as_bytes())]).unwrap_err();
+        assert!(e.to_string().starts_with("d, line 2:"), "{e}");
         let summary = "{\"type\":\"summary\",\"links\":3,\"hosts\":[]}\n";
         let e = merge_ndjson([("c".to_owned(), summary.as_bytes())]).unwrap_err();
         assert!(e.to_string().contains("-v"), "{e}");

@@ -214,9 +214,13 @@ impl<W: Write> Reporter for TextReporter<W> {
         if report.interrupted {
             writeln!(
                 o,
-                "The check has been interrupted; results are not complete ({} URLs not checked).",
-                report.unchecked
+                "The check has been interrupted; results are not complete ({} URL{} not checked).",
+                report.unchecked,
+                plural(report.unchecked)
             )?;
+        }
+        if let Some(line) = state_line(report) {
+            writeln!(o, "{line}")?;
         }
         let line = summary_line(report);
         writeln!(o, "{}", self.painter.paint(Tone::Summary, line))?;
@@ -233,7 +237,9 @@ impl<W: Write> Reporter for TextReporter<W> {
 }
 
 /// The summary line every text-like report ends with: `That's it. 5 links in 4 URLs checked.
-/// 0 warnings found. 1 error found (1 broken URL).`
+/// 0 warnings found. 1 error found (1 broken URL).`; after a cancel `Interrupted, results
+/// not complete: 5 links in 4 URLs checked, 9 URLs not checked. …` (it never says "That's
+/// it." then).
 pub(crate) fn summary_line(report: &Report) -> String {
     let (links, urls, w, e) = (
         report.links(),
@@ -242,20 +248,71 @@ pub(crate) fn summary_line(report: &Report) -> String {
         report.errors(),
     );
     let broken = report.stats.broken_urls;
-    format!(
-        "That's it. {links} link{} in {urls} URL{} checked. {w} warning{} found. {e} error{} found ({broken} broken URL{}).",
+    let checked = format!(
+        "{links} link{} in {urls} URL{} checked",
         plural(links),
-        plural(urls),
+        plural(urls)
+    );
+    let head = if report.interrupted {
+        let n = report.unchecked;
+        format!(
+            "Interrupted, results not complete: {checked}, {n} URL{} not checked.",
+            plural(n)
+        )
+    } else {
+        format!("That's it. {checked}.")
+    };
+    format!(
+        "{head} {w} warning{} found. {e} error{} found ({broken} broken URL{}).",
         plural(w),
         plural(e),
         plural(broken)
     )
 }
 
+/// What the state file saved, when it served anything: `12 results reused from the state
+/// file, 3 pages not modified.`
+pub(crate) fn state_line(report: &Report) -> Option<String> {
+    let (reused, unchanged) = (report.stats.reused, report.stats.not_modified);
+    (reused > 0 || unchanged > 0).then(|| {
+        format!(
+            "{reused} result{} reused from the state file, {unchanged} page{} not modified.",
+            plural(reused),
+            plural(unchanged)
+        )
+    })
+}
+
+/// Why broken links did not fail the run (`--fail-after-runs`), when some did not: `3 errors
+/// tolerated: --fail-after-runs 3 fails the run only for a link broken in 3 consecutive runs;
+/// these have been broken in at most 2 so far (this run included).`, and `Exit status 0.`
+/// when nothing failed it.
+pub(crate) fn tolerated_line(report: &Report) -> Option<String> {
+    let t = report.tolerated?;
+    let n = t.fail_after_runs;
+    let mut line = format!(
+        "{} error{} tolerated: --fail-after-runs {n} fails the run only for a link broken in \
+         {n} consecutive runs; {} been broken in at most {} so far (this run included).",
+        t.errors,
+        plural(t.errors),
+        if t.errors == 1 {
+            "this one has"
+        } else {
+            "these have"
+        },
+        t.longest,
+    );
+    if report.failing == 0 && !report.interrupted {
+        line.push_str(" Exit status 0.");
+    }
+    Some(line)
+}
+
 /// What was found and not checked, and why (no silent pass): one line for URLs skipped by
 /// robots.txt, scope, patterns or scheme, one naming the hosts given up as unreachable, one
 /// for links bot protection answered for (not verified), one for links past `--max-urls`;
-/// none when nothing was skipped. Every summary (text, compact, github, markdown) ends with them.
+/// none when nothing was skipped. Then the [`tolerated_line`], when broken links did not fail
+/// the run. Every summary (text, compact, github, markdown) ends with them.
 pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     let mut lines = Vec::new();
     let skipped = report.stats.skipped;
@@ -303,6 +360,7 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
             plural(report.over_limit)
         ));
     }
+    lines.extend(tolerated_line(report));
     lines
 }
 

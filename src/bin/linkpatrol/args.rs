@@ -23,8 +23,10 @@ use linkpatrol::{
 #[command(
     name = "linkpatrol",
     version,
-    after_help = "Exit status: 0 no broken links, 1 broken links found, 2 usage or runtime error, \
-                  130 interrupted (the report of what was checked is still written)."
+    after_help = "Exit status: 0 no broken links (or only links --fail-after-runs tolerates, which \
+                  the summary says), 1 broken links found, 2 usage or runtime error, \
+                  130 interrupted (the report of what was checked is still written, its summary \
+                  starting \"Interrupted\")."
 )]
 pub struct Args {
     /// URLs (http, https, file), local files and folders, glob patterns (`'docs/**/*.md'`), or
@@ -268,7 +270,8 @@ pub struct Args {
     pub fail_on_blocked: bool,
 
     /// Keep state between runs in ./.linkpatrol-cache.sqlite: reuse recent results of
-    /// external and leaf URLs, and record each link's broken history.
+    /// external and leaf URLs, and record each link's broken history. A reused row has
+    /// `from_state` set (JSON, NDJSON, CSV), and the summary counts the reused results.
     #[arg(long)]
     pub cache: bool,
 
@@ -290,7 +293,7 @@ pub struct Args {
     pub resume: bool,
 
     /// With a state file, a broken link fails the run (exit 1) only once it has been broken in
-    /// N consecutive runs.
+    /// N consecutive runs; until then the summary says how many errors were tolerated.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub fail_after_runs: u32,
     /// Start CSV output with a UTF-8 byte-order mark (for Excel).

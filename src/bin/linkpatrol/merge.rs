@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use linkpatrol::report::{Format, ReportOptions, Verbosity, merge_ndjson};
+use linkpatrol::report::{Format, ReportOptions, Verbosity, escape_controls, merge_ndjson};
 
 use crate::outputs;
 use crate::values::{FileOutput, file_output, format_name};
@@ -18,7 +18,9 @@ use crate::values::{FileOutput, file_output, format_name};
 #[derive(Debug, Parser)]
 #[command(name = "linkpatrol merge")]
 struct MergeArgs {
-    /// The shards' NDJSON reports (phase 1 and phase 2 of every shard).
+    /// The shards' NDJSON reports (phase 1 and phase 2 of every shard, written with -v). A
+    /// file that is no such report (an export file, an empty file, CSV) is refused (exit 2);
+    /// a missing phase-2 report is warned about.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
 
@@ -43,23 +45,42 @@ struct MergeArgs {
     csv_delimiter: char,
 }
 
+/// A clap error on one line: its message, what it lists on the lines below (the missing
+/// arguments), and the usage, without the hint to `--help` and blank lines.
+fn one_line(text: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with("For more information") {
+            continue;
+        }
+        parts.push(line.trim_start_matches("error: "));
+    }
+    let mut out = String::new();
+    for p in parts {
+        if let Some(usage) = p.strip_prefix("Usage: ") {
+            out.push_str(&format!(" (usage: {usage}; see linkpatrol merge --help)"));
+        } else {
+            if !out.is_empty() {
+                out.push_str(if p.starts_with("tip:") { "; " } else { " " });
+            }
+            out.push_str(p);
+        }
+    }
+    out
+}
+
 /// Runs `merge` with the process's arguments (after the word `merge`); the exit status.
 pub fn run() -> Result<u8> {
-    let args = MergeArgs::try_parse_from(std::env::args_os().skip(1)).map_err(|e| {
+    // The name in usage lines and `--help`: `linkpatrol merge`, not the word after the binary.
+    let argv = std::iter::once("linkpatrol merge".into()).chain(std::env::args_os().skip(2));
+    let args = MergeArgs::try_parse_from(argv).map_err(|e| {
         if matches!(
             e.kind(),
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
         ) {
             e.exit();
         }
-        let text = e.to_string();
-        anyhow::anyhow!(
-            "merge: {}",
-            text.lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("error: ")
-        )
+        anyhow::anyhow!("merge: {}", one_line(&e.to_string()))
     })?;
     if !args.csv_delimiter.is_ascii() {
         anyhow::bail!("--csv-delimiter must be a single ASCII character");
@@ -70,6 +91,9 @@ pub fn run() -> Result<u8> {
         readers.push((path.display().to_string(), BufReader::new(file)));
     }
     let report = merge_ndjson(readers)?;
+    for w in &report.warnings {
+        eprintln!("linkpatrol: warning: merge: {}", escape_controls(w));
+    }
     let files = outputs::open_all(&args.file_outputs)?;
     let options = ReportOptions {
         verbosity: if args.verbose {

@@ -201,6 +201,11 @@ struct Slot {
     /// same step that makes the state `Done`, and never change after: a `Done` result is final,
     /// so a claim that reads them under the lock can never see a stale answer.
     settled: bool,
+    /// Done without a row: finished with no occurrence (a redirect hop no link had named
+    /// yet). The first claim after that gets [`Claim::Done`] with `first` set, never
+    /// [`Claim::Quiet`], so the URL's first row is counted ("URLs checked" counts the rows'
+    /// URLs); it clears the flag. Written under the map's lock.
+    unrowed: bool,
 }
 
 /// What an upgrade asks its caller to do (see "Upgrades to parse").
@@ -223,6 +228,7 @@ impl Slot {
             rare: None,
             quiet: false,
             settled: false,
+            unrowed: false,
         }
     }
 
@@ -251,8 +257,8 @@ pub(crate) enum Claim<O = Occurrence> {
     /// Already queued or in progress; the occurrence was stored for `finish` to return.
     Pending,
     /// Already checked; the caller reports the occurrence (handed back, not stored) with this
-    /// result.
-    Done(Arc<CheckResult>, O),
+    /// result. `true`: the URL's first row (it was finished without one, as a redirect hop).
+    Done(Arc<CheckResult>, O, bool),
     /// Already checked, neither broken nor warned about, and the caller said such a result
     /// needs no row for this occurrence: it only counts it. The occurrence is handed back to be
     /// dropped outside the lock.
@@ -304,7 +310,7 @@ impl ResultCache {
         match self.claim_at(key, || occurrence, usize::MAX, false).0 {
             Claim::New => Claim::New,
             Claim::Pending => Claim::Pending,
-            Claim::Done(r, occurrence) => Claim::Done(r, occurrence()),
+            Claim::Done(r, occurrence, first) => Claim::Done(r, occurrence(), first),
             Claim::Quiet(occurrence) => Claim::Quiet(occurrence()),
             Claim::OverLimit(occurrence) => Claim::OverLimit(occurrence()),
         }
@@ -347,14 +353,18 @@ impl ResultCache {
                 let covered = slot.settled
                     || slot.parsed.get().is_some_and(|p| p <= level)
                     || slot.want.get().is_some_and(|w| w <= level);
+                let first = slot.unrowed;
                 let claim = match &slot.state {
-                    State::Done(_) if quiet_ok && slot.quiet => Claim::Quiet(occurrence),
-                    State::Done(r) => Claim::Done(r.full(key), occurrence),
+                    State::Done(_) if quiet_ok && slot.quiet && !first => Claim::Quiet(occurrence),
+                    State::Done(r) => Claim::Done(r.full(key), occurrence, first),
                     _ => {
                         slot.occurrences.push(occurrence().stored());
                         Claim::Pending
                     }
                 };
+                if matches!(claim, Claim::Done(..)) {
+                    slot.unrowed = false;
+                }
                 (claim, covered)
             }
         }
@@ -654,12 +664,13 @@ fn finish_locked(
         slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
         slot.settled = settled;
         slot.state = State::Done(kept);
-        let occurrences = slot
+        let occurrences: Vec<Occurrence> = slot
             .occurrences
             .take()
             .into_iter()
             .map(Occurrence::from_stored)
             .collect();
+        slot.unrowed = occurrences.is_empty();
         for (dkey, partial) in slot.take_dependents() {
             work.push((dkey, compose(partial, &result)));
         }
