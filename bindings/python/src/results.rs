@@ -181,6 +181,12 @@ impl PyResult_ {
         self.entry.cached
     }
 
+    /// `True` when the result was reused from the state file (``cache_file``), not requested.
+    #[getter]
+    fn from_state(&self) -> bool {
+        self.entry.result.cached_from.is_some()
+    }
+
     /// The redirect chain, as `(url, status)` pairs.
     #[getter]
     fn redirects(&self) -> Vec<(String, u16)> {

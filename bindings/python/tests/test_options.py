@@ -135,6 +135,9 @@ def test_cache_file_reuses_results_of_an_earlier_run(
     assert routes.requested("/leaf.png") == leaf
     assert routes.requested("/gone.html") > gone
     assert second.links == first.links and second.errors == 1
+    # The reused row says so; `cached` keeps LinkChecker's meaning (a repeat in this run).
+    assert [r.from_state for r in first.results if r.url.endswith("/leaf.png")] == [False]
+    assert [r.from_state for r in second.results if r.url.endswith("/leaf.png")] == [True]
     gone = routes.requested("/gone.html")
     third = linkpatrol.check(start, threads=2, cache_file=state, cache_failures=True)
     assert routes.requested("/gone.html") == gone and third.errors == 1
