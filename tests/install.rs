@@ -82,6 +82,8 @@ fn bash_loads_the_completion_and_completes_a_flag() {
         }
         complete_words linkpatrol --intern
         complete_words linkpatrol --generate ''
+        complete_words linkpatrol mer
+        complete_words linkpatrol merge --out
     "#;
     let out = run_with_deadline(
         util::without_machine_settings(&mut Command::new(bash), &TempDir::new("bash-home"))
@@ -104,6 +106,9 @@ fn bash_loads_the_completion_and_completes_a_flag() {
             "{shell}: {text}"
         );
     }
+    // The merge command and its own flags.
+    assert!(text.contains("reply merge\n"), "{text}");
+    assert!(text.contains("reply --output\n"), "{text}");
 }
 
 #[test]
@@ -152,6 +157,14 @@ fn the_man_page_renders_without_warnings_and_keeps_the_help_groups() {
     let rendered = String::from_utf8_lossy(&out.stdout);
     assert!(rendered.contains("EXIT STATUS"), "{rendered}");
     assert!(rendered.contains("LINKPATROL_MAX_URLS"), "{rendered}");
+    for needle in [
+        "COMMANDS",
+        "linkpatrol merge FILE...",
+        "EXAMPLES",
+        "linkpatrol docs/",
+    ] {
+        assert!(rendered.contains(needle), "{needle}: {rendered}");
+    }
 
     let help = util::cli(&["--help"]);
     assert_exit(&help, 0);

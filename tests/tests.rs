@@ -26,6 +26,8 @@ mod fetching;
 mod folder_scope;
 /// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
 mod fragments;
+/// `-h` fits a screen, `--help` and `linkpatrol help` are the full reference.
+mod help_text;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.

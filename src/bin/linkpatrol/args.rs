@@ -20,12 +20,7 @@ use linkpatrol::{
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
 #[derive(Debug, Parser)]
-#[command(
-    name = "linkpatrol",
-    version,
-    after_help = "Exit status: 0 no broken links, 1 broken links found, 2 usage or runtime error, \
-                  130 interrupted (the report of what was checked is still written)."
-)]
+#[command(name = "linkpatrol", version)]
 pub struct Args {
     /// URLs (http, https, file), local files and folders, glob patterns (`'docs/**/*.md'`), or
     /// `-` (URLs on stdin) to check. A folder without index.html stands for its Markdown files,

@@ -43,6 +43,12 @@ struct MergeArgs {
     csv_delimiter: char,
 }
 
+/// The `merge` command's clap definition, for `linkpatrol help merge` and the completions.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    MergeArgs::command()
+}
+
 /// Runs `merge` with the process's arguments (after the word `merge`); the exit status.
 pub fn run() -> Result<u8> {
     let args = MergeArgs::try_parse_from(std::env::args_os().skip(1)).map_err(|e| {

@@ -23,7 +23,8 @@ use crate::{help, inputs, trust};
 /// key such a file may not set). A usage error comes back as one line; `--help` and `--version` print and
 /// exit here.
 pub fn args_from_command_line() -> Result<Args> {
-    let matches = match command().try_get_matches() {
+    let short = help::wants_short_help(std::env::args_os());
+    let matches = match help::decorate(Args::command(), short).try_get_matches() {
         Ok(m) => m,
         Err(e) => return Err(usage_error(e)),
     };
@@ -101,7 +102,7 @@ fn cap_local(args: &mut Args, matches: &clap::ArgMatches, path: &std::path::Path
 /// environment variables. It parses the flags and `--generate` writes completions and the man
 /// page from it.
 pub fn command() -> clap::Command {
-    help::decorate(Args::command())
+    help::decorate(Args::command(), false)
 }
 
 /// A clap error as one line (its first, plus its tips: `a similar argument exists:
