@@ -8,8 +8,8 @@ use linkpatrol::report::Format;
 
 use crate::values::{
     AuthSection, FileOutput, HostSection, cache_age, color_when, file_output, format_name,
-    group_by, header, host_header, non_negative, pattern_number, positive_secs, shard,
-    thread_count,
+    group_by, header, host_header, non_negative, non_negative_secs, pattern_number, positive_secs,
+    shard, thread_count,
 };
 
 use linkpatrol::{
@@ -63,7 +63,8 @@ pub struct Args {
     #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count, allow_negative_numbers = true)]
     pub threads: usize,
 
-    /// Timeout in seconds for each phase of a request (connect, response, body).
+    /// Timeout for each phase of a request (connect, response, body): seconds, or a duration
+    /// with a unit as for --max-cache-age (5s, 2m).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs, allow_negative_numbers = true)]
     pub timeout: f64,
 
@@ -114,8 +115,9 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REDIRECTS)]
     pub max_redirects: usize,
 
-    /// After Ctrl-C, wait this many seconds for requests in flight before interrupting them.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
+    /// After Ctrl-C, wait this many seconds (or a duration: 30s, 1m) for requests in flight
+    /// before interrupting them.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
     pub abort_timeout: f64,
 
     /// The folder `/` means in links of local pages.
@@ -145,8 +147,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,
 
-    /// Longest Retry-After (or backoff) in seconds honoured before a retry.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
+    /// Longest Retry-After (or backoff) honoured before a retry: seconds, or a duration (2m).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
     pub max_retry_wait: f64,
 
     /// Add a header to the requests to the start sites, `NAME: VALUE` (repeatable). It is
