@@ -114,3 +114,34 @@ fn a_file_named_help_is_checked_as_dot_slash_help() {
     let text = String::from_utf8_lossy(&file.stdout);
     assert!(!text.contains("Examples:"), "{text}");
 }
+
+#[test]
+fn a_flag_of_one_value_given_twice_takes_the_last() {
+    let dir = TempDir::new("override-self");
+    std::fs::write(dir.join("a.html"), "<a href='gone.html'>x</a>\n").unwrap();
+    let out = cli_in(
+        &dir,
+        &[],
+        &[
+            "--no-config",
+            "--no-status",
+            "-o",
+            "json",
+            "--no-status",
+            "-o",
+            "compact",
+            "a.html",
+        ],
+    );
+    assert_exit(&out, 1);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("a.html:1:1: gone.html"), "{text}");
+    // A value not among a flag's values is refused with the list.
+    let out = cli(&["--color", "sometimes", "a.html"]);
+    assert_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("[possible values: auto, always, never]"),
+        "{err}"
+    );
+}

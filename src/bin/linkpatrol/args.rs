@@ -7,9 +7,9 @@ use clap::Parser;
 use linkpatrol::report::Format;
 
 use crate::values::{
-    AuthSection, FileOutput, HostSection, cache_age, color_when, file_output, format_name,
-    group_by, header, host_header, non_negative, non_negative_secs, pattern_number, positive_secs,
-    shard, thread_count,
+    AuthSection, FileOutput, HostSection, cache_age, file_output, format_parser, header,
+    host_header, non_negative, non_negative_secs, pattern_number, positive_secs, shard,
+    thread_count,
 };
 
 use linkpatrol::{
@@ -19,8 +19,12 @@ use linkpatrol::{
 };
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
+///
+/// A flag of one value given twice takes the last (`-o json -o csv` writes CSV), as ripgrep
+/// does, so a wrapper's defaults (the GitHub Action's `-o github`) yield to the user's own
+/// flags after them; a repeatable flag adds up.
 #[derive(Debug, Parser)]
-#[command(name = "linkpatrol", version)]
+#[command(name = "linkpatrol", version, args_override_self = true)]
 pub struct Args {
     /// URLs (http, https, file), local files and folders, glob patterns (`'docs/**/*.md'`), or
     /// `-` (URLs on stdin) to check. A folder without index.html stands for its Markdown files,
@@ -214,17 +218,17 @@ pub struct Args {
 
     /// Report format on stdout: text, compact, github, markdown, csv, html, json, ndjson, junit,
     /// sarif, sitemap, failures, dot, gml (see also -F).
-    #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_name)]
+    #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
     pub output: Format,
 
     /// Colour the text and compact reports on stdout: auto (on a terminal, unless NO_COLOR is
     /// set), always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = color_when)]
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub color: String,
 
     /// Group the text report by page (each page, then its problems by line) or by url (each
     /// broken URL, then the pages that link to it, as LinkChecker does).
-    #[arg(long, value_name = "BY", default_value = "page", value_parser = group_by)]
+    #[arg(long, value_name = "BY", default_value = "page", value_parser = ["page", "url"])]
     pub group_by: String,
 
     /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT, or

@@ -12,7 +12,7 @@ use clap::Parser;
 use linkpatrol::report::{Format, ReportOptions, Verbosity, merge_ndjson};
 
 use crate::outputs;
-use crate::values::{FileOutput, file_output, format_name};
+use crate::values::{FileOutput, file_output, format_parser};
 
 /// Merge the NDJSON reports of the shards of a check split by host into one report.
 #[derive(Debug, Parser)]
@@ -23,7 +23,7 @@ struct MergeArgs {
     files: Vec<PathBuf>,
 
     /// Report format on stdout.
-    #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
+    #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
     output: Format,
 
     /// Also write a report of TYPE to FILE (repeatable).

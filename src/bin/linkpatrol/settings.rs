@@ -105,8 +105,8 @@ pub fn command() -> clap::Command {
     help::decorate(Args::command(), false)
 }
 
-/// A clap error as one line (its first, plus its tips: `a similar argument exists:
-/// '--threads'`), or the help or version text printed at once.
+/// A clap error as one line (its first, the values allowed, and its tips: `a similar argument
+/// exists: '--threads'`), or the help or version text printed at once.
 fn usage_error(e: clap::Error) -> anyhow::Error {
     use clap::error::ErrorKind;
     if matches!(
@@ -120,6 +120,15 @@ fn usage_error(e: clap::Error) -> anyhow::Error {
     let text = e.to_string();
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let first = first.trim().trim_start_matches("error: ");
+    // A value not among an argument's values lists them on a line of its own.
+    let values = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values: "));
+    let first = match values {
+        Some(v) => format!("{first} {v}"),
+        None => first.to_owned(),
+    };
     let tips: Vec<&str> = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("tip: "))

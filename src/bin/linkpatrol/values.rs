@@ -51,6 +51,14 @@ impl std::fmt::Debug for AuthSection {
     }
 }
 
+/// `-o TYPE`: a report format, its names declared so that `--help` and the completions list
+/// them (the argument reads them in any case).
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Format::ALL.iter().map(|f| PossibleValue::new(f.name())))
+        .map(|name| format_name(&name).expect("a format's own name"))
+}
+
 pub fn format_name(s: &str) -> Result<Format, String> {
     Format::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
