@@ -253,6 +253,7 @@ impl Checker {
             tally: Tally::default(),
             report: Report {
                 state_warnings,
+                started_at: Some(std::time::SystemTime::now()),
                 ..Report::default()
             },
             keep_entries: cfg.keep_entries,

@@ -28,6 +28,9 @@ pub struct Report {
     pub interrupted: bool,
     /// Wall time of the run.
     pub duration: Duration,
+    /// When the run started (by the system clock); `None` for a report not made by a run
+    /// (merged from shards' reports).
+    pub started_at: Option<std::time::SystemTime>,
     /// Per-host request counts and politeness waits.
     pub hosts: Vec<HostStats>,
     /// `true` when TLS certificates were not verified (`Config::insecure`).
