@@ -40,6 +40,9 @@ pub struct Report {
     /// been broken in that many consecutive runs; with
     /// [`Config::fail_on_blocked`](crate::Config::fail_on_blocked), blocked entries too.
     pub failing: usize,
+    /// Start inputs read for links that held none (an empty file, a page without a link), in
+    /// the order they were checked: nothing was checked beyond them.
+    pub starts_without_links: Vec<String>,
     /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
     /// was set aside, one line each; the run went on without it.
     pub state_warnings: Vec<String>,

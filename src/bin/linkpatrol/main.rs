@@ -207,6 +207,19 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     for w in &report.state_warnings {
         eprintln!("linkpatrol: warning: {}", escape_controls(w));
     }
+    // Named only when the run found nothing beyond its inputs: in a folder of documents, a
+    // few without links are no news.
+    let nothing_beyond = report.links() == report.starts_without_links.len();
+    for url in report
+        .starts_without_links
+        .iter()
+        .filter(|_| nothing_beyond)
+    {
+        eprintln!(
+            "linkpatrol: warning: {} held no links: nothing was checked beyond it",
+            escape_controls(&linkpatrol::redact_text(url))
+        );
+    }
     if let Some(d) = display {
         d.stop();
     }
