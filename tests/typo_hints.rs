@@ -175,6 +175,13 @@ fn an_unreachable_start_url_is_named_in_the_summary() {
             "{format}: {text}"
         );
     }
+    let out = cli(&["--no-status", "-o", "html", "http://127.0.0.1:1/"]);
+    assert_exit(&out, 1);
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        page.contains("The start URL http://127.0.0.1:1/ could not be reached: connect:"),
+        "{page}"
+    );
     // A start site that answers says nothing of the kind, even with a link that fails.
     let server = TestServer::start(Routes::new().page("/", "<a href='http://127.0.0.1:1/x'>x</a>"));
     let out = cli(&[

@@ -230,6 +230,14 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             report.unchecked
         )?;
     }
+    for (url, why) in &report.stats.unreached_starts {
+        writeln!(
+            o,
+            "<p class=\"banner\" role=\"alert\">The start URL {} could not be reached: {}.</p>",
+            Escaped(url),
+            Escaped(why)
+        )?;
+    }
     let unreachable = super::text::unreachable_hosts(report);
     if !unreachable.is_empty() {
         writeln!(
