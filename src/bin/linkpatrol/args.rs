@@ -19,10 +19,9 @@ use linkpatrol::{
 };
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
-///
-/// A flag of one value given twice takes the last (`-o json -o csv` writes CSV), as ripgrep
-/// does, so a wrapper's defaults (the GitHub Action's `-o github`) yield to the user's own
-/// flags after them; a repeatable flag adds up.
+// `args_override_self`: a flag of one value given twice takes the last (`-o json -o csv`
+// writes CSV), as ripgrep does, so a wrapper's defaults (the GitHub Action's `-o github`)
+// yield to the user's own flags after them; a repeatable flag adds up.
 #[derive(Debug, Parser)]
 #[command(name = "linkpatrol", version, args_override_self = true)]
 pub struct Args {
