@@ -685,3 +685,53 @@ fn connection_refused_is_a_connect_error() {
         .unwrap_or_else(|| panic!("no statistics for {dead}: {:?}", report.hosts));
     assert_eq!((stats.requests, stats.retries), (1, 0), "{stats:?}");
 }
+
+/// The start of an answer, then the connection closes: cut in the middle of the headers.
+const CUT_HEADERS: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Ty";
+
+/// A server that breaks every answer of a URL in the middle of its headers, on a connection
+/// kept alive from an earlier request: 1 request + `max_retries` retries, no more (the free
+/// resend is for a pooled connection the server had closed, not for one it began to answer
+/// on), whether the URL is a page (GET) or a link checked with HEAD.
+#[test]
+fn a_server_cutting_every_answer_mid_headers_gets_one_plus_max_retries() {
+    for threads in THREADS {
+        // A page of the site: fetched with GET on the connection of the start page.
+        let server = TestServer::start(
+            Routes::new()
+                .page("/", "<a href='/x'>x</a>")
+                .reply("/x", Reply::raw(CUT_HEADERS.to_vec())),
+        );
+        let report = run(config(&server.url("/"), threads)
+            .max_retries(2)
+            .retry_backoff(Duration::from_millis(1)));
+        let e = row(&report, &server.url("/x"));
+        assert_eq!(kind(&e), Some(FailKind::Io), "{:?}", e.result.outcome);
+        assert_eq!(e.result.retries, 2);
+        let requests = server.requests();
+        let x: Vec<_> = requests.iter().filter(|r| r.path == "/x").collect();
+        assert_eq!(x.len(), 3, "{threads} threads: {requests:#?}");
+        assert!(
+            x[0].nth_on_conn > 0,
+            "the first rode a kept-alive connection"
+        );
+
+        // Another site's link, checked with HEAD after its robots.txt (kept alive).
+        let external = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new().reply("/x", Reply::raw(CUT_HEADERS.to_vec())),
+        );
+        let server = TestServer::start(
+            Routes::new().page("/", &format!("<a href='{}'>x</a>", external.url("/x"))),
+        );
+        let report = run(config(&server.url("/"), threads)
+            .max_retries(2)
+            .retry_backoff(Duration::from_millis(1)));
+        let e = row(&report, &external.url("/x"));
+        assert!(e.result.outcome.is_broken(), "{:?}", e.result.outcome);
+        let requests = external.requests();
+        let x: Vec<_> = requests.iter().filter(|r| r.path == "/x").collect();
+        assert_eq!(x.len(), 3, "{threads} threads: {requests:#?}");
+        assert!(x.iter().all(|r| r.method == "HEAD"), "{requests:#?}");
+    }
+}

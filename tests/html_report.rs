@@ -3,6 +3,7 @@
 //! interrupted banner; then the page in headless Chromium: a screenshot and the inline script
 //! filtering and sorting the table.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -111,10 +112,67 @@ fn summary_numbers_match_the_text_report() {
         .map(text)
         .collect();
     assert_eq!(hosts, [host]);
-    // verbose: every entry is a row, the broken ones marked as errors
-    assert_eq!(doc.select(&sel("#entries tbody tr")).count(), 8);
-    assert_eq!(doc.select(&sel("#entries tbody tr.error")).count(), 4);
+    // verbose: the 4 broken entries are listed once, under their pages; the table has the
+    // other 4 (the redirect with its warning among them), no error
+    assert_eq!(doc.select(&sel("tr.broken-link")).count(), 4);
+    assert_eq!(doc.select(&sel("#entries tbody tr")).count(), 4);
+    assert_eq!(doc.select(&sel("#entries tbody tr.error")).count(), 0);
     assert_eq!(doc.select(&sel("#entries tbody tr.warning")).count(), 1);
+}
+
+#[test]
+fn the_page_says_what_was_checked_and_when_and_lists_each_row_once() {
+    let server = site();
+    let before = std::time::SystemTime::now();
+    let (_, page, _) = html_of(
+        &server,
+        "html-what",
+        &["-r", "3", "--exclude", "/never", "-H", "X-Token: s3cret"],
+    );
+    let doc = Html::parse_document(&page);
+    let run: BTreeMap<String, String> = doc
+        .select(&sel("#run div"))
+        .map(|d| {
+            let cell = |s: &str| text(d.select(&sel(s)).next().unwrap());
+            (cell("dt"), cell("dd"))
+        })
+        .collect();
+    assert_eq!(run["Inputs"], server.url("/"), "{run:?}");
+    assert_eq!(run["Recursion level"], "3");
+    assert_eq!(run["Exclude"], "/never");
+    assert!(
+        run["Requests"].contains("timeout 30 s, 2 retries"),
+        "{run:?}"
+    );
+    assert_eq!(run["Headers sent"], "X-Token", "the name, never the value");
+    assert!(!page.contains("s3cret"));
+    // When: the run's start (UTC, to the minute) and its duration.
+    let checked = &run["Checked"];
+    let (date, duration) = checked.split_once(" UTC, for ").expect(checked);
+    let after = std::time::SystemTime::now();
+    let hour_minute = |t: std::time::SystemTime| {
+        let s = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        format!("{:02}:{:02}", s % 86_400 / 3600, s % 3600 / 60)
+    };
+    let (y, rest) = date.split_once('-').unwrap();
+    assert!(y.parse::<u32>().unwrap() >= 2024, "{checked}");
+    assert_eq!(rest.len(), "MM-DD HH:MM".len(), "{checked}");
+    assert!(
+        [hour_minute(before), hour_minute(after)].contains(&rest[6..].to_owned()),
+        "{checked}"
+    );
+    assert!(duration.ends_with("seconds"), "{checked}");
+
+    // Without -v: each broken link once under its page, the warning alone in the table.
+    assert_eq!(doc.select(&sel("tr.broken-link")).count(), 4);
+    let rows: Vec<_> = doc.select(&sel("#entries tbody tr")).collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].attr("class"), Some("warning"));
+    let listed: Vec<String> = doc
+        .select(&sel("tr.broken-link td.raw, #entries td.url"))
+        .map(text)
+        .collect();
+    assert!(listed.iter().any(|u| u.ends_with("/moved")), "{listed:?}");
 }
 
 #[test]
@@ -201,8 +259,11 @@ fn hostile_text_and_urls_inject_nothing() {
             .unwrap()
             .starts_with("default-src 'none'")
     );
-    // the hostile text is a name cell in the table too, as text
-    let names: Vec<String> = doc.select(&sel("#entries td.name")).map(text).collect();
+    // the hostile text is a name cell of its broken link, as text
+    let names: Vec<String> = doc
+        .select(&sel("tr.broken-link td.name"))
+        .map(text)
+        .collect();
     assert!(names.iter().any(|n| n == HOSTILE), "{names:?}");
 }
 
@@ -219,12 +280,10 @@ fn without_verbose_the_table_lists_problems_only() {
     assert_eq!(out.status.code(), Some(1));
     let doc = Html::parse_document(&String::from_utf8(out.stdout).unwrap());
     let rows: Vec<_> = doc.select(&sel("#entries tbody tr")).collect();
-    // 4 broken + the redirect with its warning
-    assert_eq!(rows.len(), 5);
-    assert!(rows.iter().all(|r| {
-        let class = r.attr("class").unwrap();
-        class.contains("error") || class.contains("warning")
-    }));
+    // the redirect with its warning; the 4 broken links are listed above it
+    assert_eq!(rows.len(), 1);
+    assert!(rows.iter().all(|r| r.attr("class") == Some("warning")));
+    assert_eq!(doc.select(&sel("tr.broken-link")).count(), 4);
     assert!(one(&doc, "p.note").contains("3 other links"));
     assert_eq!(one(&doc, "[data-stat=links]"), "8");
 }
@@ -342,8 +401,9 @@ fn chromium_renders_the_report_and_runs_its_script() {
     );
     notice(&format!("HTML report screenshot: {}", png.display()));
 
-    // The inline script in a real browser: show errors only, then sort by URL twice (descending).
-    let clicks = "<script>document.querySelector('[data-filter=error]').click();\
+    // The inline script in a real browser: show the fine links only, then sort by URL twice
+    // (descending).
+    let clicks = "<script>document.querySelector('[data-filter=ok]').click();\
                   var b = document.querySelectorAll('#entries th button');\
                   b[1].click(); b[1].click();</script>\n</body>";
     let interactive = work.join("interactive.html");
@@ -361,14 +421,10 @@ fn chromium_renders_the_report_and_runs_its_script() {
         "headers became buttons"
     );
     let rows: Vec<_> = doc.select(&sel("#entries tbody tr")).collect();
-    assert_eq!(rows.len(), 8);
+    assert_eq!(rows.len(), 4, "the links that are not broken");
     let visible: Vec<_> = rows.iter().filter(|r| r.attr("hidden").is_none()).collect();
-    assert_eq!(visible.len(), 4, "only the errors are shown");
-    assert!(
-        visible
-            .iter()
-            .all(|r| r.attr("class").unwrap().contains("error"))
-    );
+    assert_eq!(visible.len(), 3, "only the fine links are shown");
+    assert!(visible.iter().all(|r| r.attr("class") == Some("ok")));
     let urls: Vec<String> = visible
         .iter()
         .map(|r| text(r.select(&sel("td.url")).next().unwrap()).to_lowercase())
@@ -376,9 +432,7 @@ fn chromium_renders_the_report_and_runs_its_script() {
     let mut sorted = urls.clone();
     sorted.sort_by(|a, b| b.cmp(a));
     assert_eq!(urls, sorted, "sorted by URL, descending");
-    assert_eq!(one(&doc, "#shown-count"), "showing 4 of 8");
-    assert_eq!(
-        one(&doc, "[data-filter=error][aria-pressed=true]"),
-        "Errors (4)"
-    );
+    assert_ne!(urls[0], urls[2], "{urls:?}");
+    assert_eq!(one(&doc, "#shown-count"), "showing 3 of 4");
+    assert_eq!(one(&doc, "[data-filter=ok][aria-pressed=true]"), "OK (3)");
 }

@@ -465,3 +465,73 @@ fn a_protocol_relative_link_on_a_web_page_keeps_its_scheme() {
     assert_eq!(&row[7], &server.url("/ok"), "{row:?}");
     assert_eq!(&row[6], "True", "{row:?}");
 }
+
+/// An input of a scheme that is not checked says so, as a link of that scheme would, instead
+/// of "cannot read file".
+#[test]
+fn an_input_of_another_scheme_says_the_scheme_is_not_checked() {
+    let dir = TempDir::new("input-ftp");
+    for input in ["ftp://127.0.0.1/x", "sftp://127.0.0.1/x"] {
+        let out = crate::support::util::cli_in(&dir, &[], &["--no-config", input]);
+        crate::support::util::assert_one_line_error(
+            &out,
+            &[input, "URLs are not checked", "http, https and file"],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("cannot read"), "{err}");
+    }
+}
+
+/// A start page (or file) that held no links says so on stderr when nothing else was found;
+/// the exit status stays 0. In a folder where other files have links, a file without any is
+/// no news.
+#[test]
+fn an_input_without_links_gets_a_warning() {
+    let dir = TempDir::new("input-no-links");
+    std::fs::write(dir.join("empty.md"), "").unwrap();
+    std::fs::write(dir.join("words.md"), "# Title\n\nNo link here.\n").unwrap();
+    std::fs::write(dir.join("plain.html"), "<p>hello</p>\n").unwrap();
+    let server = TestServer::start(Routes::new().page("/", "<p>nothing</p>"));
+    let site = server.url("/");
+    for (input, warned) in [
+        ("empty.md", "empty.md"),
+        ("words.md", "words.md"),
+        ("plain.html", "plain.html"),
+        (site.as_str(), site.as_str()),
+    ] {
+        let out = crate::support::util::cli_in(
+            &dir,
+            &[],
+            &[
+                "--no-config",
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                input,
+            ],
+        );
+        assert_exit(&out, 0);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("warning: ") && err.contains(warned) && err.contains("held no links"),
+            "{input}: {err}"
+        );
+    }
+    // With -r 0 the start page is not read for links: no such warning.
+    let out = crate::support::util::cli_in(
+        &dir,
+        &[],
+        &["--no-config", "--no-status", "-r", "0", "plain.html"],
+    );
+    assert_exit(&out, 0);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("held no links"));
+    // Beside a page with links: quiet.
+    std::fs::write(dir.join("links.html"), "<a href='plain.html'>p</a>\n").unwrap();
+    let out = crate::support::util::cli_in(
+        &dir,
+        &[],
+        &["--no-config", "--no-status", "links.html", "words.md"],
+    );
+    assert_exit(&out, 0);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("held no links"));
+}

@@ -82,6 +82,13 @@ fn bash_loads_the_completion_and_completes_a_flag() {
         }
         complete_words linkpatrol --intern
         complete_words linkpatrol --generate ''
+        complete_words linkpatrol mer
+        complete_words linkpatrol merge --out
+        complete_words linkpatrol -o com
+        complete_words linkpatrol --color ''
+        complete_words linkpatrol --group-by u
+        complete_words linkpatrol --method ''
+        complete_words linkpatrol merge -o nd
     "#;
     let out = run_with_deadline(
         util::without_machine_settings(&mut Command::new(bash), &TempDir::new("bash-home"))
@@ -104,6 +111,132 @@ fn bash_loads_the_completion_and_completes_a_flag() {
             "{shell}: {text}"
         );
     }
+    // The merge command and its own flags.
+    assert!(text.contains("reply merge\n"), "{text}");
+    assert!(text.contains("reply --output\n"), "{text}");
+    // A flag with a fixed set of values completes the values, not file names.
+    for value in [
+        "compact", "auto", "always", "never", "url", "head", "get", "ndjson",
+    ] {
+        assert!(
+            text.contains(&format!("reply {value}\n")),
+            "{value}: {text}"
+        );
+    }
+    assert!(!text.contains("reply Cargo.toml"), "{text}");
+}
+
+/// The script of the GitHub Action's check step (`id: run` in action.yml), de-indented.
+fn action_check_script() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml");
+    let text = std::fs::read_to_string(path).expect("action.yml");
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.trim() != "id: run")
+        .skip_while(|l| l.trim() != "run: |")
+        .skip(1);
+    let first = lines.next().expect("the step's script");
+    let indent = first.len() - first.trim_start().len();
+    let mut script = format!("{}\n", first.trim_start());
+    for line in lines {
+        if !line.trim().is_empty() && line.len() - line.trim_start().len() < indent {
+            break;
+        }
+        script.push_str(line.get(indent..).unwrap_or(""));
+        script.push('\n');
+    }
+    script
+}
+
+/// Runs the Action's check step in `dir` as the runner would (the binary on PATH, the output
+/// and summary files), with the inputs `args` and `format`; its exit status, log and outputs.
+fn run_action(dir: &Path, args: &str, format: &str) -> (Option<i32>, String, String) {
+    let Some(bash) = program_or_skip(&["bash"], "bash is not installed") else {
+        return (Some(0), String::new(), String::new());
+    };
+    let script = dir.join("check.sh");
+    std::fs::write(&script, action_check_script()).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_linkpatrol"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = dir.join("output");
+    std::fs::write(&output, "").unwrap();
+    let out = run_with_deadline(
+        util::without_machine_settings(&mut Command::new(bash), &dir.join("home"))
+            .current_dir(dir)
+            .env("PATH", path)
+            .env("GITHUB_OUTPUT", &output)
+            .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+            .env("LINKPATROL_ARGS", args)
+            .env("LINKPATROL_FORMAT", format)
+            .env("LINKPATROL_FAIL", "true")
+            .arg(&script),
+        DEADLINE,
+    );
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        out.status.code(),
+        log,
+        std::fs::read_to_string(&output).unwrap(),
+    )
+}
+
+#[test]
+fn the_action_takes_an_o_in_args_and_quoted_args() {
+    let dir = TempDir::new("action-args");
+    let site = dir.join("my site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<a href='gone.html'>x</a>\n").unwrap();
+
+    // `-o compact` in args wins over the format input; a quoted folder with a space is one
+    // argument.
+    let (status, log, output) = run_action(
+        &dir,
+        "--internal-only -o compact --no-config 'my site'",
+        "github",
+    );
+    if log.is_empty() && output.is_empty() {
+        return; // bash missing: skipped loudly above
+    }
+    assert_eq!(status, Some(1), "{log}");
+    assert_eq!(output, "exit-code=1\n", "{log}");
+    assert!(log.contains("my site/index.html:1:1: gone.html"), "{log}");
+    assert!(!log.contains("::error"), "{log}");
+    assert!(
+        std::fs::read_to_string(dir.join("summary.md"))
+            .unwrap()
+            .contains("gone.html")
+    );
+
+    // The old form, words split on whitespace over several lines, with the format input.
+    std::fs::write(dir.join("plain.html"), "<a href='missing.html'>x</a>\n").unwrap();
+    let (status, log, _) = run_action(&dir, "--internal-only\n  --no-config plain.html", "github");
+    assert_eq!(status, Some(1), "{log}");
+    assert!(log.contains("::error"), "{log}");
+    assert!(log.contains("missing.html"), "{log}");
+
+    // Double quotes and a backslash, as a shell reads them; an unmatched quote stops the
+    // step with status 2.
+    for args in [
+        "--no-config \"my site/index.html\" -o text",
+        "--no-config my\\ site/index.html -o text",
+    ] {
+        let (status, log, _) = run_action(&dir, args, "github");
+        assert_eq!(status, Some(1), "{args}: {log}");
+        assert!(log.contains("gone.html"), "{log}");
+    }
+    let (status, log, output) = run_action(&dir, "--no-config 'my site", "github");
+    assert_eq!(status, Some(2), "{log}");
+    assert_eq!(output, "exit-code=2\n", "{log}");
 }
 
 #[test]
@@ -152,6 +285,14 @@ fn the_man_page_renders_without_warnings_and_keeps_the_help_groups() {
     let rendered = String::from_utf8_lossy(&out.stdout);
     assert!(rendered.contains("EXIT STATUS"), "{rendered}");
     assert!(rendered.contains("LINKPATROL_MAX_URLS"), "{rendered}");
+    for needle in [
+        "COMMANDS",
+        "linkpatrol merge FILE...",
+        "EXAMPLES",
+        "linkpatrol docs/",
+    ] {
+        assert!(rendered.contains(needle), "{needle}: {rendered}");
+    }
 
     let help = util::cli(&["--help"]);
     assert_exit(&help, 0);

@@ -71,6 +71,9 @@ fn without_times(format: &str, text: &str) -> String {
             r#""level":[0-9]+"#,
         ],
         "html" => &[
+            // The run's start and its thread count, named at the top of the page.
+            r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC",
+            r"[0-9]+ threads,",
             r"[0-9.]+ seconds",
             r"[0-9.]+/s",
             r#"<td class="num">[0-9]+\.[0-9]{3}</td></tr>"#,

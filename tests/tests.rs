@@ -29,6 +29,8 @@ mod fragments;
 /// GitHub through --remap to loopback: line and `user-content-` anchors, --github-token sent
 /// to GitHub only and never shown.
 mod github;
+/// `-h` fits a screen, `--help` and `linkpatrol help` are the full reference.
+mod help_text;
 /// The HTML report parsed back (summary, broken links by page, escaping) and shown in Chromium.
 mod html_report;
 /// Every input kind: several URLs, stdin, lists, sitemaps, Markdown, CSS, text, local sites.

@@ -33,9 +33,10 @@ use crate::engine::checker::Checker;
 use crate::engine::progress::ProgressHandle;
 use crate::engine::run::{Message, Run};
 use crate::engine::state_sink::StateSink;
+use crate::extract::format::is_parsed_at;
 use crate::model::cancel::{CancelHandle, HookGuard};
 use crate::model::error::{Error, ErrorKind};
-use crate::model::outcome::Entry;
+use crate::model::outcome::{CheckResult, Entry, Outcome};
 use crate::model::run_report::{Report, ShardRun, Tolerated};
 use crate::model::stats::Tally;
 
@@ -116,6 +117,9 @@ pub struct CheckRun {
     keep_entries: bool,
     /// A link behind a bot wall fails the run (`Config::fail_on_blocked`).
     fail_on_blocked: bool,
+    /// Start pages are read for links (`false` with a recursion level of 0): only then does a
+    /// start page without links get named in the report.
+    reads_starts: bool,
     insecure: bool,
     started: Instant,
     /// Reading the channel without blocking until a drain finds it empty.
@@ -259,10 +263,12 @@ impl Checker {
                     let phase2 = !cfg.found_links.is_empty() || !cfg.reused.is_empty();
                     ShardRun::new(s.index(), s.count(), if phase2 { 2 } else { 1 })
                 }),
+                started_at: Some(std::time::SystemTime::now()),
                 ..Report::default()
             },
             keep_entries: cfg.keep_entries,
             fail_on_blocked: cfg.fail_on_blocked,
+            reads_starts: cfg.recursion_level != Some(0),
             insecure: cfg.insecure,
             started,
             draining: false,
@@ -270,6 +276,20 @@ impl Checker {
             pending: VecDeque::new(),
             outcome: None,
         })
+    }
+}
+
+/// Records `r` in [`Report::starts_without_links`] when it is a start input that was read for
+/// links and held none (an empty file, a page without a link), once per URL.
+fn note_start_without_links(report: &mut Report, r: &CheckResult) {
+    if r.level == 0
+        && r.links_found == 0
+        && matches!(r.outcome, Outcome::Ok { .. })
+        && r.real_url.is_none()
+        && is_parsed_at(&r.url, r.content_type.as_deref())
+        && !report.starts_without_links.contains(&r.url)
+    {
+        report.starts_without_links.push(r.url.clone());
     }
 }
 
@@ -457,7 +477,12 @@ impl CheckRun {
             Message::Entry(e) => {
                 // An exported link is another shard's to check and count.
                 match e.result.exported_to {
-                    None => self.tally.add(&e),
+                    None => {
+                        self.tally.add(&e);
+                        if self.reads_starts {
+                            note_start_without_links(&mut self.report, &e.result);
+                        }
+                    }
                     Some(owner) => {
                         if let Some(n) = self
                             .report
@@ -483,6 +508,9 @@ impl CheckRun {
             }
             Message::Counted(r) => {
                 self.tally.add_url(&r);
+                if self.reads_starts {
+                    note_start_without_links(&mut self.report, &r);
+                }
                 state.result(&r);
             }
             Message::Page(key, page) => state.page(key, page),

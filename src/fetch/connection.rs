@@ -9,6 +9,12 @@
 //! to one thread and one call, so concurrent workers and two checkers in one process cannot
 //! see each other's calls.
 //!
+//! A second flag says whether the server answered at all: the TCP transport notes every read
+//! since [`begin`] ([`note_input`]), and [`answered`] is `true` once one brought a byte other
+//! than the start of a TLS alert (a server closing a TLS connection says so first). A request
+//! the server began to answer and then cut (mid-headers) did not ride a stale connection: it
+//! is retried within its budget, not resent for free.
+//!
 //! The connector API lives in ureq's `unversioned` module (it may change in a minor release,
 //! never in a patch one): `Cargo.toml` pins ureq to `~3.5`.
 
@@ -19,7 +25,12 @@ use ureq::unversioned::transport::{ConnectionDetails, Connector, Transport};
 thread_local! {
     /// Set when the connector chain produced a transport since the last [`begin`].
     static OPENED: Cell<bool> = const { Cell::new(false) };
+    /// Set when a read since the last [`begin`] brought an answer (see [`note_input`]).
+    static ANSWERED: Cell<bool> = const { Cell::new(false) };
 }
+
+/// The TLS record type of an alert (`close_notify` among them).
+const TLS_ALERT: u8 = 21;
 
 /// The last link of the agent's connector chain: passes the transport through, notes it.
 #[derive(Debug, Default)]
@@ -43,6 +54,22 @@ impl<In: Transport> Connector<In> for NoteNewConnection {
 /// Call right before a request on this thread.
 pub(crate) fn begin() {
     OPENED.with(|o| o.set(false));
+    ANSWERED.with(|a| a.set(false));
+}
+
+/// The transport read bytes starting with `first` on this thread: an answer unless it is a
+/// TLS alert (a closing server's `close_notify`). A plain HTTP answer starts with `H`, a TLS
+/// one with an application-data record.
+pub(crate) fn note_input(first: u8) {
+    if first != TLS_ALERT {
+        ANSWERED.with(|a| a.set(true));
+    }
+}
+
+/// After a request on this thread: `true` when the server began to answer it (a byte came
+/// back), even if the answer was then cut.
+pub(crate) fn answered() -> bool {
+    ANSWERED.with(Cell::get)
 }
 
 /// After a request on this thread: `true` when it opened a new connection (also through a

@@ -3,6 +3,7 @@
 //! watches. It depends on nothing else in the crate (see ARCHITECTURE.md).
 
 pub(crate) mod cancel;
+pub(crate) mod date;
 pub(crate) mod error;
 pub(crate) mod host_stats;
 pub(crate) mod link_site;

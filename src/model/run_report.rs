@@ -35,6 +35,9 @@ pub struct Report {
     pub interrupted: bool,
     /// Wall time of the run.
     pub duration: Duration,
+    /// When the run started (by the system clock); `None` for a report not made by a run
+    /// (merged from shards' reports).
+    pub started_at: Option<std::time::SystemTime>,
     /// Per-host request counts and politeness waits.
     pub hosts: Vec<HostStats>,
     /// `true` when TLS certificates were not verified (`Config::insecure`).
@@ -55,6 +58,9 @@ pub struct Report {
     /// lacks the phase-2 report of a shard that links were exported to (the report is
     /// partial).
     pub warnings: Vec<String>,
+    /// Start inputs read for links that held none (an empty file, a page without a link), in
+    /// the order they were checked: nothing was checked beyond them.
+    pub starts_without_links: Vec<String>,
     /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
     /// was set aside, one line each; the run went on without it.
     pub state_warnings: Vec<String>,

@@ -45,6 +45,10 @@ pub struct Statistics {
     /// Distinct pages answered 304 (not modified since the run that stored them), whose
     /// links came from the state file ([`CheckResult::not_modified`]).
     pub not_modified: usize,
+    /// Start URLs whose site could not be reached at all (no name, no connection, no TLS, no
+    /// answer), each with the failure (`connect: Connection refused`), in the order their
+    /// entries came.
+    pub unreached_starts: Vec<(String, String)>,
 }
 
 /// Distinct URLs that were found but not checked, by reason. Each URL is counted once, when
@@ -194,6 +198,22 @@ impl Tally {
             {
                 self.blocked_hosts.insert(h.to_owned());
             }
+        }
+        if e.referrer.is_none()
+            && let Outcome::Failed { kind, message } = &r.outcome
+            && matches!(
+                kind,
+                FailKind::Dns
+                    | FailKind::Connect
+                    | FailKind::Timeout
+                    | FailKind::Tls
+                    | FailKind::Io
+                    | FailKind::Protocol
+            )
+            && !s.unreached_starts.iter().any(|(u, _)| *u == r.url)
+        {
+            let why = format!("{}: {message}", kind.as_str());
+            s.unreached_starts.push((r.url.clone(), why));
         }
         if is_fragment_failure(r) {
             let link = format!("{}#{}", r.url, e.fragment.as_deref().unwrap_or(""));

@@ -254,6 +254,10 @@ pub struct ReportOptions {
     /// The run asked the web archive for suggestions (`--suggest`): the CSV report gets a last
     /// column, `suggestion`. Defaults to off.
     pub suggestions: bool,
+    /// What the run checked and the settings that shape its verdicts, as the front end names
+    /// them (`("Inputs", "docs/")`, `("Recursion level", "2")`), for the reports that say
+    /// what was checked (HTML). Credentials must already be masked. Defaults to none.
+    pub run_settings: Vec<(String, String)>,
 }
 
 impl Default for ReportOptions {
@@ -268,6 +272,7 @@ impl Default for ReportOptions {
             working_dir: None,
             source_root: None,
             suggestions: false,
+            run_settings: Vec::new(),
         }
     }
 }
@@ -315,7 +320,9 @@ pub fn reporter_for<'a>(
                 .with_raw(options.csv_raw)
                 .with_suggestions(options.suggestions),
         ),
-        Format::Html => Box::new(HtmlReporter::new(out, options.verbosity)),
+        Format::Html => Box::new(
+            HtmlReporter::new(out, options.verbosity).with_settings(options.run_settings.clone()),
+        ),
     }
 }
 

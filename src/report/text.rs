@@ -308,13 +308,31 @@ pub(crate) fn tolerated_line(report: &Report) -> Option<String> {
     Some(line)
 }
 
-/// What was found and not checked, and why (no silent pass): one line for URLs skipped by
+/// One line for each start URL whose site could not be reached at all: the whole check
+/// stopped there, which a row among the others does not say.
+fn start_urls_unreached(report: &Report) -> Vec<String> {
+    report
+        .stats
+        .unreached_starts
+        .iter()
+        .map(|(url, why)| {
+            format!(
+                "The start URL {} could not be reached: {}.",
+                esc(url),
+                esc(why)
+            )
+        })
+        .collect()
+}
+
+/// What was found and not checked, and why (no silent pass): a line for each start URL that
+/// could not be reached, one for URLs skipped by
 /// robots.txt, scope, patterns or scheme, one naming the hosts given up as unreachable, one
 /// for links bot protection answered for (not verified), one for links past `--max-urls`;
 /// none when nothing was skipped. Then the [`tolerated_line`], when broken links did not fail
 /// the run. Every summary (text, compact, github, markdown) ends with them.
 pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
-    let mut lines = Vec::new();
+    let mut lines = start_urls_unreached(report);
     let skipped = report.stats.skipped;
     if skipped.total() > 0 {
         let reasons: Vec<String> = skipped

@@ -7,8 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use foldhash::fast::RandomState;
 
+use crate::model::date::format_date;
 use crate::model::outcome::CheckResult;
-use crate::state::date::format_date;
 
 /// How the info that a reuse adds about a result's origin starts (`cached from <date>`).
 const CACHED_FROM: &str = "cached from ";

@@ -36,7 +36,6 @@
 //!
 //! The SQLite parts need the `state` feature; without it `open` returns a warning.
 
-mod date;
 mod earlier_runs;
 mod page_blob;
 

@@ -7,8 +7,8 @@ use clap::Parser;
 use linkpatrol::report::Format;
 
 use crate::values::{
-    AuthSection, FileOutput, HostSection, cache_age, color_when, file_output, format_name,
-    group_by, header, host_header, non_negative, pattern_number, positive_secs, shard,
+    AuthSection, FileOutput, HostSection, cache_age, file_output, format_parser, header,
+    host_header, non_negative, non_negative_secs, pattern_number, positive_secs, shard,
     thread_count,
 };
 
@@ -19,15 +19,11 @@ use linkpatrol::{
 };
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
+// `args_override_self`: a flag of one value given twice takes the last (`-o json -o csv`
+// writes CSV), as ripgrep does, so a wrapper's defaults (the GitHub Action's `-o github`)
+// yield to the user's own flags after them; a repeatable flag adds up.
 #[derive(Debug, Parser)]
-#[command(
-    name = "linkpatrol",
-    version,
-    after_help = "Exit status: 0 no broken links (or only links --fail-after-runs tolerates, which \
-                  the summary says), 1 broken links found, 2 usage or runtime error, \
-                  130 interrupted (the report of what was checked is still written, its summary \
-                  starting \"Interrupted\")."
-)]
+#[command(name = "linkpatrol", version, args_override_self = true)]
 pub struct Args {
     /// URLs (http, https, file), local files and folders, glob patterns (`'docs/**/*.md'`), or
     /// `-` (URLs on stdin) to check. A folder without index.html stands for its Markdown files,
@@ -70,7 +66,8 @@ pub struct Args {
     #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count, allow_negative_numbers = true)]
     pub threads: usize,
 
-    /// Timeout in seconds for each phase of a request (connect, response, body).
+    /// Timeout for each phase of a request (connect, response, body): seconds, or a duration
+    /// with a unit as for --max-cache-age (5s, 2m).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs, allow_negative_numbers = true)]
     pub timeout: f64,
 
@@ -121,8 +118,9 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REDIRECTS)]
     pub max_redirects: usize,
 
-    /// After Ctrl-C, wait this many seconds for requests in flight before interrupting them.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
+    /// After Ctrl-C, wait this many seconds (or a duration: 30s, 1m) for requests in flight
+    /// before interrupting them.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
     pub abort_timeout: f64,
 
     /// The folder `/` means in links of local pages.
@@ -152,8 +150,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,
 
-    /// Longest Retry-After (or backoff) in seconds honoured before a retry.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative, allow_negative_numbers = true)]
+    /// Longest Retry-After (or backoff) honoured before a retry: seconds, or a duration (2m).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
     pub max_retry_wait: f64,
 
     /// Add a header to the requests to the start sites, `NAME: VALUE` (repeatable). It is
@@ -219,17 +217,17 @@ pub struct Args {
 
     /// Report format on stdout: text, compact, github, markdown, csv, html, json, ndjson, junit,
     /// sarif, sitemap, failures, dot, gml (see also -F).
-    #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_name)]
+    #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
     pub output: Format,
 
     /// Colour the text and compact reports on stdout: auto (on a terminal, unless NO_COLOR is
     /// set), always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = color_when)]
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub color: String,
 
     /// Group the text report by page (each page, then its problems by line) or by url (each
     /// broken URL, then the pages that link to it, as LinkChecker does).
-    #[arg(long, value_name = "BY", default_value = "page", value_parser = group_by)]
+    #[arg(long, value_name = "BY", default_value = "page", value_parser = ["page", "url"])]
     pub group_by: String,
 
     /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT, or

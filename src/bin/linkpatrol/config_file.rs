@@ -15,7 +15,7 @@ use clap::parser::ValueSource;
 use serde::{Deserialize, Serialize};
 
 use crate::args::Args;
-use crate::values::{self, AuthSection, HostSection};
+use crate::values::{self, AuthSection, HostSection, Secs};
 
 /// The name of the config file looked for in the current folder.
 pub const LOCAL_FILE: &str = "linkpatrol.toml";
@@ -50,10 +50,10 @@ pub struct FileConfig {
     pub follow_outside_root: Option<bool>,
     pub include_verbatim: Option<bool>,
     // Requests
-    pub timeout: Option<f64>,
+    pub timeout: Option<Secs>,
     pub max_redirects: Option<usize>,
     pub max_retries: Option<u32>,
-    pub max_retry_wait: Option<f64>,
+    pub max_retry_wait: Option<Secs>,
     pub max_body_size: Option<u64>,
     pub user_agent: Option<String>,
     pub header: Option<Vec<String>>,
@@ -79,7 +79,7 @@ pub struct FileConfig {
     pub host_concurrency: Option<usize>,
     pub host_rate: Option<Vec<String>>,
     pub host_max_concurrency: Option<Vec<String>>,
-    pub abort_timeout: Option<f64>,
+    pub abort_timeout: Option<Secs>,
     // Output
     pub output: Option<String>,
     pub color: Option<String>,
@@ -154,29 +154,79 @@ pub fn load(path: &Path) -> Result<FileConfig> {
     parse(&text).map_err(|e| anyhow!("config file `{}'{e}", path.display()))
 }
 
-/// Parses config text; the error starts with `, line L, column C: ` when the place is known.
+/// Parses config text; the error starts with `, line L, column C: ` when the place is known,
+/// then names the key of that line and, for a value of the wrong type, the type expected.
 pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
     toml::from_str(text).map_err(|e: toml::de::Error| {
-        // The message lists every known key after "expected"; the key and line are enough,
-        // with a hint when the key is close to a known one.
         let full = e.message();
-        let mut message = full
-            .split(", expected")
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_owned();
-        if let Some(hint) = crate::key_hint::unknown_key_hint(full) {
-            message = format!("{message}; {hint}");
-        }
+        let mut message = if full.starts_with("unknown field") {
+            // The message lists every known key after "expected"; the key and line are
+            // enough, with a hint when the key is close to a known one.
+            let mut first = full
+                .split(", expected")
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_owned();
+            if let Some(hint) = crate::key_hint::unknown_key_hint(full) {
+                first = format!("{first}; {hint}");
+            }
+            first
+        } else {
+            plain_types(full.trim())
+        };
         match e.span() {
             Some(span) => {
                 let (line, column) = line_col(text, span.start);
+                if let Some(key) = key_of_line(text, line).filter(|k| !message.contains(k)) {
+                    message = format!("{key}: {message}");
+                }
                 format!(", line {line}, column {column}: {message}")
             }
             None => format!(": {message}"),
         }
     })
+}
+
+/// A serde type error in words a config file's reader knows (`expected usize` → `expected a
+/// whole number`).
+fn plain_types(message: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("expected usize", "expected a whole number"),
+        ("expected u64", "expected a whole number"),
+        ("expected u32", "expected a whole number"),
+        ("expected u16", "expected a whole number"),
+        ("expected u8", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+        (
+            "expected a sequence",
+            "expected a list, such as [\"a\", \"b\"]",
+        ),
+        ("expected a map", "expected a table"),
+        ("expected a character", "expected a single character"),
+    ];
+    let mut text = message.to_owned();
+    for (rust, words) in WORDS {
+        if let Some(at) = text.find(rust)
+            && !text[at + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+        {
+            text.replace_range(at..at + rust.len(), words);
+        }
+    }
+    text
+}
+
+/// The key a line of the config text sets (`threads` for `threads = "many"`), if it sets one.
+fn key_of_line(text: &str, line: usize) -> Option<String> {
+    let (key, _) = text.lines().nth(line - 1)?.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    (!key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)))
+    .then(|| key.to_owned())
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -286,6 +336,30 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         cache_failures,
         resume
     );
+    // Regexes are compiled where the flags' are (`settings`), whose errors name the flag; the
+    // file's are checked here first so that an error names the file and its key instead.
+    for (id, key, list) in [
+        ("exclude_path", "exclude-path", &file.exclude_path),
+        ("include", "include", &file.include),
+        ("exclude", "exclude", &file.exclude),
+        ("no_follow", "no-follow", &file.no_follow),
+    ] {
+        if !given(m, id)
+            && let Some(list) = list
+        {
+            for p in list {
+                regex::Regex::new(p)
+                    .map_err(|e| bad(key, format!("`{p}' is not a valid regex: {e}")))?;
+            }
+        }
+    }
+    if !given(m, "remap")
+        && let Some(rules) = &file.remap
+    {
+        for rule in rules {
+            linkpatrol::Remap::parse(rule).map_err(|e| bad("remap", e.to_string()))?;
+        }
+    }
     if !given(m, "fail_after_runs")
         && let Some(n) = file.fail_after_runs
     {
@@ -313,14 +387,14 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     take_parsed!(max_cache_age, max_cache_age, values::cache_age);
     take_parsed!(threads, threads, values::thread_count);
     take_parsed!(timeout, timeout, values::positive_secs);
-    take_parsed!(max_retry_wait, max_retry_wait, values::non_negative);
+    take_parsed!(max_retry_wait, max_retry_wait, values::non_negative_secs);
     args.rate_given |= file.max_requests_per_second.is_some();
     take_parsed!(
         max_requests_per_second,
         max_requests_per_second,
         values::non_negative
     );
-    take_parsed!(abort_timeout, abort_timeout, values::non_negative);
+    take_parsed!(abort_timeout, abort_timeout, values::non_negative_secs);
     take_parsed!(output, output, values::format_name);
     take_list!(headers, header, values::header);
     take_list!(host_header, host_header, values::host_header);
@@ -330,6 +404,31 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         host_max_concurrency,
         values::pattern_number::<usize>
     );
+    let file_patterns = [
+        (
+            "host_rate",
+            "host-rate",
+            args.host_rate.iter().map(|(p, _)| p).collect(),
+        ),
+        (
+            "host_max_concurrency",
+            "host-max-concurrency",
+            args.host_max_concurrency.iter().map(|(p, _)| p).collect(),
+        ),
+        (
+            "host_header",
+            "host-header",
+            args.host_header.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        ),
+    ];
+    for (id, key, patterns) in file_patterns {
+        if !given(m, id) {
+            for p in patterns {
+                regex::Regex::new(p)
+                    .map_err(|e| bad(key, format!("`{p}' is not a valid regex: {e}")))?;
+            }
+        }
+    }
     take_list!(file_outputs, file_output, values::file_output);
     take_list!(plugins, plugin, crate::plugin_flags::parse_spec);
     if !given(m, "plugins") {
@@ -383,10 +482,10 @@ pub fn effective(args: &Args) -> FileConfig {
         no_robots: Some(args.no_robots),
         follow_outside_root: Some(args.follow_outside_root),
         include_verbatim: Some(args.include_verbatim),
-        timeout: Some(args.timeout),
+        timeout: Some(Secs(args.timeout)),
         max_redirects: Some(args.max_redirects),
         max_retries: Some(args.max_retries),
-        max_retry_wait: Some(args.max_retry_wait),
+        max_retry_wait: Some(Secs(args.max_retry_wait)),
         max_body_size: Some(args.max_body_size),
         user_agent: args.user_agent.clone(),
         header: Some(
@@ -432,7 +531,7 @@ pub fn effective(args: &Args) -> FileConfig {
                 .map(|(p, n)| format!("{p}={n}"))
                 .collect(),
         ),
-        abort_timeout: Some(args.abort_timeout),
+        abort_timeout: Some(Secs(args.abort_timeout)),
         output: Some(args.output.name().to_owned()),
         color: Some(args.color.clone()),
         group_by: Some(args.group_by.clone()),
@@ -502,10 +601,10 @@ pub(crate) mod tests {
             no_robots: Some(true),
             follow_outside_root: Some(true),
             include_verbatim: Some(true),
-            timeout: Some(12.5),
+            timeout: Some(Secs(12.5)),
             max_redirects: Some(4),
             max_retries: Some(1),
-            max_retry_wait: Some(5.0),
+            max_retry_wait: Some(Secs(5.0)),
             max_body_size: Some(1024),
             user_agent: Some("bot/1".into()),
             header: Some(vec!["X-A: 1".into()]),
@@ -530,7 +629,7 @@ pub(crate) mod tests {
             host_concurrency: Some(2),
             host_rate: Some(vec!["slow=0.5".into()]),
             host_max_concurrency: Some(vec!["slow=1".into()]),
-            abort_timeout: Some(1.0),
+            abort_timeout: Some(Secs(1.0)),
             output: Some("csv".into()),
             color: Some("never".into()),
             group_by: Some("url".into()),

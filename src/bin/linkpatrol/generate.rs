@@ -3,15 +3,22 @@
 //!
 //! clap_mangen gives each `help_heading` of `--help` a section of its own (`.SH INPUTS`, `.SH
 //! SCOPE`, …) in the order the headings first appear, so the man page keeps the help's groups.
-//! Two touches make the page portable: the `after_help` text (the exit statuses) is titled
-//! `EXIT STATUS`, as man pages title it, instead of clap_mangen's `EXTRA`; and every character
-//! outside ASCII is written as a groff escape (`\[u2026]`), so the page renders without
-//! warnings whether or not the formatter is told the input is UTF-8.
+//! The sections after the flags come from the tables `--help` prints too (`help.rs`):
+//! `COMMANDS` (merge, help), `EXAMPLES` and `EXIT STATUS`, as man pages title them, instead
+//! of clap_mangen's one `EXTRA` paragraph; and every character outside ASCII is written as a
+//! groff escape (`\[u2026]`), so the page renders without warnings whether or not the
+//! formatter is told the input is UTF-8.
+//!
+//! The completions know the `merge` command (its flags after the word `merge`): it is added
+//! as a subcommand here only, because the check's own parser reads `merge` first on the
+//! command line before clap sees it (`main.rs`).
 
 use std::io::{self, Write};
 
 use clap::{Command, ValueEnum};
 use clap_complete::Shell;
+
+use crate::help;
 
 /// What `--generate` writes on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -41,27 +48,61 @@ pub fn write(what: Generated, mut cmd: Command, out: &mut dyn Write) -> io::Resu
         Generated::Elvish => Shell::Elvish,
     };
     let name = cmd.get_name().to_owned();
+    cmd = cmd.subcommand(crate::merge::command().name("merge"));
     clap_complete::generate(shell, &mut cmd, name, out);
     Ok(())
 }
 
 /// The man page of `cmd` in roff, ASCII only.
 fn man_page(cmd: Command) -> io::Result<String> {
+    let man = clap_mangen::Man::new(cmd);
     let mut roff = Vec::new();
-    clap_mangen::Man::new(cmd).render(&mut roff)?;
+    man.render_title(&mut roff)?;
+    man.render_name_section(&mut roff)?;
+    man.render_synopsis_section(&mut roff)?;
+    man.render_description_section(&mut roff)?;
+    man.render_options_section(&mut roff)?;
+    roff.extend_from_slice(after_flags().as_bytes());
+    man.render_version_section(&mut roff)?;
     let roff = String::from_utf8_lossy(&roff);
     let mut page = String::with_capacity(roff.len());
     for line in roff.lines() {
-        // Only clap_mangen's own section title can be this line: roff escapes a text line's
-        // leading `.`.
-        if line == ".SH EXTRA" {
-            page.push_str(".SH \"EXIT STATUS\"");
-        } else {
-            push_ascii(&mut page, line);
-        }
+        push_ascii(&mut page, line);
         page.push('\n');
     }
     Ok(page)
+}
+
+/// The `COMMANDS`, `EXAMPLES` and `EXIT STATUS` sections, from the tables of `--help`.
+fn after_flags() -> String {
+    let mut roff = String::from(".SH COMMANDS\n");
+    for (synopsis, what) in help::COMMANDS {
+        roff.push_str(&format!(
+            ".TP\n\\fB{}\\fR\n{}\n",
+            text(synopsis),
+            text(what)
+        ));
+    }
+    roff.push_str(".SH EXAMPLES\n");
+    for (what, command) in help::EXAMPLES {
+        roff.push_str(&format!(".PP\n{}:\n", text(what)));
+        roff.push_str(&format!(".IP\n.nf\n\\fB{}\\fR\n.fi\n", text(command)));
+    }
+    roff.push_str(&format!(
+        ".SH \"EXIT STATUS\"\n{}\n",
+        text(help::EXIT_STATUS)
+    ));
+    roff
+}
+
+/// `s` as roff text: backslashes and hyphens escaped, a leading `.` or `'` kept as text.
+fn text(s: &str) -> String {
+    let escaped = s.replace('\\', "\\e").replace('-', "\\-");
+    if escaped.starts_with(['.', '\'']) {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
 }
 
 /// Appends `text` with each non-ASCII character as a groff escape (`…` → `\[u2026]`).

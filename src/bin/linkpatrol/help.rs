@@ -1,6 +1,13 @@
 //! The finishing touches of the command line: a `LINKPATROL_*` environment variable for every
-//! flag (between the config file and the flags in precedence) and the `--help` topic of each
-//! flag, kept here in one table so the flag definitions in `args.rs` stay short.
+//! flag (between the config file and the flags in precedence), the `--help` topic of each
+//! flag, and the two sizes of help, kept here in tables so the flag definitions in `args.rs`
+//! stay short.
+//!
+//! `-h` fits a screen: the usage, the ten most used flags with a one-line summary each, and
+//! where to read more. `--help` (and `linkpatrol help`) is the full reference: every flag
+//! under its topic with its variable and default, the commands, examples and the exit
+//! statuses. The man page is written from the same `--help` command (`generate.rs`), with
+//! the examples and exit statuses of [`EXAMPLES`] and [`EXIT_STATUS`].
 
 use clap::builder::FalseyValueParser;
 use clap::{Arg, ArgAction, Command};
@@ -123,6 +130,132 @@ const HEADINGS: &[(&str, &[&str])] = &[
     ("Shell integration", &["generate"]),
 ];
 
+/// The flags `-h` lists (by argument id, in this order), each with its one-line summary.
+/// Every other flag shows in `--help` only.
+const SHORT_HELP: &[(&str, &str)] = &[
+    (
+        "inputs",
+        "URLs, local files or folders, globs, or - (URLs on stdin) to check",
+    ),
+    (
+        "recursion_level",
+        "Recurse at most this deep from the start pages (0: start pages only)",
+    ),
+    (
+        "include",
+        "Check only URLs matching this regex (repeatable)",
+    ),
+    (
+        "exclude",
+        "Do not check URLs matching this regex (repeatable)",
+    ),
+    (
+        "output",
+        "Report format on stdout (text, compact, github, csv, html, json, …)",
+    ),
+    (
+        "file_outputs",
+        "Also write a report of TYPE to FILE (repeatable)",
+    ),
+    ("verbose", "Report every checked link, not only problems"),
+    ("quiet", "No report on stdout (-F files are still written)"),
+    ("threads", "Worker threads"),
+    (
+        "timeout",
+        "Timeout of each phase of a request (30, 2.5, 5s, 1m)",
+    ),
+    ("config", "Read settings from this TOML file"),
+];
+
+/// What follows the flags in `-h`: the commands and where to read more.
+const SHORT_AFTER: &str = "\
+Commands:
+  linkpatrol merge FILE...  Merge the NDJSON reports of a sharded check (merge --help)
+  linkpatrol help           The full help (--help)
+
+More: `linkpatrol --help` has every flag (each also read from a LINKPATROL_* variable)
+and examples; `linkpatrol --generate man | man -l -` is the manual.
+
+Exit status: 0 no broken links, 1 broken links found, 2 usage or runtime error,
+130 interrupted.";
+
+/// The commands besides a check, for `--help` and the man page: (synopsis, what it does).
+pub const COMMANDS: &[(&str, &str)] = &[
+    (
+        "linkpatrol merge FILE... [-o TYPE] [-F TYPE[/FILE]] [-q] [-v]",
+        "One report from the NDJSON reports (-o ndjson -v) of the shards of a check split by \
+         host, as one run over everything would have written it (see `linkpatrol merge --help`).",
+    ),
+    (
+        "linkpatrol help",
+        "This help. A file named `help` is checked with `linkpatrol ./help`.",
+    ),
+];
+
+/// Examples for `--help` and the man page: (what it does, the command).
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "Check a site, following its own links; links to other sites are checked, not followed",
+        "linkpatrol https://example.org/",
+    ),
+    (
+        "Check the Markdown and HTML files of a folder (as ripgrep walks it)",
+        "linkpatrol docs/",
+    ),
+    (
+        "Two levels deep, leaving out a path, with a compact report",
+        "linkpatrol -r 2 --exclude '/archive/' -o compact https://example.org/",
+    ),
+    (
+        "Report every link as CSV and also write an HTML report",
+        "linkpatrol -v -o csv -F html/report.html https://example.org/",
+    ),
+    (
+        "Only the files changed since main, with their anchors checked",
+        "linkpatrol --changed-since main --check-anchors .",
+    ),
+    (
+        "Reuse the results of the last day's runs (state in ./.linkpatrol-cache.sqlite)",
+        "linkpatrol --cache https://example.org/",
+    ),
+    (
+        "Continue a run stopped with Ctrl-C",
+        "linkpatrol --resume https://example.org/",
+    ),
+    (
+        "One HTML report from the shards of a check split by host (--shard)",
+        "linkpatrol merge phase1-*.ndjson phase2-*.ndjson -o html > report.html",
+    ),
+];
+
+/// The exit statuses, for `-h`, `--help` and the man page.
+pub const EXIT_STATUS: &str = "0 no broken links (or only links --fail-after-runs tolerates, \
+                               which the summary says), 1 broken links found, 2 usage or \
+                               runtime error, 130 interrupted (the report of what was checked \
+                               is still written, its summary starting \"Interrupted\").";
+
+/// What follows the flags in `--help`: commands, examples, exit statuses.
+fn long_after() -> String {
+    let mut text = String::from("Commands:\n");
+    for (synopsis, what) in COMMANDS {
+        text.push_str(&format!("  {synopsis}\n          {what}\n"));
+    }
+    text.push_str("\nExamples:\n");
+    for (what, command) in EXAMPLES {
+        text.push_str(&format!("  # {what}\n  {command}\n"));
+    }
+    text.push_str(&format!("\nExit status: {EXIT_STATUS}"));
+    text
+}
+
+/// Whether the command line asks for the short help: a `-h` before any `--`.
+pub fn wants_short_help(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    args.into_iter()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "-h")
+}
+
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
 const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("recursion_level", "unlimited"),
@@ -163,8 +296,13 @@ pub fn env_name(arg: &Arg) -> Option<String> {
     ))
 }
 
-/// Adds the environment variables and the help topics to the command.
-pub fn decorate(cmd: Command) -> Command {
+/// Adds the environment variables, the help topics and the texts after the flags to the
+/// command. `short` makes the `-h` command: only the flags of [`SHORT_HELP`], with their
+/// summaries, under one heading and without their variables (which still apply: only the
+/// help text differs, never what is parsed).
+pub fn decorate(cmd: Command, short: bool) -> Command {
+    let cmd = cmd.after_help(SHORT_AFTER).after_long_help(long_after());
+    let cmd = if short { shorten(cmd) } else { cmd };
     cmd.mut_args(|arg| {
         let note = DEFAULT_NOTES
             .iter()
@@ -178,8 +316,8 @@ pub fn decorate(cmd: Command) -> Command {
             _ => arg,
         };
         let arg = match place_of(arg.get_id().as_str()) {
-            Some((h, order)) => arg.help_heading(h).display_order(order),
-            None => arg,
+            Some((h, order)) if !short => arg.help_heading(h).display_order(order),
+            _ => arg,
         };
         match env_name(&arg) {
             // A switch reads `1`, `true`, `yes`, `on` as set; `0`, `false`, `no`, `off`, `` not.
@@ -188,6 +326,20 @@ pub fn decorate(cmd: Command) -> Command {
             }
             Some(name) => arg.env(name),
             None => arg,
+        }
+        .hide_env(short)
+    })
+}
+
+/// The `-h` form of the command: the flags of [`SHORT_HELP`] with their summaries, in the
+/// table's order; the others hidden from `-h`.
+fn shorten(cmd: Command) -> Command {
+    cmd.mut_args(|arg| {
+        let id = arg.get_id().as_str().to_owned();
+        match SHORT_HELP.iter().position(|(i, _)| *i == id) {
+            Some(order) => arg.help(SHORT_HELP[order].1).display_order(order),
+            None if id == "help" || id == "version" => arg.display_order(100),
+            None => arg.hide_short_help(true),
         }
     })
 }
@@ -211,6 +363,9 @@ mod tests {
                 assert!(place_of(id).is_some(), "flag `{id}' has no --help topic");
             }
         }
+        for (id, _) in SHORT_HELP {
+            assert!(ids.iter().any(|i| i == id), "`{id}' is no flag");
+        }
         for (_, listed) in HEADINGS {
             for id in *listed {
                 assert!(ids.iter().any(|i| i == id), "`{id}' is no flag");
@@ -220,7 +375,7 @@ mod tests {
 
     #[test]
     fn env_names_follow_the_long_flag() {
-        let cmd = decorate(Args::command());
+        let cmd = decorate(Args::command(), false);
         let arg = cmd
             .get_arguments()
             .find(|a| a.get_id() == "max_urls")

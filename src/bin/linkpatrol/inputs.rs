@@ -330,7 +330,14 @@ fn add_one(
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
         Err(_) if is_glob(input) => return add_glob(config, input, root_dir, &place, walk),
-        Err(e) => bail!("{place}cannot read `{input}': {e}"),
+        Err(_) if let Some(scheme) = other_scheme(input) => bail!(
+            "{place}`{input}': {scheme}: URLs are not checked (inputs are \
+             http, https and file URLs, and local paths)"
+        ),
+        Err(e) => match url_hint(input) {
+            Some(url) => bail!("{place}cannot read `{input}': {e}; did you mean {url}?"),
+            None => bail!("{place}cannot read `{input}': {e}"),
+        },
     };
     if meta.is_dir()
         && let Some(src) = mdbook_sources(path)
@@ -467,9 +474,100 @@ pub fn looks_like_url(s: &str) -> bool {
         .any(|p| lower.starts_with(p))
 }
 
+/// The scheme of an input that is a URL of a scheme not checked (`ftp` for
+/// `ftp://host/x`, `mailto` for `mailto:a@b.test`).
+fn other_scheme(input: &str) -> Option<String> {
+    let url = Url::parse(input.trim()).ok()?;
+    let scheme = url.scheme();
+    // A Windows drive (`C:\\docs`) parses as a one-letter scheme.
+    (scheme.len() > 1 && !matches!(scheme, "http" | "https" | "file")).then(|| scheme.to_owned())
+}
+
+/// The URL meant by an input that names a host without a scheme (`example.org`,
+/// `www.example.org/docs`, `localhost:8000`): none for what looks like a file name
+/// (`README.md`, `index.html`). Only the text is looked at: no lookup of the name.
+fn url_hint(input: &str) -> Option<String> {
+    let input = input.trim();
+    let host_port = input.split(['/', '?', '#']).next()?;
+    let (host, port) = match host_port.rsplit_once(':') {
+        Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => (h, Some(p)),
+        Some(_) => return None,
+        None => (host_port, None),
+    };
+    let labels: Vec<&str> = host.split('.').collect();
+    let label_ok = |l: &&str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+    };
+    let tld = labels.last()?;
+    const FILE_EXTENSIONS: &[&str] = &[
+        "md", "markdown", "html", "htm", "xhtml", "txt", "text", "xml", "css", "rst", "adoc",
+        "json", "csv", "pdf", "toml", "yml", "yaml", "rs", "py", "js", "sh",
+    ];
+    let named_host = labels.len() >= 2
+        && labels.iter().all(label_ok)
+        && (2..=24).contains(&tld.len())
+        && tld.bytes().all(|b| b.is_ascii_alphabetic())
+        && !FILE_EXTENSIONS.contains(&tld.to_ascii_lowercase().as_str());
+    let local =
+        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::Ipv4Addr>().is_ok();
+    let scheme = if local {
+        "http"
+    } else if named_host {
+        "https"
+    } else {
+        return None;
+    };
+    if local
+        && port.is_none()
+        && !input.contains('/')
+        && host.parse::<std::net::Ipv4Addr>().is_err()
+    {
+        // `localhost` alone is more likely a file or folder name than a site.
+        return None;
+    }
+    Url::parse(&format!("{scheme}://{input}"))
+        .ok()
+        .map(|u| u.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_without_scheme_gets_a_url_hint_a_file_name_none() {
+        assert_eq!(
+            url_hint("example.org").as_deref(),
+            Some("https://example.org/")
+        );
+        assert_eq!(
+            url_hint("www.example.org/docs?x=1").as_deref(),
+            Some("https://www.example.org/docs?x=1")
+        );
+        assert_eq!(
+            url_hint("localhost:8000/a").as_deref(),
+            Some("http://localhost:8000/a")
+        );
+        assert_eq!(url_hint("127.0.0.1").as_deref(), Some("http://127.0.0.1/"));
+        for file in [
+            "README.md",
+            "index.html",
+            "docs/a.md",
+            "notes",
+            "localhost",
+            "a..b",
+            "x:y",
+        ] {
+            assert_eq!(url_hint(file), None, "{file}");
+        }
+        assert_eq!(other_scheme("ftp://127.0.0.1/x").as_deref(), Some("ftp"));
+        assert_eq!(other_scheme("C:\\docs"), None);
+        assert_eq!(other_scheme("https://a.test/"), None);
+        assert_eq!(other_scheme("example.org"), None);
+    }
 
     #[test]
     fn the_base_of_a_glob_is_its_folders_before_the_first_pattern() {

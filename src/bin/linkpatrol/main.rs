@@ -51,6 +51,9 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         };
     }
+    if std::env::args_os().nth(1).is_some_and(|a| a == "help") {
+        return help_command();
+    }
     let args = match settings::args_from_command_line() {
         Ok(args) => args,
         Err(e) => return fail(&e),
@@ -84,6 +87,28 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => fail(&e),
+    }
+}
+
+/// `linkpatrol help` (the `--help` text) and `linkpatrol help merge`. The word `help` first
+/// is always this, even when a file of that name exists here: a note then says how to check
+/// it (`linkpatrol ./help`).
+fn help_command() -> ExitCode {
+    if std::path::Path::new("help").exists() {
+        eprintln!(
+            "linkpatrol: note: `linkpatrol help` shows this help; `linkpatrol ./help` checks \
+             the file named help"
+        );
+    }
+    let mut cmd = if std::env::args_os().nth(2).is_some_and(|a| a == "merge") {
+        merge::command()
+    } else {
+        settings::command()
+    };
+    match cmd.write_long_help(&mut io::stdout().lock()) {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
+        Err(e) => fail(&e.into()),
     }
 }
 
@@ -181,6 +206,19 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let report = run.finish()?;
     for w in &report.state_warnings {
         eprintln!("linkpatrol: warning: {}", escape_controls(w));
+    }
+    // Named only when the run found nothing beyond its inputs: in a folder of documents, a
+    // few without links are no news.
+    let nothing_beyond = report.links() == report.starts_without_links.len();
+    for url in report
+        .starts_without_links
+        .iter()
+        .filter(|_| nothing_beyond)
+    {
+        eprintln!(
+            "linkpatrol: warning: {} held no links: nothing was checked beyond it",
+            escape_controls(&linkpatrol::redact_text(url))
+        );
     }
     if let Some(d) = display {
         d.stop();

@@ -12,7 +12,7 @@ use clap::Parser;
 use linkpatrol::report::{Format, ReportOptions, Verbosity, escape_controls, merge_ndjson};
 
 use crate::outputs;
-use crate::values::{FileOutput, file_output, format_name};
+use crate::values::{FileOutput, file_output, format_parser};
 
 /// Merge the NDJSON reports of the shards of a check split by host into one report.
 #[derive(Debug, Parser)]
@@ -25,7 +25,7 @@ struct MergeArgs {
     files: Vec<PathBuf>,
 
     /// Report format on stdout.
-    #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_name)]
+    #[arg(short = 'o', long, value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
     output: Format,
 
     /// Also write a report of TYPE to FILE (repeatable).
@@ -67,6 +67,12 @@ fn one_line(text: &str) -> String {
         }
     }
     out
+}
+
+/// The `merge` command's clap definition, for `linkpatrol help merge` and the completions.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    MergeArgs::command()
 }
 
 /// Runs `merge` with the process's arguments (after the word `merge`); the exit status.

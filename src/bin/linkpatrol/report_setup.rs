@@ -32,7 +32,105 @@ pub fn stdout_options(args: &Args) -> ReportOptions {
         working_dir,
         source_root,
         suggestions: args.suggest,
+        run_settings: run_settings(args),
     }
+}
+
+/// What was checked and the settings that shape the verdicts, for the reports that name them
+/// (HTML): the inputs, the scope, the request settings, and each setting given that changes
+/// what is checked or how. Header values are left out (any header may be a secret: only the
+/// names), and URLs are masked (`user:password@`).
+pub fn run_settings(args: &Args) -> Vec<(String, String)> {
+    let mask = |s: &str| linkpatrol::redact_text(s).into_owned();
+    let mut inputs: Vec<String> = args.inputs.iter().map(|i| mask(i)).collect();
+    if args.stdin {
+        inputs.push("URLs from stdin".into());
+    }
+    inputs.extend(
+        args.input_file
+            .iter()
+            .map(|f| format!("the list {}", f.display())),
+    );
+    if let Some(r) = &args.changed_since {
+        inputs.push(format!("files changed since {r}"));
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut add = |name: &str, value: String| out.push((name.to_owned(), value));
+    if !inputs.is_empty() {
+        add("Inputs", inputs.join(" "));
+    }
+    add(
+        "Recursion level",
+        args.recursion_level
+            .map_or_else(|| "unlimited".into(), |n| n.to_string()),
+    );
+    if args.internal_only {
+        add("Scope", "internal links only (--internal-only)".into());
+    }
+    for (name, list) in [
+        ("Include", &args.include),
+        ("Exclude", &args.exclude),
+        ("No follow", &args.no_follow),
+        ("Remap", &args.remap),
+    ] {
+        if !list.is_empty() {
+            add(
+                name,
+                list.iter().map(|p| mask(p)).collect::<Vec<_>>().join("  "),
+            );
+        }
+    }
+    if let Some(n) = args.max_urls {
+        add("Max URLs", n.to_string());
+    }
+    if args.check_anchors {
+        add("Anchors", "checked (--check-anchors)".into());
+    }
+    add(
+        "Requests",
+        format!(
+            "{} method for links, timeout {} s, {} retries, statuses accepted {}",
+            args.method.to_ascii_uppercase(),
+            args.timeout,
+            args.max_retries,
+            args.accept
+        ),
+    );
+    add(
+        "Politeness",
+        format!(
+            "{} threads, {} requests per second per host",
+            args.threads,
+            if args.max_requests_per_second == 0.0 {
+                "no limit of".into()
+            } else {
+                args.max_requests_per_second.to_string()
+            }
+        ),
+    );
+    if !args.headers.is_empty() {
+        let names: Vec<&str> = args.headers.iter().map(|(n, _)| n.as_str()).collect();
+        add("Headers sent", names.join(", "));
+    }
+    if args.insecure {
+        add("TLS", "certificates not verified (--insecure)".into());
+    }
+    if args.resume {
+        add(
+            "State",
+            "resumed the interrupted last run (--resume)".into(),
+        );
+    } else if args.cache {
+        add("State", "recent results reused (--cache)".into());
+    }
+    if let Some(shard) = &args.shard {
+        add("Shard", shard.to_string());
+    }
+    if !args.plugins.is_empty() {
+        let names: Vec<&str> = args.plugins.iter().map(|(n, _)| n.as_str()).collect();
+        add("Plugins", names.join(", "));
+    }
+    out
 }
 
 /// The folder SARIF locations are relative to: the working folder when the checked folder is

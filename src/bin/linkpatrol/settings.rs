@@ -23,7 +23,8 @@ use crate::{help, inputs, trust};
 /// key such a file may not set). A usage error comes back as one line; `--help` and `--version` print and
 /// exit here.
 pub fn args_from_command_line() -> Result<Args> {
-    let matches = match command().try_get_matches() {
+    let short = help::wants_short_help(std::env::args_os());
+    let matches = match help::decorate(Args::command(), short).try_get_matches() {
         Ok(m) => m,
         Err(e) => return Err(usage_error(e)),
     };
@@ -105,11 +106,11 @@ fn cap_local(args: &mut Args, matches: &clap::ArgMatches, path: &std::path::Path
 /// environment variables. It parses the flags and `--generate` writes completions and the man
 /// page from it.
 pub fn command() -> clap::Command {
-    help::decorate(Args::command())
+    help::decorate(Args::command(), false)
 }
 
-/// A clap error as one line (its first, plus its tips: `a similar argument exists:
-/// '--threads'`), or the help or version text printed at once.
+/// A clap error as one line (its first, the values allowed, and its tips: `a similar argument
+/// exists: '--threads'`), or the help or version text printed at once.
 fn usage_error(e: clap::Error) -> anyhow::Error {
     use clap::error::ErrorKind;
     if matches!(
@@ -123,6 +124,15 @@ fn usage_error(e: clap::Error) -> anyhow::Error {
     let text = e.to_string();
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let first = first.trim().trim_start_matches("error: ");
+    // A value not among an argument's values lists them on a line of its own.
+    let values = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values: "));
+    let first = match values {
+        Some(v) => format!("{first} {v}"),
+        None => first.to_owned(),
+    };
     let tips: Vec<&str> = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("tip: "))

@@ -51,6 +51,14 @@ impl std::fmt::Debug for AuthSection {
     }
 }
 
+/// `-o TYPE`: a report format, its names declared so that `--help` and the completions list
+/// them (the argument reads them in any case).
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Format::ALL.iter().map(|f| PossibleValue::new(f.name())))
+        .map(|name| format_name(&name).expect("a format's own name"))
+}
+
 pub fn format_name(s: &str) -> Result<Format, String> {
     Format::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
@@ -114,11 +122,48 @@ pub fn shard(s: &str) -> Result<linkpatrol::Shard, String> {
     s.parse().map_err(|e: linkpatrol::Error| e.to_string())
 }
 
+/// The units of a duration (`--max-cache-age`, `--timeout`, …): seconds, minutes, hours, days.
+fn unit_secs(unit: char) -> Option<u64> {
+    match unit {
+        's' => Some(1),
+        'm' => Some(60),
+        'h' => Some(3600),
+        'd' => Some(86_400),
+        _ => None,
+    }
+}
+
+/// Seconds: a number (`30`, `2.5`) or a number with a unit of [`unit_secs`] (`5s`, `1.5m`,
+/// `2h`, `1d`). `None` for anything else; the caller checks the range.
+pub fn seconds(s: &str) -> Option<f64> {
+    let t = s.trim();
+    if let Ok(v) = t.parse::<f64>() {
+        return Some(v);
+    }
+    let unit = t.chars().last()?;
+    let scale = unit_secs(unit)?;
+    // The unit is ASCII: one byte.
+    let n: f64 = t[..t.len() - 1].trim_end().parse().ok()?;
+    Some(n * scale as f64)
+}
+
+/// `--timeout`: seconds > 0, with or without a unit.
 pub fn positive_secs(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+    match seconds(s) {
+        Some(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!(
-            "`{s}': the value must be a positive number of seconds"
+            "`{s}': the value must be a positive number of seconds, or a duration such as \
+             5s, 2m or 1h"
+        )),
+    }
+}
+
+/// `--abort-timeout`, `--max-retry-wait`: seconds >= 0, with or without a unit.
+pub fn non_negative_secs(s: &str) -> Result<f64, String> {
+    match seconds(s) {
+        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}' is not a number of seconds >= 0 or a duration such as 5s, 2m or 1h"
         )),
     }
 }
@@ -130,18 +175,53 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Seconds in the config file: a number (`timeout = 30`) or a duration as on the command line
+/// (`timeout = "5s"`). Written back as a number.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Secs(pub f64);
+
+impl<'de> Deserialize<'de> for Secs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Secs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of seconds or a duration such as \"5s\" or \"2m\"")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Secs, E> {
+                Ok(Secs(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Secs, E> {
+                Ok(Secs(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Secs, E> {
+                Ok(Secs(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Secs, E> {
+                seconds(v).map(Secs).ok_or_else(|| {
+                    E::custom(format!(
+                        "`{v}' is not a number of seconds or a duration such as 5s, 2m or 1h"
+                    ))
+                })
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl std::fmt::Display for Secs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// A cache age: a whole number with a unit, `90s`, `30m`, `12h` or `7d`.
 pub fn cache_age(s: &str) -> Result<std::time::Duration, String> {
     let bad = || format!("`{s}' is not a duration such as 30m, 12h or 7d");
     let t = s.trim();
     let unit = t.chars().last().ok_or_else(bad)?;
-    let scale = match unit {
-        's' => 1,
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        _ => return Err(bad()),
-    };
+    let scale = unit_secs(unit).ok_or_else(bad)?;
     let n: u64 = t[..t.len() - 1].parse().map_err(|_| bad())?;
     n.checked_mul(scale)
         .filter(|&secs| secs <= linkpatrol::MAX_DURATION.as_secs())
@@ -176,5 +256,23 @@ mod cache_age_tests {
         for text in ["1d", "12h", "30m", "90s", "0s"] {
             assert_eq!(format_cache_age(cache_age(text).unwrap()), text);
         }
+    }
+
+    #[test]
+    fn seconds_take_the_units_of_a_cache_age() {
+        assert_eq!(positive_secs("5s"), Ok(5.0));
+        assert_eq!(positive_secs("2.5"), Ok(2.5));
+        assert_eq!(positive_secs("1.5m"), Ok(90.0));
+        assert_eq!(non_negative_secs("1h"), Ok(3600.0));
+        assert_eq!(non_negative_secs("0"), Ok(0.0));
+        for bad in ["", "s", "5x", "-1s", "0s", "infs", "NaN"] {
+            assert!(positive_secs(bad).is_err(), "{bad}");
+        }
+        let secs: std::collections::BTreeMap<String, Secs> =
+            toml::from_str("a = 30\nb = 2.5\nc = \"5s\"").unwrap();
+        assert_eq!(
+            secs.values().map(|s| s.0).collect::<Vec<_>>(),
+            [30.0, 2.5, 5.0]
+        );
     }
 }

@@ -23,7 +23,9 @@
 //! Stale connections: a request that rode a pooled keep-alive connection and lost it before
 //! any response came (the server closed it just as we reused it) is resent at once on a new
 //! connection — not a retry, no backoff; at most once per URL (a connection reset while it was
-//! being opened looks the same and gets that one resend too). Which connection a call used is
+//! being opened looks the same and gets that one resend too). A server that began to answer
+//! (a byte came back) and then cut the connection, mid-headers, was not stale: that request is
+//! a try like any other, so each method gets 1 + `max_retries` requests in all. Which connection a call used is
 //! told by `connection`; the resend sets ureq's per-request `max_idle_age` to zero, which makes
 //! the pool skip (and close) that host's idle connections and dial a new one, which then goes
 //! back to the pool as usual.

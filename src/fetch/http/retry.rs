@@ -180,8 +180,14 @@ impl HttpFetcher {
                     if let Some(why) = RefusedAddress::of(&e) {
                         return Exchange::Refused(why.to_owned());
                     }
-                    if !budget.fresh && lost_before_response(&e) && !connection::opened_new() {
+                    if !budget.fresh
+                        && lost_before_response(&e)
+                        && !connection::opened_new()
+                        && !connection::answered()
+                    {
                         // A pooled connection the server had closed: resend now, on a new one.
+                        // A server that began to answer and then cut the connection was not
+                        // stale: that is a failure, retried within the budget.
                         drop(permit);
                         budget.fresh = true;
                         continue;

@@ -257,6 +257,9 @@ impl Transport for LeanTcpTransport {
                 Ok(n) => break n,
             }
         };
+        if let Some(&first) = input.first().filter(|_| amount > 0) {
+            crate::fetch::connection::note_input(first);
+        }
         self.buffers.input_appended(amount);
         Ok(amount > 0)
     }

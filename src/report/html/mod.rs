@@ -1,9 +1,12 @@
 //! The HTML report: one self-contained page for people, with inline CSS and a small inline
 //! script, no external assets and no network fetches (a Content-Security-Policy forbids them).
 //!
-//! The page has a summary (numbers, an interrupted banner, per-host statistics), the broken
-//! links grouped by the page that contains them, and a table of every shown entry with filters
-//! (errors, warnings, all) and sortable columns. Every string that comes from a crawl goes
+//! The page says what was checked and when (the start URLs, the run's start and duration, the
+//! settings the front end names), then has a summary (numbers, an interrupted banner, per-host
+//! statistics), the broken links grouped by the page that contains them, and a sortable table
+//! of the other shown entries: the links with warnings, or with `-v` every other link, with
+//! filters (warnings, OK, ignored, all). No row is in both: a broken link is listed once, under
+//! its page, with its warnings. Every string that comes from a crawl goes
 //! through [`escape::Escaped`]; only `http`, `https` and `file` URLs become clickable links.
 //!
 //! Entries are buffered and the page is written by `finish`, which also runs after an
@@ -34,8 +37,10 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; script-src 'un
 pub struct HtmlReporter<W: Write> {
     out: W,
     verbosity: Verbosity,
-    /// The entries the table shows (every broken one among them), in arrival order.
+    /// The entries shown (every broken one among them), in arrival order.
     shown: Vec<Entry>,
+    /// What was checked and the settings, as the front end names them.
+    settings: Vec<(String, String)>,
 }
 
 impl<W: Write> HtmlReporter<W> {
@@ -46,7 +51,16 @@ impl<W: Write> HtmlReporter<W> {
             out,
             verbosity,
             shown: Vec::new(),
+            settings: Vec::new(),
         }
+    }
+
+    /// Names what the run checked and its settings at the top of the page (`("Inputs",
+    /// "docs/")`, `("Recursion level", "2")`), in this order. Credentials must already be
+    /// masked.
+    pub fn with_settings(mut self, settings: Vec<(String, String)>) -> Self {
+        self.settings = settings;
+        self
     }
 
     /// Returns the underlying writer (the page is complete after `finish`).
@@ -67,10 +81,14 @@ impl<W: Write> Reporter for HtmlReporter<W> {
         let mut shown = std::mem::take(&mut self.shown);
         shown.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
         let o = &mut self.out;
-        head(o, report)?;
+        head(o, report, &self.settings)?;
         summary(o, report)?;
         broken(o, &shown)?;
-        table(o, &shown, self.verbosity, report.links())?;
+        let others: Vec<Entry> = shown
+            .into_iter()
+            .filter(|e| !e.result.outcome.is_broken())
+            .collect();
+        table(o, &others, self.verbosity, report)?;
         write!(
             o,
             "</main>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
@@ -105,8 +123,11 @@ fn rank(e: &Entry) -> u8 {
     }
 }
 
-/// The doctype, `<head>` and the page title.
-fn head(o: &mut impl Write, report: &Report) -> io::Result<()> {
+/// Start URLs named in the header; more are counted.
+const STARTS_SHOWN: usize = 10;
+
+/// The doctype, `<head>`, the page title, and what was checked and when.
+fn head(o: &mut impl Write, report: &Report, settings: &[(String, String)]) -> io::Result<()> {
     let errors = report.errors();
     let title = match errors {
         0 => "no broken links".to_owned(),
@@ -130,16 +151,41 @@ fn head(o: &mut impl Write, report: &Report) -> io::Result<()> {
         .map(|e| e.result.url.as_str())
         .collect();
     if !starts.is_empty() {
-        write!(o, "<p class=\"sub\">Started from ")?;
-        for (i, url) in starts.iter().enumerate() {
+        write!(o, "<p class=\"sub\" id=\"starts\">Started from ")?;
+        for (i, url) in starts.iter().take(STARTS_SHOWN).enumerate() {
             if i > 0 {
                 write!(o, ", ")?;
             }
             url_link(o, url)?;
         }
+        if starts.len() > STARTS_SHOWN {
+            write!(o, " and {} more", starts.len() - STARTS_SHOWN)?;
+        }
         writeln!(o, "</p>")?;
     }
-    writeln!(o, "</header>")
+    writeln!(o, "<dl class=\"run\" id=\"run\">")?;
+    let when = match report.started_at {
+        Some(t) => format!(
+            "{}, for {}",
+            crate::model::date::format_date(t),
+            human_duration(report.duration)
+        ),
+        None => format!("for {}", human_duration(report.duration)),
+    };
+    writeln!(
+        o,
+        "<div><dt>Checked</dt><dd data-run=\"checked\">{}</dd></div>",
+        Escaped(&when)
+    )?;
+    for (name, value) in settings {
+        writeln!(
+            o,
+            "<div><dt>{}</dt><dd>{}</dd></div>",
+            Escaped(name),
+            Escaped(value)
+        )?;
+    }
+    writeln!(o, "</dl>\n</header>")
 }
 
 /// The numbers, the interrupted banner and the per-host statistics.
@@ -182,6 +228,14 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
              The check was stopped before it finished; results are not complete \
              (<span data-stat=\"unchecked\">{}</span> URLs not checked).</p>",
             report.unchecked
+        )?;
+    }
+    for (url, why) in &report.stats.unreached_starts {
+        writeln!(
+            o,
+            "<p class=\"banner\" role=\"alert\">The start URL {} could not be reached: {}.</p>",
+            Escaped(url),
+            Escaped(why)
         )?;
     }
     let unreachable = super::text::unreachable_hosts(report);
@@ -309,7 +363,7 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
                 o,
                 "<tr class=\"broken-link\"><td class=\"num\">{}</td><td class=\"num\">{}</td>\
                  <td class=\"raw\"><code>{}</code></td><td class=\"name\">{}</td>\
-                 <td class=\"result\">{}</td><td class=\"real\">",
+                 <td class=\"result\">{}",
                 number(r.and_then(|r| r.line)),
                 number(r.and_then(|r| r.column)),
                 Escaped(r.map_or(e.result.url.as_str(), |r| r.raw.as_str())),
@@ -317,6 +371,8 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
                 Escaped(&e.result.outcome.to_string()),
             )?;
             suggestion(o, e)?;
+            warnings(o, e)?;
+            write!(o, "</td><td class=\"real\">")?;
             real_url(o, e)?;
             writeln!(o, "</td></tr>")?;
         }
@@ -325,46 +381,56 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
     writeln!(o, "</section>")
 }
 
-/// The table of every shown entry, with its filter buttons.
+/// The table of the shown entries that are not broken (those are listed once, above): the
+/// links with warnings, or with `-v` every other link, with filter buttons.
 fn table(
     o: &mut impl Write,
-    shown: &[Entry],
+    others: &[Entry],
     verbosity: Verbosity,
-    total: usize,
+    report: &Report,
 ) -> io::Result<()> {
-    let errors = shown
-        .iter()
-        .filter(|e| e.result.outcome.is_broken())
-        .count();
-    let warnings = shown
-        .iter()
-        .filter(|e| e.warnings().next().is_some())
-        .count();
+    let count = |class: u8| others.iter().filter(|e| rank(e) == class).count();
+    let (warnings, fine, ignored) = (count(1), count(2), count(3));
     let heading = match verbosity {
-        Verbosity::All => "All links",
-        Verbosity::Problems => "Links with problems",
+        Verbosity::All => "Other links",
+        Verbosity::Problems => "Links with warnings",
     };
-    writeln!(o, "<section id=\"all\">\n<h2>{heading}</h2>")?;
-    if verbosity == Verbosity::Problems && total > shown.len() {
-        writeln!(
-            o,
-            "<p class=\"note\">Only broken links and links with warnings are listed; \
-             {} other links were checked.</p>",
-            total - shown.len()
-        )?;
-    }
-    if shown.is_empty() {
-        return writeln!(o, "<p class=\"none\">Nothing to list.</p>\n</section>");
-    }
     writeln!(
         o,
-        "<div class=\"filters\" role=\"group\" aria-label=\"Show\">\
-         <button type=\"button\" data-filter=\"error\" aria-pressed=\"false\">Errors ({errors})</button>\
-         <button type=\"button\" data-filter=\"warning\" aria-pressed=\"false\">Warnings ({warnings})</button>\
-         <button type=\"button\" data-filter=\"all\" aria-pressed=\"true\">All ({})</button>\
-         <span class=\"shown\" id=\"shown-count\"></span></div>",
-        shown.len()
+        "<section id=\"all\">\n<h2>{heading} <span class=\"count\">{}</span></h2>",
+        others.len()
     )?;
+    let broken = report.errors();
+    let unlisted = report.links().saturating_sub(broken + others.len());
+    if verbosity == Verbosity::Problems && unlisted > 0 {
+        writeln!(
+            o,
+            "<p class=\"note\">{}{unlisted} other link{} checked without a warning {} not \
+             listed (see -v).</p>",
+            if broken > 0 {
+                "Broken links are listed above; "
+            } else {
+                ""
+            },
+            plural(unlisted),
+            if unlisted == 1 { "is" } else { "are" }
+        )?;
+    }
+    if others.is_empty() {
+        return writeln!(o, "<p class=\"none\">Nothing to list.</p>\n</section>");
+    }
+    if verbosity == Verbosity::All {
+        writeln!(
+            o,
+            "<div class=\"filters\" role=\"group\" aria-label=\"Show\">\
+             <button type=\"button\" data-filter=\"warning\" aria-pressed=\"false\">Warnings ({warnings})</button>\
+             <button type=\"button\" data-filter=\"ok\" aria-pressed=\"false\">OK ({fine})</button>\
+             <button type=\"button\" data-filter=\"ignored\" aria-pressed=\"false\">Ignored ({ignored})</button>\
+             <button type=\"button\" data-filter=\"all\" aria-pressed=\"true\">All ({})</button>\
+             <span class=\"shown\" id=\"shown-count\"></span></div>",
+            others.len()
+        )?;
+    }
     writeln!(
         o,
         "<table id=\"entries\" class=\"sortable\">\n<colgroup><col class=\"c-status\">\
@@ -374,7 +440,7 @@ fn table(
          <th class=\"num\" data-type=\"num\">Col</th><th>Text</th><th>Result</th>\
          <th class=\"num\" data-type=\"num\">Time (s)</th></tr></thead>\n<tbody>"
     )?;
-    for e in shown {
+    for e in others {
         entry_row(o, e)?;
     }
     writeln!(o, "</tbody>\n</table>\n</section>")
@@ -417,15 +483,7 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         Escaped(&r.outcome.to_string()),
     )?;
     suggestion(o, e)?;
-    // The URL's warnings, then this occurrence's (`url-whitespace`, a plugin's `anchor-not-found`).
-    for w in e.warnings() {
-        write!(
-            o,
-            "<div class=\"warn-text\">[{}] {}</div>",
-            Escaped(w.tag),
-            Escaped(&w.message)
-        )?;
-    }
+    warnings(o, e)?;
     if r.real_url.is_some() {
         write!(o, "<div class=\"muted\">→ ")?;
         real_url(o, e)?;
@@ -436,6 +494,19 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         "</td><td class=\"num\">{:.3}</td></tr>",
         r.check_time.as_secs_f64()
     )
+}
+
+/// The URL's warnings, then this occurrence's (`url-whitespace`, a plugin's `anchor-not-found`).
+fn warnings(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+    for w in e.warnings() {
+        write!(
+            o,
+            "<div class=\"warn-text\">[{}] {}</div>",
+            Escaped(w.tag),
+            Escaped(&w.message)
+        )?;
+    }
+    Ok(())
 }
 
 /// The web archive's copy of a broken URL (`--suggest`), as a link.
