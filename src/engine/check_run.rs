@@ -36,7 +36,7 @@ use crate::engine::state_sink::StateSink;
 use crate::model::cancel::{CancelHandle, HookGuard};
 use crate::model::error::{Error, ErrorKind};
 use crate::model::outcome::Entry;
-use crate::model::run_report::Report;
+use crate::model::run_report::{Report, settle_levels};
 use crate::model::stats::Tally;
 
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
@@ -514,6 +514,9 @@ impl CheckRun {
         tally.add_unreported(run.unreported.load(Ordering::Relaxed));
         // One snapshot of the cache: every URL has a verdict or is unchecked, never both.
         (report.urls, report.unchecked) = run.cache.counts();
+        // Every worker is done: the link graph is whole (see `cache/levels.rs`).
+        report.levels = run.cache.settled_levels();
+        settle_levels(&report.levels, &mut report.entries);
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
         report.interrupted = self.cancel.is_cancelled();
         if report.interrupted {

@@ -236,9 +236,10 @@ pub struct Args {
     pub file_outputs: Vec<FileOutput>,
 
     /// Write each row as its link finishes (CSV, NDJSON, JSON entries, failures, compact and
-    /// github lines), in an order that changes from run to run. By default every format is
-    /// written at the end, ordered by page, line and column (ties by URL), the same whatever
-    /// the thread count.
+    /// github lines), in an order that changes from run to run, with the level of the link
+    /// that reached its URL first. By default every format is written at the end, ordered by
+    /// page, line and column (ties by URL), each URL at its shortest link distance from a
+    /// start URL: the same whatever the thread count.
     #[arg(long)]
     pub stream: bool,
 
