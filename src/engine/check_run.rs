@@ -253,6 +253,13 @@ impl Checker {
             tally: Tally::default(),
             report: Report {
                 state_warnings,
+                mdbooks: cfg
+                    .mdbooks
+                    .iter()
+                    .map(|(src, chapters)| {
+                        (src.display().to_string(), chapters.as_ref().map(Vec::len))
+                    })
+                    .collect(),
                 ..Report::default()
             },
             keep_entries: cfg.keep_entries,

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::Metadata;
 use std::io::Read;
@@ -33,6 +33,49 @@ pub(crate) struct FileScope {
     pub(crate) fallback: Vec<String>,
     /// A missing `index.html` is its folder's `README.md` (`Config::readme_as_index`).
     pub(crate) readme_index: bool,
+    /// The mdBooks whose summaries are known (`Config::mdbook`): only their chapters are pages.
+    pub(crate) books: Vec<BookPages>,
+}
+
+/// The pages an mdBook renders from its sources: the chapters its `SUMMARY.md` lists, and
+/// `404.md`. mdBook copies every other file of its source folder as it is, except `.md` files:
+/// a `.md` file it does not list is on no page of the site.
+#[derive(Debug, Clone)]
+pub(crate) struct BookPages {
+    /// The source folder, canonical.
+    src: PathBuf,
+    /// The chapters, `SUMMARY.md` and `404.md`, canonical (those that exist).
+    pages: HashSet<PathBuf>,
+}
+
+impl BookPages {
+    /// The book with sources in `src` and these chapters; `None` when `src` does not resolve.
+    pub(crate) fn new(src: &Path, chapters: &[PathBuf]) -> Option<BookPages> {
+        let src = std::fs::canonicalize(src).ok()?;
+        let pages = chapters
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([Path::new("SUMMARY.md"), Path::new("404.md")])
+            .filter_map(|c| std::fs::canonicalize(src.join(c)).ok())
+            .collect();
+        Some(BookPages { src, pages })
+    }
+}
+
+/// `Some(message)` when `path` is a `.md` source of an mdBook in `books` that the book does
+/// not render: a link to it is broken on the site.
+fn unrendered(books: &[BookPages], path: &Path) -> Option<String> {
+    if books.is_empty() || path.extension().is_none_or(|e| e != "md") {
+        return None;
+    }
+    let real = std::fs::canonicalize(path).ok()?;
+    let book = books.iter().find(|b| real.starts_with(&b.src))?;
+    (!book.pages.contains(&real)).then(|| {
+        format!(
+            "{}: not in SUMMARY.md, so mdBook does not render it",
+            path.display()
+        )
+    })
 }
 
 impl FileScope {
@@ -81,6 +124,7 @@ impl FileScope {
             anywhere,
             fallback: Vec::new(),
             readme_index: false,
+            books: Vec::new(),
         }
     }
 }
@@ -179,6 +223,9 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
         u.set_query(None);
         (path, u, meta)
     };
+    if let Some(message) = unrendered(&scope.books, &path) {
+        return Fetched::failed(url, FailKind::FileNotFound, message);
+    }
     let content_type = guess_type(&path);
     let mut f = Fetched::bare(&final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());

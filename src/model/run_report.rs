@@ -49,6 +49,10 @@ pub struct Report {
     /// already; a caller that keeps the streamed entries applies them with
     /// [`Report::settle_levels`].
     pub levels: HashMap<String, usize>,
+    /// The source folders of the mdBooks checked as the sites they build
+    /// ([`Config::mdbook`](crate::Config::mdbook)), as given, each with the number of chapters
+    /// its `SUMMARY.md` lists (`None`: no summary was read).
+    pub mdbooks: Vec<(String, Option<usize>)>,
 }
 
 impl Report {

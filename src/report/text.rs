@@ -255,7 +255,8 @@ pub(crate) fn summary_line(report: &Report) -> String {
 /// What was found and not checked, and why (no silent pass): one line for URLs skipped by
 /// robots.txt, scope, patterns or scheme, one naming the hosts given up as unreachable, one
 /// for links bot protection answered for (not verified), one for links past `--max-urls`;
-/// none when nothing was skipped. Every summary (text, compact, github, markdown) ends with them.
+/// none when nothing was skipped; then one line per folder read as an mdBook, which changes
+/// what a link means there. Every summary (text, compact, github, markdown) ends with them.
 pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     let mut lines = Vec::new();
     let skipped = report.stats.skipped;
@@ -303,7 +304,28 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
             plural(report.over_limit)
         ));
     }
+    lines.extend(
+        report
+            .mdbooks
+            .iter()
+            .map(|(src, chapters)| mdbook_line(src, *chapters)),
+    );
     lines
+}
+
+/// The line saying that the sources in `src` were read as an mdBook, and how.
+pub(crate) fn mdbook_line(src: &str, chapters: Option<usize>) -> String {
+    let pages = match chapters {
+        Some(n) => format!(
+            "; its pages are the {n} chapter{} SUMMARY.md lists",
+            plural(n)
+        ),
+        None => "; no SUMMARY.md was read".to_owned(),
+    };
+    format!(
+        "Read as an mdBook: `{}' (a link to page.html is page.md, index.html is README.md{pages}).",
+        esc(src)
+    )
 }
 
 /// The hosts given up as unreachable, each with its failure (`127.0.0.1:9 (connect: Connection

@@ -36,7 +36,9 @@ pub struct Args {
 
     /// Extensions to try, in order, for a local file that does not exist (`md,html`: a link to
     /// ch1.html is good when ch1.md exists, and its headings are the anchors). A checked folder
-    /// with a book.toml is read as an mdBook: its sources, with `md` tried first.
+    /// with a book.toml is read as an mdBook: its sources, with `md` tried first; its pages are
+    /// the chapters src/SUMMARY.md lists (a link to a .md source it does not list is broken:
+    /// mdBook does not render it).
     #[arg(long, value_name = "EXT,…", value_delimiter = ',')]
     pub fallback_extensions: Vec<String>,
 
