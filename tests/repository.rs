@@ -414,7 +414,8 @@ fn an_mdbook_is_checked_as_the_site_it_builds() {
 }
 
 /// An mdBook whose SUMMARY.md lists a chapter that does not exist, and a source it does not
-/// list (a draft) that a chapter links to, with a broken link of its own.
+/// list (a draft) that a chapter links to, with a broken link of its own; the chapter
+/// includes a part (`{{#include}}`) with a broken link.
 fn mdbook_with_gaps(name: &str) -> TempDir {
     let dir = TempDir::new(name);
     fs::create_dir_all(dir.join("src")).unwrap();
@@ -424,12 +425,15 @@ fn mdbook_with_gaps(name: &str) -> TempDir {
         "# Summary\n\n- [One](one.md)\n- [Two](two.md)\n- [Draft]()\n",
     )
     .unwrap();
+    fs::write(dir.join("src/draft.md"), "# Draft\n\n[lost](lost.md)\n").unwrap();
+    // Pulled into one.md by mdBook: read, its links checked.
     fs::write(
         dir.join("src/one.md"),
-        "# One\n\n[draft page](draft.html) [draft source](draft.md#draft) [two](two.html)\n",
+        "# One\n\n[draft page](draft.html) [draft source](draft.md#draft) [two](two.html)\n\n\
+         {{#include part.md:2}}\n",
     )
     .unwrap();
-    fs::write(dir.join("src/draft.md"), "# Draft\n\n[lost](lost.md)\n").unwrap();
+    fs::write(dir.join("src/part.md"), "[missing](missing.md)\n").unwrap();
     fs::write(dir.join("src/image.png"), b"png").unwrap();
     dir
 }
@@ -452,7 +456,13 @@ fn an_mdbook_has_the_pages_its_summary_lists_and_says_so_in_the_summary() {
         // source mdBook does not render: broken from one.md, and its own link is not checked.
         assert_eq!(
             names,
-            ["draft.html", "draft.md#draft", "two.html", "two.md"],
+            [
+                "draft.html",
+                "draft.md#draft",
+                "missing.md",
+                "two.html",
+                "two.md"
+            ],
             "{rows:#?}"
         );
         for (name, result) in &broken[..2] {
@@ -461,6 +471,7 @@ fn an_mdbook_has_the_pages_its_summary_lists_and_says_so_in_the_summary() {
                 "{name}: {result}"
             );
         }
+        // The included part's broken link (missing.md) is found; the draft's is not.
         assert!(!rows.iter().any(|r| &r[0] == "lost.md"), "{rows:#?}");
     }
     // The summaries say the folder was read as an mdBook, with its chapters.
@@ -468,7 +479,7 @@ fn an_mdbook_has_the_pages_its_summary_lists_and_says_so_in_the_summary() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("Read as an mdBook: `./src' (a link to page.html is page.md")
-            && text.contains("its pages are the 2 chapters SUMMARY.md lists"),
+            && text.contains("its pages are the 3 files SUMMARY.md lists or includes"),
         "{text}"
     );
     let out = crate::support::util::cli_in(
@@ -479,7 +490,7 @@ fn an_mdbook_has_the_pages_its_summary_lists_and_says_so_in_the_summary() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         json["summary"]["mdbooks"],
-        serde_json::json!([{"src": "./src", "chapters": 2}]),
+        serde_json::json!([{"src": "./src", "chapters": 3}]),
         "{json}"
     );
 }

@@ -606,9 +606,10 @@ impl Config {
 
     /// An mdBook whose sources are in `src`, checked as the site it builds: named in the
     /// report's summary ([`Report::mdbooks`](crate::Report::mdbooks)), and, when `chapters`
-    /// (the files its `SUMMARY.md` lists, under `src`) is given, a link to any other `.md`
-    /// file under `src` is broken — mdBook renders only the chapters its summary lists (and
-    /// `404.md`); `SUMMARY.md` itself, the book's entry, is read. Combine with
+    /// (its pages, relative to `src`: the files its `SUMMARY.md` lists, and the Markdown they
+    /// `{{#include}}`) is given, a link to any other `.md` file under `src` is broken — mdBook
+    /// renders only the chapters its summary lists (and `404.md`); `SUMMARY.md` itself, the
+    /// book's entry, is read. Combine with
     /// [`fallback_extensions`](Self::fallback_extensions) `md` and
     /// [`readme_as_index`](Self::readme_as_index), as the binary does. Defaults to none.
     pub fn mdbook(mut self, src: impl Into<PathBuf>, chapters: Option<Vec<PathBuf>>) -> Self {

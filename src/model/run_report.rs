@@ -50,8 +50,9 @@ pub struct Report {
     /// [`Report::settle_levels`].
     pub levels: HashMap<String, usize>,
     /// The source folders of the mdBooks checked as the sites they build
-    /// ([`Config::mdbook`](crate::Config::mdbook)), as given, each with the number of chapters
-    /// its `SUMMARY.md` lists (`None`: no summary was read).
+    /// ([`Config::mdbook`](crate::Config::mdbook)), as given, each with the number of pages
+    /// given (the chapters its `SUMMARY.md` lists and the Markdown they include; `None`: no
+    /// summary was read).
     pub mdbooks: Vec<(String, Option<usize>)>,
 }
 

@@ -21,8 +21,8 @@
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
 //! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure`, `mdbooks` (`[{src,
-//! chapters}]`: the source folders read as mdBooks, with the number of chapters their
-//! SUMMARY.md lists, `null` when none was read) and `hosts` (`[{host,
+//! chapters}]`: the source folders read as mdBooks, with the number of pages their
+//! SUMMARY.md lists or its chapters include, `null` when no SUMMARY.md was read) and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
 //! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not
 //! checked: `{robots, outside_scope, excluded, not_included, url_limit, scheme, comment,

@@ -317,7 +317,7 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
 pub(crate) fn mdbook_line(src: &str, chapters: Option<usize>) -> String {
     let pages = match chapters {
         Some(n) => format!(
-            "; its pages are the {n} chapter{} SUMMARY.md lists",
+            "; its pages are the {n} file{} SUMMARY.md lists or includes",
             plural(n)
         ),
         None => "; no SUMMARY.md was read".to_owned(),

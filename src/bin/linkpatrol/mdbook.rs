@@ -6,6 +6,8 @@
 //! an unlisted `.md` source is not checked as a page of the book; a chapter the summary lists
 //! that does not exist is a broken link of `SUMMARY.md` (mdBook, with `create-missing` on as
 //! it is by default, would build an empty page in its place; with it off the build fails).
+//! A `.md` file a chapter pulls in with `{{#include …}}` (mdBook's `links` preprocessor) is
+//! read too, so the links it brings to the chapter are checked: it counts as a page.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -22,8 +24,8 @@ pub struct Book {
     pub dir: PathBuf,
     /// Its source folder.
     pub src: PathBuf,
-    /// The chapters its `SUMMARY.md` lists, relative to `src`; `None` without a readable
-    /// `SUMMARY.md`.
+    /// The chapters its `SUMMARY.md` lists and the `.md` files they include, relative to
+    /// `src`; `None` without a readable `SUMMARY.md`.
     pub chapters: Option<Vec<PathBuf>>,
     /// The same, canonical, with `SUMMARY.md` and `404.md`: the `.md` files that are read.
     read: HashSet<PathBuf>,
@@ -33,7 +35,15 @@ impl Book {
     /// The mdBook in `dir`, when `dir` holds a `book.toml` whose sources are inside it.
     pub fn at(dir: &Path) -> Option<Book> {
         let src = sources(dir)?;
-        let chapters = summary_chapters(&src);
+        let chapters = summary_chapters(&src).map(|mut listed| {
+            let included: Vec<PathBuf> = listed.iter().flat_map(|c| included(&src, c)).collect();
+            for i in included {
+                if !listed.contains(&i) {
+                    listed.push(i);
+                }
+            }
+            listed
+        });
         let read = chapters
             .iter()
             .flatten()
@@ -116,6 +126,27 @@ pub fn summary_chapters(src: &Path) -> Option<Vec<PathBuf>> {
         chapters.push(PathBuf::from(dest.replace("%20", " ")));
     }
     Some(chapters)
+}
+
+/// The `.md` files chapter `chapter` (relative to `src`) includes (`{{#include file.md}}`,
+/// with or without a line range or anchor), relative to `src`.
+fn included(src: &Path, chapter: &Path) -> Vec<PathBuf> {
+    use std::io::Read;
+    let mut text = String::new();
+    let read = std::fs::File::open(src.join(chapter))
+        .and_then(|f| f.take(MAX_SUMMARY).read_to_string(&mut text));
+    if read.is_err() {
+        return Vec::new();
+    }
+    let folder = chapter.parent().unwrap_or(Path::new(""));
+    text.split("{{#include")
+        .skip(1)
+        .filter_map(|rest| {
+            let target = rest.split("}}").next()?.trim();
+            let file = target.split(':').next()?.trim();
+            (Path::new(file).extension().is_some_and(|e| e == "md")).then(|| folder.join(file))
+        })
+        .collect()
 }
 
 #[cfg(test)]
