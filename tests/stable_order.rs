@@ -256,3 +256,21 @@ fn a_url_is_reported_at_its_shortest_link_distance_whichever_page_found_it_first
         assert_eq!(levels_of(&dir, &server, threads, "/a3", &limited), [3, 3]);
     }
 }
+
+/// The library's report keeps entries at their settled levels too, and says which URLs were
+/// sent with another level while the run went on.
+#[test]
+fn the_library_report_holds_the_settled_levels() {
+    let server = slow_and_deep();
+    let report = crate::support::util::run(crate::support::util::config(&server.url("/"), 8));
+    let x = server.url("/x");
+    let levels: Vec<usize> = report
+        .entries
+        .iter()
+        .filter(|e| e.result.url == x)
+        .map(|e| e.result.level)
+        .collect();
+    assert_eq!(levels, [2, 2]);
+    // Either /x came at its settled level, or the report says what it is.
+    assert!(report.levels.get(&x).is_none_or(|l| *l == 2));
+}
