@@ -107,13 +107,7 @@ pub fn sources(dir: &Path) -> Option<PathBuf> {
 /// `%20` as a space; a draft chapter (`[Title]()`), a URL and the fragment of a link are left
 /// out. `None` when there is no readable `SUMMARY.md`.
 pub fn summary_chapters(src: &Path) -> Option<Vec<PathBuf>> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(src.join("SUMMARY.md"))
-        .ok()?
-        .take(MAX_SUMMARY)
-        .read_to_string(&mut text)
-        .ok()?;
+    let text = read_inside(src, Path::new("SUMMARY.md"))?;
     let mut chapters = Vec::new();
     for event in Parser::new(&text) {
         let Event::Start(Tag::Link { dest_url, .. }) = event else {
@@ -131,13 +125,9 @@ pub fn summary_chapters(src: &Path) -> Option<Vec<PathBuf>> {
 /// The `.md` files chapter `chapter` (relative to `src`) includes (`{{#include file.md}}`,
 /// with or without a line range or anchor), relative to `src`.
 fn included(src: &Path, chapter: &Path) -> Vec<PathBuf> {
-    use std::io::Read;
-    let mut text = String::new();
-    let read = std::fs::File::open(src.join(chapter))
-        .and_then(|f| f.take(MAX_SUMMARY).read_to_string(&mut text));
-    if read.is_err() {
+    let Some(text) = read_inside(src, chapter) else {
         return Vec::new();
-    }
+    };
     let folder = chapter.parent().unwrap_or(Path::new(""));
     text.split("{{#include")
         .skip(1)
@@ -147,6 +137,25 @@ fn included(src: &Path, chapter: &Path) -> Vec<PathBuf> {
             (Path::new(file).extension().is_some_and(|e| e == "md")).then(|| folder.join(file))
         })
         .collect()
+}
+
+/// The text of `src/file` (its first `MAX_SUMMARY` bytes), when it is a regular file inside
+/// `src`: the checkout's SUMMARY.md may name any path, and a FIFO or a device would never end.
+fn read_inside(src: &Path, file: &Path) -> Option<String> {
+    use std::io::Read;
+    let path = std::fs::canonicalize(src.join(file)).ok()?;
+    if !path.starts_with(std::fs::canonicalize(src).ok()?)
+        || !std::fs::metadata(&path).ok()?.is_file()
+    {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .ok()?
+        .take(MAX_SUMMARY)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[cfg(test)]
@@ -171,5 +180,23 @@ mod tests {
             .collect();
         assert_eq!(chapters, want);
         assert!(summary_chapters(Path::new("/nonexistent-linkpatrol")).is_none());
+        // A chapter outside the sources is not read for its includes.
+        let outside = dir.with_extension("outside.md");
+        std::fs::write(&outside, "{{#include part.md}}").unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let name = outside.file_name().unwrap();
+        let up = Path::new("..").join(name);
+        assert!(included(&dir, &up).is_empty());
+        std::fs::write(
+            dir.join("in.md"),
+            "{{#include part.md:3:5}} {{#include a.rs}}",
+        )
+        .unwrap();
+        assert_eq!(
+            included(&dir, Path::new("in.md")),
+            [PathBuf::from("part.md")]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_file(&outside).unwrap();
     }
 }
