@@ -415,7 +415,8 @@ fn an_mdbook_is_checked_as_the_site_it_builds() {
 
 /// An mdBook whose SUMMARY.md lists a chapter that does not exist, and a source it does not
 /// list (a draft) that a chapter links to, with a broken link of its own; the chapter
-/// includes a part (`{{#include}}`) with a broken link.
+/// includes a part (`{{#include}}`) with a broken link; the repository's README links to the
+/// draft.
 fn mdbook_with_gaps(name: &str) -> TempDir {
     let dir = TempDir::new(name);
     fs::create_dir_all(dir.join("src")).unwrap();
@@ -434,6 +435,8 @@ fn mdbook_with_gaps(name: &str) -> TempDir {
     )
     .unwrap();
     fs::write(dir.join("src/part.md"), "[missing](missing.md)\n").unwrap();
+    // The repository's README is no page of the book: GitHub shows the draft it links to.
+    fs::write(dir.join("README.md"), "[the draft](src/draft.md)\n").unwrap();
     fs::write(dir.join("src/image.png"), b"png").unwrap();
     dir
 }
@@ -471,6 +474,7 @@ fn an_mdbook_has_the_pages_its_summary_lists_and_says_so_in_the_summary() {
                 "{name}: {result}"
             );
         }
+        assert_eq!(&row_named(&rows, "src/draft.md")[6], "True", "{rows:#?}");
         // The included part's broken link (missing.md) is found; the draft's is not.
         assert!(!rows.iter().any(|r| &r[0] == "lost.md"), "{rows:#?}");
     }

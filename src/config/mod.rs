@@ -609,7 +609,8 @@ impl Config {
     /// (its pages, relative to `src`: the files its `SUMMARY.md` lists, and the Markdown they
     /// `{{#include}}`) is given, a link to any other `.md` file under `src` is broken — mdBook
     /// renders only the chapters its summary lists (and `404.md`); `SUMMARY.md` itself, the
-    /// book's entry, is read. Combine with
+    /// book's entry, is read. Such a link from a page that is no source of a book (the
+    /// repository's README) is good: GitHub shows the file. Combine with
     /// [`fallback_extensions`](Self::fallback_extensions) `md` and
     /// [`readme_as_index`](Self::readme_as_index), as the binary does. Defaults to none.
     pub fn mdbook(mut self, src: impl Into<PathBuf>, chapters: Option<Vec<PathBuf>>) -> Self {

@@ -62,6 +62,22 @@ impl BookPages {
     }
 }
 
+/// What the failure of a link to an mdBook source the book does not render ends with.
+pub(crate) const UNRENDERED: &str = "not in SUMMARY.md, so mdBook does not render it";
+
+impl FileScope {
+    /// `true` when `page` (a page's URL) is no source of the mdBooks: a link from there to a
+    /// source a book does not render is good (GitHub shows the file), though no page of the
+    /// book's site links there.
+    pub(crate) fn outside_books(&self, page: &str) -> bool {
+        let Some(path) = Url::parse(page).ok().and_then(|u| u.to_file_path().ok()) else {
+            return true;
+        };
+        let real = std::fs::canonicalize(&path).unwrap_or(path);
+        !self.books.iter().any(|b| real.starts_with(&b.src))
+    }
+}
+
 /// `Some(message)` when `path` is a `.md` source of an mdBook in `books` that the book does
 /// not render: a link to it is broken on the site.
 fn unrendered(books: &[BookPages], path: &Path) -> Option<String> {
@@ -70,12 +86,7 @@ fn unrendered(books: &[BookPages], path: &Path) -> Option<String> {
     }
     let real = std::fs::canonicalize(path).ok()?;
     let book = books.iter().find(|b| real.starts_with(&b.src))?;
-    (!book.pages.contains(&real)).then(|| {
-        format!(
-            "{}: not in SUMMARY.md, so mdBook does not render it",
-            path.display()
-        )
-    })
+    (!book.pages.contains(&real)).then(|| format!("{}: {UNRENDERED}", path.display()))
 }
 
 impl FileScope {

@@ -2,8 +2,9 @@
 //! Its sources are in `src` (or `[book] src`); `SUMMARY.md` there lists the chapters, which
 //! are the book's pages: mdBook renders each listed `.md` file as a `.html` page (a
 //! `README.md` as `index.html`), copies every other file of `src` except `.md` files, and
-//! renders no unlisted `.md` file. So a link to an unlisted chapter is broken on the site, and
-//! an unlisted `.md` source is not checked as a page of the book; a chapter the summary lists
+//! renders no unlisted `.md` file. So a link from a chapter to an unlisted source is broken
+//! on the site (from outside the book's sources, the repository's README, it is good: GitHub
+//! shows the file), and an unlisted `.md` source is not checked as a page of the book; a chapter the summary lists
 //! that does not exist is a broken link of `SUMMARY.md` (mdBook, with `create-missing` on as
 //! it is by default, would build an empty page in its place; with it off the build fails).
 //! A `.md` file a chapter pulls in with `{{#include …}}` (mdBook's `links` preprocessor) is
