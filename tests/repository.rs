@@ -413,6 +413,92 @@ fn an_mdbook_is_checked_as_the_site_it_builds() {
     }
 }
 
+/// An mdBook whose SUMMARY.md lists a chapter that does not exist, and a source it does not
+/// list (a draft) that a chapter links to, with a broken link of its own; the chapter
+/// includes a part (`{{#include}}`) with a broken link; the repository's README links to the
+/// draft.
+fn mdbook_with_gaps(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(dir.join("book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    fs::write(
+        dir.join("src/SUMMARY.md"),
+        "# Summary\n\n- [One](one.md)\n- [Two](two.md)\n- [Draft]()\n",
+    )
+    .unwrap();
+    fs::write(dir.join("src/draft.md"), "# Draft\n\n[lost](lost.md)\n").unwrap();
+    // Pulled into one.md by mdBook: read, its links checked.
+    fs::write(
+        dir.join("src/one.md"),
+        "# One\n\n[draft page](draft.html) [draft source](draft.md#draft) [two](two.html)\n\n\
+         {{#include part.md:2}}\n",
+    )
+    .unwrap();
+    fs::write(dir.join("src/part.md"), "[missing](missing.md)\n").unwrap();
+    // The repository's README is no page of the book: GitHub shows the draft it links to.
+    fs::write(dir.join("README.md"), "[the draft](src/draft.md)\n").unwrap();
+    fs::write(dir.join("src/image.png"), b"png").unwrap();
+    dir
+}
+
+#[test]
+fn an_mdbook_has_the_pages_its_summary_lists_and_says_so_in_the_summary() {
+    let dir = mdbook_with_gaps("repo-mdbook-summary");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "--check-anchors", "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let mut broken: Vec<(String, String)> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| (r[0].to_owned(), r[3].to_owned()))
+            .collect();
+        broken.sort();
+        let names: Vec<&str> = broken.iter().map(|(n, _)| n.as_str()).collect();
+        // two.md is listed and missing: broken in SUMMARY.md and from one.md. The draft is a
+        // source mdBook does not render: broken from one.md, and its own link is not checked.
+        assert_eq!(
+            names,
+            [
+                "draft.html",
+                "draft.md#draft",
+                "missing.md",
+                "two.html",
+                "two.md"
+            ],
+            "{rows:#?}"
+        );
+        for (name, result) in &broken[..2] {
+            assert!(
+                result.contains("not in SUMMARY.md, so mdBook does not render it"),
+                "{name}: {result}"
+            );
+        }
+        assert_eq!(&row_named(&rows, "src/draft.md")[6], "True", "{rows:#?}");
+        // The included part's broken link (missing.md) is found; the draft's is not.
+        assert!(!rows.iter().any(|r| &r[0] == "lost.md"), "{rows:#?}");
+    }
+    // The summaries say the folder was read as an mdBook, with its chapters.
+    let out = crate::support::util::cli_in(&dir, &[], &["--no-config", "--no-status", "."]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Read as an mdBook: `./src' (a link to page.html is page.md")
+            && text.contains("its pages are the 3 files SUMMARY.md lists or includes"),
+        "{text}"
+    );
+    let out = crate::support::util::cli_in(
+        &dir,
+        &[],
+        &["--no-config", "--no-status", "-o", "json", "."],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["summary"]["mdbooks"],
+        serde_json::json!([{"src": "./src", "chapters": 3}]),
+        "{json}"
+    );
+}
+
 #[test]
 fn fallback_extensions_try_each_extension_in_turn() {
     let dir = TempDir::new("repo-fallback");

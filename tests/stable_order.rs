@@ -1,9 +1,10 @@
 //! Every report format prints the same bytes on every run, whatever the thread count: rows by
-//! page, line and column, ties by URL. Only what a format measures differs between runs — the
-//! run's duration (text, Markdown, HTML, JSON, NDJSON, SARIF, JUnit), each link's check and
-//! download times (CSV, HTML, JSON, NDJSON, JUnit) and the time spent waiting on a host (text,
-//! HTML, JSON, NDJSON) — and those are blanked before the comparison. `--stream` writes rows
-//! as they finish instead.
+//! page, line and column, ties by URL, and each URL at its shortest link distance from a start
+//! URL (the `level` of CSV, JSON and NDJSON). Only what a format measures differs between runs
+//! — the run's duration (text, Markdown, HTML, JSON, NDJSON, SARIF, JUnit), each link's check
+//! and download times (CSV, HTML, JSON, NDJSON, JUnit), the time spent waiting on a host and
+//! the rate it was served at (text, HTML, JSON, NDJSON) — and only those are blanked before
+//! the comparison. `--stream` writes rows as they finish instead.
 
 use std::path::Path;
 
@@ -66,10 +67,9 @@ fn without_times(format: &str, text: &str) -> String {
     let patterns: &[&str] = match format {
         "csv" => &[],
         "junit" => &[r#"time="[^"]*""#],
-        "json" | "ndjson" | "sarif" => &[
-            r#""(check_time|download_time|duration|waited|effective_rate)": ?[-0-9.e]+"#,
-            r#""level":[0-9]+"#,
-        ],
+        "json" | "ndjson" | "sarif" => {
+            &[r#""(check_time|download_time|duration|waited|effective_rate)": ?[-0-9.e]+"#]
+        }
         "html" => &[
             // The run's start and its thread count, named at the top of the page.
             r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC",
@@ -93,7 +93,6 @@ fn without_times(format: &str, text: &str) -> String {
                 if cells.len() == 18 {
                     cells[11] = "T";
                     cells[13] = "T";
-                    cells[15] = "L";
                 }
                 cells.join(";") + "\n"
             })
@@ -185,4 +184,96 @@ fn rows_come_by_page_line_and_column_unless_streamed() {
     a.sort_unstable();
     b.sort_unstable();
     assert_eq!(a, b);
+}
+
+/// The level of every row of URL `path` in the NDJSON report of a crawl of `server`.
+fn levels_of(
+    dir: &Path,
+    server: &TestServer,
+    threads: &str,
+    path: &str,
+    extra: &[&str],
+) -> Vec<u64> {
+    let start = server.url("/");
+    let mut args = vec![
+        "--no-config",
+        "--no-status",
+        "-v",
+        "-t",
+        threads,
+        "-o",
+        "ndjson",
+    ];
+    args.extend_from_slice(extra);
+    args.push(&start);
+    let out = cli_in(dir, &[], &args);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let url = server.url(path);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["url"] == url.as_str())
+        .map(|v| v["level"].as_u64().unwrap())
+        .collect()
+}
+
+/// A page one link below the start that answers slowly, and a chain of quick pages three deep:
+/// both link to `/x`. The chain reaches `/x` first at several threads; its level is still 2.
+fn slow_and_deep() -> TestServer {
+    let a = |next: &str| format!("<a href='{next}'>next</a>");
+    TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/a1'>a</a> <a href='/slow'>slow</a>")
+            .page("/a1", &a("/a2"))
+            .page("/a2", &a("/a3"))
+            .page("/a3", &a("/x"))
+            .reply(
+                "/slow",
+                Reply::html(a("/x")).delayed(std::time::Duration::from_millis(500)),
+            )
+            .page("/x", "<a href='/a3'>back</a>"),
+    )
+}
+
+#[test]
+fn a_url_is_reported_at_its_shortest_link_distance_whichever_page_found_it_first() {
+    let server = slow_and_deep();
+    let dir = TempDir::new("stable-level");
+    for threads in ["1", "8"] {
+        // Two rows (from /a3 and /slow), both at /x's level.
+        assert_eq!(
+            levels_of(&dir, &server, threads, "/x", &[]),
+            [2, 2],
+            "-t {threads}"
+        );
+        assert_eq!(
+            levels_of(&dir, &server, threads, "/a3", &[]),
+            [3, 3],
+            "-t {threads}"
+        );
+        // Under `-r 3` /a3 (level 3) is checked, not parsed, whichever page came first: /x
+        // has one row, from /slow; /a3 two, from /a2 and from /x.
+        let limited = ["-r", "3"];
+        assert_eq!(levels_of(&dir, &server, threads, "/x", &limited), [2]);
+        assert_eq!(levels_of(&dir, &server, threads, "/a3", &limited), [3, 3]);
+    }
+}
+
+/// The library's report keeps entries at their settled levels too, and says which URLs were
+/// sent with another level while the run went on.
+#[test]
+fn the_library_report_holds_the_settled_levels() {
+    let server = slow_and_deep();
+    let report = crate::support::util::run(crate::support::util::config(&server.url("/"), 8));
+    let x = server.url("/x");
+    let levels: Vec<usize> = report
+        .entries
+        .iter()
+        .filter(|e| e.result.url == x)
+        .map(|e| e.result.level)
+        .collect();
+    assert_eq!(levels, [2, 2]);
+    // Either /x came at its settled level, or the report says what it is.
+    assert!(report.levels.get(&x).is_none_or(|l| *l == 2));
 }

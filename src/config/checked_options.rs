@@ -49,6 +49,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--include-verbatim", cfg.include_verbatim.to_string()),
         ("--fallback-extensions", cfg.fallback_extensions.join(",")),
         ("mdbook", cfg.readme_as_index.to_string()),
+        ("mdbook chapters", format!("{:?}", cfg.mdbooks)),
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
         ("--ignore-warnings", cfg.ignore_warnings.join(" ")),

@@ -164,6 +164,7 @@ pub struct Config {
     pub(crate) include_verbatim: bool,
     pub(crate) fallback_extensions: Vec<String>,
     pub(crate) readme_as_index: bool,
+    pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
@@ -225,6 +226,7 @@ impl Default for Config {
             include_verbatim: false,
             fallback_extensions: Vec::new(),
             readme_as_index: false,
+            mdbooks: Vec::new(),
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -630,6 +632,20 @@ impl Config {
     /// it. Defaults to `false`; the binary turns it on for an mdBook folder.
     pub fn readme_as_index(mut self, yes: bool) -> Self {
         self.readme_as_index = yes;
+        self
+    }
+
+    /// An mdBook whose sources are in `src`, checked as the site it builds: named in the
+    /// report's summary ([`Report::mdbooks`](crate::Report::mdbooks)), and, when `chapters`
+    /// (its pages, relative to `src`: the files its `SUMMARY.md` lists, and the Markdown they
+    /// `{{#include}}`) is given, a link to any other `.md` file under `src` is broken — mdBook
+    /// renders only the chapters its summary lists (and `404.md`); `SUMMARY.md` itself, the
+    /// book's entry, is read. Such a link from a page that is no source of a book (the
+    /// repository's README) is good: GitHub shows the file. Combine with
+    /// [`fallback_extensions`](Self::fallback_extensions) `md` and
+    /// [`readme_as_index`](Self::readme_as_index), as the binary does. Defaults to none.
+    pub fn mdbook(mut self, src: impl Into<PathBuf>, chapters: Option<Vec<PathBuf>>) -> Self {
+        self.mdbooks.push((src.into(), chapters));
         self
     }
 

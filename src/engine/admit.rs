@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use url::Url;
 
 use crate::config::shard::FoundLink;
-use crate::engine::cache::{Claim, Occurrence};
+use crate::engine::cache::{Claim, Occurrence, PageId};
 use crate::fetch::http::host_key;
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
@@ -39,6 +39,8 @@ pub(super) struct Via {
     pub(super) follow: bool,
     /// Handed over by another shard (`Config::found_link`): checked here, never exported.
     pub(super) handed: bool,
+    /// The page the link is on, for the link graph that settles levels (`cache/levels.rs`).
+    pub(super) from: Option<PageId>,
 }
 
 impl Via {
@@ -50,6 +52,7 @@ impl Via {
             from_web,
             follow,
             handed: false,
+            from: None,
         }
     }
 
@@ -82,6 +85,7 @@ impl Run {
             from_web: false,
             follow: true,
             handed: false,
+            from: None,
         };
         self.consider(Ok(url), None, String::new(), via, inline);
     }
@@ -144,6 +148,7 @@ impl Run {
             from_web,
             follow: false,
             handed: true,
+            from: None,
         };
         self.consider(url, Some(site), link.raw, via, None);
     }
@@ -167,7 +172,11 @@ impl Run {
                     site,
                     fragment: None,
                 };
-                match self.cache.claim(&key, occ) {
+                match self
+                    .cache
+                    .claim_at(&key, move || occ, level, false, via.from)
+                    .0
+                {
                     Claim::New => {
                         let outcome = Outcome::Failed {
                             kind: FailKind::InvalidUrl,
@@ -176,7 +185,7 @@ impl Run {
                         self.complete(&key, CheckResult::immediate(raw, outcome, level));
                     }
                     Claim::Pending => {}
-                    Claim::Done(r, occ, first) => self.send(&r, occ, !first),
+                    Claim::Done(r, occ, first) => self.send(&r, occ(), !first),
                     Claim::Quiet(occ) => {
                         drop(occ);
                         self.unreported.fetch_add(1, Ordering::Relaxed);
@@ -195,7 +204,7 @@ impl Run {
         let key = fetch::file::document_key(&url, cache_key_ref(&url));
         let warned = site.as_ref().is_some_and(|s| !s.warnings.is_empty());
         let occ = Occurrence { site, fragment };
-        match self.claim_link(&key, warned, move || occ, level) {
+        match self.claim_link(&key, warned, move || occ, level, via.from) {
             None => {}
             Some(next) => {
                 let key = key.into_owned();
@@ -218,11 +227,12 @@ impl Run {
         warned: bool,
         occ: impl FnOnce() -> Occurrence,
         level: usize,
+        from: Option<PageId>,
     ) -> Option<Next> {
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.
         let quiet_ok = self.only_problems && !self.plugins.active() && !warned;
-        match self.cache.claim_at(key, occ, level, quiet_ok) {
+        match self.cache.claim_at(key, occ, level, quiet_ok, from) {
             (Claim::Quiet(occ), covered) => {
                 // Not built; what it holds (a built occurrence) is freed here, not under the
                 // cache's lock.
@@ -386,12 +396,17 @@ impl Run {
             _ => false,
         };
         if same {
-            return self.cache.claim_alias(&key);
+            let owned = self.cache.claim_alias(&key);
+            self.cache.redirect(&task.key, &key, owned);
+            return owned;
         }
         if self.cache.claim_alias(&key) {
+            self.cache.redirect(&task.key, &key, false);
             let mut clean = next.clone();
             clean.set_fragment(None);
             self.start(key, clean, Via::link(task.level, true, task.follow), None);
+        } else {
+            self.cache.redirect(&task.key, &key, false);
         }
         false
     }

@@ -16,7 +16,7 @@ use super::run::{Message, Run};
 use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
-use crate::fetch::file::FileScope;
+use crate::fetch::file::{BookPages, FileScope};
 use crate::fetch::github_auth::GithubAuth;
 use crate::fetch::http::{HttpFetcher, HttpSettings, proxy_for};
 use crate::fetch::mail_mx::MxCheck;
@@ -272,6 +272,11 @@ fn file_scope(cfg: &Config, starts: &[Start]) -> FileScope {
     let mut scope = FileScope::new(folders, cfg.follow_outside_root);
     scope.fallback.clone_from(&cfg.fallback_extensions);
     scope.readme_index = cfg.readme_as_index;
+    scope.books = cfg
+        .mdbooks
+        .iter()
+        .filter_map(|(src, chapters)| BookPages::new(src, chapters.as_deref()?))
+        .collect();
     scope
 }
 

@@ -37,7 +37,7 @@ use crate::extract::format::is_parsed_at;
 use crate::model::cancel::{CancelHandle, HookGuard};
 use crate::model::error::{Error, ErrorKind};
 use crate::model::outcome::{CheckResult, Entry, Outcome};
-use crate::model::run_report::{Report, ShardRun, Tolerated};
+use crate::model::run_report::{Report, ShardRun, Tolerated, settle_levels};
 use crate::model::stats::Tally;
 
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
@@ -264,6 +264,13 @@ impl Checker {
                     ShardRun::new(s.index(), s.count(), if phase2 { 2 } else { 1 })
                 }),
                 started_at: Some(std::time::SystemTime::now()),
+                mdbooks: cfg
+                    .mdbooks
+                    .iter()
+                    .map(|(src, chapters)| {
+                        (src.display().to_string(), chapters.as_ref().map(Vec::len))
+                    })
+                    .collect(),
                 ..Report::default()
             },
             keep_entries: cfg.keep_entries,
@@ -563,6 +570,9 @@ impl CheckRun {
         // hops no link names and URLs a cancel left unchecked.
         report.urls = tally.urls();
         report.unchecked = run.cache.counts().1;
+        // Every worker is done: the link graph is whole (see `cache/levels.rs`).
+        report.levels = run.cache.settled_levels();
+        settle_levels(&report.levels, &mut report.entries);
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
         report.interrupted = self.cancel.is_cancelled();
         if report.interrupted {

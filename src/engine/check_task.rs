@@ -169,6 +169,7 @@ impl Run {
             let key = cache_key(&fetched.final_url);
             if key != task.key {
                 parse = self.cache.claim_alias(&key);
+                self.cache.redirect(&task.key, &key, parse);
                 if parse {
                     owned.push((key, result.redirects.len()));
                 }
@@ -209,6 +210,7 @@ impl Run {
                 level + 1,
                 own,
                 keep.as_mut(),
+                self.cache.page_id(&task.key),
             );
             if let Some(keep) = keep {
                 self.cache.set_links(&keys, keep);
@@ -245,6 +247,7 @@ impl Run {
                 own,
                 links.as_mut(),
                 record.as_mut(),
+                self.cache.page_id(&task.key),
             );
             // Kept with or without validators: `--resume` replays a page without them too.
             // Under the key of the URL whose content it is: the task's, or the redirect
@@ -356,6 +359,7 @@ impl Run {
             None,
             links.as_mut(),
             None,
+            self.cache.page_id(&task.key),
         );
         if let Some(links) = links {
             for up in self.cache.set_links(&[&task.key], links) {

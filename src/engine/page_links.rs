@@ -28,7 +28,7 @@ use crate::policy::parse_near::parse_near;
 use crate::state::{Packer, PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
-use super::cache::Occurrence;
+use super::cache::{Occurrence, PageId};
 use super::record::is_problem;
 use super::run::Run;
 
@@ -67,6 +67,9 @@ struct PageLinks<'p> {
     fast_root: Option<JoinBase>,
     /// The key of the link being considered on the fast path, reused from link to link.
     key: RefCell<String>,
+    /// The page's slot in the result cache: its links' claims record edges from it, for the
+    /// levels settled at the end (`cache/levels.rs`).
+    from: Option<PageId>,
 }
 
 impl<'p> PageLinks<'p> {
@@ -96,6 +99,7 @@ impl<'p> PageLinks<'p> {
             fast_root: None,
             // Room for most keys at once, instead of growing on the first links of each page.
             key: RefCell::new(String::with_capacity(2 * page.as_str().len())),
+            from: None,
         }
     }
 }
@@ -226,6 +230,7 @@ impl Run {
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
         mut record: Option<&mut PageRecord>,
+        from: Option<PageId>,
     ) -> usize {
         if !is_html(content_type) {
             let format = Format::of(content_type);
@@ -242,6 +247,7 @@ impl Run {
                 _ => return 0,
             };
             let mut ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
+            ctx.from = from;
             ctx.markdown = matches!(format, Some(Format::Markdown));
             self.fast_join(&mut ctx);
             if let Some(f) = facts.as_deref_mut()
@@ -276,6 +282,7 @@ impl Run {
             // The base and robots flag are final from the first batch on.
             let ctx = ctx.get_or_insert_with(|| {
                 let mut ctx = PageLinks::new(page, doc, level, own);
+                ctx.from = from;
                 ctx.query_encoding = query_encoding;
                 self.fast_join(&mut ctx);
                 ctx
@@ -313,6 +320,7 @@ impl Run {
         level: usize,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
+        from: Option<PageId>,
     ) -> usize {
         let doc = HtmlDocument {
             base: stored.base.clone(),
@@ -320,6 +328,7 @@ impl Run {
             ..HtmlDocument::default()
         };
         let mut ctx = PageLinks::new(page, &doc, level, own);
+        ctx.from = from;
         self.fast_join(&mut ctx);
         for link in stored.links() {
             self.consider_link(&ctx, None, keep.as_deref_mut(), link.into());
@@ -347,7 +356,10 @@ impl Run {
             padded,
         } = link;
         let follow = !ctx.nofollow && !nofollow;
-        let via = Via::link(ctx.level, ctx.from_web, follow);
+        let via = Via {
+            from: ctx.from,
+            ..Via::link(ctx.level, ctx.from_web, follow)
+        };
         // The fast path: a plain link on a local or web page, joined as text. Its `Url` is built only
         // when the claim needs one (a new key, or one a parse may upgrade).
         if keep.is_none()
@@ -385,7 +397,9 @@ impl Run {
                         .map(str::to_owned),
                     site: Some(self.site_of(ctx, value, line, column, name, warnings, None)),
                 };
-                if let Some(next) = self.claim_link(&text[..key_len], warned, occ, ctx.level) {
+                if let Some(next) =
+                    self.claim_link(&text[..key_len], warned, occ, ctx.level, ctx.from)
+                {
                     let whole = std::mem::take(&mut *key);
                     drop(key);
                     match parse_near(page, &whole) {

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use url::Url;
 
 use crate::engine::cache::{Emission, Occurrence, Upgrade};
-use crate::fetch::file::document_key;
+use crate::fetch::file::{UNRENDERED, document_key};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 use crate::policy::filter::Decision;
@@ -177,9 +177,41 @@ impl Run {
     /// Builds and sends one entry: the only place an `Entry` is made, so its referrer's
     /// credentials are masked here, after the plugins saw it (the result's were masked when it
     /// was stored).
+    /// The result of a link to an mdBook source the book does not render (broken on the
+    /// book's site, see `fetch::file`) from a page that is no source of a book, or of a start
+    /// input: good, as GitHub shows the file. `None` for any other link.
+    fn unrendered_from_outside(
+        &self,
+        result: &CheckResult,
+        o: &Occurrence,
+    ) -> Option<Arc<CheckResult>> {
+        let Outcome::Failed {
+            kind: FailKind::FileNotFound,
+            message,
+        } = &result.outcome
+        else {
+            return None;
+        };
+        if !message.ends_with(UNRENDERED)
+            || o.site
+                .as_ref()
+                .is_some_and(|s| !self.files.outside_books(&s.parent))
+        {
+            return None;
+        }
+        let mut good = result.clone();
+        good.outcome = Outcome::Ok { status: None };
+        good.infos.push(format!(
+            "{UNRENDERED}; linked from outside the book, where the file itself is shown"
+        ));
+        Some(Arc::new(good))
+    }
+
     pub(super) fn send(&self, result: &Arc<CheckResult>, mut o: Occurrence, cached: bool) {
         // A link whose fragment a plugin found broken has a result of its own.
-        let own = self.plugins_on_link(result, &mut o);
+        let own = self
+            .plugins_on_link(result, &mut o)
+            .or_else(|| self.unrendered_from_outside(result, &o));
         let result = own.as_ref().unwrap_or(result);
         // The receiver only goes away after the run is over; a late row is then dropped.
         if self.only_problems && !is_problem(result, o.site.as_ref()) {

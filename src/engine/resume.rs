@@ -66,8 +66,14 @@ impl Run {
         {
             let own = (self.only_problems && !self.plugins.active()).then_some(&result);
             let mut keep = self.filter.has_depth_limit().then(Vec::new);
-            result.links_found =
-                self.replay_children(&links, &task.url, level + 1, own, keep.as_mut());
+            result.links_found = self.replay_children(
+                &links,
+                &task.url,
+                level + 1,
+                own,
+                keep.as_mut(),
+                self.cache.page_id(&task.key),
+            );
             if let Some(keep) = keep {
                 self.cache.set_links(&[&task.key], keep);
             }
@@ -86,7 +92,9 @@ impl Run {
     /// task's level, unless it is known already.
     fn hand_on(&self, task: &Task, url: Url) {
         let key = cache_key(&url);
-        if self.cache.claim_alias(&key) {
+        let new = self.cache.claim_alias(&key);
+        self.cache.redirect(&task.key, &key, false);
+        if new {
             self.start(key, url, Via::link(task.level, true, task.follow), None);
         }
     }

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::Metadata;
 use std::io::Read;
@@ -33,6 +33,60 @@ pub(crate) struct FileScope {
     pub(crate) fallback: Vec<String>,
     /// A missing `index.html` is its folder's `README.md` (`Config::readme_as_index`).
     pub(crate) readme_index: bool,
+    /// The mdBooks whose summaries are known (`Config::mdbook`): only their chapters are pages.
+    pub(crate) books: Vec<BookPages>,
+}
+
+/// The pages an mdBook renders from its sources: the chapters its `SUMMARY.md` lists, and
+/// `404.md`. mdBook copies every other file of its source folder as it is, except `.md` files:
+/// a `.md` file it does not list is on no page of the site.
+#[derive(Debug, Clone)]
+pub(crate) struct BookPages {
+    /// The source folder, canonical.
+    src: PathBuf,
+    /// The chapters, `SUMMARY.md` and `404.md`, canonical (those that exist).
+    pages: HashSet<PathBuf>,
+}
+
+impl BookPages {
+    /// The book with sources in `src` and these chapters; `None` when `src` does not resolve.
+    pub(crate) fn new(src: &Path, chapters: &[PathBuf]) -> Option<BookPages> {
+        let src = std::fs::canonicalize(src).ok()?;
+        let pages = chapters
+            .iter()
+            .map(PathBuf::as_path)
+            .chain([Path::new("SUMMARY.md"), Path::new("404.md")])
+            .filter_map(|c| std::fs::canonicalize(src.join(c)).ok())
+            .collect();
+        Some(BookPages { src, pages })
+    }
+}
+
+/// What the failure of a link to an mdBook source the book does not render ends with.
+pub(crate) const UNRENDERED: &str = "not in SUMMARY.md, so mdBook does not render it";
+
+impl FileScope {
+    /// `true` when `page` (a page's URL) is no source of the mdBooks: a link from there to a
+    /// source a book does not render is good (GitHub shows the file), though no page of the
+    /// book's site links there.
+    pub(crate) fn outside_books(&self, page: &str) -> bool {
+        let Some(path) = Url::parse(page).ok().and_then(|u| u.to_file_path().ok()) else {
+            return true;
+        };
+        let real = std::fs::canonicalize(&path).unwrap_or(path);
+        !self.books.iter().any(|b| real.starts_with(&b.src))
+    }
+}
+
+/// `Some(message)` when `path` is a `.md` source of an mdBook in `books` that the book does
+/// not render: a link to it is broken on the site.
+fn unrendered(books: &[BookPages], path: &Path) -> Option<String> {
+    if books.is_empty() || path.extension().is_none_or(|e| e != "md") {
+        return None;
+    }
+    let real = std::fs::canonicalize(path).ok()?;
+    let book = books.iter().find(|b| real.starts_with(&b.src))?;
+    (!book.pages.contains(&real)).then(|| format!("{}: {UNRENDERED}", path.display()))
 }
 
 impl FileScope {
@@ -81,6 +135,7 @@ impl FileScope {
             anywhere,
             fallback: Vec::new(),
             readme_index: false,
+            books: Vec::new(),
         }
     }
 }
@@ -196,6 +251,9 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     } else {
         (path, without_query(url), meta)
     };
+    if let Some(message) = unrendered(&scope.books, &path) {
+        return Fetched::failed(url, FailKind::FileNotFound, message);
+    }
     let mut f = found(&final_url, &path, &meta);
     if want_body && is_parsed(&final_url, f.content_type.as_deref()) {
         if !meta.is_file() {
@@ -223,13 +281,15 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
 /// `open` and one `fstat`: the same decision as [`FileScope::look_up`] (the final name is no
 /// symbolic link, `O_NOFOLLOW` makes sure; its folder resolves inside the scope, remembered per
 /// folder), made without `lstat` first. `None` sends every other case down the general path,
-/// which gives its verdict: a symbolic link, a folder, a missing file, a file outside.
+/// which gives its verdict: a symbolic link, a folder, a missing file, a file outside, a page
+/// of an mdBook (which may be a source the book does not render).
 #[cfg(unix)]
 fn read_plain_page(url: &Url, path: &Path, max_body: u64, scope: &FileScope) -> Option<Fetched> {
     use std::os::unix::fs::OpenOptionsExt;
 
     let final_url = without_query(url);
-    if path.as_os_str().to_string_lossy().ends_with('/')
+    if !scope.books.is_empty()
+        || path.as_os_str().to_string_lossy().ends_with('/')
         || !is_parsed(&final_url, Some(guess_type(path)))
     {
         return None;

@@ -248,7 +248,11 @@ pub struct CheckResult {
     pub download_time: Option<Duration>,
     /// Wall time of the whole check, politeness waits excluded.
     pub check_time: Duration,
-    /// Recursion level at which the URL was first found (start URLs are 0).
+    /// Recursion level: the number of links from a start URL (start URLs are 0). An entry
+    /// sent while the run goes on has the level of the link that reached the URL first, which
+    /// depends on the threads' timing; at the end, [`Report::levels`](crate::Report::levels)
+    /// holds the settled level of each URL, its shortest link distance from a start URL, which
+    /// [`Report::entries`](crate::Report::entries) and the binary's reports carry.
     pub level: usize,
     /// `true` when the URL is inside the crawl's scope (recursed into when a page).
     pub internal: bool,

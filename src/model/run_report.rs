@@ -1,5 +1,7 @@
 //! [`Report`]: what a finished run hands back — its entries and the numbers of its summary.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::model::host_stats::HostStats;
@@ -64,6 +66,18 @@ pub struct Report {
     /// Why the state file ([`Config::state_file`](crate::Config::state_file)) was not used or
     /// was set aside, one line each; the run went on without it.
     pub state_warnings: Vec<String>,
+    /// The settled level of each URL whose entries were sent with another one: its shortest
+    /// link distance from a start URL (start URLs are 0). An entry is sent as soon as its
+    /// URL is checked, with the level of the link that reached the URL first, which depends
+    /// on the threads' timing; the levels here do not. [`Report::entries`] carry them
+    /// already; a caller that keeps the streamed entries applies them with
+    /// [`Report::settle_levels`].
+    pub levels: HashMap<String, usize>,
+    /// The source folders of the mdBooks checked as the sites they build
+    /// ([`Config::mdbook`](crate::Config::mdbook)), as given, each with the number of pages
+    /// given (the chapters its `SUMMARY.md` lists and the Markdown they include; `None`: no
+    /// summary was read).
+    pub mdbooks: Vec<(String, Option<usize>)>,
 }
 
 /// Broken entries a state file's `fail_after_runs` let pass this run (so the exit status can
@@ -140,5 +154,34 @@ impl Report {
     /// Number of warnings over all entries.
     pub fn warnings(&self) -> usize {
         self.stats.warnings
+    }
+
+    /// Gives each of `entries` its URL's settled level ([`Report::levels`]). Entries that
+    /// share a result keep sharing one copy.
+    pub fn settle_levels(&self, entries: &mut [Entry]) {
+        settle_levels(&self.levels, entries);
+    }
+}
+
+/// See [`Report::settle_levels`].
+pub(crate) fn settle_levels(levels: &HashMap<String, usize>, entries: &mut [Entry]) {
+    if levels.is_empty() {
+        return;
+    }
+    // One new result per old one, so entries of one URL keep sharing it.
+    let mut settled: HashMap<*const crate::model::outcome::CheckResult, Arc<_>> = HashMap::new();
+    for e in entries {
+        let Some(&level) = levels.get(&e.result.url) else {
+            continue;
+        };
+        if e.result.level == level {
+            continue;
+        }
+        let new = settled.entry(Arc::as_ptr(&e.result)).or_insert_with(|| {
+            let mut r = (*e.result).clone();
+            r.level = level;
+            Arc::new(r)
+        });
+        e.result = new.clone();
     }
 }

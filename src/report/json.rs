@@ -22,7 +22,9 @@
 //!
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
 //! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
-//! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure` and `hosts` (`[{host,
+//! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure`, `mdbooks` (`[{src,
+//! chapters}]`: the source folders read as mdBooks, with the number of pages their
+//! SUMMARY.md lists or its chapters include, `null` when no SUMMARY.md was read) and `hosts` (`[{host,
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
 //! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not
 //! checked: `{robots, outside_scope, excluded, not_included, url_limit, scheme, comment,
@@ -194,6 +196,9 @@ pub fn summary_json(report: &Report) -> Value {
         "content_types": stats.content_types,
         "url_lengths": stats.url_lengths.map(|(min, max, avg)| json!({"min": min, "max": max, "avg": avg})),
         "insecure": report.insecure,
+        "mdbooks": report.mdbooks.iter()
+            .map(|(src, chapters)| json!({"src": src, "chapters": chapters}))
+            .collect::<Vec<_>>(),
         "skipped": {
             "robots": stats.skipped.robots,
             "outside_scope": stats.skipped.outside_scope,

@@ -4,7 +4,9 @@
 //! page, first), ties by URL, then by the link as written, its text and fragment. The
 //! `cached` flag ("this URL was reported before") is set again in that order, so the first
 //! row of a URL is the one not cached. Two runs over the same pages then print the same
-//! bytes, except for what the formats measure (durations, times of day).
+//! bytes, except for what the formats measure (durations, times of day). Each entry's level
+//! is set to its URL's settled level ([`Report::levels`]: the shortest link distance from a
+//! start URL), not the level of the link that happened to reach the URL first.
 //!
 //! The price is memory (every entry the inner reporter may show is held until the end) and
 //! latency (nothing is written before the run ends, nor on an immediate exit): the binary's
@@ -70,6 +72,7 @@ impl<R: Reporter> Reporter for SortedReporter<R> {
 
     fn finish(&mut self, report: &Report) -> io::Result<()> {
         let mut entries = std::mem::take(&mut self.entries);
+        report.settle_levels(&mut entries);
         sort_entries(&mut entries);
         // Every entry is fed, and the report finished, even when one write fails: the first
         // error is returned.

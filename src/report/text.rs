@@ -329,8 +329,9 @@ fn start_urls_unreached(report: &Report) -> Vec<String> {
 /// could not be reached, one for URLs skipped by
 /// robots.txt, scope, patterns or scheme, one naming the hosts given up as unreachable, one
 /// for links bot protection answered for (not verified), one for links past `--max-urls`;
-/// none when nothing was skipped. Then the [`tolerated_line`], when broken links did not fail
-/// the run. Every summary (text, compact, github, markdown) ends with them.
+/// none when nothing was skipped; then one line per folder read as an mdBook, which changes
+/// what a link means there; then the [`tolerated_line`], when broken links did not fail the
+/// run. Every summary (text, compact, github, markdown) ends with them.
 pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     let mut lines = start_urls_unreached(report);
     let skipped = report.stats.skipped;
@@ -378,8 +379,29 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
             plural(report.over_limit)
         ));
     }
+    lines.extend(
+        report
+            .mdbooks
+            .iter()
+            .map(|(src, chapters)| mdbook_line(src, *chapters)),
+    );
     lines.extend(tolerated_line(report));
     lines
+}
+
+/// The line saying that the sources in `src` were read as an mdBook, and how.
+pub(crate) fn mdbook_line(src: &str, chapters: Option<usize>) -> String {
+    let pages = match chapters {
+        Some(n) => format!(
+            "; its pages are the {n} file{} SUMMARY.md lists or includes",
+            plural(n)
+        ),
+        None => "; no SUMMARY.md was read".to_owned(),
+    };
+    format!(
+        "Read as an mdBook: `{}' (a link to page.html is page.md, index.html is README.md{pages}).",
+        esc(src)
+    )
 }
 
 /// The hosts given up as unreachable, each with its failure (`127.0.0.1:9 (connect: Connection

@@ -127,8 +127,10 @@ impl PyChecker {
     }
 }
 
-/// The report of a run, with the entries the bindings collected (the run keeps none itself).
-fn finished(mut report: linkpatrol::Report, entries: Vec<Entry>) -> PyReport {
+/// The report of a run, with the entries the bindings collected (the run keeps none itself),
+/// each at its URL's settled level.
+fn finished(mut report: linkpatrol::Report, mut entries: Vec<Entry>) -> PyReport {
+    report.settle_levels(&mut entries);
     report.entries = entries;
     PyReport {
         report: Arc::new(report),

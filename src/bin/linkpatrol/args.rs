@@ -34,7 +34,9 @@ pub struct Args {
 
     /// Extensions to try, in order, for a local file that does not exist (`md,html`: a link to
     /// ch1.html is good when ch1.md exists, and its headings are the anchors). A checked folder
-    /// with a book.toml is read as an mdBook: its sources, with `md` tried first.
+    /// with a book.toml is read as an mdBook: its sources, with `md` tried first; its pages are
+    /// the chapters src/SUMMARY.md lists (a link to a .md source it does not list is broken:
+    /// mdBook does not render it).
     #[arg(long, value_name = "EXT,…", value_delimiter = ',')]
     pub fallback_extensions: Vec<String>,
 
@@ -236,9 +238,10 @@ pub struct Args {
     pub file_outputs: Vec<FileOutput>,
 
     /// Write each row as its link finishes (CSV, NDJSON, JSON entries, failures, compact and
-    /// github lines), in an order that changes from run to run. By default every format is
-    /// written at the end, ordered by page, line and column (ties by URL), the same whatever
-    /// the thread count.
+    /// github lines), in an order that changes from run to run, with the level of the link
+    /// that reached its URL first. By default every format is written at the end, ordered by
+    /// page, line and column (ties by URL), each URL at its shortest link distance from a
+    /// start URL: the same whatever the thread count.
     #[arg(long)]
     pub stream: bool,
 

@@ -25,6 +25,7 @@ use regex::Regex;
 use url::Url;
 
 use crate::args::Args;
+use crate::mdbook::Book;
 
 /// How folders and globs are walked.
 struct Walk {
@@ -38,8 +39,8 @@ struct Walk {
     anywhere: bool,
     /// `--exclude-path`: paths to leave out.
     exclude: Vec<Regex>,
-    /// The mdBook folders read so far (their `book.toml`'s folder).
-    books: RefCell<Vec<PathBuf>>,
+    /// The mdBooks read so far.
+    books: RefCell<Vec<Book>>,
 }
 
 impl Walk {
@@ -169,11 +170,16 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
     if let (Some(base), None, false) = (&args.base_url, &root_dir, folder_input) {
         bail!("--base-url `{base}' needs the local site's folder: give --root-dir or a folder");
     }
-    // An mdBook is checked as the site it builds: `.html` links name `.md` sources, and
-    // `index.html` is a folder's README.md.
+    // An mdBook is checked as the site it builds: `.html` links name `.md` sources,
+    // `index.html` is a folder's README.md, and only the chapters SUMMARY.md lists are pages
+    // (see `mdbook.rs`).
     let books = walk.books.borrow();
+    for book in books.iter() {
+        config = config.mdbook(&book.src, book.chapters.clone());
+    }
     if let Some(first) = books.first() {
-        let first = linkpatrol::report::escape_controls(&first.display().to_string()).into_owned();
+        let first =
+            linkpatrol::report::escape_controls(&first.dir.display().to_string()).into_owned();
         let which = match books.len() {
             1 => format!("`{first}' is read as an mdBook"),
             n => format!("{n} folders are read as mdBooks (`{first}', …)"),
@@ -340,14 +346,15 @@ fn add_one(
         },
     };
     if meta.is_dir()
-        && let Some(src) = mdbook_sources(path)
+        && let Some(book) = Book::at(path)
     {
         // The book's sources and the repository's other Markdown (README, CONTRIBUTING);
-        // `/` in a link is the book's root.
-        let files = walk.files(path, &is_markdown)?;
+        // `/` in a link is the book's root. A source the book does not render is no page.
+        let mut files = walk.files(path, &is_markdown)?;
+        files.retain(|f| !book.unrendered(f));
         if !files.is_empty() {
-            walk.books.borrow_mut().push(path.to_path_buf());
-            root_dir.get_or_insert(src);
+            root_dir.get_or_insert(book.src.clone());
+            walk.books.borrow_mut().push(book);
             return Ok(files.into_iter().fold(config, Config::input_path));
         }
     }
@@ -356,16 +363,16 @@ fn add_one(
             is_markdown(p) || p.file_name().is_some_and(|n| n == "book.toml")
         })?;
         // A book inside the repository (`guide/book.toml`): its links are resolved as mdBook
-        // resolves them too.
+        // resolves them too, and the sources it does not render are no pages.
+        let books: Vec<Book> = files
+            .iter()
+            .filter(|f| f.file_name().is_some_and(|n| n == "book.toml"))
+            .filter_map(|f| Book::at(f.parent()?))
+            .collect();
         files.retain(|f| {
-            if f.file_name().is_none_or(|n| n != "book.toml") {
-                return true;
-            }
-            if let Some(book) = f.parent().filter(|b| mdbook_sources(b).is_some()) {
-                walk.books.borrow_mut().push(book.to_path_buf());
-            }
-            false
+            f.file_name().is_none_or(|n| n != "book.toml") && !books.iter().any(|b| b.unrendered(f))
         });
+        walk.books.borrow_mut().extend(books);
         if !files.is_empty() {
             root_dir.get_or_insert_with(|| path.to_path_buf());
             return Ok(files.into_iter().fold(config, Config::input_path));
@@ -429,34 +436,6 @@ pub fn glob_base(pattern: &str) -> PathBuf {
     } else {
         base
     }
-}
-
-/// The source folder of the mdBook in `dir` (`src`, or `[book] src` of its `book.toml`), when
-/// `dir` holds a `book.toml`. A book.toml that cannot be read, or whose `src` leaves the
-/// folder (`..`, an absolute path, a symbolic link out), is no mdBook.
-fn mdbook_sources(dir: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dir.join("book.toml")).ok()?;
-    let table: toml::Table = text.parse().ok()?;
-    let src = table
-        .get("book")
-        .and_then(|b| b.get("src"))
-        .and_then(|s| s.as_str())
-        .unwrap_or("src");
-    let src = Path::new(src);
-    if src.is_absolute()
-        || src
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
-        return None;
-    }
-    let src = dir.join(src);
-    // The checkout's book.toml may not lead the check out of the folder (a symbolic link).
-    let inside = match (std::fs::canonicalize(&src), std::fs::canonicalize(dir)) {
-        (Ok(real), Ok(folder)) => real.is_dir() && real.starts_with(folder),
-        _ => false,
-    };
-    inside.then_some(src)
 }
 
 /// `*.md` and `*.markdown` files.

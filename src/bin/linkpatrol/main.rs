@@ -10,6 +10,7 @@ mod generate;
 mod help;
 mod inputs;
 mod key_hint;
+mod mdbook;
 mod merge;
 mod outputs;
 mod plugin_flags;

@@ -166,6 +166,14 @@ impl Kept {
         }
     }
 
+    /// `CheckResult::level`.
+    pub(super) fn level(&self) -> usize {
+        match self {
+            Kept::Full(r) => r.level,
+            Kept::Lean(l) => l.level,
+        }
+    }
+
     /// The outcome is fine (`Outcome::Ok`).
     pub(super) fn is_ok(&self) -> bool {
         match self {

@@ -51,6 +51,10 @@
 //! - `parsed` (level parsed at, or promised to a parse job): set by `take_parse` (the one
 //!   worker that parses) or by the `upgrade`/`serve_want` that hands out the parse job;
 //!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
+//! - `least` (lowest level a claim came with): lowered by `claim_at`. `linked` (in `rare`,
+//!   keys the page's links claimed) pushed by `claim_at` on the page's slot; `hops` and
+//!   `content` (in `rare`) by `redirect`. Read once, at the end, by `settled_levels`
+//!   (`cache/levels.rs`: the level a URL is reported at).
 //! - `links` (in `rare`; followed in-scope links, kept only under `-r`): set by `set_links`, by
 //!   the worker that parsed the page, before it finishes the key (a parse job: right after its
 //!   parse).
@@ -70,6 +74,7 @@
 //! whole.
 
 mod lean;
+mod levels;
 mod slots;
 mod stored;
 
@@ -167,14 +172,27 @@ impl Level {
     }
 }
 
-/// What few slots hold: redirects waiting on the key, and a parsed page's kept links.
+/// What few slots hold: redirects waiting on the key, a parsed page's kept links, and the
+/// key's edges in the link graph that settles levels (see `cache/levels.rs`).
 #[derive(Debug, Default)]
 struct Rare {
     /// Redirecting URLs waiting for this one: their keys and partial results.
     dependents: Vec<(String, CheckResult)>,
     /// The followed in-scope links found when it was parsed, kept under a recursion limit.
     links: Option<Arc<[Url]>>,
+    /// Every key a link on this page claimed (one level down), pushed by `claim_at`.
+    linked: Vec<Id>,
+    /// Keys this URL redirects to (the same level), pushed by `redirect`.
+    hops: Vec<Id>,
+    /// A redirect hop requested by the chain of another key: that key, which holds the links
+    /// of their one content.
+    content: Option<Id>,
 }
+
+/// The slot of a page whose links are being claimed: each claim records an edge of the link
+/// graph from it (see `cache/levels.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PageId(Id);
 
 #[derive(Debug)]
 struct Slot {
@@ -186,6 +204,9 @@ struct Slot {
     want: Level,
     /// The level this URL's content was parsed at, or will be by a parse job handed out.
     parsed: Level,
+    /// The lowest level a claim of this key came with (start inputs: 0); lowered by
+    /// `claim_at`. Where the link graph has a shorter path, `cache/levels.rs` finds it.
+    least: Level,
     /// `dependents` and `links`, boxed: most slots have neither.
     rare: Option<Box<Rare>>,
     /// Done, neither broken nor warned about: an occurrence without warnings of its own makes
@@ -225,6 +246,7 @@ impl Slot {
             occurrences,
             want: Level::NONE,
             parsed: Level::NONE,
+            least: Level::NONE,
             rare: None,
             quiet: false,
             settled: false,
@@ -306,8 +328,9 @@ impl ResultCache {
     }
 
     /// Claims `key` for checking, recording `occurrence`. See [`Claim`].
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn claim(&self, key: &str, occurrence: Occurrence) -> Claim {
-        match self.claim_at(key, || occurrence, usize::MAX, false).0 {
+        match self.claim_at(key, || occurrence, usize::MAX, false, None).0 {
             Claim::New => Claim::New,
             Claim::Pending => Claim::Pending,
             Claim::Done(r, occurrence, first) => Claim::Done(r, occurrence(), first),
@@ -328,12 +351,17 @@ impl ResultCache {
     /// it (`New`, `Pending`); handed back unbuilt otherwise, so that a link counted as `Quiet`
     /// (most links of a crawl where only problems are reported) never builds one, and the
     /// caller of `Done` builds it outside the lock.
+    ///
+    /// `from`: the page the link is on; the claim records the edge from it to `key`, and
+    /// `level` as the lowest the key was claimed at, for the levels settled at the end
+    /// ([`settled_levels`](Self::settled_levels)).
     pub(crate) fn claim_at<F: FnOnce() -> Occurrence>(
         &self,
         key: &str,
         occurrence: F,
         level: usize,
         quiet_ok: bool,
+        from: Option<PageId>,
     ) -> (Claim<F>, bool) {
         let mut slots = self.slots.lock();
         match slots.lookup(key) {
@@ -345,11 +373,21 @@ impl ResultCache {
                 }
                 let mut first = StoredList::default();
                 first.push(occurrence().stored());
-                slots.insert(vacant, key, Slot::new(first));
+                let mut slot = Slot::new(first);
+                if level != usize::MAX {
+                    slot.least = Level::of(level);
+                }
+                if let Some(id) = slots.insert(vacant, key, slot) {
+                    link_from(&mut slots, from, id);
+                }
                 (Claim::New, false)
             }
             Ok(id) => {
+                link_from(&mut slots, from, id);
                 let slot = slots.value_mut(id);
+                if level != usize::MAX {
+                    slot.least = slot.least.lowered_to(level);
+                }
                 let covered = slot.settled
                     || slot.parsed.get().is_some_and(|p| p <= level)
                     || slot.want.get().is_some_and(|w| w <= level);
@@ -384,6 +422,28 @@ impl ResultCache {
             Err(vacant) => slots
                 .insert(vacant, key, Slot::new(StoredList::default()))
                 .is_some(),
+        }
+    }
+
+    /// The slot of `key`, the page whose links are about to be claimed (see [`PageId`]).
+    pub(crate) fn page_id(&self, key: &str) -> Option<PageId> {
+        self.slots.lock().find(key).map(PageId)
+    }
+
+    /// Records that `from` redirects to `to` (both claimed): `to` is as near a start URL as
+    /// `from`. `owned`: `to` is requested by `from`'s chain, so `from` holds the links of
+    /// their content (see `cache/levels.rs`).
+    pub(crate) fn redirect(&self, from: &str, to: &str, owned: bool) {
+        let mut slots = self.slots.lock();
+        let (Some(f), Some(t)) = (slots.find(from), slots.find(to)) else {
+            return;
+        };
+        if f == t {
+            return;
+        }
+        slots.value_mut(f).rare().hops.push(t);
+        if owned {
+            slots.value_mut(t).rare().content = Some(f);
         }
     }
 
@@ -553,6 +613,19 @@ impl ResultCache {
             })
             .count();
         (slots.len(), unchecked)
+    }
+}
+
+/// Records the edge of the link graph from page `from` (when given) to `to`.
+fn link_from(slots: &mut Slots, from: Option<PageId>, to: Id) {
+    if let Some(PageId(page)) = from
+        && page != to
+    {
+        let linked = &mut slots.value_mut(page).rare().linked;
+        // A page that links one URL many times in a row records it once.
+        if linked.last() != Some(&to) {
+            linked.push(to);
+        }
     }
 }
 
@@ -739,17 +812,23 @@ mod tests {
     fn only_a_quiet_done_result_is_claimed_quietly() {
         let c = ResultCache::default();
         let quiet = |c: &ResultCache, key| {
-            matches!(c.claim_at(key, || occ("p"), 0, true).0, Claim::Quiet(_))
+            matches!(
+                c.claim_at(key, || occ("p"), 0, true, None).0,
+                Claim::Quiet(_)
+            )
         };
         assert!(matches!(
-            c.claim_at("good", || occ("a"), 0, true).0,
+            c.claim_at("good", || occ("a"), 0, true, None).0,
             Claim::New
         ));
         assert!(!quiet(&c, "good"), "pending: the occurrence is kept");
         c.finish("good", ok("good"));
         assert!(quiet(&c, "good"));
         assert!(
-            matches!(c.claim_at("good", || occ("p"), 0, false).0, Claim::Done(..)),
+            matches!(
+                c.claim_at("good", || occ("p"), 0, false, None).0,
+                Claim::Done(..)
+            ),
             "a caller that needs the result gets it"
         );
         let mut warned = ok("warned");
@@ -890,7 +969,7 @@ mod tests {
     #[test]
     fn a_claim_tells_when_an_upgrade_at_its_level_would_change_nothing() {
         let c = ResultCache::default();
-        let covered = |level| c.claim_at("http://t/p", || occ("p"), level, false).1;
+        let covered = |level| c.claim_at("http://t/p", || occ("p"), level, false, None).1;
         assert!(!covered(0), "new");
         assert!(!covered(5), "pending, nothing wanted or parsed");
         assert_eq!(c.upgrade("http://t/p", 3), None);
@@ -903,19 +982,19 @@ mod tests {
         // done without a parse: not covered, and the upgrade hands out the job
         c.claim("http://t/d", occ("p"));
         c.finish("http://t/d", html("http://t/d"));
-        assert!(!c.claim_at("http://t/d", || occ("q"), 2, false).1);
+        assert!(!c.claim_at("http://t/d", || occ("q"), 2, false, None).1);
         assert!(matches!(
             c.upgrade("http://t/d", 2),
             Some(Upgrade::Parse(..))
         ));
         assert!(
-            c.claim_at("http://t/d", || occ("r"), 2, false).1,
+            c.claim_at("http://t/d", || occ("r"), 2, false, None).1,
             "the job covers it"
         );
         // done and never to be parsed (an image, a broken page): covered at every level
         c.claim("http://t/i.png", occ("p"));
         c.finish("http://t/i.png", ok("http://t/i.png"));
-        assert!(c.claim_at("http://t/i.png", || occ("q"), 0, false).1);
+        assert!(c.claim_at("http://t/i.png", || occ("q"), 0, false, None).1);
         assert_eq!(
             c.upgrade("http://t/i.png", 0),
             None,
@@ -926,7 +1005,7 @@ mod tests {
         let mut moved = redirecting("http://t/r", "target");
         moved.real_url = Some(url::Url::parse("http://t/target").unwrap());
         c.finish("http://t/r", moved);
-        assert!(!c.claim_at("http://t/r", || occ("q"), 0, false).1);
+        assert!(!c.claim_at("http://t/r", || occ("q"), 0, false, None).1);
     }
 
     #[test]

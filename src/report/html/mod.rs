@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use self::escape::Escaped;
-use super::text::plural;
+use super::text::{mdbook_line, plural};
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
@@ -287,6 +287,9 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             o,
             " · <strong>TLS certificates were not verified (--insecure)</strong>"
         )?;
+    }
+    for (src, chapters) in &report.mdbooks {
+        write!(o, " · {}", Escaped(&mdbook_line(src, *chapters)))?;
     }
     writeln!(o, "</p>")?;
     let mut hosts: Vec<_> = st.hosts.iter().filter(|(h, _)| h.requests > 0).collect();
