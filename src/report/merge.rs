@@ -8,7 +8,8 @@
 //! types are skipped. The summary lines give the per-host request numbers (summed; the
 //! interval and rate are the largest), the URLs skipped by reason and `unchecked` (summed),
 //! `interrupted` and `insecure` (any), and the duration (the longest). `urls` is the number of
-//! distinct URLs of the rows ("URLs checked", as a run counts it). A file that is not a whole
+//! distinct URLs of the rows ("URLs checked", as a run counts it), and each URL's level its
+//! shortest link distance over the rows of every shard (`merged_levels.rs`). A file that is not a whole
 //! `-v` report is refused, named with the reason: an empty file, one whose first line is not
 //! JSON (a CSV report) or JSON without `"type"`, an export file (only `"type": "export"`
 //! lines), a file without a summary line (cut short); and a file whose summary counts more
@@ -137,6 +138,9 @@ pub fn merge_ndjson<R: BufRead>(
         file.check(&name)?;
     }
     report.warnings = missing_phase2(&shards);
+    // Each shard settled levels over its own pages only: settle them again over every row.
+    report.levels = super::merged_levels::shortest_levels(&report.entries);
+    crate::model::run_report::settle_levels(&report.levels, &mut report.entries);
     let mut tally = Tally::default();
     let mut urls = HashSet::new();
     for e in &report.entries {

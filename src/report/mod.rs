@@ -39,6 +39,7 @@ mod json;
 mod junit;
 mod markdown;
 mod merge;
+mod merged_levels;
 mod ndjson;
 mod page_path;
 mod problems;
