@@ -45,27 +45,21 @@ fn interval_spaces_one_host_but_not_another() {
             Instant::now()
         })
         .collect();
-    for w in starts.windows(2) {
-        assert!(
-            w[1] - w[0] >= Duration::from_millis(45),
-            "{:?}",
-            w[1] - w[0]
-        );
+    // Slots are booked 50 ms apart from the first; a wait may end late, never early. (The gap
+    // between two returns can be shorter when the first one ended late.)
+    for (k, start) in starts.iter().enumerate() {
+        let booked = Duration::from_millis(49) * k as u32;
+        assert!(*start - t0 >= booked, "slot {k}: {:?}", *start - t0);
     }
     // host b's first slot is immediate although host a is booked ahead
     let _p = gate.wait_for_host("a:80").unwrap();
-    let tb = Instant::now();
     let _q = gate.wait_for_host("b:80").unwrap();
-    // host a is booked 250 ms past t0; host b does not wait for it
-    assert!(
-        tb.elapsed() < Duration::from_millis(150),
-        "{:?}",
-        tb.elapsed()
-    );
     assert!(t0.elapsed() >= Duration::from_millis(150));
     let stats = gate.stats();
     assert_eq!(stats[0].requests, 5);
     assert!(stats[0].waited >= Duration::from_millis(150));
+    // host a is booked 250 ms past t0; host b did not wait for it
+    assert_eq!((stats[1].requests, stats[1].waited), (1, Duration::ZERO));
     assert!(
         // at most the configured 20/s; the lower bound is loose because sleeps overshoot
         // on a loaded machine
