@@ -33,10 +33,12 @@ pub struct Drive {
     checked: Instant,
 }
 
-/// What the next call to [`Drive::next`] found.
+/// What the next call to [`Drive::next`] found. An entry is unboxed (a box would cost an
+/// allocation per row); the report, which comes once, is boxed so a step stays entry-sized.
+#[allow(clippy::large_enum_variant)]
 pub enum Step {
     Entry(Entry),
-    Done(Report),
+    Done(Box<Report>),
 }
 
 impl Drive {
@@ -81,7 +83,9 @@ impl Drive {
                     // Ended: `finish` returns the report at once.
                     let Some(run) = self.run.take() else { continue };
                     let report = py.detach(|| run.finish());
-                    return report.map(|r| Some(Step::Done(r))).map_err(engine_error);
+                    return report
+                        .map(|r| Some(Step::Done(Box::new(r))))
+                        .map_err(engine_error);
                 }
                 _ => {}
             }

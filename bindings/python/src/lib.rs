@@ -63,7 +63,7 @@ impl PyChecker {
         loop {
             match drive.next(py)? {
                 Some(Step::Entry(e)) => entries.push(e),
-                Some(Step::Done(report)) => return Ok(finished(report, entries)),
+                Some(Step::Done(report)) => return Ok(finished(*report, entries)),
                 None => return Err(PyRuntimeError::new_err("the run has already ended")),
             }
         }
@@ -214,7 +214,7 @@ impl PyResults {
             }
             Some(Step::Done(report)) => {
                 let entries = std::mem::take(&mut state.entries);
-                let report = Py::new(py, finished(report, entries))?;
+                let report = Py::new(py, finished(*report, entries))?;
                 *self.report.lock().unwrap_or_else(|p| p.into_inner()) = Some(report);
                 Ok(None)
             }

@@ -182,8 +182,8 @@ impl PyResult_ {
     }
 
     /// `True` when the result was reused from the state file (``cache_file``), not requested.
-    #[getter]
-    fn from_state(&self) -> bool {
+    #[getter(from_state)]
+    fn reused_from_state(&self) -> bool {
         self.entry.result.cached_from.is_some()
     }
 
