@@ -144,11 +144,8 @@ pub(crate) fn files_named(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     v
 }
 
-/// Runs the site with `file` as state: the report must be complete (the same broken set and
-/// entries as a run without state) with exactly one warning containing `needle`.
-fn run_despite(s: &TestServer, file: &Path, needle: &str) -> Report {
-    let without = run(config(&s.url("/"), 4));
-    let report = run(with_state(&s.url("/"), 4, file));
+/// Asserts `report` has exactly one state-file warning, and that it contains `needle`.
+pub(crate) fn assert_one_state_warning(report: &Report, needle: &str) {
     assert_eq!(
         report.state_warnings.len(),
         1,
@@ -160,6 +157,14 @@ fn run_despite(s: &TestServer, file: &Path, needle: &str) -> Report {
         "`{needle}' not in {:?}",
         report.state_warnings
     );
+}
+
+/// Runs the site with `file` as state: the report must be complete (the same broken set and
+/// entries as a run without state) with exactly one warning containing `needle`.
+fn run_despite(s: &TestServer, file: &Path, needle: &str) -> Report {
+    let without = run(config(&s.url("/"), 4));
+    let report = run(with_state(&s.url("/"), 4, file));
+    assert_one_state_warning(&report, needle);
     assert!(!report.state_warnings[0].contains('\n'));
     assert_eq!(broken(&report), broken(&without));
     assert_eq!(report.entries.len(), without.entries.len());

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use linkpatrol::{Config, Report};
 
-use crate::state::files_named;
+use crate::state::{assert_one_state_warning, files_named};
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{TempDir, assert_exit, broken, cli_in, config, run};
 
@@ -56,17 +56,7 @@ const FORGED_PASS: &str = "UPDATE results SET outcome = 'ok', status = 200, fail
 fn checked_despite(s: &TestServer, file: &Path, needle: &str) -> Report {
     let before = s.count("/gone.png");
     let report = run(with_state(s, 4, file));
-    assert_eq!(
-        report.state_warnings.len(),
-        1,
-        "{:?}",
-        report.state_warnings
-    );
-    assert!(
-        report.state_warnings[0].contains(needle),
-        "`{needle}' not in {:?}",
-        report.state_warnings
-    );
+    assert_one_state_warning(&report, needle);
     assert_eq!(broken(&report), [s.url("/gone.png")].into());
     assert_eq!(s.count("/gone.png"), before + 1);
     report
