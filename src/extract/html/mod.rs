@@ -98,13 +98,12 @@ impl<'s> Batches<'s> {
 /// applies to links written before them; once the tokenizer is past this offset, both are final.
 /// Text that merely looks like such a tag (in a comment or script) only delays the batches.
 fn settled_after(html: &[u8]) -> usize {
-    (0..html.len())
-        .rev()
+    // Only the `<`s are looked at, found from the end with `memrchr` (a loop over every byte
+    // cost 3% of a check of the Rust documentation).
+    memchr::memrchr_iter(b'<', html)
         .find(|&at| {
-            html[at] == b'<' && {
-                let name = html.get(at + 1..at + 5).unwrap_or_default();
-                name.eq_ignore_ascii_case(b"base") || name.eq_ignore_ascii_case(b"meta")
-            }
+            let name = html.get(at + 1..at + 5).unwrap_or_default();
+            name.eq_ignore_ascii_case(b"base") || name.eq_ignore_ascii_case(b"meta")
         })
         .unwrap_or(0)
 }

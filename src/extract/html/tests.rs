@@ -446,3 +446,13 @@ fn whitespace_around_a_value_is_flagged() {
     assert_eq!(d.links[0].value, "/ok");
     assert!(!d.links[1].padded);
 }
+
+#[test]
+fn document_wide_facts_settle_after_the_last_base_or_meta_tag() {
+    assert_eq!(settled_after(b""), 0);
+    assert_eq!(settled_after(b"<a href=x>no such tag</a>"), 0);
+    assert_eq!(settled_after(b"<BASE href=/><p><Meta name=robots><a>"), 16);
+    // A `<` too near the end to name a tag is no such tag.
+    assert_eq!(settled_after(b"<p><meta x><me"), 3);
+    assert_eq!(settled_after(b"<a><!-- <metadata> -->"), 8);
+}
