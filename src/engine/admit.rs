@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use url::Url;
 
 use crate::config::shard::FoundLink;
-use crate::engine::cache::{Claim, Occurrence, PageId};
+use crate::engine::cache::{Claim, Occurrence, PageEdges};
 use crate::fetch::http::host_key;
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
@@ -27,7 +27,7 @@ use super::run::{Message, Run, Task};
 
 /// How a link reached the run: what its decision depends on besides the URL itself.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Via {
+pub(super) struct Via<'e> {
     /// The link's recursion level (start inputs: 0).
     pub(super) level: usize,
     /// A start input: in scope whatever the filters say.
@@ -39,13 +39,14 @@ pub(super) struct Via {
     pub(super) follow: bool,
     /// Handed over by another shard (`Config::found_link`): checked here, never exported.
     pub(super) handed: bool,
-    /// The page the link is on, for the link graph that settles levels (`cache/levels.rs`).
-    pub(super) from: Option<PageId>,
+    /// The edges from the page the link is on, for the link graph that settles levels
+    /// (`cache/levels.rs`).
+    pub(super) from: Option<&'e PageEdges>,
 }
 
-impl Via {
+impl<'e> Via<'e> {
     /// A link found on a page at `level`.
-    pub(super) fn link(level: usize, from_web: bool, follow: bool) -> Via {
+    pub(super) fn link(level: usize, from_web: bool, follow: bool) -> Self {
         Via {
             level,
             seed: false,
@@ -160,7 +161,7 @@ impl Run {
         url: Result<Url, String>,
         site: Option<LinkSite>,
         raw: String,
-        via: Via,
+        via: Via<'_>,
         inline: Option<Arc<str>>,
     ) {
         let level = via.level;
@@ -227,7 +228,7 @@ impl Run {
         warned: bool,
         occ: impl FnOnce() -> Occurrence,
         level: usize,
-        from: Option<PageId>,
+        from: Option<&PageEdges>,
     ) -> Option<Next> {
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.
@@ -265,7 +266,7 @@ impl Run {
         next: Next,
         key: String,
         url: Url,
-        via: Via,
+        via: Via<'_>,
         inline: Option<Arc<str>>,
     ) {
         match next {
@@ -283,7 +284,7 @@ impl Run {
     /// crawled do not depend on which link was claimed first (see `cache`, "Upgrades to
     /// parse"). A parse job is queued here, inside the task that found the link, so before
     /// that task's `task_done`.
-    pub(super) fn upgrade(&self, key: &str, url: Url, via: Via) {
+    pub(super) fn upgrade(&self, key: &str, url: Url, via: Via<'_>) {
         if !via.follow {
             return;
         }
@@ -299,7 +300,7 @@ impl Run {
 
     /// Decides about a URL whose key the caller just claimed: queues it, or finishes it at
     /// once (ignored, mail, over the URL limit).
-    pub(super) fn start(&self, key: String, clean: Url, via: Via, inline: Option<Arc<str>>) {
+    pub(super) fn start(&self, key: String, clean: Url, via: Via<'_>, inline: Option<Arc<str>>) {
         let Via { level, follow, .. } = via;
         match via.decide(self, &clean) {
             Decision::Check { .. } if self.over_url_limit() => {

@@ -28,7 +28,7 @@ use crate::policy::parse_near::parse_near;
 use crate::state::{Packer, PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
-use super::cache::{Occurrence, PageId};
+use super::cache::{Occurrence, PageEdges, PageId};
 use super::record::is_problem;
 use super::run::Run;
 
@@ -67,9 +67,9 @@ struct PageLinks<'p> {
     fast_root: Option<JoinBase>,
     /// The key of the link being considered on the fast path, reused from link to link.
     key: RefCell<String>,
-    /// The page's slot in the result cache: its links' claims record edges from it, for the
-    /// levels settled at the end (`cache/levels.rs`).
-    from: Option<PageId>,
+    /// The edges from the page's slot in the result cache, recorded by its links' claims for
+    /// the levels settled at the end (`cache/levels.rs`).
+    from: Option<&'p PageEdges>,
 }
 
 impl<'p> PageLinks<'p> {
@@ -226,11 +226,45 @@ impl Run {
         level: usize,
         content_type: Option<&str>,
         query_encoding: Option<&'static Encoding>,
+        facts: Option<&mut PageFacts>,
+        own: Option<&CheckResult>,
+        keep: Option<&mut Vec<Url>>,
+        record: Option<&mut PageRecord>,
+        from: Option<PageId>,
+    ) -> usize {
+        let edges = from.map(PageEdges::new);
+        let n = self.queue_children_from(
+            body,
+            page,
+            level,
+            content_type,
+            query_encoding,
+            facts,
+            own,
+            keep,
+            record,
+            edges.as_ref(),
+        );
+        if let Some(edges) = edges {
+            self.cache.add_edges(edges);
+        }
+        n
+    }
+
+    /// [`Run::queue_children`], the claims recording their edges in `from`.
+    #[allow(clippy::too_many_arguments)]
+    fn queue_children_from(
+        &self,
+        body: &[u8],
+        page: &Url,
+        level: usize,
+        content_type: Option<&str>,
+        query_encoding: Option<&'static Encoding>,
         mut facts: Option<&mut PageFacts>,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
         mut record: Option<&mut PageRecord>,
-        from: Option<PageId>,
+        from: Option<&PageEdges>,
     ) -> usize {
         if !is_html(content_type) {
             let format = Format::of(content_type);
@@ -322,16 +356,21 @@ impl Run {
         mut keep: Option<&mut Vec<Url>>,
         from: Option<PageId>,
     ) -> usize {
+        let edges = from.map(PageEdges::new);
         let doc = HtmlDocument {
             base: stored.base.clone(),
             nofollow: stored.nofollow,
             ..HtmlDocument::default()
         };
         let mut ctx = PageLinks::new(page, &doc, level, own);
-        ctx.from = from;
+        ctx.from = edges.as_ref();
         self.fast_join(&mut ctx);
         for link in stored.links() {
             self.consider_link(&ctx, None, keep.as_deref_mut(), link.into());
+        }
+        drop(ctx);
+        if let Some(edges) = edges {
+            self.cache.add_edges(edges);
         }
         stored.len()
     }

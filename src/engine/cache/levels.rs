@@ -5,7 +5,8 @@
 //! page that found it first, plus one. Which page that is depends on the threads' timing (a
 //! page three links deep may be parsed before a page one link deep that links to the same
 //! URL), so the level a result is made with is not stable. The cache therefore records the
-//! link graph as it is claimed — each page's links (`Rare::linked`, one level down), each
+//! link graph as it is claimed — each page's links (`Rare::linked`, one level down, handed
+//! over when its parse ends: `PageEdges`), each
 //! redirect (`Rare::hops`, the same level), the content a redirect chain requested for another
 //! key (`Rare::content`) — and the lowest level each key was claimed at (`Slot::least`: start
 //! inputs 0, links handed over by another shard at their level). At the end of the run,
@@ -103,7 +104,7 @@ fn shortest(slots: &Slots) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Occurrence, PageId, ResultCache};
+    use super::super::{Occurrence, PageEdges, ResultCache};
     use crate::model::outcome::{CheckResult, Outcome};
 
     fn occ() -> Occurrence {
@@ -111,8 +112,11 @@ mod tests {
     }
 
     fn claim(c: &ResultCache, key: &str, level: usize, from: Option<&str>) {
-        let from: Option<PageId> = from.and_then(|k| c.page_id(k));
-        let _ = c.claim_at(key, occ, level, false, from);
+        let from = from.and_then(|k| c.page_id(k)).map(PageEdges::new);
+        let _ = c.claim_at(key, occ, level, false, from.as_ref());
+        if let Some(edges) = from {
+            c.add_edges(edges);
+        }
     }
 
     fn finish(c: &ResultCache, key: &str, level: usize) {

@@ -52,8 +52,9 @@
 //!   worker that parses) or by the `upgrade`/`serve_want` that hands out the parse job;
 //!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
 //! - `least` (lowest level a claim came with): lowered by `claim_at`. `linked` (in `rare`,
-//!   keys the page's links claimed) pushed by `claim_at` on the page's slot; `hops` and
-//!   `content` (in `rare`) by `redirect`. Read once, at the end, by `settled_levels`
+//!   keys the page's links claimed): gathered by `claim_at` in the parsing worker's
+//!   `PageEdges`, set by `add_edges` when the parse ends; `hops` and `content` (in `rare`) by
+//!   `redirect`. Read once, at the end, by `settled_levels`
 //!   (`cache/levels.rs`: the level a URL is reported at).
 //! - `links` (in `rare`; followed in-scope links, kept only under `-r`): set by `set_links`, by
 //!   the worker that parsed the page, before it finishes the key (a parse job: right after its
@@ -180,7 +181,7 @@ struct Rare {
     dependents: Vec<(String, CheckResult)>,
     /// The followed in-scope links found when it was parsed, kept under a recursion limit.
     links: Option<Arc<[Url]>>,
-    /// Every key a link on this page claimed (one level down), pushed by `claim_at`.
+    /// Every key a link on this page claimed (one level down), each once: set by `add_edges`.
     linked: Vec<Id>,
     /// Keys this URL redirects to (the same level), pushed by `redirect`.
     hops: Vec<Id>,
@@ -193,6 +194,36 @@ struct Rare {
 /// graph from it (see `cache/levels.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PageId(Id);
+
+/// The edges of the link graph from one page while its links are claimed: each claim pushes
+/// the key it claimed, outside the page's slot, and [`ResultCache::add_edges`] hands them to
+/// the slot at the end of the parse, each key once, in a list of exactly their size. (Pushed
+/// into the slot one by one, the Rust documentation's 1.5 million edges took 9 MB, a third of
+/// them repeats and another third spare capacity.)
+#[derive(Debug)]
+pub(crate) struct PageEdges {
+    page: PageId,
+    /// Written only by the thread parsing the page, under the map's lock or not.
+    to: std::cell::RefCell<Vec<Id>>,
+}
+
+impl PageEdges {
+    /// No edges yet from `page`.
+    pub(crate) fn new(page: PageId) -> Self {
+        PageEdges {
+            page,
+            to: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Records the edge to `to` (none to the page itself, nor the one just recorded again).
+    fn push(&self, to: Id) {
+        let mut edges = self.to.borrow_mut();
+        if to != self.page.0 && edges.last() != Some(&to) {
+            edges.push(to);
+        }
+    }
+}
 
 #[derive(Debug)]
 struct Slot {
@@ -361,7 +392,7 @@ impl ResultCache {
         occurrence: F,
         level: usize,
         quiet_ok: bool,
-        from: Option<PageId>,
+        from: Option<&PageEdges>,
     ) -> (Claim<F>, bool) {
         let mut slots = self.slots.lock();
         match slots.lookup(key) {
@@ -377,13 +408,15 @@ impl ResultCache {
                 if level != usize::MAX {
                     slot.least = Level::of(level);
                 }
-                if let Some(id) = slots.insert(vacant, key, slot) {
-                    link_from(&mut slots, from, id);
+                if let (Some(id), Some(from)) = (slots.insert(vacant, key, slot), from) {
+                    from.push(id);
                 }
                 (Claim::New, false)
             }
             Ok(id) => {
-                link_from(&mut slots, from, id);
+                if let Some(from) = from {
+                    from.push(id);
+                }
                 let slot = slots.value_mut(id);
                 if level != usize::MAX {
                     slot.least = slot.least.lowered_to(level);
@@ -428,6 +461,28 @@ impl ResultCache {
     /// The slot of `key`, the page whose links are about to be claimed (see [`PageId`]).
     pub(crate) fn page_id(&self, key: &str) -> Option<PageId> {
         self.slots.lock().find(key).map(PageId)
+    }
+
+    /// Hands the edges claimed from a page over to its slot (see [`PageEdges`]): sorted and
+    /// each kept once outside the lock, appended under it (a page parsed again adds its edges
+    /// anew).
+    pub(crate) fn add_edges(&self, edges: PageEdges) {
+        let page = edges.page.0;
+        let mut to = edges.to.into_inner();
+        if to.is_empty() {
+            return;
+        }
+        to.sort_unstable();
+        to.dedup();
+        let mut slots = self.slots.lock();
+        let linked = &mut slots.value_mut(page).rare().linked;
+        if linked.is_empty() {
+            // A copy of exactly their size: the gathering list grew by doubling.
+            *linked = to.as_slice().to_vec();
+        } else {
+            linked.extend_from_slice(&to);
+        }
+        drop(slots);
     }
 
     /// Records that `from` redirects to `to` (both claimed): `to` is as near a start URL as
@@ -613,19 +668,6 @@ impl ResultCache {
             })
             .count();
         (slots.len(), unchecked)
-    }
-}
-
-/// Records the edge of the link graph from page `from` (when given) to `to`.
-fn link_from(slots: &mut Slots, from: Option<PageId>, to: Id) {
-    if let Some(PageId(page)) = from
-        && page != to
-    {
-        let linked = &mut slots.value_mut(page).rare().linked;
-        // A page that links one URL many times in a row records it once.
-        if linked.last() != Some(&to) {
-            linked.push(to);
-        }
     }
 }
 
