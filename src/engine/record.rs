@@ -168,8 +168,25 @@ impl Run {
                 // Not a result: counted as unchecked (`ResultCache::counts`).
                 continue;
             }
-            for (i, o) in occurrences.into_iter().enumerate() {
-                self.send(&result, o, i > 0);
+            // A plain link (no warnings of its own) to a result that is neither broken nor
+            // warned about, where only problems are reported and no plugin looks at links, is
+            // only counted by `send` (its first as the URL's, `Counted`), never reported, not
+            // even by the mdBook rule (it is for broken results): counted here without
+            // rebuilding its occurrence.
+            let counts = self.only_problems && !self.plugins.active() && !is_problem(&result, None);
+            let mut counted = 0;
+            for (i, o) in occurrences.into_links().enumerate() {
+                if counts && o.is_plain() {
+                    if i == 0 {
+                        let _ = self.tx.send(Message::Counted(result.clone()));
+                    }
+                    counted += 1;
+                } else {
+                    self.send(&result, o.occurrence(), i > 0);
+                }
+            }
+            if counted > 0 {
+                self.unreported.fetch_add(counted, Ordering::Relaxed);
             }
         }
     }

@@ -135,7 +135,52 @@ impl Occurrence {
 type Slots = slots::Slots<Slot>;
 
 /// A finished result and the occurrences to report with it (the first one is not `cached`).
-pub(crate) type Emission = (Arc<CheckResult>, Vec<Occurrence>);
+pub(crate) type Emission = (Arc<CheckResult>, Waiting);
+
+/// The occurrences a key's result is reported with, in claim order, in the form its slot kept
+/// them: each is rebuilt by the caller, after the lock is released (see [`WaitingLink`]).
+#[derive(Debug, Default)]
+pub(crate) struct Waiting(Vec<Stored>);
+
+impl Waiting {
+    #[cfg(any(test, feature = "internals"))]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Each of them, in claim order.
+    pub(crate) fn into_links(self) -> impl Iterator<Item = WaitingLink> {
+        self.0.into_iter().map(WaitingLink)
+    }
+
+    /// All of them, rebuilt.
+    #[cfg(test)]
+    fn into_occurrences(self) -> Vec<Occurrence> {
+        self.into_links().map(WaitingLink::occurrence).collect()
+    }
+}
+
+/// One occurrence of a [`Waiting`] list, as its slot kept it.
+#[derive(Debug)]
+pub(crate) struct WaitingLink(Stored);
+
+impl WaitingLink {
+    /// A link site with no warnings of its own, base or remap, and no plugin saw it: where only
+    /// problems are reported, a result that is neither broken nor warned about only counts it,
+    /// so it need not be rebuilt (most of the links a large check delivers).
+    pub(crate) fn is_plain(&self) -> bool {
+        matches!(self.0, Stored::Plain(_))
+    }
+
+    /// The occurrence, rebuilt.
+    pub(crate) fn occurrence(self) -> Occurrence {
+        Occurrence::from_stored(self.0)
+    }
+}
 
 #[derive(Debug)]
 enum State {
@@ -769,7 +814,7 @@ fn finish_locked(
             !parsable(&kept, &key) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
         let Some(id) = slots.find_or_insert(&key, || Slot::new(StoredList::default())) else {
             // A key never claimed, and the map holds `u32::MAX` keys: reported, not kept.
-            out.push((result, Vec::new()));
+            out.push((result, Waiting::default()));
             continue;
         };
         let slot = slots.value_mut(id);
@@ -779,12 +824,8 @@ fn finish_locked(
         slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
         slot.settled = settled;
         slot.state = State::Done(kept);
-        let occurrences: Vec<Occurrence> = slot
-            .occurrences
-            .take()
-            .into_iter()
-            .map(Occurrence::from_stored)
-            .collect();
+        // Rebuilt by the caller, outside the lock.
+        let occurrences = Waiting(slot.occurrences.take());
         slot.unrowed = occurrences.is_empty();
         for (dkey, partial) in slot.take_dependents() {
             work.push((dkey, compose(partial, &result)));
@@ -828,9 +869,11 @@ mod tests {
         CheckResult::immediate(url.into(), Outcome::Ok { status: Some(200) }, 0)
     }
 
-    fn parents(e: &Emission) -> Vec<&str> {
-        e.1.iter()
-            .map(|o| &*o.site.as_ref().unwrap().parent)
+    fn parents(e: &mut Emission) -> Vec<String> {
+        std::mem::take(&mut e.1)
+            .into_occurrences()
+            .into_iter()
+            .map(|o| o.site.unwrap().parent.to_string())
             .collect()
     }
 
@@ -839,9 +882,9 @@ mod tests {
         let c = ResultCache::default();
         assert!(matches!(c.claim("k", occ("a")), Claim::New));
         assert!(matches!(c.claim("k", occ("b")), Claim::Pending));
-        let done = c.finish("k", ok("k"));
+        let mut done = c.finish("k", ok("k"));
         assert_eq!(done.len(), 1);
-        assert_eq!(parents(&done[0]), ["a", "b"]);
+        assert_eq!(parents(&mut done[0]), ["a", "b"]);
         assert!(matches!(c.claim("k", occ("c")), Claim::Done(..)));
         assert!(
             c.finish("k", ok("again")).is_empty(),
@@ -950,7 +993,8 @@ mod tests {
             CheckResult::immediate("http://t/target".into(), Outcome::Broken { status: 404 }, 1);
         let out = c.finish("http://t/target", gone);
         assert_eq!(out.len(), 2);
-        let old = out.iter().find(|e| e.0.url == "http://t/old").unwrap();
+        let mut out = out;
+        let old = out.iter_mut().find(|e| e.0.url == "http://t/old").unwrap();
         assert_eq!(old.0.outcome, Outcome::Broken { status: 404 });
         assert_eq!(old.0.redirects.len(), 1);
         assert_eq!(old.0.real_url.as_ref().unwrap().as_str(), "http://t/target");
