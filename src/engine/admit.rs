@@ -41,7 +41,7 @@ pub(super) struct Via<'e> {
     pub(super) handed: bool,
     /// The edges from the page the link is on, for the link graph that settles levels
     /// (`cache/levels.rs`).
-    pub(super) from: Option<&'e PageEdges>,
+    pub(super) from: Option<&'e PageEdges<'e>>,
 }
 
 impl<'e> Via<'e> {
@@ -228,7 +228,7 @@ impl Run {
         warned: bool,
         occ: impl FnOnce() -> Occurrence,
         level: usize,
-        from: Option<&PageEdges>,
+        from: Option<&PageEdges<'_>>,
     ) -> Option<Next> {
         // What `send` would do with a quiet result, decided before the claim so that the claim
         // can skip the result: no plugin looks at links, and the occurrence has no warnings.

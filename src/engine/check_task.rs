@@ -210,7 +210,7 @@ impl Run {
                 level + 1,
                 own,
                 keep.as_mut(),
-                self.cache.page_id(&task.key),
+                self.cache.edges_from(&task.key).as_ref(),
             );
             if let Some(keep) = keep {
                 self.cache.set_links(&keys, keep);
@@ -247,7 +247,7 @@ impl Run {
                 own,
                 links.as_mut(),
                 record.as_mut(),
-                self.cache.page_id(&task.key),
+                self.cache.edges_from(&task.key).as_ref(),
             );
             // Kept with or without validators: `--resume` replays a page without them too.
             // Under the key of the URL whose content it is: the task's, or the redirect
@@ -359,7 +359,7 @@ impl Run {
             None,
             links.as_mut(),
             None,
-            self.cache.page_id(&task.key),
+            self.cache.edges_from(&task.key).as_ref(),
         );
         if let Some(links) = links {
             for up in self.cache.set_links(&[&task.key], links) {

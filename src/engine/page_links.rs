@@ -28,7 +28,7 @@ use crate::policy::parse_near::parse_near;
 use crate::state::{Packer, PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
-use super::cache::{Occurrence, PageEdges, PageId};
+use super::cache::{Occurrence, PageEdges};
 use super::record::is_problem;
 use super::run::Run;
 
@@ -69,7 +69,7 @@ struct PageLinks<'p> {
     key: RefCell<String>,
     /// The edges from the page's slot in the result cache, recorded by its links' claims for
     /// the levels settled at the end (`cache/levels.rs`).
-    from: Option<&'p PageEdges>,
+    from: Option<&'p PageEdges<'p>>,
 }
 
 impl<'p> PageLinks<'p> {
@@ -217,43 +217,10 @@ impl Run {
     /// is recorded, 200,000 of them for one large page; when neither the verdict nor the link
     /// is a problem it is counted at once instead, exactly as `send` would count it later.
     ///
-    /// `keep` collects the page's followed in-scope links (see `cache::Upgrade::Relevel`).
+    /// `keep` collects the page's followed in-scope links (see `cache::Upgrade::Relevel`);
+    /// `from` the edges of the link graph from the page (see `cache::PageEdges`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn queue_children(
-        &self,
-        body: &[u8],
-        page: &Url,
-        level: usize,
-        content_type: Option<&str>,
-        query_encoding: Option<&'static Encoding>,
-        facts: Option<&mut PageFacts>,
-        own: Option<&CheckResult>,
-        keep: Option<&mut Vec<Url>>,
-        record: Option<&mut PageRecord>,
-        from: Option<PageId>,
-    ) -> usize {
-        let edges = from.map(PageEdges::new);
-        let n = self.queue_children_from(
-            body,
-            page,
-            level,
-            content_type,
-            query_encoding,
-            facts,
-            own,
-            keep,
-            record,
-            edges.as_ref(),
-        );
-        if let Some(edges) = edges {
-            self.cache.add_edges(edges);
-        }
-        n
-    }
-
-    /// [`Run::queue_children`], the claims recording their edges in `from`.
-    #[allow(clippy::too_many_arguments)]
-    fn queue_children_from(
         &self,
         body: &[u8],
         page: &Url,
@@ -264,7 +231,7 @@ impl Run {
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
         mut record: Option<&mut PageRecord>,
-        from: Option<&PageEdges>,
+        from: Option<&PageEdges<'_>>,
     ) -> usize {
         if !is_html(content_type) {
             let format = Format::of(content_type);
@@ -354,23 +321,18 @@ impl Run {
         level: usize,
         own: Option<&CheckResult>,
         mut keep: Option<&mut Vec<Url>>,
-        from: Option<PageId>,
+        from: Option<&PageEdges<'_>>,
     ) -> usize {
-        let edges = from.map(PageEdges::new);
         let doc = HtmlDocument {
             base: stored.base.clone(),
             nofollow: stored.nofollow,
             ..HtmlDocument::default()
         };
         let mut ctx = PageLinks::new(page, &doc, level, own);
-        ctx.from = edges.as_ref();
+        ctx.from = from;
         self.fast_join(&mut ctx);
         for link in stored.links() {
             self.consider_link(&ctx, None, keep.as_deref_mut(), link.into());
-        }
-        drop(ctx);
-        if let Some(edges) = edges {
-            self.cache.add_edges(edges);
         }
         stored.len()
     }

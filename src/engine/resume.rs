@@ -72,7 +72,7 @@ impl Run {
                 level + 1,
                 own,
                 keep.as_mut(),
-                self.cache.page_id(&task.key),
+                self.cache.edges_from(&task.key).as_ref(),
             );
             if let Some(keep) = keep {
                 self.cache.set_links(&[&task.key], keep);

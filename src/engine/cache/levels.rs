@@ -104,7 +104,7 @@ fn shortest(slots: &Slots) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Occurrence, PageEdges, ResultCache};
+    use super::super::{Occurrence, ResultCache};
     use crate::model::outcome::{CheckResult, Outcome};
 
     fn occ() -> Occurrence {
@@ -112,11 +112,8 @@ mod tests {
     }
 
     fn claim(c: &ResultCache, key: &str, level: usize, from: Option<&str>) {
-        let from = from.and_then(|k| c.page_id(k)).map(PageEdges::new);
+        let from = from.and_then(|k| c.edges_from(k));
         let _ = c.claim_at(key, occ, level, false, from.as_ref());
-        if let Some(edges) = from {
-            c.add_edges(edges);
-        }
     }
 
     fn finish(c: &ResultCache, key: &str, level: usize) {

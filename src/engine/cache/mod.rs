@@ -53,7 +53,7 @@
 //!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
 //! - `least` (lowest level a claim came with): lowered by `claim_at`. `linked` (in `rare`,
 //!   keys the page's links claimed): gathered by `claim_at` in the parsing worker's
-//!   `PageEdges`, set by `add_edges` when the parse ends; `hops` and `content` (in `rare`) by
+//!   `PageEdges`, set by `add_edges` when that is dropped (the parse is over); `hops` and `content` (in `rare`) by
 //!   `redirect`. Read once, at the end, by `settled_levels`
 //!   (`cache/levels.rs`: the level a URL is reported at).
 //! - `links` (in `rare`; followed in-scope links, kept only under `-r`): set by `set_links`, by
@@ -238,35 +238,35 @@ struct Rare {
 /// The slot of a page whose links are being claimed: each claim records an edge of the link
 /// graph from it (see `cache/levels.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct PageId(Id);
+struct PageId(Id);
 
 /// The edges of the link graph from one page while its links are claimed: each claim pushes
-/// the key it claimed, outside the page's slot, and [`ResultCache::add_edges`] hands them to
-/// the slot at the end of the parse, each key once, in a list of exactly their size. (Pushed
-/// into the slot one by one, the Rust documentation's 1.5 million edges took 9 MB, a third of
-/// them repeats and another third spare capacity.)
+/// the key it claimed, outside the page's slot, and when this is dropped (the parse is over)
+/// they go to the slot, each key once, in a list of exactly their size. (Pushed into the slot
+/// one by one, the Rust documentation's 1.5 million edges took 9 MB, a third of them repeats
+/// and another third spare capacity.) Made by [`ResultCache::edges_from`].
 #[derive(Debug)]
-pub(crate) struct PageEdges {
+pub(crate) struct PageEdges<'c> {
+    cache: &'c ResultCache,
     page: PageId,
     /// Written only by the thread parsing the page, under the map's lock or not.
     to: std::cell::RefCell<Vec<Id>>,
 }
 
-impl PageEdges {
-    /// No edges yet from `page`.
-    pub(crate) fn new(page: PageId) -> Self {
-        PageEdges {
-            page,
-            to: std::cell::RefCell::new(Vec::new()),
-        }
-    }
-
+impl PageEdges<'_> {
     /// Records the edge to `to` (none to the page itself, nor the one just recorded again).
     fn push(&self, to: Id) {
         let mut edges = self.to.borrow_mut();
         if to != self.page.0 && edges.last() != Some(&to) {
             edges.push(to);
         }
+    }
+}
+
+impl Drop for PageEdges<'_> {
+    fn drop(&mut self) {
+        let to = std::mem::take(self.to.get_mut());
+        self.cache.add_edges(self.page, to);
     }
 }
 
@@ -437,7 +437,7 @@ impl ResultCache {
         occurrence: F,
         level: usize,
         quiet_ok: bool,
-        from: Option<&PageEdges>,
+        from: Option<&PageEdges<'_>>,
     ) -> (Claim<F>, bool) {
         let mut slots = self.slots.lock();
         match slots.lookup(key) {
@@ -503,24 +503,28 @@ impl ResultCache {
         }
     }
 
-    /// The slot of `key`, the page whose links are about to be claimed (see [`PageId`]).
-    pub(crate) fn page_id(&self, key: &str) -> Option<PageId> {
-        self.slots.lock().find(key).map(PageId)
+    /// The edges from `key`'s slot, the page whose links are about to be claimed (see
+    /// [`PageEdges`]); `None` when the key has no slot.
+    pub(crate) fn edges_from(&self, key: &str) -> Option<PageEdges<'_>> {
+        let page = PageId(self.slots.lock().find(key)?);
+        Some(PageEdges {
+            cache: self,
+            page,
+            to: std::cell::RefCell::new(Vec::new()),
+        })
     }
 
-    /// Hands the edges claimed from a page over to its slot (see [`PageEdges`]): sorted and
+    /// Hands the edges claimed from `page` over to its slot (see [`PageEdges`]): sorted and
     /// each kept once outside the lock, appended under it (a page parsed again adds its edges
     /// anew).
-    pub(crate) fn add_edges(&self, edges: PageEdges) {
-        let page = edges.page.0;
-        let mut to = edges.to.into_inner();
+    fn add_edges(&self, page: PageId, mut to: Vec<Id>) {
         if to.is_empty() {
             return;
         }
         to.sort_unstable();
         to.dedup();
         let mut slots = self.slots.lock();
-        let linked = &mut slots.value_mut(page).rare().linked;
+        let linked = &mut slots.value_mut(page.0).rare().linked;
         if linked.is_empty() {
             // A copy of exactly their size: the gathering list grew by doubling.
             *linked = to.as_slice().to_vec();
