@@ -53,9 +53,9 @@
 //!   lowered only by `take_parse` (a job that runs after a lower want) and by a relevel.
 //! - `least` (lowest level a claim came with): lowered by `claim_at`. `linked` (in `rare`,
 //!   keys the page's links claimed): gathered by `claim_at` in the parsing worker's
-//!   `PageEdges`, set by `add_edges` when that is dropped (the parse is over); `hops` and `content` (in `rare`) by
-//!   `redirect`. Read once, at the end, by `settled_levels`
-//!   (`cache/levels.rs`: the level a URL is reported at).
+//!   `PageEdges`, set by `add_edges` when that is dropped (the parse is over, before its
+//!   task's `task_done`); `hops` and `content` (in `rare`) by `redirect`. Read once, at the
+//!   end, by `settled_levels` (`cache/levels.rs`: the level a URL is reported at).
 //! - `links` (in `rare`; followed in-scope links, kept only under `-r`): set by `set_links`, by
 //!   the worker that parsed the page, before it finishes the key (a parse job: right after its
 //!   parse).
@@ -169,9 +169,9 @@ impl Waiting {
 pub(crate) struct WaitingLink(Stored);
 
 impl WaitingLink {
-    /// A link site with no warnings of its own, base or remap, and no plugin saw it: where only
-    /// problems are reported, a result that is neither broken nor warned about only counts it,
-    /// so it need not be rebuilt (most of the links a large check delivers).
+    /// A link site with no warnings of its own, base or remap: where only problems are
+    /// reported and no plugin looks at links, a result that is neither broken nor warned about
+    /// only counts it, so it need not be rebuilt (most of the links a large check delivers).
     pub(crate) fn is_plain(&self) -> bool {
         matches!(self.0, Stored::Plain(_))
     }
@@ -243,8 +243,9 @@ struct PageId(Id);
 /// The edges of the link graph from one page while its links are claimed: each claim pushes
 /// the key it claimed, outside the page's slot, and when this is dropped (the parse is over)
 /// they go to the slot, each key once, in a list of exactly their size. (Pushed into the slot
-/// one by one, the Rust documentation's 1.5 million edges took 9 MB, a third of them repeats
-/// and another third spare capacity.) Made by [`ResultCache::edges_from`].
+/// one by one, they were a third repeats and a third spare capacity.) Made by
+/// [`ResultCache::edges_from`] for one parse and dropped when it returns, inside the task that
+/// parses, so every edge is in before the run ends and `settled_levels` reads them.
 #[derive(Debug)]
 pub(crate) struct PageEdges<'c> {
     cache: &'c ResultCache,
