@@ -127,7 +127,7 @@ pub enum Format {
     Github,
     /// A Markdown summary: totals, then a table of problems per page.
     Markdown,
-    /// LinkChecker's 17 CSV columns.
+    /// LinkChecker's 17 CSV columns, then `from_state` (18 in all).
     Csv,
     /// One JSON document: the entries and a summary.
     Json,
