@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use linkpatrol::report::Format;
 use linkpatrol::{FailKind, Outcome};
 
 use crate::support::server::{Reply, Routes, TestServer};
@@ -229,9 +230,11 @@ fn every_format_shows_blocked_links_and_only_the_option_fails_on_them() {
             String::from_utf8_lossy(&out.stdout).into_owned(),
         )
     };
-    for format in [
-        "text", "compact", "github", "markdown", "csv", "json", "ndjson", "html", "junit", "sarif",
-    ] {
+    for format in Format::ALL
+        .iter()
+        .filter(|f| f.shows_reasons())
+        .map(|f| f.name())
+    {
         let (code, out) = run_with(&["-o", format]);
         assert_eq!(code, Some(0), "{format}: {out}");
         assert!(out.contains("Cloudflare bot challenge"), "{format}: {out}");

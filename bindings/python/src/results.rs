@@ -313,9 +313,8 @@ impl PyReport {
         self.report.entries.len()
     }
 
-    /// Writes the report to `path` in `format` (one of `linkpatrol.FORMATS`: `text`,
-    /// `compact`, `github`, `markdown`, `csv`, `html`, `json`, `ndjson`, `junit`, `sarif`,
-    /// `sitemap`, `failures`, `dot`, `gml`), as `-F FORMAT/PATH` would. With
+    /// Writes the report to `path` in `format` (one of `linkpatrol.FORMATS`, the names `-o`
+    /// takes), as `-F FORMAT/PATH` would. With
     /// `verbose=False` (the CLI's default) the text, CSV, HTML, JSON and NDJSON reports list
     /// problems only; the other formats have a fixed scope.
     // The keyword arguments of the Python method, one parameter each.

@@ -217,8 +217,7 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
 
-    /// Report format on stdout: text, compact, github, markdown, csv, html, json, ndjson, junit,
-    /// sarif, sitemap, failures, dot, gml (see also -F).
+    /// Report format on stdout (see also -F).
     #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
     pub output: Format,
 
@@ -232,8 +231,8 @@ pub struct Args {
     #[arg(long, value_name = "BY", default_value = "page", value_parser = ["page", "url"])]
     pub group_by: String,
 
-    /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT, or
-    /// linkpatrol-failures.txt for failures).
+    /// Also write a report of TYPE to FILE (repeatable; each TYPE's default FILE is listed
+    /// under -o).
     #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
 
