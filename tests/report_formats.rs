@@ -1112,3 +1112,20 @@ fn the_user_guide_lists_every_format() {
         assert_eq!(row[3], format.scope().described(), "{row:?}");
     }
 }
+
+/// The user guide's "Errors" names every failure class the reports write.
+#[test]
+fn the_user_guide_names_every_failure_class() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/usage.md"))
+            .unwrap();
+    let start = page.find("\n## Errors\n").expect("an Errors section");
+    let section = &page[start + 1..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |i| i + 1)];
+    for class in linkpatrol::FailureClass::all() {
+        assert!(
+            section.contains(&format!("`{class}`")),
+            "docs/src/usage.md's Errors does not name `{class}`"
+        );
+    }
+}

@@ -146,6 +146,18 @@ impl Outcome {
         matches!(self, Outcome::Broken { .. } | Outcome::Failed { .. })
     }
 
+    /// The state the reports name: `ok`, `broken` (an error status), `failed`, `blocked`
+    /// (bot protection answered) or `ignored`.
+    pub fn state_name(&self) -> &'static str {
+        match self {
+            Outcome::Ok { .. } => "ok",
+            Outcome::Broken { .. } => "broken",
+            Outcome::Failed { .. } => "failed",
+            Outcome::Blocked { .. } => "blocked",
+            Outcome::Ignored { .. } => "ignored",
+        }
+    }
+
     /// `true` when bot protection answered instead of the page ([`Outcome::Blocked`]).
     pub fn is_blocked(&self) -> bool {
         matches!(self, Outcome::Blocked { .. })

@@ -73,7 +73,7 @@ pub use self::sitemap::SitemapReporter;
 pub use self::sorted::SortedReporter;
 pub use self::terminal::{escape_controls, is_control};
 pub use self::text::TextReporter;
-use crate::model::outcome::{Entry, Outcome};
+use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
 use crate::model::stats::Statistics;
 
@@ -301,31 +301,6 @@ impl Verbosity {
             || entry.warnings().next().is_some()
     }
 }
-
-/// The state name of an outcome: `ok`, `broken` (error status), `failed`, `blocked` (bot
-/// protection answered), `ignored`.
-pub(crate) fn state_name(outcome: &Outcome) -> &'static str {
-    match outcome {
-        Outcome::Ok { .. } => "ok",
-        Outcome::Broken { .. } => "broken",
-        Outcome::Failed { .. } => "failed",
-        Outcome::Blocked { .. } => "blocked",
-        Outcome::Ignored { .. } => "ignored",
-    }
-}
-
-/// The failure class of a broken outcome: `http-error` for an error status, else the
-/// [`FailKind`] name; `None` when the link is not broken.
-pub(crate) fn failure_class(outcome: &Outcome) -> Option<&'static str> {
-    match outcome {
-        Outcome::Broken { .. } => Some(HTTP_ERROR),
-        Outcome::Failed { kind, .. } => Some(kind.as_str()),
-        Outcome::Ok { .. } | Outcome::Ignored { .. } | Outcome::Blocked { .. } => None,
-    }
-}
-
-/// The failure class of an HTTP error status (4xx, 5xx).
-pub(crate) const HTTP_ERROR: &str = "http-error";
 
 /// `1.234 seconds`, `2 minutes, 3 seconds`: durations as LinkChecker prints them.
 pub(crate) fn human_duration(d: std::time::Duration) -> String {

@@ -13,7 +13,7 @@ use linkpatrol::report::{
     Format, ReportOptions, Reporter, SortedReporter, Verbosity, entry_json, reporter_for,
     summary_json,
 };
-use linkpatrol::{Entry, Outcome};
+use linkpatrol::{Entry, FailureClass};
 use pyo3::exceptions::{PyOSError, PyValueError};
 
 use crate::errors::os_error;
@@ -105,23 +105,13 @@ impl PyResult_ {
     /// `ignored`.
     #[getter]
     fn state(&self) -> &'static str {
-        match &self.entry.result.outcome {
-            Outcome::Ok { .. } => "ok",
-            Outcome::Broken { .. } => "broken",
-            Outcome::Failed { .. } => "failed",
-            Outcome::Blocked { .. } => "blocked",
-            _ => "ignored",
-        }
+        self.entry.result.outcome.state_name()
     }
 
     /// The failure class of a broken link (`http-error`, `timeout`, `connect`, …), else `None`.
     #[getter]
     fn failure(&self) -> Option<&'static str> {
-        match &self.entry.result.outcome {
-            Outcome::Broken { .. } => Some("http-error"),
-            Outcome::Failed { kind, .. } => Some(kind.as_str()),
-            _ => None,
-        }
+        FailureClass::of(&self.entry.result.outcome).map(FailureClass::name)
     }
 
     /// With `suggest=True`: the web archive's closest snapshot of this broken URL, if any.
