@@ -69,6 +69,8 @@ mod config;
 mod engine;
 pub mod extract;
 mod fetch;
+#[cfg(feature = "inputs")]
+mod inputs;
 mod model;
 mod policy;
 pub mod report;
@@ -97,6 +99,8 @@ pub use config::{
 pub use engine::check_run::{CheckRun, IDLE_INTERVAL, Step};
 pub use engine::checker::Checker;
 pub use engine::progress::{Progress, ProgressHandle};
+#[cfg(feature = "inputs")]
+pub use inputs::{Inputs, Notice, Resolved};
 pub use model::cancel::CancelHandle;
 pub use model::error::{Error, ErrorKind};
 pub use model::failure_class::FailureClass;

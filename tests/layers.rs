@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 /// Each layer and the layers it may use besides itself. `policy` and `extract` are siblings:
 /// neither may use the other; nor may `state` (the state file) and `policy`, `extract` or
 /// `fetch`.
-const LAYERS: [(&str, &[&str]); 8] = [
+const LAYERS: [(&str, &[&str]); 9] = [
     ("model", &[]),
     ("config", &["model"]),
     ("policy", &["model", "config"]),
@@ -38,6 +38,7 @@ const LAYERS: [(&str, &[&str]); 8] = [
         &["model", "config", "policy", "extract", "fetch", "state"],
     ),
     ("report", &["model"]),
+    ("inputs", &["model", "config"]),
 ];
 
 /// The order the failure messages quote.

@@ -3,14 +3,11 @@
 
 mod allocator;
 mod args;
-mod changed;
 mod config_file;
 mod exit_guard;
 mod generate;
 mod help;
-mod inputs;
 mod key_hint;
-mod mdbook;
 mod merge;
 mod outputs;
 mod plugin_flags;

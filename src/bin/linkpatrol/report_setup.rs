@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use linkpatrol::report::{GroupBy, ReportOptions, Verbosity};
 
 use crate::args::Args;
-use crate::inputs::looks_like_url;
 
 /// The options of the report on stdout; the `-F` files get the same without colour.
 pub fn stdout_options(args: &Args) -> ReportOptions {
@@ -165,7 +164,7 @@ fn checked_folder(args: &Args) -> Option<PathBuf> {
     let local = args
         .inputs
         .iter()
-        .filter(|i| *i != "-" && !looks_like_url(i))
+        .filter(|i| *i != "-" && !linkpatrol::Inputs::is_url(i))
         .map(Path::new)
         .find_map(|p| p.canonicalize().ok())?;
     if local.is_dir() {

@@ -6,7 +6,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
 use linkpatrol::MAX_DURATION;
-use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule, Remap};
+use linkpatrol::report::escape_controls;
+use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule, Inputs, Notice, Remap};
 use regex::Regex;
 use std::net::{IpAddr, SocketAddr};
 
@@ -16,7 +17,7 @@ use url::Url;
 use crate::args::Args;
 use crate::config_file::{self, Found};
 use crate::values::HostSection;
-use crate::{help, inputs, trust};
+use crate::{help, trust};
 
 /// Parses the command line with its environment variables, then fills what neither gave from
 /// the config file (refused when it was found in the current folder, is not trusted and sets a
@@ -144,6 +145,45 @@ fn usage_error(e: clap::Error) -> anyhow::Error {
     }
 }
 
+/// The start inputs of `args` added to `config` by the library's [`Inputs`], its notes and
+/// warnings printed. When `--changed-since` finds no page touched, says so and exits with 0.
+fn add_inputs(config: Config, args: &Args) -> Result<Config> {
+    let mut inputs = Inputs::new()
+        .stdin(args.stdin)
+        .no_ignore(args.no_ignore)
+        .hidden(args.hidden)
+        .follow(args.follow);
+    for input in &args.inputs {
+        inputs = inputs.add(input);
+    }
+    for file in &args.input_file {
+        inputs = inputs.list_file(file);
+    }
+    for pattern in &args.exclude_path {
+        inputs = inputs.exclude_path(pattern);
+    }
+    if let Some(reference) = &args.changed_since {
+        inputs = inputs.changed_since(reference);
+    }
+    let resolved = inputs.resolve(config)?;
+    for notice in &resolved.notices {
+        match notice {
+            Notice::Note(text) => eprintln!("linkpatrol: note: {}", escape_controls(text)),
+            Notice::Warning(text) => eprintln!("linkpatrol: warning: {}", escape_controls(text)),
+            _ => eprintln!("linkpatrol: {notice:?}"),
+        }
+    }
+    if resolved.nothing_changed {
+        eprintln!(
+            "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
+             nothing to check",
+            escape_controls(args.changed_since.as_deref().unwrap_or_default())
+        );
+        std::process::exit(0);
+    }
+    Ok(resolved.config)
+}
+
 /// Builds the library configuration from the parsed flags.
 pub fn config_from(args: &Args) -> Result<Config> {
     let mut config = Config::new()
@@ -245,7 +285,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
         config = config.remap(Remap::parse(rule).map_err(|e| anyhow!("--remap {e}"))?);
     }
     config = add_requests(config, args)?;
-    config = inputs::add_inputs(config, args)?;
+    config = add_inputs(config, args)?;
     let mut plugins = args.plugins.clone();
     // `--check-anchors` is `--plugin anchors` (whose settings, when also given, still apply).
     if args.check_anchors && !plugins.iter().any(|(name, _)| name == "anchors") {

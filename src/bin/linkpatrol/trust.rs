@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use linkpatrol::Inputs;
 use url::Url;
 
 use crate::config_file::FileConfig;
-use crate::inputs::{glob_base, is_glob, looks_like_url};
 
 /// How a refused key is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,13 +261,9 @@ fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
             .flatten()
             .filter(|i| *i != "-")
             .filter_map(|i| {
-                if !looks_like_url(i) {
+                if !Inputs::is_url(i) {
                     // A glob reads what is below its folder part.
-                    let path = PathBuf::from(i);
-                    if is_glob(i) && !path.exists() {
-                        return Some(glob_base(i));
-                    }
-                    return Some(path);
+                    return Some(Inputs::folder_of(i));
                 }
                 let url = Url::parse(i.trim()).ok()?;
                 // A `file:` URL that names no local path is refused by the input parser.

@@ -7,17 +7,22 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, Result, bail};
+use super::{Result, invalid};
 
 /// The files to check for a change since `reference`, absolute, sorted, each once, and the
 /// checkout's top folder.
-pub fn changed_files(reference: &str) -> Result<(Vec<PathBuf>, PathBuf)> {
+pub(super) fn changed_files(reference: &str) -> Result<(Vec<PathBuf>, PathBuf)> {
     // A reference is never an option of git's (`--output=…`).
     if reference.starts_with('-') || reference.is_empty() {
-        bail!("--changed-since `{reference}' is not a git reference");
+        return Err(invalid(format!(
+            "--changed-since `{reference}' is not a git reference"
+        )));
     }
-    let top = git(Path::new("."), &["rev-parse", "--show-toplevel"])
-        .context("--changed-since needs a git checkout (and git on PATH)")?;
+    let top = git(Path::new("."), &["rev-parse", "--show-toplevel"]).map_err(|e| {
+        invalid(format!(
+            "--changed-since needs a git checkout (and git on PATH): {e}"
+        ))
+    })?;
     let top = PathBuf::from(top.trim_end_matches(['\n', '\r']));
     let diff = git(
         &top,
@@ -32,7 +37,11 @@ pub fn changed_files(reference: &str) -> Result<(Vec<PathBuf>, PathBuf)> {
             "--",
         ],
     )
-    .with_context(|| format!("--changed-since: cannot compare with `{reference}'"))?;
+    .map_err(|e| {
+        invalid(format!(
+            "--changed-since: cannot compare with `{reference}': {e}"
+        ))
+    })?;
     let (changed, gone) = parse_name_status(&diff);
     let mut files: Vec<PathBuf> = changed
         .into_iter()
@@ -79,13 +88,10 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
         .args(args)
         .current_dir(dir)
         .output()
-        .context("cannot run git")?;
+        .map_err(|e| invalid(format!("cannot run git: {e}")))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        bail!(
-            "{}",
-            linkpatrol::report::escape_controls(err.lines().next().unwrap_or("git failed"))
-        );
+        return Err(invalid(err.lines().next().unwrap_or("git failed")));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

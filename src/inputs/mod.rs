@@ -1,8 +1,11 @@
-//! Start inputs from the command line: URLs and paths, `-` or `--stdin` (URLs on stdin), URL
-//! list files (`--input-file`), folders of Markdown files (a folder without `index.html`
-//! stands for every `*.md` / `*.markdown` file below it) and glob patterns (`'docs/**/*.md'`:
-//! every file they match). Every problem is one error naming the input (and the line of a
-//! list), found before anything runs.
+//! Start inputs as a user names them, turned into the start URLs and files of a [`Config`]: URLs
+//! and paths, `-` (URLs on stdin), URL list files, folders of Markdown files (a folder without
+//! `index.html` stands for every `*.md` / `*.markdown` file below it), mdBooks, glob patterns
+//! (`'docs/**/*.md'`: every file they match) and the files a git change touches
+//! (`changed_since`). The command line, Python and the Rust API all read inputs here, so one
+//! folder gives one report whichever door it came in by. Every problem is one error naming the
+//! input (and the line of a list), found before anything runs; notes and warnings are handed
+//! back for the caller to show.
 //!
 //! Folders and globs are walked as ripgrep walks them (the `ignore` crate): `.gitignore` (in a
 //! git repository, as ripgrep: outside one only `.ignore` counts), `.ignore`, git's
@@ -13,19 +16,174 @@
 //! `--no-ignore` and `--hidden` turn the first two rules off; `--exclude-path` drops the paths
 //! (files or folders) a regex matches.
 
+mod changed;
+mod mdbook;
+
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobMatcher};
-use linkpatrol::Config;
 use regex::Regex;
 use url::Url;
 
-use crate::args::Args;
-use crate::mdbook::Book;
+use self::mdbook::Book;
+use crate::config::Config;
+use crate::model::error::{Error, ErrorKind};
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// An input error: what was wrong with which input.
+fn invalid(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::InvalidInput, message)
+}
+
+/// Returns early with an [`invalid`] error, as `anyhow::bail!` would.
+macro_rules! bail {
+    ($($arg:tt)*) => {
+        return Err(invalid(format!($($arg)*)))
+    };
+}
+
+/// The start inputs of a check and how folders are walked. Defaults to none, walked as ripgrep
+/// walks (ignore files honoured, hidden files skipped, symbolic links not followed).
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    items: Vec<String>,
+    list_files: Vec<PathBuf>,
+    stdin: bool,
+    walk: WalkOptions,
+}
+
+/// How folders and globs are walked, and which files a change picks.
+#[derive(Debug, Clone, Default)]
+struct WalkOptions {
+    no_ignore: bool,
+    hidden: bool,
+    follow: bool,
+    exclude_path: Vec<String>,
+    changed_since: Option<String>,
+}
+
+/// What [`Inputs::resolve`] found besides the start inputs.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Resolved {
+    /// The configuration with the start inputs, the root folder, the mdBooks and the
+    /// `.linkpatrolignore` patterns added.
+    pub config: Config,
+    /// Notes and warnings about the inputs (an mdBook read, a line of an ignore file skipped),
+    /// as text chosen partly by the checked files: escape it before printing it.
+    pub notices: Vec<Notice>,
+    /// With `changed_since`: no Markdown or HTML file is touched by the change, so there is
+    /// nothing to check.
+    pub nothing_changed: bool,
+}
+
+/// A note or warning about the inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Notice {
+    /// Something the user may want to know (a folder read as an mdBook).
+    Note(String),
+    /// Something left out or not understood (a bad line of an ignore file, a folder that could
+    /// not be read).
+    Warning(String),
+}
+
+impl Inputs {
+    /// No inputs yet.
+    pub fn new() -> Self {
+        Inputs::default()
+    }
+
+    /// Adds an input: a URL (`http`, `https`, `file`), a local file or folder, a glob pattern,
+    /// or `-` (URLs on stdin).
+    pub fn add(mut self, input: impl Into<String>) -> Self {
+        self.items.push(input.into());
+        self
+    }
+
+    /// Adds a file of URLs and paths, one a line (`#` starts a comment).
+    pub fn list_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.list_files.push(path.into());
+        self
+    }
+
+    /// Reads URLs and paths from stdin, one a line. Defaults to `false` (or `-` among the inputs).
+    pub fn stdin(mut self, yes: bool) -> Self {
+        self.stdin = yes;
+        self
+    }
+
+    /// Walks without reading `.gitignore`, `.ignore` and git's exclude files. Defaults to `false`.
+    pub fn no_ignore(mut self, yes: bool) -> Self {
+        self.walk.no_ignore = yes;
+        self
+    }
+
+    /// Walks hidden files and folders too (`.git` never). Defaults to `false`.
+    pub fn hidden(mut self, yes: bool) -> Self {
+        self.walk.hidden = yes;
+        self
+    }
+
+    /// Follows symbolic links while walking (a link back into the walk is skipped; out of the
+    /// folder only with [`Config::follow_outside_root`]). Defaults to `false`.
+    pub fn follow(mut self, yes: bool) -> Self {
+        self.walk.follow = yes;
+        self
+    }
+
+    /// Leaves out the files and folders whose path matches this regex, walked or named.
+    /// Defaults to none.
+    pub fn exclude_path(mut self, regex: impl Into<String>) -> Self {
+        self.walk.exclude_path.push(regex.into());
+        self
+    }
+
+    /// In a git checkout, checks only the Markdown and HTML files changed since `reference`
+    /// and the files that name a file renamed or deleted since then; folder inputs limit it to
+    /// themselves. Runs the `git` on PATH. Defaults to none.
+    pub fn changed_since(mut self, reference: impl Into<String>) -> Self {
+        self.walk.changed_since = Some(reference.into());
+        self
+    }
+
+    /// `true` when `input` names a URL (`http:`, `https:`, `file:`) rather than a path.
+    pub fn is_url(input: &str) -> bool {
+        looks_like_url(input)
+    }
+
+    /// The folder a path input points into: the folders of a glob pattern before its first
+    /// wildcard (`.` when it starts with one), else the path itself.
+    pub fn folder_of(input: &str) -> PathBuf {
+        if is_glob(input) && !Path::new(input).exists() {
+            glob_base(input)
+        } else {
+            PathBuf::from(input)
+        }
+    }
+
+    /// Adds every input to `config`, with the root folder, the mdBooks found and the checked
+    /// folder's `.linkpatrolignore` patterns. Reads `config`'s root folder, base URL, fallback
+    /// extensions and whether links may lead out of the root.
+    ///
+    /// # Errors
+    /// An input that cannot be read or parsed, a bad `exclude_path` regex, a `changed_since`
+    /// outside a git checkout: one error naming the input.
+    pub fn resolve(self, config: Config) -> Result<Resolved> {
+        let walk = Walk::new(&self.walk, &config)?;
+        let mut nothing_changed = false;
+        let config = add_inputs(config, &self, &walk, &mut nothing_changed)?;
+        Ok(Resolved {
+            config,
+            notices: walk.notices.into_inner(),
+            nothing_changed,
+        })
+    }
+}
 
 /// How folders and globs are walked.
 struct Walk {
@@ -41,25 +199,33 @@ struct Walk {
     exclude: Vec<Regex>,
     /// The mdBooks read so far.
     books: RefCell<Vec<Book>>,
+    /// Notes and warnings so far.
+    notices: RefCell<Vec<Notice>>,
 }
 
 impl Walk {
-    fn from_args(args: &Args) -> Result<Walk> {
-        let exclude = args
+    fn new(options: &WalkOptions, config: &Config) -> Result<Walk> {
+        let exclude = options
             .exclude_path
             .iter()
             .map(|p| {
-                Regex::new(p).with_context(|| format!("--exclude-path `{p}' is not a valid regex"))
+                Regex::new(p)
+                    .map_err(|e| invalid(format!("--exclude-path `{p}' is not a valid regex: {e}")))
             })
             .collect::<Result<_>>()?;
         Ok(Walk {
-            no_ignore: args.no_ignore,
-            hidden: args.hidden,
-            follow: args.follow,
-            anywhere: args.follow_outside_root,
+            no_ignore: options.no_ignore,
+            hidden: options.hidden,
+            follow: options.follow,
+            anywhere: config.follow_outside_root,
             exclude,
             books: RefCell::default(),
+            notices: RefCell::default(),
         })
+    }
+
+    fn warn(&self, text: String) {
+        self.notices.borrow_mut().push(Notice::Warning(text));
     }
 
     fn excluded(&self, path: &Path) -> bool {
@@ -95,11 +261,7 @@ impl Walk {
                 // A bad line in an ignore file, a folder that cannot be read: said, and the
                 // rest is walked (as ripgrep does).
                 Err(e) => {
-                    let text = e.to_string();
-                    eprintln!(
-                        "linkpatrol: warning: {}",
-                        linkpatrol::report::escape_controls(&text)
-                    );
+                    self.warn(e.to_string());
                     continue;
                 }
             };
@@ -136,38 +298,50 @@ fn is_loop(e: &ignore::Error) -> bool {
     }
 }
 
-/// Adds every start input of `args` to `config`.
-pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
-    let walk = Walk::from_args(args)?;
-    let mut root_dir = args.root_dir.clone();
+/// Adds every start input of `inputs` to `config`.
+fn add_inputs(
+    mut config: Config,
+    inputs: &Inputs,
+    walk: &Walk,
+    nothing_changed: &mut bool,
+) -> Result<Config> {
+    let mut root_dir = config.root_dir.clone();
     // A folder input is the local site's root when --root-dir is not given.
-    let folder_input = args.inputs.iter().any(|i| Path::new(i).is_dir());
-    let mut from_stdin = args.stdin;
-    if let Some(reference) = &args.changed_since {
-        config = add_changed(config, reference, args, &mut root_dir, &walk)?;
+    let folder_input = inputs.items.iter().any(|i| Path::new(i).is_dir());
+    let mut from_stdin = inputs.stdin;
+    let changed_since = &inputs.walk.changed_since;
+    if let Some(reference) = changed_since {
+        match add_changed(config, reference, inputs, &mut root_dir, walk)? {
+            Some(changed) => config = changed,
+            None => {
+                *nothing_changed = true;
+                return Ok(Config::default());
+            }
+        }
     }
-    for input in args.inputs.iter().filter(|_| args.changed_since.is_none()) {
+    for input in inputs.items.iter().filter(|_| changed_since.is_none()) {
         if input == "-" {
             from_stdin = true;
             continue;
         }
-        config = add_one(config, input, &mut root_dir, None, &walk)?;
+        config = add_one(config, input, &mut root_dir, None, walk)?;
     }
-    for file in &args.input_file {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read input file `{}'", file.display()))?;
+    for file in &inputs.list_files {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            invalid(format!("cannot read input file `{}'", file.display())).with_source(e)
+        })?;
         let origin = file.display().to_string();
-        config = add_list(config, &text, &origin, &mut root_dir, &walk)?;
+        config = add_list(config, &text, &origin, &mut root_dir, walk)?;
     }
     if from_stdin {
         let mut text = String::new();
         for line in std::io::stdin().lock().lines() {
-            text.push_str(&line.context("cannot read stdin")?);
+            text.push_str(&line.map_err(|e| invalid("cannot read stdin").with_source(e))?);
             text.push('\n');
         }
-        config = add_list(config, &text, "stdin", &mut root_dir, &walk)?;
+        config = add_list(config, &text, "stdin", &mut root_dir, walk)?;
     }
-    if let (Some(base), None, false) = (&args.base_url, &root_dir, folder_input) {
+    if let (Some(base), None, false) = (&config.base_url, &root_dir, folder_input) {
         bail!("--base-url `{base}' needs the local site's folder: give --root-dir or a folder");
     }
     // An mdBook is checked as the site it builds: `.html` links name `.md` sources,
@@ -178,27 +352,25 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
         config = config.mdbook(&book.src, book.chapters.clone());
     }
     if let Some(first) = books.first() {
-        let first =
-            linkpatrol::report::escape_controls(&first.dir.display().to_string()).into_owned();
+        let first = first.dir.display();
         let which = match books.len() {
             1 => format!("`{first}' is read as an mdBook"),
             n => format!("{n} folders are read as mdBooks (`{first}', …)"),
         };
-        eprintln!(
-            "linkpatrol: note: {which} (book.toml): a link to page.html is page.md, index.html \
-             is README.md"
-        );
+        walk.notices.borrow_mut().push(Notice::Note(format!(
+            "{which} (book.toml): a link to page.html is page.md, index.html is README.md"
+        )));
     }
     drop(books);
     if !walk.books.borrow().is_empty() {
         let mut extensions = vec!["md".to_owned()];
-        extensions.extend(args.fallback_extensions.iter().cloned());
+        extensions.extend(config.fallback_extensions.iter().cloned());
         config = config.fallback_extensions(extensions).readme_as_index(true);
     }
     // The checked folder's ignore file (else the current folder's, where a pre-commit hook
     // or a CI job runs: the repository's root).
     let folder = root_dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    for pattern in ignore_file(&folder.join(IGNORE_FILE)) {
+    for pattern in ignore_file(&folder.join(IGNORE_FILE), walk) {
         config = config.ignore_file_pattern(pattern);
     }
     if let Some(dir) = root_dir {
@@ -209,7 +381,7 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
 
 /// The file of URL patterns not to check, at the checked folder's root (as lychee's
 /// `.lycheeignore`).
-pub const IGNORE_FILE: &str = ".linkpatrolignore";
+const IGNORE_FILE: &str = ".linkpatrolignore";
 
 /// Most bytes of an ignore file read; the rest is left out, with a warning.
 const IGNORE_FILE_MAX: usize = 64 * 1024;
@@ -221,17 +393,12 @@ const IGNORE_PATTERN_MAX: usize = 256 * 1024;
 /// skipped. The file comes from the checkout: it can only narrow the check (a pattern leaves
 /// links out), each pattern's size is bounded, and a bad line is warned about and skipped
 /// (which checks more, never less than asked), so the file cannot stop a run.
-fn ignore_file(path: &Path) -> Vec<Regex> {
+fn ignore_file(path: &Path, walk: &Walk) -> Vec<Regex> {
     let Ok(bytes) = std::fs::read(path) else {
         return Vec::new();
     };
     let shown = path.display().to_string();
-    let warn = |what: String| {
-        eprintln!(
-            "linkpatrol: warning: {}",
-            linkpatrol::report::escape_controls(&what)
-        );
-    };
+    let warn = |what: String| walk.warn(what);
     if bytes.len() > IGNORE_FILE_MAX {
         warn(format!(
             "{shown}: only its first {IGNORE_FILE_MAX} bytes are read"
@@ -260,18 +427,18 @@ fn ignore_file(path: &Path) -> Vec<Regex> {
 }
 
 /// The files a change since `reference` touches (see `changed.rs`), those under the inputs
-/// given when there are any; the checkout's top folder is the site's root. When there are none
-/// there is nothing to check: said, and the run ends with status 0.
+/// given when there are any; the checkout's top folder is the site's root. `None` when there
+/// are none: there is nothing to check.
 fn add_changed(
     mut config: Config,
     reference: &str,
-    args: &Args,
+    inputs: &Inputs,
     root_dir: &mut Option<PathBuf>,
     walk: &Walk,
-) -> Result<Config> {
-    let (files, top) = crate::changed::changed_files(reference)?;
-    let within: Vec<PathBuf> = args
-        .inputs
+) -> Result<Option<Config>> {
+    let (files, top) = changed::changed_files(reference)?;
+    let within: Vec<PathBuf> = inputs
+        .items
         .iter()
         .filter(|i| *i != "-" && !looks_like_url(i))
         .filter_map(|i| std::fs::canonicalize(i).ok())
@@ -288,15 +455,10 @@ fn add_changed(
         n += 1;
     }
     if n == 0 {
-        eprintln!(
-            "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
-             nothing to check",
-            linkpatrol::report::escape_controls(reference)
-        );
-        std::process::exit(0);
+        return Ok(None);
     }
     root_dir.get_or_insert(top);
-    Ok(config)
+    Ok(Some(config))
 }
 
 /// The inputs of a list: one per line, blank lines and `#` comments skipped.
@@ -329,7 +491,7 @@ fn add_one(
     let place = at.map_or_else(String::new, |a| format!("{a}: "));
     if looks_like_url(input) {
         Url::parse(input.trim())
-            .map_err(|e| anyhow::anyhow!("{place}`{input}' is not a valid URL: {e}"))?;
+            .map_err(|e| invalid(format!("{place}`{input}' is not a valid URL: {e}")))?;
         return Ok(config.input_url(input));
     }
     let path = Path::new(input);
@@ -397,7 +559,7 @@ fn add_glob(
     let matcher: GlobMatcher = GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
-        .map_err(|e| anyhow::anyhow!("{place}`{pattern}' is not a valid glob: {e}"))?
+        .map_err(|e| invalid(format!("{place}`{pattern}' is not a valid glob: {e}")))?
         .compile_matcher();
     let base = glob_base(pattern);
     // The walk from `.` names `./a.md`, which `*.md` is to match.
@@ -418,12 +580,12 @@ fn add_glob(
 }
 
 /// `true` when `input` holds a glob metacharacter (`*`, `?`, `[`, `{`).
-pub fn is_glob(input: &str) -> bool {
+pub(crate) fn is_glob(input: &str) -> bool {
     input.contains(['*', '?', '[', '{'])
 }
 
 /// The folders of `pattern` before its first component with a metacharacter (`.` if none).
-pub fn glob_base(pattern: &str) -> PathBuf {
+pub(crate) fn glob_base(pattern: &str) -> PathBuf {
     let mut base = PathBuf::new();
     for part in Path::new(pattern).components() {
         if is_glob(&part.as_os_str().to_string_lossy()) {
@@ -446,7 +608,7 @@ fn is_markdown(path: &Path) -> bool {
 }
 
 /// `http://…`, `https://…`, `file:…` are URLs; anything else is a path.
-pub fn looks_like_url(s: &str) -> bool {
+pub(crate) fn looks_like_url(s: &str) -> bool {
     let lower = s.trim_start().to_ascii_lowercase();
     ["http://", "https://", "file:"]
         .iter()

@@ -20,21 +20,21 @@ const MAX_SUMMARY: u64 = 4 << 20;
 
 /// An mdBook found in a checked folder.
 #[derive(Debug)]
-pub struct Book {
+pub(super) struct Book {
     /// The folder of its `book.toml`.
-    pub dir: PathBuf,
+    pub(super) dir: PathBuf,
     /// Its source folder.
-    pub src: PathBuf,
+    pub(super) src: PathBuf,
     /// The chapters its `SUMMARY.md` lists and the `.md` files they include, relative to
     /// `src`; `None` without a readable `SUMMARY.md`.
-    pub chapters: Option<Vec<PathBuf>>,
+    pub(super) chapters: Option<Vec<PathBuf>>,
     /// The same, canonical, with `SUMMARY.md` and `404.md`: the `.md` files that are read.
     read: HashSet<PathBuf>,
 }
 
 impl Book {
     /// The mdBook in `dir`, when `dir` holds a `book.toml` whose sources are inside it.
-    pub fn at(dir: &Path) -> Option<Book> {
+    pub(super) fn at(dir: &Path) -> Option<Book> {
         let src = sources(dir)?;
         let chapters = summary_chapters(&src).map(|mut listed| {
             let included: Vec<PathBuf> = listed.iter().flat_map(|c| included(&src, c)).collect();
@@ -62,7 +62,7 @@ impl Book {
 
     /// `true` for a `.md` source of this book that mdBook does not render (its summary was
     /// read and does not list it).
-    pub fn unrendered(&self, file: &Path) -> bool {
+    pub(super) fn unrendered(&self, file: &Path) -> bool {
         if self.chapters.is_none() || file.extension().is_none_or(|e| e != "md") {
             return false;
         }
@@ -79,7 +79,7 @@ impl Book {
 /// The source folder of the mdBook in `dir` (`src`, or `[book] src` of its `book.toml`), when
 /// `dir` holds a `book.toml`. A book.toml that cannot be read, or whose `src` leaves the
 /// folder (`..`, an absolute path, a symbolic link out), is no mdBook.
-pub fn sources(dir: &Path) -> Option<PathBuf> {
+fn sources(dir: &Path) -> Option<PathBuf> {
     let text = std::fs::read_to_string(dir.join("book.toml")).ok()?;
     let table: toml::Table = text.parse().ok()?;
     let src = table
@@ -107,7 +107,7 @@ pub fn sources(dir: &Path) -> Option<PathBuf> {
 /// The chapters `src/SUMMARY.md` lists, as mdBook reads them: the destination of each link,
 /// `%20` as a space; a draft chapter (`[Title]()`), a URL and the fragment of a link are left
 /// out. `None` when there is no readable `SUMMARY.md`.
-pub fn summary_chapters(src: &Path) -> Option<Vec<PathBuf>> {
+fn summary_chapters(src: &Path) -> Option<Vec<PathBuf>> {
     let text = read_inside(src, Path::new("SUMMARY.md"))?;
     let mut chapters = Vec::new();
     for event in Parser::new(&text) {
