@@ -4,6 +4,7 @@
 mod allocator;
 mod args;
 mod changed;
+mod checkout_file;
 mod config_file;
 mod exit_guard;
 mod generate;
