@@ -8,6 +8,9 @@ pub mod support;
 mod bounded;
 /// Cancel: prompt return, interrupted report with every finished result.
 mod cancel;
+/// Files a checkout supplies (ignore files, `book.toml`, a local config) as FIFOs, devices and
+/// links out of the folder: never read, no hang, no line of theirs printed.
+mod checkout_files;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
 mod cli;
 /// The config file through the binary: discovery, precedence, round trip, errors.

@@ -21,6 +21,7 @@ mod shard_files;
 mod status;
 mod trust;
 mod values;
+mod walk_ignore_files;
 
 #[cfg(test)]
 mod option_drift;
