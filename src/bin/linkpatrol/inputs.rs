@@ -11,7 +11,8 @@
 //! walked folder (unless `--follow-outside-root`), and a link back to a folder being walked is
 //! skipped, so a loop cannot be entered and each file is listed once.
 //! `--no-ignore` and `--hidden` turn the first two rules off; `--exclude-path` drops the paths
-//! (files or folders) a regex matches.
+//! (files or folders) a regex matches. The ignore files are the checkout's: each is checked
+//! before the walk reads it (`walk_ignore_files.rs`), and a bad one ends the walk with an error.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
