@@ -4,6 +4,7 @@
 mod allocator;
 mod args;
 mod changed;
+mod checkout_file;
 mod config_file;
 mod exit_guard;
 mod generate;
@@ -20,6 +21,7 @@ mod shard_files;
 mod status;
 mod trust;
 mod values;
+mod walk_ignore_files;
 
 #[cfg(test)]
 mod option_drift;
