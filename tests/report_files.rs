@@ -1,5 +1,6 @@
 //! Where reports go: a bad `-F` fails before any file is truncated; a closed stdout (`| head`)
-//! neither hides broken links from the exit status nor prints an error or a panic.
+//! neither hides broken links from the exit status nor prints an error or a panic; nor does
+//! a stderr that takes nothing (a full disk, a closed pipe).
 
 use std::io::Read;
 use std::process::Stdio;
@@ -111,4 +112,52 @@ fn a_closed_stdout_still_exits_1_for_broken_links_without_an_error() {
     // the run went on: the -F file is complete
     let rows = std::fs::read_to_string(&csv).unwrap().lines().count();
     assert_eq!(rows, 1 + 1 + 3000, "header, start, 3000 links");
+}
+
+/// Runs a check of a page without links (a warning on stderr at the end)
+/// with `stderr` as its stderr, and returns the exit status and the `-F` CSV.
+fn run_with_stderr(name: &str, stderr: Stdio, close_reader: bool) -> (Option<i32>, String) {
+    let dir = TempDir::new(name);
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<p>no links here</p>").unwrap();
+    let csv = dir.join("rows.csv");
+    let mut child = linkpatrol()
+        .args([
+            "--no-status",
+            "-q",
+            "-v",
+            "-F",
+            &format!("csv/{}", csv.display()),
+            site.join("index.html").to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    if close_reader {
+        drop(child.stderr.take());
+    }
+    let status = child.wait().unwrap();
+    (status.code(), std::fs::read_to_string(&csv).unwrap())
+}
+
+#[test]
+fn a_stderr_that_takes_nothing_drops_its_lines_and_the_reports_are_whole() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    for (name, stderr, close) in [
+        ("stderr-full", Stdio::from(full), false),
+        ("stderr-closed", Stdio::piped(), true),
+    ] {
+        let (code, csv) = run_with_stderr(name, stderr, close);
+        assert_eq!(code, Some(0), "{name}: no panic");
+        assert_eq!(
+            csv.lines().count(),
+            2,
+            "{name}: header and the start page: {csv}"
+        );
+    }
 }

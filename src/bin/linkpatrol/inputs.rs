@@ -96,7 +96,7 @@ impl Walk {
                 // rest is walked (as ripgrep does).
                 Err(e) => {
                     let text = e.to_string();
-                    eprintln!(
+                    stderr_line!(
                         "linkpatrol: warning: {}",
                         linkpatrol::report::escape_controls(&text)
                     );
@@ -184,7 +184,7 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
             1 => format!("`{first}' is read as an mdBook"),
             n => format!("{n} folders are read as mdBooks (`{first}', …)"),
         };
-        eprintln!(
+        stderr_line!(
             "linkpatrol: note: {which} (book.toml): a link to page.html is page.md, index.html \
              is README.md"
         );
@@ -227,7 +227,7 @@ fn ignore_file(path: &Path) -> Vec<Regex> {
     };
     let shown = path.display().to_string();
     let warn = |what: String| {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: warning: {}",
             linkpatrol::report::escape_controls(&what)
         );
@@ -288,7 +288,7 @@ fn add_changed(
         n += 1;
     }
     if n == 0 {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
              nothing to check",
             linkpatrol::report::escape_controls(reference)

@@ -1,6 +1,11 @@
 //! The `linkpatrol` command: flags → `Config` → `Checker::spawn`'s entries into a reporter →
 //! exit code. Ctrl-C handling lives here, not in the library.
 
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
+#[macro_use]
+mod diag;
+
 mod allocator;
 mod args;
 mod changed;
@@ -60,7 +65,7 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e),
     };
     for w in &args.config_warnings {
-        eprintln!("linkpatrol: warning: {}", escape_controls(w));
+        stderr_line!("linkpatrol: warning: {}", escape_controls(w));
     }
     if let Some(what) = args.generate {
         let written = generate::write(what, settings::command(), &mut io::stdout().lock());
@@ -78,10 +83,11 @@ fn main() -> ExitCode {
     }
     if args.print_config {
         return match config_file::to_toml(&config_file::effective(&args)) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::from(EXIT_OK)
-            }
+            Ok(text) => match io::stdout().lock().write_all(text.as_bytes()) {
+                Ok(()) => ExitCode::from(EXIT_OK),
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
+                Err(e) => fail(&e.into()),
+            },
             Err(e) => fail(&e),
         };
     }
@@ -96,7 +102,7 @@ fn main() -> ExitCode {
 /// it (`linkpatrol ./help`).
 fn help_command() -> ExitCode {
     if std::path::Path::new("help").exists() {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: note: `linkpatrol help` shows this help; `linkpatrol ./help` checks \
              the file named help"
         );
@@ -127,7 +133,7 @@ fn fail(e: &anyhow::Error) -> ExitCode {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    eprintln!("linkpatrol: error: {}", escape_controls(&line.join(" ")));
+    stderr_line!("linkpatrol: error: {}", escape_controls(&line.join(" ")));
     ExitCode::from(EXIT_ERROR)
 }
 
@@ -147,7 +153,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let handler_guard = guard.clone();
     ctrlc::set_handler(move || {
         if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!(
+            stderr_line!(
                 "linkpatrol: interrupted; finishing active URLs for up to {abort_secs} s \
                  (press Ctrl-C again to exit at once)"
             );
@@ -206,7 +212,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     }
     let report = run.finish()?;
     for w in &report.state_warnings {
-        eprintln!("linkpatrol: warning: {}", escape_controls(w));
+        stderr_line!("linkpatrol: warning: {}", escape_controls(w));
     }
     // Named only when the run found nothing beyond its inputs: in a folder of documents, a
     // few without links are no news.
@@ -216,7 +222,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         .iter()
         .filter(|_| nothing_beyond)
     {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: warning: {} held no links: nothing was checked beyond it",
             escape_controls(&linkpatrol::redact_text(url))
         );

@@ -98,7 +98,7 @@ pub fn run() -> Result<u8> {
     }
     let report = merge_ndjson(readers)?;
     for w in &report.warnings {
-        eprintln!("linkpatrol: warning: merge: {}", escape_controls(w));
+        stderr_line!("linkpatrol: warning: merge: {}", escape_controls(w));
     }
     let files = outputs::open_all(&args.file_outputs)?;
     let options = ReportOptions {
