@@ -269,7 +269,9 @@ pub(super) fn lost_before_response(e: &ureq::Error) -> bool {
 /// Maps a ureq error to a failure class and message.
 pub(super) fn classify(e: &ureq::Error) -> (FailKind, String) {
     let kind = match e {
-        ureq::Error::Timeout(_) => FailKind::Timeout,
+        // ureq's text is `timeout: receive response`; the kind already says `timeout`, so the
+        // message is the phase that ran out of time.
+        ureq::Error::Timeout(phase) => return (FailKind::Timeout, phase.to_string()),
         ureq::Error::Io(io) => return classify_io(io),
         ureq::Error::HostNotFound => FailKind::Dns,
         ureq::Error::ConnectionFailed => FailKind::Connect,
@@ -377,6 +379,13 @@ mod tests {
         assert_eq!(classify(&ureq::Error::Rustls(bad_cert())).0, FailKind::Tls);
         let reset = io::Error::new(io::ErrorKind::ConnectionReset, "reset by peer");
         assert_eq!(classify(&ureq::Error::Io(reset)).0, FailKind::Io);
+    }
+
+    #[test]
+    fn a_timeout_says_timeout_once() {
+        let (kind, message) = classify(&ureq::Error::Timeout(ureq::Timeout::RecvResponse));
+        let outcome = Outcome::Failed { kind, message };
+        assert_eq!(outcome.to_string(), "timeout: receive response");
     }
 
     #[test]
