@@ -138,6 +138,65 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
     }
 }
 
+#[test]
+fn a_second_ctrl_c_writes_the_sorted_rows_that_finished() {
+    for threads in ["1", "8"] {
+        // Page 60 links to a URL that hangs for a day; without --stream every row is held
+        // in memory until the end, which only the second Ctrl-C brings.
+        let server = TestServer::start(Routes::new().dynamic(|req| {
+            let path = req.path_only();
+            if path == "/hang" {
+                return Some(Reply::hang());
+            }
+            let i: usize = path.trim_start_matches('/').parse().unwrap_or(0);
+            let hang = if i == 60 { "<a href='/hang'>h</a>" } else { "" };
+            let html = format!(
+                "<a href='/{}'>n</a><a href='/{}'>m</a>{hang}",
+                i * 2 + 1,
+                i * 2 + 2
+            );
+            Some(Reply::html(html).delayed(Duration::from_millis(5)))
+        }));
+        let dir = TempDir::new(&format!("second-ctrl-c-sorted-{threads}"));
+        let csv = dir.join("rows.csv");
+        let json = dir.join("rows.json");
+        let mut child = spawn(&[
+            "--no-status",
+            "-q",
+            "-v",
+            "-t",
+            threads,
+            "--max-requests-per-second",
+            "0",
+            "--timeout",
+            "86400",
+            "--abort-timeout",
+            "86400",
+            "-F",
+            &format!("csv/{}", csv.display()),
+            "-F",
+            &format!("json/{}", json.display()),
+            &server.url("/"),
+        ]);
+        eventually("100 requests and a hanging one", || {
+            server.count("/hang") == 1 && server.requests().len() > 100
+        });
+        signal(&child, "-INT");
+        std::thread::sleep(Duration::from_millis(30));
+        signal(&child, "-INT");
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130));
+        let rows = whole_rows(&csv);
+        assert!(rows.len() > 50, "{threads} threads: {} rows", rows.len());
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert!(
+            doc.to_string().len() > 1000,
+            "a whole JSON document with rows"
+        );
+    }
+}
+
 /// Distinct URLs reported as results.
 fn reported(report: &Report) -> usize {
     report

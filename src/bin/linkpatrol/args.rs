@@ -233,7 +233,9 @@ pub struct Args {
     pub group_by: String,
 
     /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT, or
-    /// linkpatrol-failures.txt for failures).
+    /// linkpatrol-failures.txt for failures). Without --stream the rows are written when the
+    /// run ends (Ctrl-C, even twice, still writes them): a killed run keeps its finished rows
+    /// only in the state file (--cache).
     #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
 

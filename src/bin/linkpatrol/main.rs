@@ -148,7 +148,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         None => None,
     };
     let cancel = checker.cancel_handle();
-    let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED));
+    let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED, !args.stream));
     let presses = AtomicUsize::new(0);
     let handler_guard = guard.clone();
     ctrlc::set_handler(move || {
@@ -188,7 +188,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             Step::Entry(entry) => entry,
             Step::Idle => {
                 // Rows reach their files while the run waits (and survive a kill).
-                let _ = guard.idle(&mut *reporter);
+                let _ = guard.idle(&mut *reporter, || run.report_so_far());
                 continue;
             }
             _ => break,
@@ -206,7 +206,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             counters.errors.fetch_add(1, Ordering::Relaxed);
         }
         // Keep feeding after an error so the other outputs stay complete; report it at the end.
-        if let Err(e) = guard.entry(&mut *reporter, &entry) {
+        if let Err(e) = guard.entry(&mut *reporter, &entry, || run.report_so_far()) {
             write_error.get_or_insert(e);
         }
     }
