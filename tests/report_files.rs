@@ -1,11 +1,12 @@
 //! Where reports go: a bad `-F` fails before any file is truncated; a closed stdout (`| head`)
 //! neither hides broken links from the exit status nor prints an error or a panic; nor does
-//! a stderr that takes nothing (a full disk, a closed pipe).
+//! a stderr that takes nothing (a full disk, a closed pipe); a report that cannot be written
+//! whole leaves the previous one in place and names its file.
 
 use std::io::Read;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
-use crate::support::util::{TempDir, cli, linkpatrol};
+use crate::support::util::{TempDir, cli, linkpatrol, without_machine_settings};
 
 #[test]
 fn a_failing_second_file_output_truncates_nothing() {
@@ -160,4 +161,60 @@ fn a_stderr_that_takes_nothing_drops_its_lines_and_the_reports_are_whole() {
             "{name}: header and the start page: {csv}"
         );
     }
+}
+
+#[test]
+fn a_full_disk_keeps_the_previous_report_and_the_error_names_the_file() {
+    let dir = TempDir::new("full-disk");
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    let links: String = (0..3000)
+        .map(|i| format!("<a href='missing-{i}.html'>link number {i}</a>\n"))
+        .collect();
+    std::fs::write(site.join("index.html"), links).unwrap();
+    let csv = dir.join("report.csv");
+    std::fs::write(&csv, "yesterday's report\n").unwrap();
+    // A file size limit is a full disk that stops root too: writes past 64 blocks (32 or
+    // 64 KB, by the shell) fail with EFBIG once SIGXFSZ is ignored.
+    let mut cmd = Command::new("sh");
+    without_machine_settings(&mut cmd, &dir.join("home"));
+    let out = cmd
+        .args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$@\"", "sh"])
+        .arg(env!("CARGO_BIN_EXE_linkpatrol"))
+        .args(["--no-config", "--no-status", "-q", "-v", "-F"])
+        .arg(format!("csv/{}", csv.display()))
+        .arg(&site)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot write {}", csv.display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        "yesterday's report\n"
+    );
+    let left: Vec<_> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        left.iter().all(|n| !n.ends_with(".tmp")),
+        "no temporary file is left: {left:?}"
+    );
+
+    let out = cli(&[
+        "--no-status",
+        "-q",
+        "-v",
+        "-F",
+        "csv//dev/full",
+        site.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write /dev/full"), "{stderr}");
 }

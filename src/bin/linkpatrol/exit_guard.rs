@@ -53,18 +53,18 @@ impl ExitGuard {
         }
     }
 
-    /// Writes one entry to `reporter`; when asked to exit, finishes the reports with
-    /// `so_far` (the run's report as it stands) and exits.
+    /// Writes one entry to `reporter`; when asked to exit, hands it to `before_exit` (which
+    /// finishes the reports with what is known) and exits.
     pub fn entry(
         &self,
         reporter: &mut dyn Reporter,
         entry: &Entry,
-        so_far: impl FnOnce() -> Report,
+        before_exit: impl FnOnce(&mut dyn Reporter),
     ) -> io::Result<()> {
         let mut dirty = self.dirty.lock();
         let written = reporter.entry(entry);
         *dirty = true;
-        self.exit_if_asked(reporter, so_far);
+        self.exit_if_asked(reporter, before_exit);
         written
     }
 
@@ -73,12 +73,12 @@ impl ExitGuard {
     pub fn idle(
         &self,
         reporter: &mut dyn Reporter,
-        so_far: impl FnOnce() -> Report,
+        before_exit: impl FnOnce(&mut dyn Reporter),
     ) -> io::Result<()> {
         let mut dirty = self.dirty.lock();
         let flushed = if *dirty { reporter.flush() } else { Ok(()) };
         *dirty = false;
-        self.exit_if_asked(reporter, so_far);
+        self.exit_if_asked(reporter, before_exit);
         flushed
     }
 
@@ -90,12 +90,15 @@ impl ExitGuard {
         finished
     }
 
-    /// Called with the lock held: if the second Ctrl-C came, finishes every report with what
-    /// is known (the rows are in memory: milliseconds) and exits.
-    fn exit_if_asked(&self, reporter: &mut dyn Reporter, so_far: impl FnOnce() -> Report) {
+    /// Called with the lock held: if the second Ctrl-C came, lets `before_exit` finish every
+    /// report with what is known (the rows are in memory: milliseconds) and exits.
+    fn exit_if_asked(
+        &self,
+        reporter: &mut dyn Reporter,
+        before_exit: impl FnOnce(&mut dyn Reporter),
+    ) {
         if self.exit_now.load(Ordering::SeqCst) {
-            let _ = reporter.finish(&so_far());
-            let _ = reporter.flush();
+            before_exit(reporter);
             std::process::exit(self.code);
         }
     }

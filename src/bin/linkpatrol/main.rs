@@ -19,6 +19,7 @@ mod mdbook;
 mod merge;
 mod outputs;
 mod plugin_flags;
+mod report_file;
 mod report_setup;
 mod settings;
 mod shard_files;
@@ -39,6 +40,7 @@ use linkpatrol::{Checker, IDLE_INTERVAL, Step};
 
 use crate::args::Args;
 use crate::exit_guard::ExitGuard;
+use crate::report_file::ReportFiles;
 
 /// Exit status: no broken links.
 const EXIT_OK: u8 = 0;
@@ -137,12 +139,24 @@ fn fail(e: &anyhow::Error) -> ExitCode {
     ExitCode::from(EXIT_ERROR)
 }
 
+/// Before an immediate exit (the second Ctrl-C): every report finished with `so_far`, what
+/// is whole put into place. Errors are dropped: the process is ending.
+fn exit_now(
+    reporter: &mut dyn linkpatrol::report::Reporter,
+    so_far: &linkpatrol::Report,
+    files: &mut ReportFiles,
+) {
+    let _ = reporter.finish(so_far);
+    let _ = reporter.flush();
+    let _ = files.commit();
+}
+
 fn run(args: &Args) -> anyhow::Result<u8> {
     let config = settings::config_from(args)?;
     let abort_secs = args.abort_timeout;
     let checker = Checker::new(config)?;
     // Every -F file opens before any is truncated (and before the run starts).
-    let files = outputs::open_all(&args.file_outputs)?;
+    let mut files = ReportFiles::open_all(&args.file_outputs, args.stream)?;
     let mut export = match &args.export_external {
         Some(path) => Some(shard_files::ExportWriter::create(path)?),
         None => None,
@@ -174,7 +188,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         args.quiet,
         &options,
         &args.file_outputs,
-        files,
+        std::mem::take(&mut files.writers),
         &file_options,
         args.stream,
     );
@@ -188,7 +202,9 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             Step::Entry(entry) => entry,
             Step::Idle => {
                 // Rows reach their files while the run waits (and survive a kill).
-                let _ = guard.idle(&mut *reporter, || run.report_so_far());
+                let _ = guard.idle(&mut *reporter, |r| {
+                    exit_now(r, &run.report_so_far(), &mut files)
+                });
                 continue;
             }
             _ => break,
@@ -206,7 +222,10 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             counters.errors.fetch_add(1, Ordering::Relaxed);
         }
         // Keep feeding after an error so the other outputs stay complete; report it at the end.
-        if let Err(e) = guard.entry(&mut *reporter, &entry, || run.report_so_far()) {
+        let written = guard.entry(&mut *reporter, &entry, |r| {
+            exit_now(r, &run.report_so_far(), &mut files);
+        });
+        if let Err(e) = written {
             write_error.get_or_insert(e);
         }
     }
@@ -232,10 +251,13 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     }
     let finished = guard.finish(&mut *reporter, &report);
     drop(reporter);
+    // Each whole report goes into place, also when another one failed.
+    let committed = files.commit();
     if let Some(e) = write_error {
         return Err(e.into());
     }
     finished?;
+    committed?;
     if let Some(out) = export {
         out.finish()?;
     }
