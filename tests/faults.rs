@@ -440,7 +440,7 @@ fn many_pages(n: usize, routes: Routes) -> Routes {
 
 /// A server that closes every kept-alive connection the moment the client reuses it: each
 /// request that rode a pooled connection is resent at once on a new one — never a false
-/// "connection reset", not counted as a retry, not backed off.
+/// "connection reset", not backed off, counted as a try (the tries are the requests sent).
 #[test]
 fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
     for threads in THREADS {
@@ -457,10 +457,20 @@ fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
                 Outcome::Ok { status: Some(200) },
                 "/p{i} with {threads} threads"
             );
-            assert_eq!(e.result.retries, 0, "a resend is not a retry");
-            assert!(server.count(&format!("/p{i}")) <= 2);
+            let sent = server.count(&format!("/p{i}"));
+            assert!(sent <= 2);
+            assert_eq!(
+                e.result.retries as usize + 1,
+                sent,
+                "every request is a try"
+            );
         }
-        assert_eq!(host_stats(&report, &server).retries, 0);
+        let resends = server
+            .requests()
+            .iter()
+            .filter(|r| r.nth_on_conn > 0)
+            .count();
+        assert_eq!(host_stats(&report, &server).retries, resends as u64);
         let requests = server.requests();
         for (i, lost) in requests
             .iter()
@@ -495,6 +505,25 @@ fn a_stale_keep_alive_connection_needs_no_retry_budget() {
             .map(|e| format!("{} {}", e.result.url, e.result.outcome))
             .collect();
         assert!(failed.is_empty(), "{threads} threads: {failed:#?}");
+    }
+}
+
+/// A request lost before its answer counts as a try whether it rode a pooled connection (a
+/// lone worker reuses the start page's) or a new one: two runs report the same tries.
+#[test]
+fn a_request_lost_on_any_connection_is_one_try() {
+    for threads in THREADS {
+        let server = TestServer::start(
+            Routes::new()
+                .page("/", "<a href='/flaky'>f</a>")
+                .sequence("/flaky", vec![Reply::drop_connection(), Reply::html("ok")]),
+        );
+        let report = run(config(&server.url("/"), threads).robots(false));
+        let e = row(&report, &server.url("/flaky"));
+        assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+        assert_eq!(server.count("/flaky"), 2);
+        assert_eq!(e.result.retries, 1, "{threads} threads");
+        assert!(e.result.infos.iter().any(|i| i == "checked after 2 tries"));
     }
 }
 

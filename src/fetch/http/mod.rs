@@ -22,7 +22,8 @@
 //!
 //! Stale connections: a request that rode a pooled keep-alive connection and lost it before
 //! any response came (the server closed it just as we reused it) is resent at once on a new
-//! connection — not a retry, no backoff; at most once per URL (a connection reset while it was
+//! connection — not a retry of the budget, no backoff, but counted as a try (the tries
+//! reported are the requests sent, whichever connection the lost one rode); at most once per URL (a connection reset while it was
 //! being opened looks the same and gets that one resend too). A server that began to answer
 //! (a byte came back) and then cut the connection, mid-headers, was not stale: that request is
 //! a try like any other, so each method gets 1 + `max_retries` requests in all. Which connection a call used is

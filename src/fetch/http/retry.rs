@@ -187,9 +187,14 @@ impl HttpFetcher {
                     {
                         // A pooled connection the server had closed: resend now, on a new one.
                         // A server that began to answer and then cut the connection was not
-                        // stale: that is a failure, retried within the budget.
+                        // stale: that is a failure, retried within the budget. The resend is
+                        // a try all the same (not of the budget): whether a lost request rode
+                        // a pooled connection depends on timing, and the tries reported must
+                        // not.
                         drop(permit);
                         budget.fresh = true;
+                        *retries += 1;
+                        self.gate.note_retry(&host);
                         continue;
                     }
                     budget.may_defer = false;
