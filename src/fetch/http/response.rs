@@ -56,11 +56,19 @@ pub(crate) fn host_key(url: &Url) -> String {
 /// request; only a link that looks broken may cost one more. Not for 429: the host asked us to
 /// slow down, and it is retried inside the URL's budget already. A 502/503/504 is retried as
 /// GET inside the budget too; it gets here with HEAD only when no retry was left (or the server
-/// asked for a wait longer than allowed), and is then confirmed once. A request that got no
-/// answer at all (DNS, refused connection, TLS, timeout) is never asked again as GET:
-/// `Exchange::Failed` ends the chain.
+/// asked for a wait longer than allowed), and is then confirmed once. A HEAD that got no
+/// answer is confirmed too, see [`head_failed`].
 pub(super) fn head_refused(status: u16) -> bool {
     status >= 400 && status != 429
+}
+
+/// Failures of a HEAD after which it is asked again as GET, once, before any verdict: the
+/// server took the connection and then failed the request — reset or dropped it, answered
+/// nothing or garbage, or never answered in time — which servers that mishandle HEAD do while
+/// they serve GET. Not a failure to reach the host (DNS, refused connection, TLS): a GET would
+/// fail the same way.
+pub(super) fn head_failed(kind: FailKind) -> bool {
+    matches!(kind, FailKind::Timeout | FailKind::Io | FailKind::Protocol)
 }
 
 /// The bot protection that answered instead of the page, named from the status and headers

@@ -10,7 +10,7 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{
-    bot_wall, classify, drain, header, host_key, lost_before_response, proxy_failure,
+    bot_wall, classify, drain, head_failed, header, host_key, lost_before_response, proxy_failure,
 };
 use crate::fetch::resolver::RefusedAddress;
 use crate::fetch::{Validators, connection};
@@ -199,6 +199,14 @@ impl HttpFetcher {
                     }
                     budget.may_defer = false;
                     let (kind, message) = classify(&e);
+                    if *head && head_failed(kind) {
+                        // Some servers fail HEAD alone (drop it, answer nothing or garbage,
+                        // hang): ask once with GET, now and outside the budget, before any
+                        // verdict, as after an error status (`head_refused`).
+                        drop(permit);
+                        *head = false;
+                        continue;
+                    }
                     if !matches!(kind, FailKind::Timeout | FailKind::Io)
                         || budget.used >= self.settings.max_retries
                     {
