@@ -73,9 +73,17 @@ pub(super) fn head_failed(kind: FailKind) -> bool {
 
 /// The bot protection that answered instead of the page, named from the status and headers
 /// it is known by, or `None`. Conservative: only answers that name their protection, whatever
-/// else a 403 may mean, count (a plain 403 stays broken).
+/// else a 403 may mean, count (a plain 403 stays broken), and only with the statuses their
+/// denials come with (a 404 or a 200 that passed through the same protection is the site's).
+/// The markers are the vendors' documented or widely reported ones (the headers WAF
+/// fingerprinting tools such as wafw00f match): Cloudflare's `cf-mitigated: challenge`
+/// (documented), Vercel's `x-vercel-mitigated`, AWS WAF's `x-amzn-waf-action`, DataDome's
+/// `x-datadome`/`x-dd-b`, Akamai's edge `Server: AkamaiGHost` (its "Access Denied …
+/// Reference #" page), Imperva's `x-iinfo`, Sucuri's `x-sucuri-id`/`x-sucuri-block`, and
+/// PerimeterX's `_px` cookies.
 pub(super) fn bot_wall(url: &Url, status: u16, res: &Response<Body>) -> Option<&'static str> {
     let value = |name: &str| header(res, name).map(|v| v.trim().to_ascii_lowercase());
+    let has = |name: &str| res.headers().contains_key(name);
     let host = url.host_str().unwrap_or("");
     if status == 999 {
         let linkedin = host == "linkedin.com" || host.ends_with(".linkedin.com");
@@ -97,7 +105,36 @@ pub(super) fn bot_wall(url: &Url, status: u16, res: &Response<Body>) -> Option<&
     if status == 403 && (value("x-datadome").is_some() || value("x-dd-b").is_some()) {
         return Some("DataDome bot protection");
     }
+    if matches!(status, 403 | 429)
+        && value("x-vercel-mitigated").is_some_and(|a| matches!(a.as_str(), "challenge" | "deny"))
+    {
+        return Some("Vercel firewall challenge");
+    }
+    if status != 403 {
+        return None;
+    }
+    if value("server").as_deref() == Some("akamaighost") {
+        return Some("Akamai access denial");
+    }
+    if has("x-iinfo") {
+        return Some("Imperva (Incapsula) bot protection");
+    }
+    if has("x-sucuri-block") || has("x-sucuri-id") {
+        return Some("Sucuri website firewall");
+    }
+    if sets_cookie(res, "_px") {
+        return Some("PerimeterX (HUMAN) bot protection");
+    }
     None
+}
+
+/// `true` when the response sets a cookie whose name starts with `prefix`.
+fn sets_cookie(res: &Response<Body>, prefix: &str) -> bool {
+    res.headers()
+        .get_all(ureq::http::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|c| c.trim_start().starts_with(prefix))
 }
 
 /// The outcome of a final answer: `Blocked` when bot protection answered instead of the page
