@@ -129,6 +129,15 @@ fn spawn_for_a_day(threads: &str, extra: &[&str], server: &TestServer) -> Child 
     spawn(&args)
 }
 
+/// Ctrl-C twice; the hang and the abort timeout last a day, so only the second ends the run,
+/// with the interrupted status.
+fn ctrl_c_twice(child: &mut Child) {
+    signal(child, "-INT");
+    std::thread::sleep(Duration::from_millis(30));
+    signal(child, "-INT");
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+}
+
 #[test]
 fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
     for threads in ["1", "8"] {
@@ -144,12 +153,7 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
         eventually("200 KB of rows and a hanging request", || {
             server.count("/hang") == 1 && std::fs::metadata(&csv).is_ok_and(|m| m.len() > 200_000)
         });
-        signal(&child, "-INT");
-        std::thread::sleep(Duration::from_millis(30));
-        signal(&child, "-INT");
-        // The hang and the abort timeout last a day: only the second Ctrl-C ends the run.
-        let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(130));
+        ctrl_c_twice(&mut child);
         let rows = whole_rows(&csv);
         assert!(rows.len() > 50, "{} rows", rows.len());
     }
@@ -175,11 +179,7 @@ fn a_second_ctrl_c_writes_the_sorted_rows_that_finished() {
         eventually("100 requests and a hanging one", || {
             server.count("/hang") == 1 && server.requests().len() > 100
         });
-        signal(&child, "-INT");
-        std::thread::sleep(Duration::from_millis(30));
-        signal(&child, "-INT");
-        let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(130));
+        ctrl_c_twice(&mut child);
         let rows = whole_rows(&csv);
         assert!(rows.len() > 50, "{threads} threads: {} rows", rows.len());
         let doc: serde_json::Value =
