@@ -103,7 +103,7 @@ fn inside(files: Vec<PathBuf>, top: &Path) -> Vec<PathBuf> {
                 return false;
             };
             if !real.starts_with(&top) {
-                eprintln!(
+                stderr_line!(
                     "linkpatrol: warning: `{}' leads out of the checkout (a symbolic link): \
                      not checked",
                     linkpatrol::report::escape_controls(&file.display().to_string())

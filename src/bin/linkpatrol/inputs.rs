@@ -158,7 +158,7 @@ impl Walk {
 /// Prints a warning about a walk error, without the text of an ignore file's line.
 fn walk_warning(e: &ignore::Error) {
     let text = walk_ignore_files::warning(e);
-    eprintln!(
+    stderr_line!(
         "linkpatrol: warning: {}",
         linkpatrol::report::escape_controls(&text)
     );
@@ -223,7 +223,7 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
             1 => format!("`{first}' is read as an mdBook"),
             n => format!("{n} folders are read as mdBooks (`{first}', …)"),
         };
-        eprintln!(
+        stderr_line!(
             "linkpatrol: note: {which} (book.toml): a link to page.html is page.md, index.html \
              is README.md"
         );
@@ -270,7 +270,7 @@ fn ignore_file(folder: &Path) -> Vec<Regex> {
     let path = folder.join(IGNORE_FILE);
     let shown = path.display().to_string();
     let warn = |what: String| {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: warning: {}",
             linkpatrol::report::escape_controls(&what)
         );
@@ -361,7 +361,7 @@ fn add_changed(
         n += 1;
     }
     if n == 0 {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
              nothing to check",
             linkpatrol::report::escape_controls(reference)
