@@ -100,7 +100,15 @@ pub use engine::check_run::{CheckRun, IDLE_INTERVAL, Step};
 pub use engine::checker::Checker;
 pub use engine::progress::{Progress, ProgressHandle};
 #[cfg(feature = "inputs")]
-pub use inputs::{Inputs, Notice, Resolved};
+pub use inputs::{Inputs, LOCAL_PATTERN_BUDGET, Notice, Resolved};
+
+/// Reading a file a checked-out repository supplies (an ignore file, a config, a book's
+/// sources): only a regular file, inside its folder once symbolic links are resolved, up to a
+/// stated size.
+#[cfg(feature = "inputs")]
+pub mod checkout_file {
+    pub use crate::inputs::checkout_file::{Refused, check, read, read_prefix};
+}
 pub use model::cancel::CancelHandle;
 pub use model::error::{Error, ErrorKind};
 pub use model::failure_class::FailureClass;

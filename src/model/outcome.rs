@@ -272,7 +272,8 @@ pub struct CheckResult {
     pub links_found: usize,
     /// HTTP `Last-Modified`, when sent.
     pub modified: Option<String>,
-    /// Requests that were retries (after a timeout, a broken connection, a 429 or a 5xx).
+    /// Requests that were retries (after a timeout, a broken connection, a stale pooled one
+    /// included, a 429 or a 5xx): the requests sent for the URL, less one.
     pub retries: u32,
     /// The shard that checks this URL, when this run is a shard
     /// ([`Config::shard`](crate::Config::shard)) and exported the URL instead of checking it

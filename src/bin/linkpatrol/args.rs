@@ -232,7 +232,8 @@ pub struct Args {
     pub group_by: String,
 
     /// Also write a report of TYPE to FILE (repeatable; each TYPE's default FILE is listed
-    /// under -o).
+    /// under -o). Without --stream the rows are written when the run ends (Ctrl-C, even twice,
+    /// still writes them): a killed run keeps its finished rows only in the state file (--cache).
     #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
 

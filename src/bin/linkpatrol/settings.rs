@@ -36,7 +36,7 @@ pub fn args_from_command_line() -> Result<Args> {
     }
     args.rate_given = config_file::given(&matches, "max_requests_per_second");
     if let Some((path, found)) = config_file::locate(&args) {
-        let file = config_file::load(&path)?;
+        let file = config_file::load(&path, found)?;
         let untrusted = found == Found::InCurrentFolder && !args.trust_config;
         if untrusted {
             trust::check_local(&file, &path)?;
@@ -154,7 +154,7 @@ fn add_inputs(config: Config, args: &Args) -> Result<Config> {
         .hidden(args.hidden)
         .follow(args.follow);
     for input in &args.inputs {
-        inputs = inputs.add(input);
+        inputs = inputs.input(input);
     }
     for file in &args.input_file {
         inputs = inputs.list_file(file);
@@ -168,13 +168,13 @@ fn add_inputs(config: Config, args: &Args) -> Result<Config> {
     let resolved = inputs.resolve(config)?;
     for notice in &resolved.notices {
         match notice {
-            Notice::Note(text) => eprintln!("linkpatrol: note: {}", escape_controls(text)),
-            Notice::Warning(text) => eprintln!("linkpatrol: warning: {}", escape_controls(text)),
-            _ => eprintln!("linkpatrol: {notice:?}"),
+            Notice::Note(text) => stderr_line!("linkpatrol: note: {}", escape_controls(text)),
+            Notice::Warning(text) => stderr_line!("linkpatrol: warning: {}", escape_controls(text)),
+            _ => stderr_line!("linkpatrol: {notice:?}"),
         }
     }
     if resolved.nothing_changed {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
              nothing to check",
             escape_controls(args.changed_since.as_deref().unwrap_or_default())

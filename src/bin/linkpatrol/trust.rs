@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use linkpatrol::Inputs;
+use linkpatrol::{Inputs, LOCAL_PATTERN_BUDGET};
 use url::Url;
 
 use crate::config_file::FileConfig;
@@ -59,6 +59,9 @@ pub enum Refusal {
 ///   chooses.
 /// - `cache-file`: creates and writes an SQLite file at any path (and moves a file it cannot
 ///   read aside), outside the folder too.
+/// - `changed-since`: runs git in the checkout, and the checkout's own git configuration (a
+///   `.git/config` in a tarball, a bare repository in a subfolder) can have git run commands
+///   (`core.fsmonitor`, filters).
 /// - `inputs`, `root-dir`: a start input or the site's root outside the folder would have the
 ///   crawl read, parse and report files the checkout does not contain (`/etc`, `~/.ssh`);
 ///   inside the folder they work as usual. A glob input is judged by the folder it walks
@@ -80,6 +83,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("csv-raw", Refusal::Always),
     ("remap", Refusal::Always),
     ("cache-file", Refusal::Always),
+    ("changed-since", Refusal::Always),
     ("inputs", Refusal::OutsideFolder),
     ("root-dir", Refusal::OutsideFolder),
 ];
@@ -120,11 +124,6 @@ pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
         refused.join(", ")
     )
 }
-
-/// How much compiled regex all the patterns of an untrusted local config may take together:
-/// each pattern gets an equal share (at most the 10 MB one pattern may take anyway). Real
-/// URL patterns take a few KB each; 200 patterns of 10 MB each once took 2.3 GB and 18 s.
-pub const LOCAL_PATTERN_BUDGET: usize = 16 * 1024 * 1024;
 
 /// Fails with one line naming the file and the key when the patterns of `file` (an untrusted
 /// local config) need more than [`LOCAL_PATTERN_BUDGET`] together.
@@ -296,10 +295,6 @@ mod tests {
         ("stdin", "reads the standard input the user gives"),
         ("no-ignore", "which files of the checked folder are walked"),
         ("hidden", "which files of the checked folder are walked"),
-        (
-            "changed-since",
-            "narrows the check to what changed; git is given it after --end-of-options",
-        ),
         ("exclude-path", "narrows the walk"),
         (
             "fallback-extensions",
