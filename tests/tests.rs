@@ -32,6 +32,8 @@ mod fetching;
 mod folder_scope;
 /// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
 mod fragments;
+/// One folder through the command line and the Rust API: the same rows.
+mod front_doors;
 /// GitHub through --remap to loopback: line and `user-content-` anchors, --github-token sent
 /// to GitHub only and never shown.
 mod github;

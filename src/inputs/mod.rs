@@ -577,10 +577,11 @@ fn add_one(
             "{place}`{input}': {scheme}: URLs are not checked (inputs are \
              http, https and file URLs, and local paths)"
         ),
-        Err(e) => match url_hint(input) {
-            Some(url) => bail!("{place}cannot read `{input}': {e}; did you mean {url}?"),
-            None => bail!("{place}cannot read `{input}': {e}"),
-        },
+        Err(e) => {
+            let hint = url_hint(input).map_or_else(String::new, |u| format!("; did you mean {u}?"));
+            let text = format!("{place}cannot read `{input}': {e}{hint}");
+            return Err(Error::new(ErrorKind::Io, text).with_source(e));
+        }
     };
     if meta.is_dir()
         && let Some(book) = Book::at(path)

@@ -13,8 +13,8 @@ mod results;
 
 use std::sync::{Arc, Mutex, TryLockError};
 
-use linkpatrol::{CancelHandle, Config, Entry, Input};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use linkpatrol::{CancelHandle, Config, Entry, Inputs, Notice};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
@@ -32,6 +32,8 @@ use crate::results::{PyReport, PyResult_};
 #[pyclass(frozen, module = "linkpatrol", name = "Checker")]
 struct PyChecker {
     config: Config,
+    /// How each run's inputs are read (the folder walk, `changed_since`), without inputs.
+    inputs: Inputs,
     /// Shared by every run of this checker, so `cancel()` reaches the one going on.
     cancel: CancelHandle,
 }
@@ -41,8 +43,10 @@ impl PyChecker {
     #[new]
     #[pyo3(signature = (**options))]
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let (config, inputs) = options::config_from(options)?;
         Ok(PyChecker {
-            config: options::config_from(options)?,
+            config,
+            inputs,
             cancel: CancelHandle::new(),
         })
     }
@@ -58,7 +62,9 @@ impl PyChecker {
         found: Option<&Bound<'_, PyAny>>,
         reuse: Option<&str>,
     ) -> PyResult<PyReport> {
-        let mut drive = self.start(inputs, found, reuse)?;
+        let Some(mut drive) = self.start(py, inputs, found, reuse)? else {
+            return Ok(finished(linkpatrol::Report::default(), Vec::new()));
+        };
         let mut entries = Vec::new();
         loop {
             match drive.next(py)? {
@@ -74,12 +80,15 @@ impl PyChecker {
     #[pyo3(signature = (inputs, *, found = None, reuse = None))]
     fn iter(
         &self,
+        py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
         found: Option<&Bound<'_, PyAny>>,
         reuse: Option<&str>,
     ) -> PyResult<PyResults> {
-        let drive = self.start(inputs, found, reuse)?;
-        let cancel = drive.cancel_handle();
+        let drive = self.start(py, inputs, found, reuse)?;
+        let cancel = drive
+            .as_ref()
+            .map_or_else(|| self.cancel.clone(), Drive::cancel_handle);
         Ok(PyResults {
             state: Mutex::new(IterState {
                 drive,
@@ -98,16 +107,36 @@ impl PyChecker {
 }
 
 impl PyChecker {
+    /// The run over `inputs`, read as the CLI reads them; `None` when `changed_since` finds no
+    /// page touched (said as a warning): there is nothing to check.
     fn start(
         &self,
+        py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
         found: Option<&Bound<'_, PyAny>>,
         reuse: Option<&str>,
-    ) -> PyResult<Drive> {
-        let mut config = self.config.clone();
+    ) -> PyResult<Option<Drive>> {
+        let mut named = self.inputs.clone();
         for input in inputs_of(inputs)? {
-            config = config.input(input);
+            named = named.input(input);
         }
+        let resolved = named
+            .resolve(self.config.clone())
+            .map_err(engine_error)?;
+        // Warnings only: the notes (a folder read as an mdBook) are in the report's summary.
+        for notice in &resolved.notices {
+            if let Notice::Warning(text) = notice {
+                warn(py, text)?;
+            }
+        }
+        if resolved.nothing_changed {
+            warn(
+                py,
+                "no Markdown or HTML file is touched by the changes: nothing to check",
+            )?;
+            return Ok(None);
+        }
+        let mut config = resolved.config;
         if let Some(found) = found {
             for link in options::found_links(config.sharding(), found)? {
                 config = config.found_link(link);
@@ -123,8 +152,15 @@ impl PyChecker {
         let checker = linkpatrol::Checker::new(config)
             .map_err(engine_error)?
             .with_cancel_handle(self.cancel.clone());
-        Drive::start(checker)
+        Drive::start(checker).map(Some)
     }
+}
+
+/// A `UserWarning` with `text` (a note or warning about the inputs).
+fn warn(py: Python<'_>, text: &str) -> PyResult<()> {
+    let text = std::ffi::CString::new(text.replace('\0', "\u{fffd}"))
+        .expect("no NUL byte is left in the text");
+    PyErr::warn(py, &py.get_type::<PyUserWarning>(), &text, 2)
 }
 
 /// The report of a run, with the entries the bindings collected (the run keeps none itself),
@@ -137,9 +173,9 @@ fn finished(mut report: linkpatrol::Report, mut entries: Vec<Entry>) -> PyReport
     }
 }
 
-/// One start input: a URL (`http://`, `https://`, `file:`), else a path; or an iterable of
-/// them.
-fn inputs_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<Input>> {
+/// The start inputs, as the CLI takes them: each a str (a URL, a path, a glob) or an
+/// `os.PathLike`; one, or an iterable of them.
+fn inputs_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if let Some(one) = one_input(value)? {
         return Ok(vec![one]);
     }
@@ -156,22 +192,17 @@ fn inputs_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<Input>> {
     Ok(out)
 }
 
-fn one_input(value: &Bound<'_, PyAny>) -> PyResult<Option<Input>> {
+fn one_input(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     if value.is_instance_of::<PyString>() {
-        let s: String = value.extract()?;
-        let lower = s.trim_start().to_ascii_lowercase();
-        let is_url = ["http://", "https://", "file:"]
-            .iter()
-            .any(|p| lower.starts_with(p));
-        return Ok(Some(if is_url {
-            Input::Url(s)
-        } else {
-            Input::Path(s.into())
-        }));
+        return Ok(Some(value.extract()?));
     }
     // An os.PathLike (pathlib.Path): it has __fspath__.
     if value.hasattr("__fspath__")? {
-        return Ok(Some(Input::Path(value.extract()?)));
+        let path: std::path::PathBuf = value.extract()?;
+        let text = path.into_os_string().into_string().map_err(|p| {
+            PyValueError::new_err(format!("inputs: {} is not UTF-8", p.to_string_lossy()))
+        })?;
+        return Ok(Some(text));
     }
     Ok(None)
 }
@@ -187,7 +218,8 @@ struct PyResults {
 }
 
 struct IterState {
-    drive: Drive,
+    /// `None` when there is nothing to check: the iterator yields nothing.
+    drive: Option<Drive>,
     entries: Vec<Entry>,
 }
 
@@ -207,7 +239,12 @@ impl PyResults {
             }
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
         };
-        match state.drive.next(py)? {
+        let Some(drive) = state.drive.as_mut() else {
+            let report = Py::new(py, finished(linkpatrol::Report::default(), Vec::new()))?;
+            *self.report.lock().unwrap_or_else(|p| p.into_inner()) = Some(report);
+            return Ok(None);
+        };
+        match drive.next(py)? {
             Some(Step::Entry(e)) => {
                 state.entries.push(e.clone());
                 Ok(Some(PyResult_ { entry: e }))

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use linkpatrol::plugin::Options;
-use linkpatrol::{AcceptStatus, Config, CookieJar, HostRule, MAX_DURATION, Remap};
+use linkpatrol::{AcceptStatus, Config, CookieJar, HostRule, Inputs, MAX_DURATION, Remap};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -83,8 +83,8 @@ recursion_level: int | None = None
     Recurse at most this deep from the start pages (0: the start pages only; None: no limit).
 internal_only: bool = False
     Make no network request to other sites: links to them are listed as ignored.
-check_extern: bool = False
-    Accepted for LinkChecker users; does nothing (external links are checked by default).
+check_extern: bool = True
+    LinkChecker's option: False checks no external link (as internal_only=True).
 include: str | list[str] = []
     Check only URLs matching these regexes (start URLs are always checked).
 exclude: str | list[str] = []
@@ -105,6 +105,17 @@ include_verbatim: bool = False
     Also check the bare URLs in the code spans and code blocks of Markdown pages.
 fallback_extensions: str | list[str] = []
     Extensions to try, in order, for a local file that does not exist (['md', 'html']).
+no_ignore: bool = False
+    Walk folders and globs without reading .gitignore, .ignore and git's exclude files.
+hidden: bool = False
+    Walk hidden files and folders too (.git never).
+follow: bool = False
+    Follow symbolic links when walking folders and globs.
+exclude_path: str | list[str] = []
+    Leave out the files and folders whose path matches these regexes, walked or named.
+changed_since: str = None
+    In a git checkout, check only the Markdown and HTML files changed since this git
+    reference, and the files that name one renamed or deleted; folder inputs limit it.
 sitemaps: bool = False
     Also crawl the sitemaps listed in a start site's robots.txt.
 max_retries: int = 2
@@ -210,6 +221,11 @@ pub const OPTIONS: &[&str] = &[
     "follow_outside_root",
     "include_verbatim",
     "fallback_extensions",
+    "no_ignore",
+    "hidden",
+    "follow",
+    "exclude_path",
+    "changed_since",
     "sitemaps",
     "max_retries",
     "max_retry_wait",
@@ -277,18 +293,13 @@ const CLI_ONLY: &[&str] = &[
     "list_plugins",
     "generate",
     "stream",
-    // How the command walks folders and picks files: `check` takes files and folders as given.
-    "no_ignore",
-    "hidden",
-    "follow",
-    "exclude_path",
-    "changed_since",
 ];
 
-/// The configuration `options` describe (no inputs yet), and the per-run settings the
-/// bindings keep themselves.
-pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
+/// The configuration `options` describe (no inputs yet), and how the inputs of each run are
+/// read (the folder walk, `changed_since`): the library's `Inputs` without inputs.
+pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inputs)> {
     let mut config = Config::new();
+    let mut inputs = Inputs::new();
     let mut plugins: Vec<Options> = Vec::new();
     let mut method_get = false;
     let mut accept: Option<AcceptStatus> = None;
@@ -297,7 +308,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
     let mut check_anchors = false;
     let (mut cache, mut cache_file, mut resume) = (false, None, false);
     let Some(options) = options else {
-        return Ok(config);
+        return Ok((config, inputs));
     };
     for (key, value) in options.iter() {
         let name: String = key.extract()?;
@@ -336,8 +347,34 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 }
             }
             "internal_only" => config.check_external(!v.flag()?),
+            // LinkChecker's option: False checks no external link, as `internal_only`.
             "check_extern" => {
-                v.flag()?;
+                if v.flag()? {
+                    config
+                } else {
+                    config.check_external(false)
+                }
+            }
+            // How each run's inputs are read: the CLI's walk, by the same library type.
+            "no_ignore" => {
+                inputs = inputs.no_ignore(v.flag()?);
+                config
+            }
+            "hidden" => {
+                inputs = inputs.hidden(v.flag()?);
+                config
+            }
+            "follow" => {
+                inputs = inputs.follow(v.flag()?);
+                config
+            }
+            "exclude_path" => {
+                v.regexes()?;
+                inputs = v.strings()?.into_iter().fold(inputs, Inputs::exclude_path);
+                config
+            }
+            "changed_since" => {
+                inputs = inputs.changed_since(v.string()?);
                 config
             }
             "include" => v.regexes()?.into_iter().fold(config, Config::include),
@@ -525,7 +562,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
             .map_err(|e| PyValueError::new_err(format!("option `plugin': {e}")))?;
         config = config.plugin(plugin);
     }
-    Ok(config)
+    Ok((config, inputs))
 }
 
 /// One option's name and value, with the conversions that name it in their errors.

@@ -178,3 +178,61 @@ def test_every_cli_format_is_written(site: Site, tmp_path: pathlib.Path) -> None
     assert summary["type"] == "summary" and summary["links"] == report.links
     broken = (tmp_path / "report.failures").read_text()
     assert "missing.html" in broken and "gone/x.html" in broken
+
+
+def repository(root: pathlib.Path) -> pathlib.Path:
+    """A git repository: docs that link up and out, an mdBook, a folder .gitignore leaves out
+    and a hidden folder (their broken links must not count)."""
+    files = {
+        "README.md": "# Project\n\n## Setup\n\n[docs](docs/guide.md) [gone](nothing.md)\n",
+        "docs/guide.md": "# Guide\n\n[home](../README.md#setup) [bad](../README.md#nope)\n"
+                         "[missing](../missing.md)\n",
+        "book/book.toml": "[book]\ntitle = \"t\"\n",
+        "book/src/SUMMARY.md": "# Summary\n\n- [Intro](intro.md)\n",
+        "book/src/intro.md": "# Intro\n\n[lost](lost.html) [self](intro.html#intro)\n",
+        ".gitignore": "build/\n",
+        "build/out.md": "[never](never-checked.md)\n",
+        ".hidden/notes.md": "[never](hidden-never-checked.md)\n",
+    }
+    repo = root / "repo"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    return repo
+
+
+@pytest.mark.parametrize("threads", [1, 8])
+def test_a_folder_is_read_as_the_cli_reads_it(
+    cli: str, tmp_path: pathlib.Path, threads: int
+) -> None:
+    repo = repository(tmp_path)
+    report = linkpatrol.check(repo, threads=threads, check_anchors=True)
+    ours = tmp_path / "python.csv"
+    report.write(ours, format="csv", verbose=True)
+    theirs = tmp_path / "cli.csv"
+    run = subprocess.run(
+        [cli, "--no-config", "--no-status", "-v", "-q", "--check-anchors", "-t", str(threads),
+         "-F", f"csv/{theirs}", str(repo)],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )
+    assert run.returncode == 1, run.stderr
+    assert csv_rows(ours) == csv_rows(theirs)
+    names = {r.urlname for r in report.results}
+    assert {"nothing.md", "../README.md#nope", "../missing.md", "lost.html"} <= names
+    assert not names & {"never-checked.md", "hidden-never-checked.md"}
+    # The walk's options are the CLI's: with hidden files the hidden folder is read too.
+    hidden = linkpatrol.check(repo, threads=threads, hidden=True)
+    assert "hidden-never-checked.md" in {r.urlname for r in hidden.results}
+    excluded = linkpatrol.check(repo, threads=threads, exclude_path="/book/")
+    assert "lost.html" not in {r.urlname for r in excluded.results}
+
+
+def test_check_extern_false_checks_no_external_link(tmp_path: pathlib.Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text('<a href="http://127.0.0.1:9/x">refused</a>\n')
+    checked = linkpatrol.check(page, threads=1, max_retries=0)
+    assert [r.state for r in checked.results if r.url.startswith("http")] == ["failed"]
+    # LinkChecker's meaning: False leaves external links unchecked (listed as ignored).
+    unchecked = linkpatrol.check(page, threads=1, check_extern=False)
+    assert [r.state for r in unchecked.results if r.url.startswith("http")] == ["ignored"]

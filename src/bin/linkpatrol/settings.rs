@@ -165,7 +165,8 @@ fn add_inputs(config: Config, args: &Args) -> Result<Config> {
     if let Some(reference) = &args.changed_since {
         inputs = inputs.changed_since(reference);
     }
-    let resolved = inputs.resolve(config)?;
+    // The message names the input and the reason; the error's source would say it again.
+    let resolved = inputs.resolve(config).map_err(|e| anyhow!("{e}"))?;
     for notice in &resolved.notices {
         match notice {
             Notice::Note(text) => stderr_line!("linkpatrol: note: {}", escape_controls(text)),
