@@ -618,7 +618,9 @@ impl Config {
 
     /// Extensions tried, in order, for a local file that does not exist: with `md`, a link to
     /// `ch1.html` is good when `ch1.md` exists, and is read there (its headings are its
-    /// anchors). As lychee's `--fallback-extensions`. Defaults to none.
+    /// anchors). Only a name with no extension or with the rendered one (`.html`, `.htm`) is
+    /// swapped, as a renderer does: `ch1.png` stays missing. As lychee's
+    /// `--fallback-extensions`. Defaults to none.
     pub fn fallback_extensions(mut self, extensions: Vec<String>) -> Self {
         self.fallback_extensions = extensions
             .into_iter()

@@ -188,8 +188,19 @@ fn real_folder(
 /// The file read instead of `path`, which does not exist: the same name with each of the
 /// fallback extensions in turn (`ch1.html` → `ch1.md`), then for `index.html` its folder's
 /// `README.md` when asked. With its metadata and whether it is inside the scope.
+///
+/// Only what a renderer swaps is swapped: a name with no extension or with the rendered one
+/// (`.html`, `.htm`). `intro.png`, `intro.pdf` or a typo such as `intro.mdr` stay missing
+/// even when `intro.md` exists.
 fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, bool)> {
-    let by_extension = scope.fallback.iter().map(|ext| path.with_extension(ext));
+    let swappable = path
+        .extension()
+        .is_none_or(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+    let by_extension = scope
+        .fallback
+        .iter()
+        .filter(|_| swappable)
+        .map(|ext| path.with_extension(ext));
     let readme = (scope.readme_index && path.file_name().is_some_and(|n| n == "index.html"))
         .then(|| path.with_file_name("README.md"));
     by_extension.chain(readme).find_map(|p| {
