@@ -1,6 +1,7 @@
 //! A repository checked as its renderer shows it: a missing file is found under another
 //! extension only where the renderer swaps it (`.html` → `.md` in an mdBook, a fallback
-//! extension for a name with no extension or `.html`).
+//! extension for a name with no extension or `.html`); a reference whose label is defined
+//! nowhere is a broken link.
 
 use std::fs;
 
@@ -82,5 +83,42 @@ fn a_fallback_extension_is_tried_only_without_an_extension_or_for_html() {
         assert_exit(&out, 1);
         let rows = rows(&out);
         assert_eq!(broken(&rows), ["a.mdr", "a.png"], "{rows:#?}");
+    }
+}
+
+#[test]
+fn a_reference_to_an_undefined_label_is_an_error_at_its_line() {
+    let dir = TempDir::new("render-undefined-labels");
+    fs::write(
+        dir.join("README.md"),
+        "# Readme\n\nSee [the guide][guide] and [Setup][].\n\
+         A [shortcut] note, a[i][j] and [the docs][docs].\n\n\
+         `[in][code]`\n\n```\n[in][block]\n```\n\n[docs]: ./README.md\n",
+    )
+    .unwrap();
+    fs::write(dir.join("other.md"), "[again][guide]\n").unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let mut bad: Vec<(String, String, String)> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| {
+                let page = r[1].rsplit('/').next().unwrap_or("").to_owned();
+                (page, r[0].to_owned(), r[8].to_owned())
+            })
+            .collect();
+        bad.sort();
+        let want = [
+            ("README.md", "[Setup]", "3"),
+            ("README.md", "[guide]", "3"),
+            ("other.md", "[guide]", "1"),
+        ]
+        .map(|(p, v, l)| (p.to_owned(), v.to_owned(), l.to_owned()));
+        assert_eq!(bad, want, "{rows:#?}");
+        let guide = row_named(&rows, "[guide]");
+        assert!(guide[3].contains("undefined-reference"), "{guide:?}");
+        assert_eq!(&row_named(&rows, "./README.md")[6], "True");
     }
 }
