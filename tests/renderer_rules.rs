@@ -1,7 +1,8 @@
 //! A repository checked as its renderer shows it: a missing file is found under another
 //! extension only where the renderer swaps it (`.html` → `.md` in an mdBook, a fallback
 //! extension for a name with no extension or `.html`); a reference whose label is defined
-//! nowhere is a broken link.
+//! nowhere is a broken link; a fragment in another case than its anchor is valid only where
+//! GitHub shows the file, and an anchor error names the closest anchors.
 
 use std::fs;
 
@@ -120,5 +121,79 @@ fn a_reference_to_an_undefined_label_is_an_error_at_its_line() {
         let guide = row_named(&rows, "[guide]");
         assert!(guide[3].contains("undefined-reference"), "{guide:?}");
         assert_eq!(&row_named(&rows, "./README.md")[6], "True");
+    }
+}
+
+/// A repository with a Markdown guide (headings `setup`, `the-tuple-type`), an HTML page
+/// (id `Intro`), and an mdBook in `book/` whose chapter has the heading `the-tuple-type`.
+fn repo_with_cased_fragments(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("book/src")).unwrap();
+    fs::write(
+        dir.join("guide.md"),
+        "# Guide\n\n## Setup\n\n## The Tuple Type\n",
+    )
+    .unwrap();
+    fs::write(dir.join("page.html"), "<h1 id='Intro'>Intro</h1>").unwrap();
+    fs::write(
+        dir.join("README.md"),
+        "[case](guide.md#Setup) [exact](guide.md#setup) [html](page.html#intro)\n\
+         [typo](guide.md#the-tupel-type) [chapter](book/src/ch1.md#The-Tuple-Type)\n",
+    )
+    .unwrap();
+    fs::write(dir.join("book/book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    fs::write(
+        dir.join("book/src/SUMMARY.md"),
+        "# Summary\n\n- [Ch1](ch1.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/src/ch1.md"),
+        "# Ch1\n\n## The Tuple Type\n\n[in book](ch1.html#The-Tuple-Type)\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_fragment_in_another_case_is_valid_only_where_github_shows_the_file() {
+    let dir = repo_with_cased_fragments("render-anchor-case");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "--check-anchors", "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert_eq!(
+            broken(&rows),
+            [
+                "ch1.html#The-Tuple-Type",
+                "guide.md#the-tupel-type",
+                "page.html#intro"
+            ],
+            "{rows:#?}"
+        );
+        for (name, id) in [
+            ("guide.md#Setup", "setup"),
+            ("book/src/ch1.md#The-Tuple-Type", "the-tuple-type"),
+        ] {
+            let row = row_named(&rows, name);
+            assert_eq!(&row[6], "True", "{row:?}");
+            assert!(
+                row[4].starts_with("[anchor-case]") && row[4].contains(&format!("`{id}'")),
+                "GitHub finds it, with a warning naming the id: {row:?}"
+            );
+        }
+        assert!(row_named(&rows, "guide.md#setup")[4].is_empty());
+        // Errors name the anchor meant.
+        for (name, id) in [
+            ("ch1.html#The-Tuple-Type", "the-tuple-type"),
+            ("page.html#intro", "Intro"),
+            ("guide.md#the-tupel-type", "the-tuple-type"),
+        ] {
+            let row = row_named(&rows, name);
+            assert!(
+                row[3].contains(&format!("Did you mean `{id}'?")),
+                "{name}: {row:?}"
+            );
+        }
     }
 }

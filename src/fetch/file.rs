@@ -70,6 +70,9 @@ impl FileScope {
     /// source a book does not render is good (GitHub shows the file), though no page of the
     /// book's site links there.
     pub(crate) fn outside_books(&self, page: &str) -> bool {
+        if self.books.is_empty() {
+            return true;
+        }
         let Some(path) = Url::parse(page).ok().and_then(|u| u.to_file_path().ok()) else {
             return true;
         };
