@@ -1,7 +1,7 @@
 //! A repository checked as its renderer shows it: a missing file is found under another
 //! extension only where the renderer swaps it (`.html` → `.md` in an mdBook, a fallback
 //! extension for a name with no extension or `.html`); a reference whose label is defined
-//! nowhere is a broken link; a fragment in another case than its anchor is valid only where
+//! nowhere is a broken link; a missing file names its closest sibling; a fragment in another case than its anchor is valid only where
 //! GitHub shows the file, and an anchor error names the closest anchors.
 
 use std::fs;
@@ -64,6 +64,12 @@ fn an_mdbook_swaps_only_html_for_md() {
         for good in ["items/enumerations.html", "../intro.html"] {
             assert_eq!(&row_named(&rows, good)[6], "True", "{good}: {rows:#?}");
         }
+        // A missing file names its closest sibling.
+        let typo = row_named(&rows, "../items/enumerations.mdr");
+        assert!(
+            typo[3].ends_with("did you mean `enumerations.md'?"),
+            "{typo:?}"
+        );
     }
 }
 

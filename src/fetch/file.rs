@@ -244,7 +244,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
                 };
                 (other, m, Some(u))
             }
-            None => return not_found(url, &path, &e),
+            None => return missing(url, &path, &e, scope),
         },
     };
     let (path, final_url, meta) = if let Some(u) = found_as {
@@ -509,6 +509,24 @@ struct Folder {
 
 /// Most folder answers one thread keeps (a few hundred KB at most).
 const FOLDERS_REMEMBERED: usize = 4096;
+
+/// [`not_found`], naming the closest sibling of a missing file when its folder is inside the
+/// scope (outside it, the folder's names are not read).
+fn missing(url: &Url, path: &Path, e: &std::io::Error, scope: &FileScope) -> Fetched {
+    let mut f = not_found(url, path, e);
+    let folder_inside = path
+        .parent()
+        .and_then(|p| scope.look_up(p).ok())
+        .is_some_and(|(m, inside)| inside && m.is_dir());
+    if e.kind() == std::io::ErrorKind::NotFound
+        && folder_inside
+        && let Some(name) = super::sibling_hint::closest_sibling(path)
+        && let Outcome::Failed { message, .. } = &mut f.outcome
+    {
+        message.push_str(&format!("; did you mean `{name}'?"));
+    }
+    f
+}
 
 fn not_found(url: &Url, path: &Path, e: &std::io::Error) -> Fetched {
     let kind = if e.kind() == std::io::ErrorKind::NotFound {
