@@ -19,6 +19,7 @@ use foldhash::fast::RandomState as FastHash;
 use url::Url;
 
 use super::Fetched;
+use super::walked::Walked;
 use crate::extract::format::is_parsed;
 use crate::model::outcome::{FailKind, Outcome, Warning};
 
@@ -35,6 +36,8 @@ pub(crate) struct FileScope {
     pub(crate) readme_index: bool,
     /// The mdBooks whose summaries are known (`Config::mdbook`): only their chapters are pages.
     pub(crate) books: Vec<BookPages>,
+    /// What the folder walks kept (`Config::walked_folder`): all a listing inside them names.
+    pub(crate) walked: Walked,
 }
 
 /// The pages an mdBook renders from its sources: the chapters its `SUMMARY.md` lists, and
@@ -139,6 +142,7 @@ impl FileScope {
             fallback: Vec::new(),
             readme_index: false,
             books: Vec::new(),
+            walked: Walked::default(),
         }
     }
 }
@@ -254,7 +258,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
         let meta = match scope.look_up(&index) {
             Ok((m, true)) if m.is_file() => m,
             Ok((_, false)) => return outside_root(url),
-            _ => return listing(url, &path, want_body),
+            _ => return listing(url, &path, want_body, &scope.walked),
         };
         let mut u = url.clone();
         if !u.path().ends_with('/') {
@@ -391,7 +395,7 @@ fn add_body(f: &mut Fetched, body: Vec<u8>, meta: &Metadata, max_body: u64, star
 /// A folder without `index.html`, as LinkChecker shows one: an HTML page listing its entries,
 /// so each is checked (and pages among them parsed). Hidden entries (`.git`) and symbolic links
 /// (a link to `..` would list forever) are left out. The URL gets its trailing slash.
-fn listing(url: &Url, dir: &Path, want_body: bool) -> Fetched {
+fn listing(url: &Url, dir: &Path, want_body: bool, walked: &Walked) -> Fetched {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => return Fetched::failed(url, FailKind::Io, format!("{}: {e}", dir.display())),
@@ -401,7 +405,8 @@ fn listing(url: &Url, dir: &Path, want_body: bool) -> Fetched {
         .filter_map(|e| {
             let kind = e.file_type().ok()?;
             let name = e.file_name().into_string().ok()?;
-            (!kind.is_symlink() && !name.starts_with('.')).then_some((name, kind.is_dir()))
+            (!kind.is_symlink() && !name.starts_with('.') && walked.lists(&e.path()))
+                .then_some((name, kind.is_dir()))
         })
         .collect();
     names.sort();

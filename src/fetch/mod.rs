@@ -33,6 +33,7 @@ pub(crate) mod tls;
 pub(crate) mod tls;
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tunnel;
+pub(crate) mod walked;
 
 use std::fmt;
 use std::time::{Duration, Instant};
