@@ -135,19 +135,15 @@ fn an_exclude_that_matches_pages_of_the_checked_folder_says_how_many() {
     std::fs::write(repo.join("docs/a.md"), "[gone](gone.md)\n").unwrap();
     std::fs::write(repo.join("docs/b.md"), "[gone](gone.md)\n").unwrap();
     for threads in ["1", "8"] {
-        let out = cli_in(
-            &repo,
-            &[],
-            &[
-                "--no-config",
-                "--no-status",
-                "-t",
-                threads,
-                "--exclude",
-                "/docs/",
-                ".",
-            ],
-        );
+        let run = |format: &str| {
+            let args = ["--no-config", "--no-status", "-t", threads, "-o", format];
+            cli_in(
+                &repo,
+                &[],
+                &[&args[..], &["--exclude", "/docs/", "."]].concat(),
+            )
+        };
+        let out = run("text");
         assert_exit(&out, 0);
         let text = String::from_utf8_lossy(&out.stdout);
         // Two pages of the folder were left out (the link to one of them is that URL again).
@@ -155,22 +151,7 @@ fn an_exclude_that_matches_pages_of_the_checked_folder_says_how_many() {
             text.contains("2 URLs not checked: 2 start pages left out by --exclude."),
             "{text}"
         );
-        let out = cli_in(
-            &repo,
-            &[],
-            &[
-                "--no-config",
-                "--no-status",
-                "-t",
-                threads,
-                "-o",
-                "json",
-                "--exclude",
-                "/docs/",
-                ".",
-            ],
-        );
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&run("json").stdout).unwrap();
         assert_eq!(json["summary"]["skipped"]["excluded_starts"], 2, "{json}");
     }
 }
