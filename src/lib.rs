@@ -99,6 +99,7 @@ pub use engine::checker::Checker;
 pub use engine::progress::{Progress, ProgressHandle};
 pub use model::cancel::CancelHandle;
 pub use model::error::{Error, ErrorKind};
+pub use model::failure_class::FailureClass;
 pub use model::host_stats::HostStats;
 pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 pub use model::redact::redact_text;

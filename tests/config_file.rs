@@ -471,6 +471,8 @@ fn local_insecure_input_files_and_paths_outside_the_folder_are_refused() {
             "`inputs` outside the current folder",
         ),
         ("follow = true\n".to_owned(), "`follow`"),
+        // It runs git in the checkout, whose own git configuration can run commands.
+        ("changed-since = \"HEAD\"\n".to_owned(), "`changed-since`"),
         (
             format!("root-dir = \"{outside}\"\n"),
             "`root-dir` outside the current folder",

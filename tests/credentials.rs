@@ -55,11 +55,8 @@ fn no_report_format_shows_a_password() {
     ]
     .map(String::from)
     .to_vec();
-    let formats = [
-        "text", "csv", "html", "json", "ndjson", "junit", "sarif", "sitemap", "failures", "dot",
-        "gml",
-    ];
-    for f in formats {
+    let formats = linkpatrol::report::Format::ALL.iter().map(|f| f.name());
+    for f in formats.clone() {
         args.push("-F".into());
         args.push(format!("{f}/{}", dir.join(format!("out.{f}")).display()));
     }

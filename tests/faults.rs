@@ -440,7 +440,7 @@ fn many_pages(n: usize, routes: Routes) -> Routes {
 
 /// A server that closes every kept-alive connection the moment the client reuses it: each
 /// request that rode a pooled connection is resent at once on a new one — never a false
-/// "connection reset", not counted as a retry, not backed off.
+/// "connection reset", not backed off, counted as a try (the tries are the requests sent).
 #[test]
 fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
     for threads in THREADS {
@@ -457,10 +457,20 @@ fn a_stale_keep_alive_connection_is_resent_at_once_on_a_fresh_one() {
                 Outcome::Ok { status: Some(200) },
                 "/p{i} with {threads} threads"
             );
-            assert_eq!(e.result.retries, 0, "a resend is not a retry");
-            assert!(server.count(&format!("/p{i}")) <= 2);
+            let sent = server.count(&format!("/p{i}"));
+            assert!(sent <= 2);
+            assert_eq!(
+                e.result.retries as usize + 1,
+                sent,
+                "every request is a try"
+            );
         }
-        assert_eq!(host_stats(&report, &server).retries, 0);
+        let resends = server
+            .requests()
+            .iter()
+            .filter(|r| r.nth_on_conn > 0)
+            .count();
+        assert_eq!(host_stats(&report, &server).retries, resends as u64);
         let requests = server.requests();
         for (i, lost) in requests
             .iter()
@@ -495,6 +505,25 @@ fn a_stale_keep_alive_connection_needs_no_retry_budget() {
             .map(|e| format!("{} {}", e.result.url, e.result.outcome))
             .collect();
         assert!(failed.is_empty(), "{threads} threads: {failed:#?}");
+    }
+}
+
+/// A request lost before its answer counts as a try whether it rode a pooled connection (a
+/// lone worker reuses the start page's) or a new one: two runs report the same tries.
+#[test]
+fn a_request_lost_on_any_connection_is_one_try() {
+    for threads in THREADS {
+        let server = TestServer::start(
+            Routes::new()
+                .page("/", "<a href='/flaky'>f</a>")
+                .sequence("/flaky", vec![Reply::drop_connection(), Reply::html("ok")]),
+        );
+        let report = run(config(&server.url("/"), threads).robots(false));
+        let e = row(&report, &server.url("/flaky"));
+        assert_eq!(e.result.outcome, Outcome::Ok { status: Some(200) });
+        assert_eq!(server.count("/flaky"), 2);
+        assert_eq!(e.result.retries, 1, "{threads} threads");
+        assert!(e.result.infos.iter().any(|i| i == "checked after 2 tries"));
     }
 }
 
@@ -568,7 +597,8 @@ fn a_url_over_64_kib_fails_at_once() {
 }
 
 /// A request on a new connection that loses it is not resent for free: only a pooled one can
-/// have gone stale. With `--max-retries 0` the server sees exactly one request.
+/// have gone stale. With `--max-retries 0` the server sees the HEAD and the one GET that
+/// confirms a failed HEAD, nothing more.
 #[test]
 fn a_new_connection_lost_before_the_response_is_not_resent() {
     for threads in THREADS {
@@ -584,7 +614,8 @@ fn a_new_connection_lost_before_the_response_is_not_resent() {
             .robots(false));
         let e = row(&report, &external.url("/drop"));
         assert_eq!(kind(&e), Some(FailKind::Io), "{:?}", e.result.outcome);
-        assert_eq!(external.count("/drop"), 1);
+        assert_eq!(external.count_method("HEAD", "/drop"), 1);
+        assert_eq!(external.count_method("GET", "/drop"), 1);
     }
 }
 
@@ -692,7 +723,8 @@ const CUT_HEADERS: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Ty";
 /// A server that breaks every answer of a URL in the middle of its headers, on a connection
 /// kept alive from an earlier request: 1 request + `max_retries` retries, no more (the free
 /// resend is for a pooled connection the server had closed, not for one it began to answer
-/// on), whether the URL is a page (GET) or a link checked with HEAD.
+/// on), whether the URL is a page (GET) or a link checked with HEAD (whose failed HEAD is
+/// confirmed by a GET first, and the GET then gets the retries).
 #[test]
 fn a_server_cutting_every_answer_mid_headers_gets_one_plus_max_retries() {
     for threads in THREADS {
@@ -731,7 +763,8 @@ fn a_server_cutting_every_answer_mid_headers_gets_one_plus_max_retries() {
         assert!(e.result.outcome.is_broken(), "{:?}", e.result.outcome);
         let requests = external.requests();
         let x: Vec<_> = requests.iter().filter(|r| r.path == "/x").collect();
-        assert_eq!(x.len(), 3, "{threads} threads: {requests:#?}");
-        assert!(x.iter().all(|r| r.method == "HEAD"), "{requests:#?}");
+        assert_eq!(x.len(), 4, "{threads} threads: {requests:#?}");
+        assert_eq!(x[0].method, "HEAD", "{requests:#?}");
+        assert!(x[1..].iter().all(|r| r.method == "GET"), "{requests:#?}");
     }
 }

@@ -3,6 +3,7 @@
 //! that fails outright is `faults.rs`'s matter.
 
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use linkpatrol::{FailKind, Outcome};
 
@@ -98,6 +99,47 @@ fn head_refused_falls_back_to_get() {
     );
     assert_eq!(external.count_method("HEAD", "/x"), 1);
     assert_eq!(external.count_method("GET", "/x"), 1);
+}
+
+/// A HEAD that fails once the host was reached — dropped, answered with garbage, or never
+/// answered in time — is asked once with GET, at once, before any verdict: no HEAD retries.
+#[test]
+fn a_failing_head_is_confirmed_by_one_get() {
+    for threads in [1, 8] {
+        let external = TestServer::start_on(
+            "127.0.0.2",
+            Routes::new().dynamic(|req| {
+                if req.method != "HEAD" {
+                    return Some(Reply::html("fine"));
+                }
+                Some(match req.path_only() {
+                    "/drop" => Reply::drop_connection(),
+                    "/garbage" => Reply::raw(b"nonsense\r\n\r\n".to_vec()),
+                    _ => Reply::hang(),
+                })
+            }),
+        );
+        let paths = ["/drop", "/garbage", "/hang"];
+        let links: String = paths
+            .iter()
+            .map(|p| format!("<a href='{}'>x</a>", external.url(p)))
+            .collect();
+        let server = TestServer::start(Routes::new().page("/", &links));
+        let report = run(config(&server.url("/"), threads)
+            .timeout(Duration::from_secs(1))
+            .max_retries(3));
+        for path in paths {
+            let e = entry(&report, &external.url(path));
+            assert_eq!(
+                e.result.outcome,
+                Outcome::Ok { status: Some(200) },
+                "{path} with {threads} threads"
+            );
+            assert_eq!(external.count_method("GET", path), 1, "{path}");
+        }
+        assert_eq!(external.count_method("HEAD", "/garbage"), 1);
+        assert_eq!(external.count_method("HEAD", "/hang"), 1);
+    }
 }
 
 /// A HEAD answered 401 (or 404) is confirmed by one GET, which answers the same: still broken,

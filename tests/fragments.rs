@@ -198,3 +198,44 @@ fn html_fragments_over_http_and_on_a_start_url_are_errors() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Anchor `nowhere' not found"), "{text}");
 }
+
+/// A single-page app's hash routes (`#/settings`, `#!/page`) are no anchors: never "anchor not
+/// found", an info says they were not checked; a real missing anchor on the page still is.
+#[test]
+fn client_side_routes_are_not_anchors() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/app#/settings'>s</a><a href='/app#!/page'>p</a>\
+                 <a href='/app#missing'>m</a>",
+            )
+            .page("/app", "<div id='root'></div>"),
+    );
+    for threads in ["1", "8"] {
+        let out = cli(&[
+            &CSV_FLAGS[..],
+            &["--threads", threads, "--check-anchors", &server.url("/")],
+        ]
+        .concat());
+        let rows = rows(&out);
+        assert_eq!(out.status.code(), Some(1), "{rows:#?}");
+        let broken: BTreeSet<&str> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| &r[0])
+            .collect();
+        assert_eq!(
+            broken,
+            BTreeSet::from(["/app#missing"]),
+            "threads={threads}"
+        );
+        for route in ["/app#/settings", "/app#!/page"] {
+            let row = rows.iter().find(|r| &r[0] == route).unwrap();
+            assert!(
+                row[5].contains("client-side route, not an anchor: not checked"),
+                "{row:?}"
+            );
+        }
+    }
+}

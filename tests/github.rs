@@ -4,6 +4,7 @@
 //! rules); `--github-token` goes to requests for `github.com` and `api.github.com` only, and
 //! never shows in a report.
 
+use linkpatrol::report::Format;
 use std::collections::BTreeSet;
 
 use crate::support::server::{Reply, Routes, TestServer};
@@ -197,9 +198,11 @@ fn the_github_token_goes_to_github_only_and_is_never_shown() {
     let sites = token_sites();
     let dir = TempDir::new("github-token");
     for threads in ["1", "8"] {
-        for format in [
-            "text", "json", "csv", "ndjson", "sarif", "junit", "html", "markdown",
-        ] {
+        for format in Format::ALL
+            .iter()
+            .filter(|f| f.shows_reasons())
+            .map(|f| f.name())
+        {
             sites.clear();
             // A state file of its own: each run asks the servers.
             let state = dir.join(format!("state-{threads}-{format}.sqlite"));

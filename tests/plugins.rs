@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use linkpatrol::plugin::{Options, Plugin};
+use linkpatrol::report::Format;
 use linkpatrol::{Config, Report, plugins};
 
 use crate::support::proxy::TestProxy;
@@ -462,8 +463,11 @@ fn cli_lists_plugins_and_shows_plugin_warnings_in_every_report_format() {
     ]
     .map(String::from)
     .to_vec();
-    let formats = ["text", "csv", "html", "json", "ndjson", "junit", "sarif"];
-    for f in formats {
+    let formats = Format::ALL
+        .iter()
+        .filter(|f| f.shows_reasons())
+        .map(|f| f.name());
+    for f in formats.clone() {
         args.push("-F".into());
         args.push(format!("{f}/{}", dir.join(f).display()));
     }

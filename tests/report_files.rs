@@ -1,10 +1,12 @@
 //! Where reports go: a bad `-F` fails before any file is truncated; a closed stdout (`| head`)
-//! neither hides broken links from the exit status nor prints an error or a panic.
+//! neither hides broken links from the exit status nor prints an error or a panic; nor does
+//! a stderr that takes nothing (a full disk, a closed pipe); a report that cannot be written
+//! whole leaves the previous one in place and names its file.
 
 use std::io::Read;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
-use crate::support::util::{TempDir, cli, linkpatrol};
+use crate::support::util::{TempDir, cli, linkpatrol, without_machine_settings};
 
 #[test]
 fn a_failing_second_file_output_truncates_nothing() {
@@ -111,4 +113,108 @@ fn a_closed_stdout_still_exits_1_for_broken_links_without_an_error() {
     // the run went on: the -F file is complete
     let rows = std::fs::read_to_string(&csv).unwrap().lines().count();
     assert_eq!(rows, 1 + 1 + 3000, "header, start, 3000 links");
+}
+
+/// Runs a check of a page without links (a warning on stderr at the end)
+/// with `stderr` as its stderr, and returns the exit status and the `-F` CSV.
+fn run_with_stderr(name: &str, stderr: Stdio, close_reader: bool) -> (Option<i32>, String) {
+    let dir = TempDir::new(name);
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<p>no links here</p>").unwrap();
+    let csv = dir.join("rows.csv");
+    let mut child = linkpatrol()
+        .args([
+            "--no-status",
+            "-q",
+            "-v",
+            "-F",
+            &format!("csv/{}", csv.display()),
+            site.join("index.html").to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    if close_reader {
+        drop(child.stderr.take());
+    }
+    let status = child.wait().unwrap();
+    (status.code(), std::fs::read_to_string(&csv).unwrap())
+}
+
+#[test]
+fn a_stderr_that_takes_nothing_drops_its_lines_and_the_reports_are_whole() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    for (name, stderr, close) in [
+        ("stderr-full", Stdio::from(full), false),
+        ("stderr-closed", Stdio::piped(), true),
+    ] {
+        let (code, csv) = run_with_stderr(name, stderr, close);
+        assert_eq!(code, Some(0), "{name}: no panic");
+        assert_eq!(
+            csv.lines().count(),
+            2,
+            "{name}: header and the start page: {csv}"
+        );
+    }
+}
+
+#[test]
+fn a_full_disk_keeps_the_previous_report_and_the_error_names_the_file() {
+    let dir = TempDir::new("full-disk");
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    let links: String = (0..3000)
+        .map(|i| format!("<a href='missing-{i}.html'>link number {i}</a>\n"))
+        .collect();
+    std::fs::write(site.join("index.html"), links).unwrap();
+    let csv = dir.join("report.csv");
+    std::fs::write(&csv, "yesterday's report\n").unwrap();
+    // A file size limit is a full disk that stops root too: writes past 64 blocks (32 or
+    // 64 KB, by the shell) fail with EFBIG once SIGXFSZ is ignored.
+    let mut cmd = Command::new("sh");
+    without_machine_settings(&mut cmd, &dir.join("home"));
+    let out = cmd
+        .args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$@\"", "sh"])
+        .arg(env!("CARGO_BIN_EXE_linkpatrol"))
+        .args(["--no-config", "--no-status", "-q", "-v", "-F"])
+        .arg(format!("csv/{}", csv.display()))
+        .arg(&site)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot write {}", csv.display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        "yesterday's report\n"
+    );
+    let left: Vec<_> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        left.iter().all(|n| !n.ends_with(".tmp")),
+        "no temporary file is left: {left:?}"
+    );
+
+    let out = cli(&[
+        "--no-status",
+        "-q",
+        "-v",
+        "-F",
+        "csv//dev/full",
+        site.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write /dev/full"), "{stderr}");
 }

@@ -1,8 +1,9 @@
 //! Every report format's content, from the real binary on a loopback site or a local folder.
 //!
 //! The machine-readable reports (json, ndjson, junit, sarif, sitemap, failures, dot, gml): every
-//! format from one run of the binary, read back with real parsers, compared with golden files,
-//! the same with 1 and 16 threads; verbosity; and complete files after a Ctrl-C.
+//! format of `Format::ALL` from one run of the binary, these read back with real parsers and
+//! compared with golden files, the same with 1 and 16 threads; verbosity; and every format a
+//! whole document after a Ctrl-C.
 //!
 //! The formats for terminals and CI: compact lines, GitHub Actions commands, the Markdown
 //! summary (also as `-F` files), the text report by page and by URL, colour (`--color`,
@@ -10,7 +11,7 @@
 //! checked folder outside it).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
@@ -20,23 +21,16 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::support::report_check::{
-    assert_golden, assert_valid_sarif, is_valid_sarif, normalize_json, parse_dot, parse_gml,
-    placeholders, sort_entries,
+    assert_golden, assert_valid_sarif, assert_well_formed, is_valid_sarif, normalize_json,
+    parse_dot, parse_gml, placeholders, sort_entries,
 };
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{TempDir, assert_exit, cli, config, linkpatrol, signal};
 
-/// The formats this module covers, with the file each is written to.
-const FORMATS: [(&str, &str); 8] = [
-    ("json", "out.json"),
-    ("ndjson", "out.ndjson"),
-    ("junit", "out.junit.xml"),
-    ("sarif", "out.sarif"),
-    ("sitemap", "out.sitemap.xml"),
-    ("failures", "failures.txt"),
-    ("dot", "out.dot"),
-    ("gml", "out.gml"),
-];
+/// The file of `format` in a run's folder: `out.` and the format's name.
+fn out_file(format: Format) -> String {
+    format!("out.{}", format.name())
+}
 
 /// The external host (127.0.0.2): one page, checked but not crawled.
 fn external() -> TestServer {
@@ -85,9 +79,10 @@ fn run_all_formats(dir: &Path, extra: &[&str], url: &str) -> (Option<i32>, Strin
         .chain(extra)
         .map(|s| s.to_string())
         .collect();
-    for (format, file) in FORMATS {
+    for format in Format::ALL {
         args.push("-F".into());
-        args.push(format!("{format}/{}", dir.join(file).display()));
+        let file = dir.join(out_file(*format));
+        args.push(format!("{}/{}", format.name(), file.display()));
     }
     args.push(url.into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -277,9 +272,9 @@ impl GoldenRun {
 
     /// junit: counts agree with the elements; 3 broken occurrences, 1 skipped (javascript:).
     fn check_junit(&self) {
-        assert_eq!(check_junit(&self.raw("out.junit.xml")), (13, 3, 1));
+        assert_eq!(check_junit(&self.raw("out.junit")), (13, 3, 1));
         let times = Regex::new(r#" time="[0-9.]+""#).unwrap();
-        let text = self.stable("out.junit.xml");
+        let text = self.stable("out.junit");
         assert_golden(
             "golden.junit.xml",
             &times.replace_all(&text, r#" time="T""#),
@@ -310,7 +305,7 @@ impl GoldenRun {
 
     /// sitemap: the good internal HTML pages, once each; /old is listed as /new.html.
     fn check_sitemap(&self) {
-        let urls = sitemap_urls(&self.raw("out.sitemap.xml"));
+        let urls = sitemap_urls(&self.raw("out.sitemap"));
         let locs: Vec<String> = urls.iter().map(|(u, _)| u.clone()).collect();
         let want: Vec<String> = ["/", "/a.html", "/b.html", "/new.html"]
             .iter()
@@ -318,12 +313,12 @@ impl GoldenRun {
             .collect();
         assert_eq!(locs, want);
         assert_eq!(urls[1].1.as_deref(), Some("1994-11-06T08:49:37+00:00"));
-        assert_golden("golden.sitemap.xml", &self.stable("out.sitemap.xml"));
+        assert_golden("golden.sitemap.xml", &self.stable("out.sitemap"));
     }
 
     /// failures: each broken URL once.
     fn check_failures(&self) {
-        let text = self.raw("failures.txt");
+        let text = self.raw("out.failures");
         let failures: BTreeSet<&str> = text.lines().collect();
         let want = [self.url("/missing"), self.url("/search?q=a&b=%22c%22")];
         assert_eq!(failures, want.iter().map(String::as_str).collect());
@@ -364,7 +359,7 @@ fn default_verbosity_limits_json_to_problems_but_not_junit() {
     let ext = external();
     let server = site(&ext);
     let dir = TempDir::new("reports-problems");
-    let junit = dir.join("out.junit.xml");
+    let junit = dir.join("out.junit");
     let out = cli(&[
         "--max-requests-per-second",
         "0",
@@ -483,9 +478,10 @@ fn interrupt_and_check(threads: &str) {
     let mut cmd = linkpatrol();
     cmd.args(["--max-requests-per-second", "0", "-t", threads, "-q", "-v"])
         .args(["--abort-timeout", "2"]);
-    let paths: Vec<PathBuf> = FORMATS.iter().map(|(_, f)| dir.join(f)).collect();
-    for ((format, _), path) in FORMATS.iter().zip(&paths) {
-        cmd.arg("-F").arg(format!("{format}/{}", path.display()));
+    for format in Format::ALL {
+        let path = dir.join(out_file(*format));
+        cmd.arg("-F")
+            .arg(format!("{}/{}", format.name(), path.display()));
     }
     let child = cmd
         .arg(server.url("/"))
@@ -500,6 +496,9 @@ fn interrupt_and_check(threads: &str) {
     signal(&child, "-INT");
     let out = child.wait_with_output().unwrap();
     assert_exit(&out, 130);
+    for format in Format::ALL {
+        assert_well_formed(*format, read(&dir, &out_file(*format)).as_bytes());
+    }
 
     let json: Value = serde_json::from_str(&read(&dir, "out.json")).expect("complete JSON");
     assert_eq!(json["summary"]["interrupted"], true);
@@ -518,7 +517,7 @@ fn interrupt_and_check(threads: &str) {
     );
     assert_eq!(lines.len(), links + 1);
 
-    assert_eq!(check_junit(&read(&dir, "out.junit.xml")).0, links);
+    assert_eq!(check_junit(&read(&dir, "out.junit")).0, links);
 
     let sarif: Value = serde_json::from_str(&read(&dir, "out.sarif")).expect("complete SARIF");
     assert_valid_sarif(&sarif);
@@ -527,8 +526,8 @@ fn interrupt_and_check(threads: &str) {
         false
     );
 
-    let pages = sitemap_urls(&read(&dir, "out.sitemap.xml"));
-    let failures = read(&dir, "failures.txt");
+    let pages = sitemap_urls(&read(&dir, "out.sitemap"));
+    let failures = read(&dir, "out.failures");
     assert!(
         failures
             .lines()
@@ -1034,6 +1033,99 @@ fn an_interrupted_run_says_so_in_text_and_compact_and_never_that_it_is_done() {
             ) && text.contains("Interrupted, results not complete: 2 links in 2 URLs checked")
                 && !text.contains("That's it."),
             "{threads} threads: {text}"
+        );
+    }
+}
+
+// The lists of formats outside the code follow the formats' table.
+
+/// `text` with the lines from `begin` to `end` (both kept) replaced by `block`.
+fn replace_block(text: &str, begin: &str, end: &str, block: &str) -> String {
+    let start = text.find(begin).unwrap_or_else(|| panic!("no `{begin}`"));
+    let stop = start
+        + text[start..]
+            .find(end)
+            .unwrap_or_else(|| panic!("no `{end}`"));
+    let after_begin = start + text[start..].find('\n').unwrap() + 1;
+    let after_begin = after_begin + text[after_begin..].find('\n').unwrap() + 1;
+    format!("{}{block}{}", &text[..after_begin], &text[stop..])
+}
+
+/// The Python stub's `_Format` is generated from `Format::ALL`.
+#[test]
+fn the_python_stub_lists_every_format() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bindings/python/python/linkpatrol/_linkpatrol.pyi");
+    let stub = std::fs::read_to_string(&path).unwrap();
+    let mut block = String::from("_Format = Literal[\n");
+    let mut line = String::from("   ");
+    for format in Format::ALL {
+        let item = format!(" \"{}\",", format.name());
+        if line.len() + item.len() > 99 {
+            block.push_str(&line);
+            block.push('\n');
+            line = String::from("   ");
+        }
+        line.push_str(&item);
+    }
+    block.push_str(&line);
+    block.push_str("\n]\n");
+    let want = replace_block(
+        &stub,
+        "# Generated from the formats' table",
+        "# End of the generated formats.",
+        &block,
+    );
+    if std::env::var_os("LINKPATROL_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+        return;
+    }
+    assert!(
+        stub == want,
+        "{} lists other formats than Format::ALL: \
+         LINKPATROL_BLESS=1 cargo test --test integration report_formats rewrites it",
+        path.display()
+    );
+}
+
+/// The user guide's table of formats has a row per format, with its default file and scope.
+#[test]
+fn the_user_guide_lists_every_format() {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/report-formats.md"),
+    )
+    .unwrap();
+    let rows: Vec<Vec<&str>> = page
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[0].trim_matches('`')).collect();
+    let want: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+    assert_eq!(names, want, "the table's rows, in --help's order");
+    for (row, format) in rows.iter().zip(Format::ALL) {
+        assert_eq!(
+            row[2],
+            format!("`{}`", format.default_file_name()),
+            "{row:?}"
+        );
+        assert_eq!(row[3], format.scope().described(), "{row:?}");
+    }
+}
+
+/// The user guide's "Errors" names every failure class the reports write.
+#[test]
+fn the_user_guide_names_every_failure_class() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/usage.md"))
+            .unwrap();
+    let start = page.find("\n## Errors\n").expect("an Errors section");
+    let section = &page[start + 1..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |i| i + 1)];
+    for class in linkpatrol::FailureClass::all() {
+        assert!(
+            section.contains(&format!("`{class}`")),
+            "docs/src/usage.md's Errors does not name `{class}`"
         );
     }
 }

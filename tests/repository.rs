@@ -551,7 +551,8 @@ fn an_mdbook_source_folder_out_of_the_checkout_is_not_read() {
     assert_eq!(pages_and_starts(&rows(&out)).1, ["README.md"]);
 }
 
-fn git(dir: &std::path::Path, args: &[&str]) {
+/// Runs `git ARGS` in `dir` as a test user, without the machine's git configuration.
+pub(crate) fn git(dir: &std::path::Path, args: &[&str]) {
     let out = std::process::Command::new("git")
         .args([
             "-c",

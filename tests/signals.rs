@@ -83,6 +83,61 @@ fn sigkill_keeps_every_row_finished_before_it() {
     assert_eq!(urls, want);
 }
 
+/// An endless site (page `/i` links to `/2i+1` and `/2i+2`, with a query of `pad` bytes) whose
+/// page 60 also links to `/hang`, which never answers.
+fn hanging_at_page_60(pad: usize) -> TestServer {
+    TestServer::start(Routes::new().dynamic(move |req| {
+        let path = req.path_only();
+        if path == "/hang" {
+            return Some(Reply::hang());
+        }
+        let i: usize = path.trim_start_matches('/').parse().unwrap_or(0);
+        let query = if pad > 0 {
+            format!("?{}", "p".repeat(pad))
+        } else {
+            String::new()
+        };
+        let hang = if i == 60 { "<a href='/hang'>h</a>" } else { "" };
+        let html = format!(
+            "<a href='/{}{query}'>n</a><a href='/{}{query}'>m</a>{hang}",
+            i * 2 + 1,
+            i * 2 + 2
+        );
+        Some(Reply::html(html).delayed(Duration::from_millis(5)))
+    }))
+}
+
+/// The binary on `server` with `threads` and `extra`, whose timeouts last a day: only a
+/// second Ctrl-C ends it.
+fn spawn_for_a_day(threads: &str, extra: &[&str], server: &TestServer) -> Child {
+    let mut args = vec![
+        "--no-status",
+        "-q",
+        "-v",
+        "-t",
+        threads,
+        "--max-requests-per-second",
+        "0",
+        "--timeout",
+        "86400",
+        "--abort-timeout",
+        "86400",
+    ];
+    args.extend_from_slice(extra);
+    let url = server.url("/");
+    args.push(&url);
+    spawn(&args)
+}
+
+/// Ctrl-C twice; the hang and the abort timeout last a day, so only the second ends the run,
+/// with the interrupted status.
+fn ctrl_c_twice(child: &mut Child) {
+    signal(child, "-INT");
+    std::thread::sleep(Duration::from_millis(30));
+    signal(child, "-INT");
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+}
+
 #[test]
 fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
     for threads in ["1", "8"] {
@@ -90,51 +145,49 @@ fn a_second_ctrl_c_exits_at_once_and_never_leaves_half_a_row() {
         // boundaries all the time. Page 60 links to a URL that hangs: a lone worker stops there
         // (its rows are all written), while with 8 the others keep streaming rows; either way
         // the first Ctrl-C alone would wait for it (--abort-timeout of a day).
-        let server = TestServer::start(Routes::new().dynamic(|req| {
-            let path = req.path_only();
-            if path == "/hang" {
-                return Some(Reply::hang());
-            }
-            let i: usize = path.trim_start_matches('/').parse().unwrap_or(0);
-            let pad = "p".repeat(3000);
-            let hang = if i == 60 { "<a href='/hang'>h</a>" } else { "" };
-            let html = format!(
-                "<a href='/{}?{pad}'>n</a><a href='/{}?{pad}'>m</a>{hang}",
-                i * 2 + 1,
-                i * 2 + 2
-            );
-            Some(Reply::html(html).delayed(Duration::from_millis(5)))
-        }));
+        let server = hanging_at_page_60(3000);
         let dir = TempDir::new(&format!("second-ctrl-c-{threads}"));
         let csv = dir.join("rows.csv");
-        let mut child = spawn(&[
-            "--stream",
-            "--no-status",
-            "-q",
-            "-v",
-            "-t",
-            threads,
-            "--max-requests-per-second",
-            "0",
-            "--timeout",
-            "86400",
-            "--abort-timeout",
-            "86400",
-            "-F",
-            &format!("csv/{}", csv.display()),
-            &server.url("/"),
-        ]);
+        let csv_output = format!("csv/{}", csv.display());
+        let mut child = spawn_for_a_day(threads, &["--stream", "-F", &csv_output], &server);
         eventually("200 KB of rows and a hanging request", || {
             server.count("/hang") == 1 && std::fs::metadata(&csv).is_ok_and(|m| m.len() > 200_000)
         });
-        signal(&child, "-INT");
-        std::thread::sleep(Duration::from_millis(30));
-        signal(&child, "-INT");
-        // The hang and the abort timeout last a day: only the second Ctrl-C ends the run.
-        let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(130));
+        ctrl_c_twice(&mut child);
         let rows = whole_rows(&csv);
         assert!(rows.len() > 50, "{} rows", rows.len());
+    }
+}
+
+#[test]
+fn a_second_ctrl_c_writes_the_sorted_rows_that_finished() {
+    for threads in ["1", "8"] {
+        // Page 60 links to a URL that hangs for a day; without --stream every row is held
+        // in memory until the end, which only the second Ctrl-C brings.
+        let server = hanging_at_page_60(0);
+        let dir = TempDir::new(&format!("second-ctrl-c-sorted-{threads}"));
+        let csv = dir.join("rows.csv");
+        let json = dir.join("rows.json");
+        let outputs = [
+            "-F".to_owned(),
+            format!("csv/{}", csv.display()),
+            "-F".to_owned(),
+            format!("json/{}", json.display()),
+        ];
+        let outputs: Vec<&str> = outputs.iter().map(String::as_str).collect();
+        let mut child = spawn_for_a_day(threads, &outputs, &server);
+        eventually("100 requests and a hanging one", || {
+            server.count("/hang") == 1 && server.requests().len() > 100
+        });
+        ctrl_c_twice(&mut child);
+        let rows = whole_rows(&csv);
+        assert!(rows.len() > 50, "{threads} threads: {} rows", rows.len());
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert!(
+            doc.to_string().len() > 1000,
+            "a whole JSON document with rows"
+        );
     }
 }
 

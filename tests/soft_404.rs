@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 
 use linkpatrol::Report;
+use linkpatrol::report::Format;
 
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{config, entry, linkpatrol, run};
@@ -165,9 +166,11 @@ fn every_format_shows_the_soft_404_warning() {
     let soft = soft_site();
     let correct = correct_site();
     let start = start_page(&soft, &correct);
-    for format in [
-        "text", "compact", "github", "markdown", "csv", "json", "ndjson", "html", "sarif", "junit",
-    ] {
+    for format in Format::ALL
+        .iter()
+        .filter(|f| f.shows_reasons())
+        .map(|f| f.name())
+    {
         let out = linkpatrol()
             .args(["--no-status", "--max-requests-per-second", "0", "-v"])
             .args(["--detect-soft-404", "-o", format, &start.url("/")])

@@ -8,6 +8,12 @@ pub mod support;
 mod bounded;
 /// Cancel: prompt return, interrupted report with every finished result.
 mod cancel;
+/// `--changed-since` in an untrusted checkout: its git configuration runs nothing, no changed
+/// file outside it is read, names that are not UTF-8 are checked.
+mod changed_untrusted;
+/// Files a checkout supplies (ignore files, `book.toml`, a local config) as FIFOs, devices and
+/// links out of the folder: never read, no hang, no line of theirs printed.
+mod checkout_files;
 /// The binary: exit codes, CSV shape, Ctrl-C, the bundled example site.
 mod cli;
 /// The config file through the binary: discovery, precedence, round trip, errors.

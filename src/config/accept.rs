@@ -57,18 +57,24 @@ impl AcceptStatus {
         Ok(AcceptStatus { ranges })
     }
 
+    /// `true` for the default set (`100..=399`), which the user did not choose.
+    fn is_default(&self) -> bool {
+        *self == AcceptStatus::default()
+    }
+
     /// `true` when `status` is accepted.
     pub fn contains(&self, status: u16) -> bool {
         self.ranges.iter().any(|r| r.contains(&status))
     }
 
     /// The verdict for a final HTTP status under this set: an accepted status is `Ok`, any
-    /// other is `Broken`; a `Blocked` status the set accepts is `Ok`. Other outcomes pass
-    /// through unchanged.
+    /// other is `Broken`; a `Blocked` status a set the user chose accepts is `Ok`. Other
+    /// outcomes pass through unchanged.
     pub(crate) fn judge(&self, outcome: Outcome) -> Outcome {
         match outcome {
-            // A status the user accepts is fine, even from bot protection.
-            Outcome::Blocked { status: s, .. } if self.contains(s) => {
+            // A status the user accepts is fine, even from bot protection; the default set
+            // accepts the 202 of an AWS WAF challenge only because it accepts every 2xx.
+            Outcome::Blocked { status: s, .. } if self.contains(s) && !self.is_default() => {
                 Outcome::Ok { status: Some(s) }
             }
             Outcome::Ok { status: Some(s) } | Outcome::Broken { status: s } => {

@@ -52,7 +52,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("mdbook chapters", format!("{:?}", cfg.mdbooks)),
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
-        ("--ignore-warnings", cfg.ignore_warnings.join(" ")),
+        ("--ignore-warning", cfg.ignore_warnings.join(" ")),
         ("--plugin", cfg.plugin_names().join(" ")),
         ("--shard", format!("{:?}", cfg.shard)),
         (

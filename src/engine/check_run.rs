@@ -389,6 +389,31 @@ impl CheckRun {
         self.cancel.clone()
     }
 
+    /// The report as it stands, without waiting for the run: the counts of the entries read
+    /// so far, marked interrupted, without [`Report::entries`] and with each URL at the level
+    /// of the link that reached it first ([`Report::levels`] is empty). For a process that
+    /// must end at once (a second Ctrl-C) and still finish its reports with what is known; the
+    /// run goes on until [`CheckRun::finish`] or a drop.
+    pub fn report_so_far(&mut self) -> Report {
+        let entries = std::mem::take(&mut self.report.entries);
+        let mut report = self.report.clone();
+        self.report.entries = entries;
+        report.urls = self.tally.urls();
+        report.interrupted = true;
+        report.duration = self.started.elapsed();
+        if let Some(run) = &self.run {
+            report.unchecked = run.cache.counts().1;
+            report.over_limit = run.over_limit.load(Ordering::Relaxed);
+            report.hosts = run.gate.stats();
+            report.stats.skipped = run.skipped.get();
+        }
+        let skipped = report.stats.skipped;
+        report.stats = self.tally.statistics(&report.hosts);
+        report.stats.skipped = skipped;
+        report.insecure = self.insecure;
+        report
+    }
+
     /// Waits for the end of the run, passing over the entries not read yet, and returns its
     /// report.
     ///

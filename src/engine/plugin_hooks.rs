@@ -153,7 +153,7 @@ impl Run {
 
     /// Hook: one occurrence of a link with a fragment, its target's result final. Warnings go
     /// to the occurrence (the page that has the link; a start URL, which has none, gets them
-    /// on a copy of its result). A `Broken` remark breaks this occurrence only: it gets a copy
+    /// on a copy of its result); infos go to a copy of the result for this occurrence. A `Broken` remark breaks this occurrence only: it gets a copy
     /// of the result that failed with [`FailKind::Fragment`], while the URL stays as checked for
     /// every other link to it. A panicking plugin becomes a warning: the row is still reported.
     ///
@@ -185,6 +185,7 @@ impl Run {
             from_mdbook: !parent.is_empty() && !self.files.outside_books(parent),
         };
         let mut warnings = Vec::new();
+        let mut infos = Vec::new();
         let mut broken = None;
         for p in self.plugins.plugins() {
             let name = p.name();
@@ -209,18 +210,19 @@ impl Run {
                     Remark::Broken(message) => {
                         broken.get_or_insert_with(|| format!("{name}: {message}"));
                     }
-                    Remark::Info(_) => {}
+                    Remark::Info(info) => infos.push(format!("{name}: {info}")),
                 }
             }
         }
         let broken = broken.filter(|_| matches!(result.outcome, Outcome::Ok { .. }));
-        if broken.is_none() && (warnings.is_empty() || o.site.is_some()) {
+        if broken.is_none() && infos.is_empty() && (warnings.is_empty() || o.site.is_some()) {
             if let Some(site) = o.site.as_mut() {
                 site.warnings.append(&mut warnings);
             }
             return None;
         }
         let mut own = result.clone();
+        own.infos.append(&mut infos);
         if let Some(message) = broken {
             own.outcome = Outcome::Failed {
                 kind: FailKind::Fragment,

@@ -52,7 +52,7 @@
 //! A worker never sleeps long for one host. When the first request of a task's URL would have
 //! to wait for its host's slot — the page after the host's robots.txt under a `Crawl-delay`,
 //! or the retry after a 429/503 pause — the gate gives the slot back
-//! (`Politeness::acquire_or_defer`) and the worker puts the task back in its host's lane
+//! (`Politeness::acquire` with `defer`) and the worker puts the task back in its host's lane
 //! (`Run::work`), with what the try learned (`Task::resume`: retries spent, warnings). The
 //! lane is scheduled by the host's slots, so `get` hands the task out again when the host is
 //! due, and meanwhile the worker takes other hosts' work. The invariant above holds: the

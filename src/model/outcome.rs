@@ -151,6 +151,18 @@ impl Outcome {
         matches!(self, Outcome::Broken { .. } | Outcome::Failed { .. })
     }
 
+    /// The state the reports name: `ok`, `broken` (an error status), `failed`, `blocked`
+    /// (bot protection answered) or `ignored`.
+    pub fn state_name(&self) -> &'static str {
+        match self {
+            Outcome::Ok { .. } => "ok",
+            Outcome::Broken { .. } => "broken",
+            Outcome::Failed { .. } => "failed",
+            Outcome::Blocked { .. } => "blocked",
+            Outcome::Ignored { .. } => "ignored",
+        }
+    }
+
     /// `true` when bot protection answered instead of the page ([`Outcome::Blocked`]).
     pub fn is_blocked(&self) -> bool {
         matches!(self, Outcome::Blocked { .. })
@@ -265,7 +277,8 @@ pub struct CheckResult {
     pub links_found: usize,
     /// HTTP `Last-Modified`, when sent.
     pub modified: Option<String>,
-    /// Requests that were retries (after a timeout, a broken connection, a 429 or a 5xx).
+    /// Requests that were retries (after a timeout, a broken connection, a stale pooled one
+    /// included, a 429 or a 5xx): the requests sent for the URL, less one.
     pub retries: u32,
     /// The shard that checks this URL, when this run is a shard
     /// ([`Config::shard`](crate::Config::shard)) and exported the URL instead of checking it

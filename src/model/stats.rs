@@ -288,19 +288,23 @@ impl Tally {
     }
 
     /// The statistics, joined with the gate's per-host numbers.
-    pub(crate) fn finish(mut self, hosts: &[HostStats]) -> Statistics {
+    pub(crate) fn finish(self, hosts: &[HostStats]) -> Statistics {
+        self.statistics(hosts)
+    }
+
+    /// The statistics of what was counted so far, with `hosts`' figures; counting goes on.
+    pub(crate) fn statistics(&self, hosts: &[HostStats]) -> Statistics {
+        let mut stats = self.stats.clone();
         let n = self.seen.len();
         if n > 0 {
-            self.stats.url_lengths = Some((
+            stats.url_lengths = Some((
                 self.length_min,
                 self.length_max,
                 self.length_sum as f64 / n as f64,
             ));
         }
-        self.stats.blocked_hosts = std::mem::take(&mut self.blocked_hosts)
-            .into_iter()
-            .collect();
-        self.stats.hosts = hosts
+        stats.blocked_hosts = self.blocked_hosts.iter().cloned().collect();
+        stats.hosts = hosts
             .iter()
             .map(|h| {
                 (
@@ -309,7 +313,7 @@ impl Tally {
                 )
             })
             .collect();
-        self.stats
+        stats
     }
 }
 

@@ -72,7 +72,7 @@ pub struct CsvReporter<W: Write> {
     bom: bool,
     /// Cells as found: no `'` before a formula, no escaped control characters.
     raw: bool,
-    /// An 18th column, `suggestion` (`--suggest`).
+    /// A 19th column, `suggestion` (`--suggest`), after the 18 of [`CSV_COLUMNS`].
     suggestions: bool,
     pacer: FlushPacer,
 }

@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::state_name;
 use crate::model::outcome::Entry;
 
 /// How an edge came about.
@@ -67,7 +66,7 @@ impl LinkGraph {
         self.nodes.insert(
             r.url.clone(),
             Some(Verdict {
-                state: state_name(&r.outcome),
+                state: r.outcome.state_name(),
                 result: r.outcome.to_string(),
                 internal: r.internal,
             }),

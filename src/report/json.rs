@@ -44,7 +44,8 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::terminal::escape_json_controls;
-use super::{FlushPacer, Reporter, Verbosity, failure_class, state_name};
+use super::{FlushPacer, Reporter, Verbosity};
+use crate::model::failure_class::FailureClass;
 use crate::model::outcome::{Entry, Outcome};
 use crate::model::run_report::Report;
 
@@ -141,9 +142,9 @@ pub fn entry_json(e: &Entry) -> Value {
         "real_url": r.real_url.as_ref().map_or(r.url.as_str(), |u| u.as_str()),
         "result": r.outcome.to_string(),
         "valid": !r.outcome.is_broken(),
-        "state": state_name(&r.outcome),
+        "state": r.outcome.state_name(),
         "status": r.outcome.status(),
-        "failure": failure_class(&r.outcome),
+        "failure": FailureClass::of(&r.outcome).map(FailureClass::name),
         "warnings": e.warnings()
             .map(|w| json!({"tag": w.tag, "message": w.message}))
             .collect::<Vec<_>>(),

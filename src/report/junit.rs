@@ -18,7 +18,8 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Reporter, failure_class, xml};
+use super::{Reporter, xml};
+use crate::model::failure_class::FailureClass;
 use crate::model::outcome::{CheckResult, Entry, Outcome, Referrer};
 use crate::model::run_report::Report;
 
@@ -172,7 +173,7 @@ impl<W: Write> Reporter for JunitReporter<W> {
                         xml_cases,
                         r#"      <failure message="{}" type="{}">{}</failure>"#,
                         xml::attr(&r.outcome.to_string()),
-                        failure_class(&r.outcome).unwrap_or_default(),
+                        FailureClass::of(&r.outcome).map_or("", FailureClass::name),
                         xml::text(&failure_text(case))
                     );
                 } else if skipped {

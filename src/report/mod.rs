@@ -31,6 +31,7 @@ mod compact;
 mod csv;
 mod dot;
 mod failures;
+mod format;
 mod github;
 mod gml;
 mod graph;
@@ -58,6 +59,7 @@ pub use self::compact::CompactReporter;
 pub use self::csv::{CSV_COLUMNS, CsvReporter, csv_fields};
 pub use self::dot::DotReporter;
 pub use self::failures::FailuresReporter;
+pub use self::format::{Format, Scope, Syntax};
 pub use self::github::GithubReporter;
 pub use self::gml::GmlReporter;
 pub use self::html::HtmlReporter;
@@ -71,7 +73,7 @@ pub use self::sitemap::SitemapReporter;
 pub use self::sorted::SortedReporter;
 pub use self::terminal::{escape_controls, is_control};
 pub use self::text::TextReporter;
-use crate::model::outcome::{Entry, Outcome};
+use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
 use crate::model::stats::Statistics;
 
@@ -111,120 +113,6 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
 
     fn flush(&mut self) -> io::Result<()> {
         (**self).flush()
-    }
-}
-
-/// The report formats, by the names `-o` and `-F` take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// The problems grouped by page (or by URL, LinkChecker's blocks), then the statistics and
-    /// summary.
-    Text,
-    /// One line per problem, `path:line:column: URL: reason`, then the summary line.
-    Compact,
-    /// GitHub Actions workflow commands (`::error file=…,line=…::…`), one per problem.
-    Github,
-    /// A Markdown summary: totals, then a table of problems per page.
-    Markdown,
-    /// LinkChecker's 17 CSV columns.
-    Csv,
-    /// One JSON document: the entries and a summary.
-    Json,
-    /// One JSON object per line: the entries, then a summary line.
-    Ndjson,
-    /// JUnit XML: a test suite per page, a test case per link.
-    Junit,
-    /// SARIF 2.1.0: one result per broken link (and per warning) where it occurs.
-    Sarif,
-    /// An XML sitemap (sitemaps.org 0.9) of the good internal HTML pages.
-    Sitemap,
-    /// One broken URL per line.
-    Failures,
-    /// The link graph in Graphviz DOT.
-    Dot,
-    /// The link graph in GML.
-    Gml,
-    /// One self-contained HTML page for people: summary, broken links by page, sortable table.
-    Html,
-}
-
-impl Format {
-    /// Every format, in the order `--help` lists them.
-    pub const ALL: &'static [Format] = &[
-        Format::Text,
-        Format::Compact,
-        Format::Github,
-        Format::Markdown,
-        Format::Csv,
-        Format::Html,
-        Format::Json,
-        Format::Ndjson,
-        Format::Junit,
-        Format::Sarif,
-        Format::Sitemap,
-        Format::Failures,
-        Format::Dot,
-        Format::Gml,
-    ];
-
-    /// `true` for a format that lists entries that are not problems whatever the verbosity:
-    /// JUnit (passing links), the sitemap (good pages) and the link graphs (every link). The
-    /// others need only problem entries unless the verbosity is `All`
-    /// ([`Config::only_problems`](crate::Config::only_problems)).
-    pub fn lists_every_entry(self) -> bool {
-        matches!(
-            self,
-            Format::Junit | Format::Sitemap | Format::Dot | Format::Gml
-        )
-    }
-
-    /// The name used on the command line (`csv`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Compact => "compact",
-            Format::Github => "github",
-            Format::Markdown => "markdown",
-            Format::Csv => "csv",
-            Format::Json => "json",
-            Format::Ndjson => "ndjson",
-            Format::Junit => "junit",
-            Format::Sarif => "sarif",
-            Format::Sitemap => "sitemap",
-            Format::Failures => "failures",
-            Format::Dot => "dot",
-            Format::Gml => "gml",
-            Format::Html => "html",
-        }
-    }
-
-    /// The format with that command-line name.
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name().eq_ignore_ascii_case(name))
-    }
-
-    /// The file `-F FORMAT` writes when no file name is given (`linkpatrol-out.csv`).
-    pub fn default_file_name(self) -> &'static str {
-        match self {
-            Format::Text => "linkpatrol-out.txt",
-            Format::Compact => "linkpatrol-out.compact.txt",
-            Format::Github => "linkpatrol-out.github.txt",
-            Format::Markdown => "linkpatrol-out.md",
-            Format::Csv => "linkpatrol-out.csv",
-            Format::Json => "linkpatrol-out.json",
-            Format::Ndjson => "linkpatrol-out.ndjson",
-            Format::Junit => "linkpatrol-out.junit.xml",
-            Format::Sarif => "linkpatrol-out.sarif",
-            Format::Sitemap => "linkpatrol-out.sitemap.xml",
-            Format::Failures => "linkpatrol-failures.txt",
-            Format::Dot => "linkpatrol-out.dot",
-            Format::Gml => "linkpatrol-out.gml",
-            Format::Html => "linkpatrol-out.html",
-        }
     }
 }
 
@@ -413,31 +301,6 @@ impl Verbosity {
             || entry.warnings().next().is_some()
     }
 }
-
-/// The state name of an outcome: `ok`, `broken` (error status), `failed`, `blocked` (bot
-/// protection answered), `ignored`.
-pub(crate) fn state_name(outcome: &Outcome) -> &'static str {
-    match outcome {
-        Outcome::Ok { .. } => "ok",
-        Outcome::Broken { .. } => "broken",
-        Outcome::Failed { .. } => "failed",
-        Outcome::Blocked { .. } => "blocked",
-        Outcome::Ignored { .. } => "ignored",
-    }
-}
-
-/// The failure class of a broken outcome: `http-error` for an error status, else the
-/// [`FailKind`] name; `None` when the link is not broken.
-pub(crate) fn failure_class(outcome: &Outcome) -> Option<&'static str> {
-    match outcome {
-        Outcome::Broken { .. } => Some(HTTP_ERROR),
-        Outcome::Failed { kind, .. } => Some(kind.as_str()),
-        Outcome::Ok { .. } | Outcome::Ignored { .. } | Outcome::Blocked { .. } => None,
-    }
-}
-
-/// The failure class of an HTTP error status (4xx, 5xx).
-pub(crate) const HTTP_ERROR: &str = "http-error";
 
 /// `1.234 seconds`, `2 minutes, 3 seconds`: durations as LinkChecker prints them.
 pub(crate) fn human_duration(d: std::time::Duration) -> String {

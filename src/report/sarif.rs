@@ -23,9 +23,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use url::Url;
 
+use super::Reporter;
 use super::json::{summary_json, tool_json, write_json};
-use super::{HTTP_ERROR, Reporter, failure_class};
-use crate::model::outcome::{Entry, FailKind};
+use crate::model::failure_class::FailureClass;
+use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
 
 /// The name of the checked folder in `uriBaseId` and `originalUriBaseIds`.
@@ -33,31 +34,6 @@ const SRCROOT: &str = "SRCROOT";
 
 /// The schema URI written in `$schema`.
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-
-/// What a failure kind's rule says. The match has no wildcard, so a new kind must be described.
-fn kind_description(kind: FailKind) -> &'static str {
-    match kind {
-        FailKind::InvalidUrl => "The link is not a valid URL.",
-        FailKind::Dns => "The link's host name could not be resolved.",
-        FailKind::Connect => "No connection could be made to the link's server.",
-        FailKind::Timeout => "The link's server did not answer in time.",
-        FailKind::Tls => "The TLS handshake or certificate of the link's server failed.",
-        FailKind::Protocol => "The link's server broke the HTTP protocol.",
-        FailKind::Io => "The connection broke while reading the link's response.",
-        FailKind::RedirectLoop => "The link's redirects lead back to a URL already visited.",
-        FailKind::TooManyRedirects => "The link redirects more times than allowed.",
-        FailKind::BadRedirect => "The link redirects without a usable Location.",
-        FailKind::FileNotFound => "The linked local file or folder does not exist.",
-        FailKind::BadMailAddress => "The mailto: link's address is not valid.",
-        FailKind::Interrupted => "The run was interrupted while the link was being checked.",
-        FailKind::Internal => "Checking the link hit an internal error in linkpatrol.",
-        FailKind::Plugin => "A plugin found the link's target broken.",
-        FailKind::Fragment => "The link's #fragment names no anchor on its target page.",
-        FailKind::UndefinedReference => {
-            "The Markdown reference's label is defined nowhere: it renders as text."
-        }
-    }
-}
 
 /// Warning tags known in advance, with what their rules say.
 const WARNING_TAGS: [(&str, &str); 2] = [
@@ -143,16 +119,13 @@ impl<W: Write> SarifReporter<W> {
 
 /// The fixed rules, then a rule for each other warning tag in `entries`, sorted.
 fn rules(entries: &[Entry]) -> Vec<Rule> {
-    let mut rules = vec![Rule {
-        id: format!("broken/{HTTP_ERROR}"),
-        level: "error",
-        text: "The link's server answers with an HTTP error status (4xx or 5xx).".into(),
-    }];
-    rules.extend(FailKind::ALL.iter().map(|k| Rule {
-        id: format!("broken/{}", k.as_str()),
-        level: "error",
-        text: kind_description(*k).into(),
-    }));
+    let mut rules: Vec<Rule> = FailureClass::all()
+        .map(|class| Rule {
+            id: format!("broken/{class}"),
+            level: "error",
+            text: class.description().into(),
+        })
+        .collect();
     rules.extend(WARNING_TAGS.iter().map(|(tag, text)| Rule {
         id: format!("warning/{tag}"),
         level: "warning",
@@ -236,7 +209,8 @@ impl<W: Write> Reporter for SarifReporter<W> {
                 message,
                 urlname: rf.map_or_else(|| r.url.clone(), |x| x.raw.clone()),
             };
-            if let Some(class) = failure_class(&r.outcome)
+            // Every class has a rule (`rules` lists them all), so no broken link is dropped.
+            if let Some(class) = FailureClass::of(&r.outcome)
                 && let Some(rule) = index(&format!("broken/{class}"))
             {
                 findings.push(at(rule, format!("Broken link {}: {}", r.url, r.outcome)));
@@ -272,5 +246,65 @@ impl<W: Write> Reporter for SarifReporter<W> {
         write_json(&mut self.out, &log, true)?;
         writeln!(self.out)?;
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::model::outcome::{CheckResult, Outcome};
+
+    /// A start URL broken with `class`.
+    fn broken(class: FailureClass) -> Entry {
+        let outcome = match class {
+            FailureClass::HttpError => Outcome::Broken { status: 404 },
+            FailureClass::Failed(kind) => Outcome::Failed {
+                kind,
+                message: "why".to_owned(),
+            },
+        };
+        let url = format!("http://h.test/{class}");
+        Entry {
+            result: Arc::new(CheckResult::immediate(url, outcome, 0)),
+            referrer: None,
+            fragment: None,
+            cached: false,
+        }
+    }
+
+    /// No failure class vanishes from the log: each has its rule, with the class's own text,
+    /// and a broken link of each class is a result under it.
+    #[test]
+    fn every_failure_class_has_a_rule_and_its_results() {
+        let mut out = Vec::new();
+        let mut sarif = SarifReporter::new(&mut out);
+        for class in FailureClass::all() {
+            sarif.entry(&broken(class)).unwrap();
+        }
+        sarif.finish(&Report::default()).unwrap();
+        let log: Value = serde_json::from_slice(&out).unwrap();
+        let run = &log["runs"][0];
+        let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+        let results = run["results"].as_array().unwrap();
+        assert_eq!(results.len(), FailureClass::all().count());
+        for class in FailureClass::all() {
+            let id = format!("broken/{class}");
+            let index = rules
+                .iter()
+                .position(|r| r["id"] == id.as_str())
+                .expect(&id);
+            assert_eq!(
+                rules[index]["shortDescription"]["text"],
+                class.description()
+            );
+            assert!(
+                results
+                    .iter()
+                    .any(|r| r["ruleId"] == id.as_str() && r["ruleIndex"] == index),
+                "{id}"
+            );
+        }
     }
 }

@@ -9,8 +9,8 @@
 //! start URL), not the level of the link that happened to reach the URL first.
 //!
 //! The price is memory (every entry the inner reporter may show is held until the end) and
-//! latency (nothing is written before the run ends, nor on an immediate exit): the binary's
-//! `--stream` writes rows as they finish instead.
+//! latency (nothing is written before the run ends, nor on a kill; the binary finishes it on a
+//! second Ctrl-C): the binary's `--stream` writes rows as they finish instead.
 
 use std::collections::HashSet;
 use std::io;

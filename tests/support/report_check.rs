@@ -340,3 +340,42 @@ pub fn assert_golden(name: &str, actual: &str) {
         );
     }
 }
+
+/// Fails unless `bytes` is one whole document in `format`'s syntax (after a cancelled run too):
+/// JSON parses, every NDJSON line parses, XML is well-formed, CSV rows all have the header's
+/// width, HTML and the graphs are closed. A new syntax must be taught here.
+pub fn assert_well_formed(format: linkpatrol::report::Format, bytes: &[u8]) {
+    use linkpatrol::report::Syntax;
+    let name = format.name();
+    let text = std::str::from_utf8(bytes).unwrap_or_else(|e| panic!("{name}: not UTF-8: {e}"));
+    match format.syntax() {
+        Syntax::Text => assert!(text.is_empty() || text.ends_with('\n'), "{name}: {text}"),
+        Syntax::Csv => {
+            let mut reader = csv::ReaderBuilder::new().delimiter(b';').from_reader(bytes);
+            let width = reader.headers().expect("a CSV header").len();
+            for row in reader.records() {
+                let row = row.unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(row.len(), width, "{name}: {row:?}");
+            }
+        }
+        Syntax::Html => assert!(text.trim_end().ends_with("</html>"), "{name}: {text}"),
+        Syntax::Json => {
+            serde_json::from_str::<Value>(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        Syntax::JsonLines => {
+            for line in text.lines() {
+                serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+        }
+        Syntax::Xml => {
+            roxmltree::Document::parse(text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        }
+        Syntax::Dot => {
+            parse_dot(text);
+        }
+        Syntax::Gml => {
+            parse_gml(text);
+        }
+        other => panic!("{name}: teach assert_well_formed to read {other:?}"),
+    }
+}

@@ -13,7 +13,7 @@ use linkpatrol::report::{
     Format, ReportOptions, Reporter, SortedReporter, Verbosity, entry_json, reporter_for,
     summary_json,
 };
-use linkpatrol::{Entry, Outcome};
+use linkpatrol::{Entry, FailureClass};
 use pyo3::exceptions::{PyOSError, PyValueError};
 
 use crate::errors::os_error;
@@ -105,23 +105,13 @@ impl PyResult_ {
     /// `ignored`.
     #[getter]
     fn state(&self) -> &'static str {
-        match &self.entry.result.outcome {
-            Outcome::Ok { .. } => "ok",
-            Outcome::Broken { .. } => "broken",
-            Outcome::Failed { .. } => "failed",
-            Outcome::Blocked { .. } => "blocked",
-            _ => "ignored",
-        }
+        self.entry.result.outcome.state_name()
     }
 
     /// The failure class of a broken link (`http-error`, `timeout`, `connect`, …), else `None`.
     #[getter]
     fn failure(&self) -> Option<&'static str> {
-        match &self.entry.result.outcome {
-            Outcome::Broken { .. } => Some("http-error"),
-            Outcome::Failed { kind, .. } => Some(kind.as_str()),
-            _ => None,
-        }
+        FailureClass::of(&self.entry.result.outcome).map(FailureClass::name)
     }
 
     /// With `suggest=True`: the web archive's closest snapshot of this broken URL, if any.
@@ -313,9 +303,8 @@ impl PyReport {
         self.report.entries.len()
     }
 
-    /// Writes the report to `path` in `format` (one of `linkpatrol.FORMATS`: `text`,
-    /// `compact`, `github`, `markdown`, `csv`, `html`, `json`, `ndjson`, `junit`, `sarif`,
-    /// `sitemap`, `failures`, `dot`, `gml`), as `-F FORMAT/PATH` would. With
+    /// Writes the report to `path` in `format` (one of `linkpatrol.FORMATS`, the names `-o`
+    /// takes), as `-F FORMAT/PATH` would. With
     /// `verbose=False` (the CLI's default) the text, CSV, HTML, JSON and NDJSON reports list
     /// problems only; the other formats have a fixed scope.
     // The keyword arguments of the Python method, one parameter each.

@@ -9,7 +9,8 @@
 //! matched as a browser does (the HTML standard's "find a potential indicated element"): the
 //! fragment as written, then percent-decoded as UTF-8; `top` (any case) always scrolls to the
 //! top of the page; `#` alone names nothing and is not checked; a text directive (`#:~:text=`)
-//! is not an anchor.
+//! is not an anchor, nor is a single-page app's hash route (`#/settings`, `#!/page`): those get
+//! an info that they were not checked.
 //!
 //! Fragments follow the renderer that shows the target. GitHub matches a fragment in any case
 //! (`#Summary` finds `summary`), so on a Markdown file linked from a repository file a match in
@@ -163,6 +164,12 @@ fn always_valid(fragment: &str, decoded: &str) -> bool {
     decoded.eq_ignore_ascii_case("top") || fragment.starts_with(":~:")
 }
 
+/// A fragment that a single-page app's hash router reads as a path (`#/settings`, `#!/page`,
+/// `#!page`): the page's script shows that view, no element has it as an id.
+fn is_client_route(fragment: &str) -> bool {
+    fragment.starts_with('/') || fragment.starts_with('!')
+}
+
 /// The warning for a fragment missing from a page with `anchors`.
 fn not_found_message(fragment: &str, decoded: &str, target: &Url, anchors: &PageAnchors) -> String {
     let mut m = format!("Anchor `{fragment}'");
@@ -217,6 +224,12 @@ impl Plugin for Anchors {
             .is_some_and(|ct| !has_anchors(Some(ct)))
         {
             return Vec::new();
+        }
+        if is_client_route(link.fragment) {
+            return vec![Remark::Info(format!(
+                "#{} is a client-side route, not an anchor: not checked",
+                link.fragment
+            ))];
         }
         let decoded = percent_decode(link.fragment);
         if always_valid(link.fragment, &decoded) {

@@ -317,3 +317,22 @@ fn github_line_anchors_and_user_content_headings_are_found() {
         [TAG]
     );
 }
+
+#[test]
+fn hash_routes_are_not_anchors_and_say_so() {
+    let plugin = warning_only();
+    let page = url("http://h.test/app");
+    feed(&plugin, &page, &["root"]);
+    let services = FakeServices::new();
+    for fragment in ["/settings", "!/page", "!page"] {
+        let remarks = plugin.check_link(&link(&page, fragment), &services);
+        assert!(
+            matches!(&remarks[..], [Remark::Info(i)] if i.contains("client-side route")),
+            "{fragment}: {remarks:?}"
+        );
+    }
+    assert_eq!(
+        tags(&plugin.check_link(&link(&page, "nope"), &services)),
+        [TAG]
+    );
+}

@@ -218,8 +218,7 @@ pub struct Args {
     #[arg(long, value_name = "STRING")]
     pub user_agent: Option<String>,
 
-    /// Report format on stdout: text, compact, github, markdown, csv, html, json, ndjson, junit,
-    /// sarif, sitemap, failures, dot, gml (see also -F).
+    /// Report format on stdout (see also -F).
     #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
     pub output: Format,
 
@@ -233,8 +232,9 @@ pub struct Args {
     #[arg(long, value_name = "BY", default_value = "page", value_parser = ["page", "url"])]
     pub group_by: String,
 
-    /// Also write a report of TYPE to FILE (repeatable; default file linkpatrol-out.EXT, or
-    /// linkpatrol-failures.txt for failures).
+    /// Also write a report of TYPE to FILE (repeatable; each TYPE's default FILE is listed
+    /// under -o). Without --stream the rows are written when the run ends (Ctrl-C, even twice,
+    /// still writes them): a killed run keeps its finished rows only in the state file (--cache).
     #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
 

@@ -137,7 +137,9 @@ pub fn locate(args: &Args) -> Option<(PathBuf, Found)> {
         return Some((p.clone(), Found::Named));
     }
     let local = Path::new(".").join(LOCAL_FILE);
-    if local.is_file() {
+    // Whatever it is: `load` refuses what is not a regular file inside the folder, with an
+    // error rather than a silent fall back to the user's file.
+    if local.symlink_metadata().is_ok() {
         return Some((local, Found::InCurrentFolder));
     }
     dirs::config_dir()
@@ -146,11 +148,20 @@ pub fn locate(args: &Args) -> Option<(PathBuf, Found)> {
         .map(|p| (p, Found::InUserFolder))
 }
 
-/// Reads and parses a config file. Errors are one line naming the file and, for TOML errors,
-/// the line and column.
-pub fn load(path: &Path) -> Result<FileConfig> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read config file `{}'", path.display()))?;
+/// The most bytes of a config file (a real one is a few kilobytes).
+const CONFIG_MAX: u64 = 1 << 20;
+
+/// Reads and parses a config file found as `found` says. It is read only when it is a regular
+/// file of at most [`CONFIG_MAX`] bytes (a FIFO would block for ever, `/dev/zero` never end),
+/// and one found in the current folder only when it is inside that folder (see
+/// `checkout_file.rs`). Errors are one line naming the file and, for TOML errors, the line and
+/// column.
+pub fn load(path: &Path, found: Found) -> Result<FileConfig> {
+    let folder = (found == Found::InCurrentFolder).then_some(Path::new("."));
+    let bytes = crate::checkout_file::read(path, folder, CONFIG_MAX)
+        .map_err(|why| anyhow!("cannot read config file `{}': it {why}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow!("config file `{}' is not UTF-8 text", path.display()))?;
     parse(&text).map_err(|e| anyhow!("config file `{}'{e}", path.display()))
 }
 

@@ -149,10 +149,7 @@ const SHORT_HELP: &[(&str, &str)] = &[
         "exclude",
         "Do not check URLs matching this regex (repeatable)",
     ),
-    (
-        "output",
-        "Report format on stdout (text, compact, github, csv, html, json, …)",
-    ),
+    ("output", "Report format on stdout"),
     (
         "file_outputs",
         "Also write a report of TYPE to FILE (repeatable)",

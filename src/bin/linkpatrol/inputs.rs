@@ -11,21 +11,25 @@
 //! walked folder (unless `--follow-outside-root`), and a link back to a folder being walked is
 //! skipped, so a loop cannot be entered and each file is listed once.
 //! `--no-ignore` and `--hidden` turn the first two rules off; `--exclude-path` drops the paths
-//! (files or folders) a regex matches.
+//! (files or folders) a regex matches. The ignore files are the checkout's: each is checked
+//! before the walk reads it (`walk_ignore_files.rs`), and a bad one ends the walk with an error.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobMatcher};
 use linkpatrol::Config;
+use parking_lot::Mutex;
 use regex::Regex;
 use url::Url;
 
 use crate::args::Args;
 use crate::mdbook::Book;
+use crate::walk_ignore_files;
 
 /// How folders and globs are walked.
 struct Walk {
@@ -77,32 +81,55 @@ impl Walk {
             .follow_links(self.follow)
             .sort_by_file_name(|a, b| a.cmp(b));
         let exclude = self.exclude.clone();
+        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        // The ignore files the walk reads are the checkout's: each is checked before the
+        // `ignore` crate reads it, the root's and its parents' now, a folder's own before the
+        // walk enters it (see `walk_ignore_files.rs`). A bad one ends the walk with an error.
+        let read_ignore_files = !self.no_ignore;
+        if read_ignore_files {
+            for folder in root.ancestors() {
+                let inside = (folder == root).then_some(root.as_path());
+                walk_ignore_files::check_folder(folder, inside).map_err(anyhow::Error::msg)?;
+            }
+        }
+        let refused = Arc::new(Mutex::new(None));
+        let refused_in_walk = Arc::clone(&refused);
+        let walk_root = root.clone();
         builder.filter_entry(move |e| {
-            e.file_name() != ".git"
-                && !exclude
+            if e.file_name() == ".git"
+                || exclude
                     .iter()
                     .any(|r| r.is_match(&e.path().to_string_lossy()))
+            {
+                return false;
+            }
+            if read_ignore_files && e.file_type().is_some_and(|t| t.is_dir()) {
+                let checked = walk_ignore_files::check_folder(e.path(), Some(&walk_root));
+                if let Err(why) = checked {
+                    refused_in_walk.lock().get_or_insert(why);
+                    return false;
+                }
+            }
+            true
         });
         let mut found = Vec::new();
         let mut seen = HashSet::new();
-        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         for entry in builder.build() {
             let entry = match entry {
                 Ok(e) => e,
                 // A symbolic link back into the walk (only with --follow): skipped, its target
                 // is walked already.
                 Err(e) if is_loop(&e) => continue,
-                // A bad line in an ignore file, a folder that cannot be read: said, and the
-                // rest is walked (as ripgrep does).
+                // A folder that cannot be read: said, and the rest is walked (as ripgrep does).
                 Err(e) => {
-                    let text = e.to_string();
-                    eprintln!(
-                        "linkpatrol: warning: {}",
-                        linkpatrol::report::escape_controls(&text)
-                    );
+                    walk_warning(&e);
                     continue;
                 }
             };
+            // A bad line in a folder's ignore file: said (by its number), the rest is used.
+            if let Some(e) = entry.error() {
+                walk_warning(e);
+            }
             // Without --follow a symbolic link is not a file of the walk (ripgrep's rule).
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 continue;
@@ -120,9 +147,21 @@ impl Walk {
                 found.push(path.to_path_buf());
             }
         }
+        if let Some(why) = refused.lock().take() {
+            bail!("{why}");
+        }
         found.sort();
         Ok(found)
     }
+}
+
+/// Prints a warning about a walk error, without the text of an ignore file's line.
+fn walk_warning(e: &ignore::Error) {
+    let text = walk_ignore_files::warning(e);
+    stderr_line!(
+        "linkpatrol: warning: {}",
+        linkpatrol::report::escape_controls(&text)
+    );
 }
 
 /// `true` for the error of a symbolic link that leads back into the walk.
@@ -184,7 +223,7 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
             1 => format!("`{first}' is read as an mdBook"),
             n => format!("{n} folders are read as mdBooks (`{first}', …)"),
         };
-        eprintln!(
+        stderr_line!(
             "linkpatrol: note: {which} (book.toml): a link to page.html is page.md, index.html \
              is README.md"
         );
@@ -198,7 +237,7 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
     // The checked folder's ignore file (else the current folder's, where a pre-commit hook
     // or a CI job runs: the repository's root).
     let folder = root_dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    for pattern in ignore_file(&folder.join(IGNORE_FILE)) {
+    for pattern in ignore_file(&folder) {
         config = config.ignore_file_pattern(pattern);
     }
     if let Some(dir) = root_dir {
@@ -212,49 +251,83 @@ pub fn add_inputs(mut config: Config, args: &Args) -> Result<Config> {
 pub const IGNORE_FILE: &str = ".linkpatrolignore";
 
 /// Most bytes of an ignore file read; the rest is left out, with a warning.
-const IGNORE_FILE_MAX: usize = 64 * 1024;
+const IGNORE_FILE_MAX: u64 = 64 * 1024;
+
+/// Most bad lines of an ignore file warned about one by one; the rest are counted.
+const IGNORE_WARNINGS_MAX: usize = 10;
 
 /// Most compiled size of one pattern of an ignore file.
 const IGNORE_PATTERN_MAX: usize = 256 * 1024;
 
-/// The patterns of the ignore file at `path`: one regex a line, blank lines and `#` comments
-/// skipped. The file comes from the checkout: it can only narrow the check (a pattern leaves
-/// links out), each pattern's size is bounded, and a bad line is warned about and skipped
-/// (which checks more, never less than asked), so the file cannot stop a run.
-fn ignore_file(path: &Path) -> Vec<Regex> {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Vec::new();
-    };
+/// The patterns of the ignore file in `folder`: one regex a line, blank lines and `#`
+/// comments skipped. The file comes from the checkout: it is read only as a regular file
+/// inside `folder` (see `checkout_file.rs`), it can only narrow the check (a pattern leaves
+/// links out), its patterns share the compiled size a local config's patterns may take, and
+/// a bad line is warned about by its number, never its text (the file may be a link to
+/// secrets), and skipped, which checks more, never less than asked: the file cannot stop a run.
+fn ignore_file(folder: &Path) -> Vec<Regex> {
+    use crate::checkout_file::{Refused, read_prefix};
+    let path = folder.join(IGNORE_FILE);
     let shown = path.display().to_string();
     let warn = |what: String| {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: warning: {}",
             linkpatrol::report::escape_controls(&what)
         );
     };
-    if bytes.len() > IGNORE_FILE_MAX {
+    let (bytes, whole) = match read_prefix(&path, Some(folder), IGNORE_FILE_MAX) {
+        Ok(read) => read,
+        Err(Refused::Missing) => return Vec::new(),
+        Err(why) => {
+            warn(format!("{shown} is not read: it {why}"));
+            return Vec::new();
+        }
+    };
+    if !whole {
         warn(format!(
             "{shown}: only its first {IGNORE_FILE_MAX} bytes are read"
         ));
     }
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(IGNORE_FILE_MAX)]);
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .map(str::trim)
+        .enumerate()
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    let Some(share) = crate::trust::LOCAL_PATTERN_BUDGET.checked_div(lines.len()) else {
+        return Vec::new();
+    };
+    let share = share.min(IGNORE_PATTERN_MAX);
     let mut patterns = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match regex::RegexBuilder::new(line)
-            .size_limit(IGNORE_PATTERN_MAX)
-            .dfa_size_limit(IGNORE_PATTERN_MAX)
+    let mut skipped = 0;
+    for (i, line) in lines {
+        let why = match regex::RegexBuilder::new(line)
+            .size_limit(share)
+            .dfa_size_limit(share)
             .build()
         {
-            Ok(r) => patterns.push(r),
-            Err(e) => warn(format!(
-                "{shown}, line {}: not a valid regex, skipped: {e}",
-                i + 1
-            )),
+            Ok(r) => {
+                patterns.push(r);
+                continue;
+            }
+            Err(regex::Error::CompiledTooBig(_)) => format!(
+                "needs more than its share ({} KB) of the {} MB the file's patterns may use",
+                share / 1024,
+                crate::trust::LOCAL_PATTERN_BUDGET >> 20
+            ),
+            Err(_) => "not a valid regex".to_owned(),
+        };
+        skipped += 1;
+        if skipped <= IGNORE_WARNINGS_MAX {
+            warn(format!("{shown}, line {}: {why}, skipped", i + 1));
         }
+    }
+    if skipped > IGNORE_WARNINGS_MAX {
+        warn(format!(
+            "{shown}: {} more lines skipped",
+            skipped - IGNORE_WARNINGS_MAX
+        ));
     }
     patterns
 }
@@ -288,7 +361,7 @@ fn add_changed(
         n += 1;
     }
     if n == 0 {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: no Markdown or HTML file is touched by the changes since `{}': \
              nothing to check",
             linkpatrol::report::escape_controls(reference)
@@ -559,5 +632,20 @@ mod tests {
         assert_eq!(glob_base("./docs/a*/x.md"), PathBuf::from("./docs"));
         assert_eq!(glob_base("*.md"), PathBuf::from("."));
         assert!(is_glob("docs/{a,b}.md") && !is_glob("docs/a.md"));
+    }
+
+    #[test]
+    fn an_ignore_files_patterns_share_one_budget() {
+        let dir =
+            std::env::temp_dir().join(format!("linkpatrol-ignore-budget-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let size = |n: usize| {
+            std::fs::write(dir.join(IGNORE_FILE), "\\w{3}\n".repeat(n)).unwrap();
+            ignore_file(&dir).len()
+        };
+        let (few, many) = (size(10), size(3000));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(few, 10);
+        assert_eq!(many, 0);
     }
 }

@@ -1,9 +1,15 @@
 //! The `linkpatrol` command: flags → `Config` → `Checker::spawn`'s entries into a reporter →
 //! exit code. Ctrl-C handling lives here, not in the library.
 
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
+#[macro_use]
+mod diag;
+
 mod allocator;
 mod args;
 mod changed;
+mod checkout_file;
 mod config_file;
 mod exit_guard;
 mod generate;
@@ -14,12 +20,14 @@ mod mdbook;
 mod merge;
 mod outputs;
 mod plugin_flags;
+mod report_file;
 mod report_setup;
 mod settings;
 mod shard_files;
 mod status;
 mod trust;
 mod values;
+mod walk_ignore_files;
 
 #[cfg(test)]
 mod option_drift;
@@ -34,6 +42,7 @@ use linkpatrol::{Checker, IDLE_INTERVAL, Step};
 
 use crate::args::Args;
 use crate::exit_guard::ExitGuard;
+use crate::report_file::ReportFiles;
 
 /// Exit status: no broken links.
 const EXIT_OK: u8 = 0;
@@ -60,7 +69,7 @@ fn main() -> ExitCode {
         Err(e) => return fail(&e),
     };
     for w in &args.config_warnings {
-        eprintln!("linkpatrol: warning: {}", escape_controls(w));
+        stderr_line!("linkpatrol: warning: {}", escape_controls(w));
     }
     if let Some(what) = args.generate {
         let written = generate::write(what, settings::command(), &mut io::stdout().lock());
@@ -78,10 +87,11 @@ fn main() -> ExitCode {
     }
     if args.print_config {
         return match config_file::to_toml(&config_file::effective(&args)) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::from(EXIT_OK)
-            }
+            Ok(text) => match io::stdout().lock().write_all(text.as_bytes()) {
+                Ok(()) => ExitCode::from(EXIT_OK),
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
+                Err(e) => fail(&e.into()),
+            },
             Err(e) => fail(&e),
         };
     }
@@ -96,7 +106,7 @@ fn main() -> ExitCode {
 /// it (`linkpatrol ./help`).
 fn help_command() -> ExitCode {
     if std::path::Path::new("help").exists() {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: note: `linkpatrol help` shows this help; `linkpatrol ./help` checks \
              the file named help"
         );
@@ -127,8 +137,20 @@ fn fail(e: &anyhow::Error) -> ExitCode {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    eprintln!("linkpatrol: error: {}", escape_controls(&line.join(" ")));
+    stderr_line!("linkpatrol: error: {}", escape_controls(&line.join(" ")));
     ExitCode::from(EXIT_ERROR)
+}
+
+/// Before an immediate exit (the second Ctrl-C): every report finished with `so_far`, what
+/// is whole put into place. Errors are dropped: the process is ending.
+fn exit_now(
+    reporter: &mut dyn linkpatrol::report::Reporter,
+    so_far: &linkpatrol::Report,
+    files: &mut ReportFiles,
+) {
+    let _ = reporter.finish(so_far);
+    let _ = reporter.flush();
+    let _ = files.commit();
 }
 
 fn run(args: &Args) -> anyhow::Result<u8> {
@@ -136,18 +158,18 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let abort_secs = args.abort_timeout;
     let checker = Checker::new(config)?;
     // Every -F file opens before any is truncated (and before the run starts).
-    let files = outputs::open_all(&args.file_outputs)?;
+    let mut files = ReportFiles::open_all(&args.file_outputs, args.stream)?;
     let mut export = match &args.export_external {
         Some(path) => Some(shard_files::ExportWriter::create(path)?),
         None => None,
     };
     let cancel = checker.cancel_handle();
-    let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED));
+    let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED, !args.stream));
     let presses = AtomicUsize::new(0);
     let handler_guard = guard.clone();
     ctrlc::set_handler(move || {
         if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!(
+            stderr_line!(
                 "linkpatrol: interrupted; finishing active URLs for up to {abort_secs} s \
                  (press Ctrl-C again to exit at once)"
             );
@@ -168,7 +190,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         args.quiet,
         &options,
         &args.file_outputs,
-        files,
+        std::mem::take(&mut files.writers),
         &file_options,
         args.stream,
     );
@@ -182,7 +204,9 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             Step::Entry(entry) => entry,
             Step::Idle => {
                 // Rows reach their files while the run waits (and survive a kill).
-                let _ = guard.idle(&mut *reporter);
+                let _ = guard.idle(&mut *reporter, |r| {
+                    exit_now(r, &run.report_so_far(), &mut files)
+                });
                 continue;
             }
             _ => break,
@@ -200,13 +224,16 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             counters.errors.fetch_add(1, Ordering::Relaxed);
         }
         // Keep feeding after an error so the other outputs stay complete; report it at the end.
-        if let Err(e) = guard.entry(&mut *reporter, &entry) {
+        let written = guard.entry(&mut *reporter, &entry, |r| {
+            exit_now(r, &run.report_so_far(), &mut files);
+        });
+        if let Err(e) = written {
             write_error.get_or_insert(e);
         }
     }
     let report = run.finish()?;
     for w in &report.state_warnings {
-        eprintln!("linkpatrol: warning: {}", escape_controls(w));
+        stderr_line!("linkpatrol: warning: {}", escape_controls(w));
     }
     // Named only when the run found nothing beyond its inputs: in a folder of documents, a
     // few without links are no news.
@@ -216,7 +243,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         .iter()
         .filter(|_| nothing_beyond)
     {
-        eprintln!(
+        stderr_line!(
             "linkpatrol: warning: {} held no links: nothing was checked beyond it",
             escape_controls(&linkpatrol::redact_text(url))
         );
@@ -226,10 +253,13 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     }
     let finished = guard.finish(&mut *reporter, &report);
     drop(reporter);
+    // Each whole report goes into place, also when another one failed.
+    let committed = files.commit();
     if let Some(e) = write_error {
         return Err(e.into());
     }
     finished?;
+    committed?;
     if let Some(out) = export {
         out.finish()?;
     }

@@ -9,14 +9,19 @@
 //! it is by default, would build an empty page in its place; with it off the build fails).
 //! A `.md` file a chapter pulls in with `{{#include …}}` (mdBook's `links` preprocessor) is
 //! read too, so the links it brings to the chapter are checked: it counts as a page.
+//!
+//! Every file is the checkout's: `book.toml`, `SUMMARY.md` and the chapters are read through
+//! [`crate::checkout_file`], as regular files inside the book's folder (the sources for
+//! chapters), up to 4 MiB each, and each chapter once however often it is listed or included.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{Event, Parser, Tag};
 
-/// The most bytes of a `SUMMARY.md` read (a real one is a few kilobytes).
-const MAX_SUMMARY: u64 = 4 << 20;
+/// The most bytes of a `book.toml`, `SUMMARY.md` or chapter read (a real one is a few
+/// kilobytes).
+const MAX_SOURCE: u64 = 4 << 20;
 
 /// An mdBook found in a checked folder.
 #[derive(Debug)]
@@ -30,20 +35,34 @@ pub struct Book {
     pub chapters: Option<Vec<PathBuf>>,
     /// The same, canonical, with `SUMMARY.md` and `404.md`: the `.md` files that are read.
     read: HashSet<PathBuf>,
+    /// How many chapters were read for their includes: each chapter once (the tests count
+    /// the work rather than time it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    chapters_read: usize,
 }
 
 impl Book {
     /// The mdBook in `dir`, when `dir` holds a `book.toml` whose sources are inside it.
     pub fn at(dir: &Path) -> Option<Book> {
         let src = sources(dir)?;
-        let chapters = summary_chapters(&src).map(|mut listed| {
-            let included: Vec<PathBuf> = listed.iter().flat_map(|c| included(&src, c)).collect();
-            for i in included {
-                if !listed.contains(&i) {
-                    listed.push(i);
+        let mut chapters_read = 0;
+        let chapters = summary_chapters(&src).map(|listed| {
+            // Each chapter once, in the order first listed, then what they include: a
+            // summary that lists one chapter n times, with n includes, is read in linear time.
+            let mut seen = HashSet::new();
+            let mut chapters: Vec<PathBuf> = listed
+                .into_iter()
+                .filter(|c| seen.insert(c.clone()))
+                .collect();
+            for at in 0..chapters.len() {
+                chapters_read += 1;
+                for i in included(&src, &chapters[at]) {
+                    if seen.insert(i.clone()) {
+                        chapters.push(i);
+                    }
                 }
             }
-            listed
+            chapters
         });
         let read = chapters
             .iter()
@@ -57,6 +76,7 @@ impl Book {
             src,
             chapters,
             read,
+            chapters_read,
         })
     }
 
@@ -80,8 +100,8 @@ impl Book {
 /// `dir` holds a `book.toml`. A book.toml that cannot be read, or whose `src` leaves the
 /// folder (`..`, an absolute path, a symbolic link out), is no mdBook.
 pub fn sources(dir: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dir.join("book.toml")).ok()?;
-    let table: toml::Table = text.parse().ok()?;
+    let bytes = crate::checkout_file::read(&dir.join("book.toml"), Some(dir), MAX_SOURCE).ok()?;
+    let table: toml::Table = std::str::from_utf8(&bytes).ok()?.parse().ok()?;
     let src = table
         .get("book")
         .and_then(|b| b.get("src"))
@@ -140,22 +160,11 @@ fn included(src: &Path, chapter: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The text of `src/file` (its first `MAX_SUMMARY` bytes), when it is a regular file inside
+/// The text of `src/file` (its first `MAX_SOURCE` bytes), when it is a regular file inside
 /// `src`: the checkout's SUMMARY.md may name any path, and a FIFO or a device would never end.
 fn read_inside(src: &Path, file: &Path) -> Option<String> {
-    use std::io::Read;
-    let path = std::fs::canonicalize(src.join(file)).ok()?;
-    if !path.starts_with(std::fs::canonicalize(src).ok()?)
-        || !std::fs::metadata(&path).ok()?.is_file()
-    {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(&path)
-        .ok()?
-        .take(MAX_SUMMARY)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    let (bytes, _) =
+        crate::checkout_file::read_prefix(&src.join(file), Some(src), MAX_SOURCE).ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -199,5 +208,21 @@ mod tests {
         );
         std::fs::remove_dir_all(&dir).unwrap();
         std::fs::remove_file(&outside).unwrap();
+    }
+
+    #[test]
+    fn a_chapter_listed_many_times_is_read_once() {
+        let dir = std::env::temp_dir().join(format!("linkpatrol-book-dup-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("book.toml"), "[book]\n").unwrap();
+        let n = 300;
+        std::fs::write(dir.join("src/SUMMARY.md"), "- [A](a.md)\n".repeat(n)).unwrap();
+        std::fs::write(dir.join("src/a.md"), "{{#include b.md}}\n".repeat(n)).unwrap();
+        std::fs::write(dir.join("src/b.md"), "b").unwrap();
+        let book = Book::at(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let want: Vec<PathBuf> = ["a.md", "b.md"].iter().map(PathBuf::from).collect();
+        assert_eq!(book.chapters, Some(want));
+        assert_eq!(book.chapters_read, 1);
     }
 }

@@ -12,6 +12,7 @@ use clap::Parser;
 use linkpatrol::report::{Format, ReportOptions, Verbosity, escape_controls, merge_ndjson};
 
 use crate::outputs;
+use crate::report_file::ReportFiles;
 use crate::values::{FileOutput, file_output, format_parser};
 
 /// Merge the NDJSON reports of the shards of a check split by host into one report.
@@ -98,9 +99,9 @@ pub fn run() -> Result<u8> {
     }
     let report = merge_ndjson(readers)?;
     for w in &report.warnings {
-        eprintln!("linkpatrol: warning: merge: {}", escape_controls(w));
+        stderr_line!("linkpatrol: warning: merge: {}", escape_controls(w));
     }
-    let files = outputs::open_all(&args.file_outputs)?;
+    let mut files = ReportFiles::open_all(&args.file_outputs, false)?;
     let options = ReportOptions {
         verbosity: if args.verbose {
             Verbosity::All
@@ -115,7 +116,7 @@ pub fn run() -> Result<u8> {
         args.quiet,
         &options,
         &args.file_outputs,
-        files,
+        std::mem::take(&mut files.writers),
         &options,
         false,
     );
@@ -124,6 +125,7 @@ pub fn run() -> Result<u8> {
     }
     reporter.finish(&report)?;
     drop(reporter);
+    files.commit()?;
     io::stdout().flush()?;
     Ok(if report.errors() > 0 { 1 } else { 0 })
 }

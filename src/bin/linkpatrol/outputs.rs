@@ -1,14 +1,11 @@
-//! Where reports go: the `-F` files, all opened before any is truncated, and stdout, which may
-//! be closed early by its reader (`linkpatrol … | head`) without ending or failing the run.
+//! Where reports go: the `-F` files (opened by `report_file.rs`), and stdout, which may be
+//! closed early by its reader (`linkpatrol … | head`) without ending or failing the run.
 
-use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
 
-use anyhow::{Result, bail};
 use linkpatrol::report::{Fanout, Format, ReportOptions, Reporter, SortedReporter, reporter_for};
 
+use crate::report_file::NamedFile;
 use crate::values::FileOutput;
 
 /// The reporters of a run: `stdout_format` on stdout (unless `quiet`) and each `-F` output
@@ -19,7 +16,7 @@ pub fn reporters(
     quiet: bool,
     stdout_options: &ReportOptions,
     outputs: &[FileOutput],
-    files: Vec<File>,
+    files: Vec<NamedFile>,
     file_options: &ReportOptions,
     stream: bool,
 ) -> Box<dyn Reporter> {
@@ -43,7 +40,7 @@ fn fanout(
     quiet: bool,
     stdout_options: &ReportOptions,
     outputs: &[FileOutput],
-    files: Vec<File>,
+    files: Vec<NamedFile>,
     file_options: &ReportOptions,
 ) -> Fanout<'static> {
     let mut reporter = Fanout::new();
@@ -62,50 +59,6 @@ fn fanout(
         ));
     }
     reporter
-}
-
-/// Opens every `-F` file, and only once all of them opened truncates them: a bad path (a
-/// missing folder, a read-only file) fails the run before an earlier file loses its contents.
-/// Files created here are removed again when a later one fails.
-pub fn open_all(outputs: &[FileOutput]) -> Result<Vec<File>> {
-    let mut seen = HashSet::new();
-    for f in outputs {
-        if !seen.insert(f.path.as_str()) {
-            bail!("-F {}: the file {} is given twice", f.format.name(), f.path);
-        }
-    }
-    let mut files = Vec::with_capacity(outputs.len());
-    let mut created = Vec::new();
-    for f in outputs {
-        let existed = Path::new(&f.path).exists();
-        match OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&f.path)
-        {
-            Ok(file) => {
-                if !existed {
-                    created.push(&f.path);
-                }
-                files.push(file);
-            }
-            Err(e) => {
-                for path in created {
-                    let _ = std::fs::remove_file(path);
-                }
-                bail!("cannot write {}: {e}", f.path);
-            }
-        }
-    }
-    for (file, f) in files.iter().zip(outputs) {
-        // A pipe or a device (`-F csv//dev/stdout`) has nothing to truncate.
-        if file.metadata().is_ok_and(|m| m.is_file()) {
-            file.set_len(0)
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.path))?;
-        }
-    }
-    Ok(files)
 }
 
 /// A writer that stops writing, silently, once its reader has gone (`EPIPE`): `| head` then

@@ -35,7 +35,7 @@ pub fn args_from_command_line() -> Result<Args> {
     }
     args.rate_given = config_file::given(&matches, "max_requests_per_second");
     if let Some((path, found)) = config_file::locate(&args) {
-        let file = config_file::load(&path)?;
+        let file = config_file::load(&path, found)?;
         let untrusted = found == Found::InCurrentFolder && !args.trust_config;
         if untrusted {
             trust::check_local(&file, &path)?;

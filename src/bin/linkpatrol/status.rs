@@ -64,7 +64,7 @@ impl StatusDisplay {
                                 b.set_message(line);
                                 b.tick();
                             }
-                            None => eprintln!("{line}"),
+                            None => stderr_line!("{line}"),
                         }
                     }
                 }

@@ -59,6 +59,9 @@ pub enum Refusal {
 ///   chooses.
 /// - `cache-file`: creates and writes an SQLite file at any path (and moves a file it cannot
 ///   read aside), outside the folder too.
+/// - `changed-since`: runs git in the checkout, and the checkout's own git configuration (a
+///   `.git/config` in a tarball, a bare repository in a subfolder) can have git run commands
+///   (`core.fsmonitor`, filters).
 /// - `inputs`, `root-dir`: a start input or the site's root outside the folder would have the
 ///   crawl read, parse and report files the checkout does not contain (`/etc`, `~/.ssh`);
 ///   inside the folder they work as usual. A glob input is judged by the folder it walks
@@ -80,6 +83,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("csv-raw", Refusal::Always),
     ("remap", Refusal::Always),
     ("cache-file", Refusal::Always),
+    ("changed-since", Refusal::Always),
     ("inputs", Refusal::OutsideFolder),
     ("root-dir", Refusal::OutsideFolder),
 ];
@@ -300,10 +304,6 @@ mod tests {
         ("stdin", "reads the standard input the user gives"),
         ("no-ignore", "which files of the checked folder are walked"),
         ("hidden", "which files of the checked folder are walked"),
-        (
-            "changed-since",
-            "narrows the check to what changed; git is given it after --end-of-options",
-        ),
         ("exclude-path", "narrows the walk"),
         (
             "fallback-extensions",

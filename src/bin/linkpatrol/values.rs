@@ -52,11 +52,14 @@ impl std::fmt::Debug for AuthSection {
 }
 
 /// `-o TYPE`: a report format, its names declared so that `--help` and the completions list
-/// them (the argument reads them in any case).
+/// them with what each holds and its `-F` file (the argument reads them in any case).
 pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(Format::ALL.iter().map(|f| PossibleValue::new(f.name())))
-        .map(|name| format_name(&name).expect("a format's own name"))
+    PossibleValuesParser::new(Format::ALL.iter().map(|f| {
+        let help = format!("{} (-F: {})", f.summary(), f.default_file_name());
+        PossibleValue::new(f.name()).help(help)
+    }))
+    .map(|name| format_name(&name).expect("a format's own name"))
 }
 
 pub fn format_name(s: &str) -> Result<Format, String> {

@@ -3,8 +3,9 @@
 //! ureq's own redirect handling is off: each hop is a separate request that passes
 //! [`HostGate::wait_for_host`] again and is recorded. 4xx/5xx are data, not errors. Pages to be
 //! parsed are fetched with GET; links that are only checked use HEAD, and a HEAD answered with an
-//! error status (429 aside) is confirmed with a GET before the link is called broken: servers
-//! answer HEAD wrongly (405, 501, even 404 from CDNs that route only GET). Bodies are read up to a cap; a body small enough is read to its
+//! error status (429 aside), or that fails once the host was reached (a reset, an empty or
+//! garbled answer, a timeout), is confirmed with a GET before any verdict: servers answer HEAD
+//! wrongly (405, 501, even 404 from CDNs that route only GET) or drop it. Bodies are read up to a cap; a body small enough is read to its
 //! end so the connection goes back to the pool, a larger one is dropped (closing is cheaper
 //! than downloading it).
 //!
@@ -22,7 +23,8 @@
 //!
 //! Stale connections: a request that rode a pooled keep-alive connection and lost it before
 //! any response came (the server closed it just as we reused it) is resent at once on a new
-//! connection — not a retry, no backoff; at most once per URL (a connection reset while it was
+//! connection — not a retry of the budget, no backoff, but counted as a try (the tries
+//! reported are the requests sent, whichever connection the lost one rode); at most once per URL (a connection reset while it was
 //! being opened looks the same and gets that one resend too). A server that began to answer
 //! (a byte came back) and then cut the connection, mid-headers, was not stale: that request is
 //! a try like any other, so each method gets 1 + `max_retries` requests in all. Which connection a call used is

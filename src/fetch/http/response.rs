@@ -56,18 +56,34 @@ pub(crate) fn host_key(url: &Url) -> String {
 /// request; only a link that looks broken may cost one more. Not for 429: the host asked us to
 /// slow down, and it is retried inside the URL's budget already. A 502/503/504 is retried as
 /// GET inside the budget too; it gets here with HEAD only when no retry was left (or the server
-/// asked for a wait longer than allowed), and is then confirmed once. A request that got no
-/// answer at all (DNS, refused connection, TLS, timeout) is never asked again as GET:
-/// `Exchange::Failed` ends the chain.
+/// asked for a wait longer than allowed), and is then confirmed once. A HEAD that got no
+/// answer is confirmed too, see [`head_failed`].
 pub(super) fn head_refused(status: u16) -> bool {
     status >= 400 && status != 429
 }
 
+/// Failures of a HEAD after which it is asked again as GET, once, before any verdict: the
+/// server took the connection and then failed the request — reset or dropped it, answered
+/// nothing or garbage, or never answered in time — which servers that mishandle HEAD do while
+/// they serve GET. Not a failure to reach the host (DNS, refused connection, TLS): a GET would
+/// fail the same way.
+pub(super) fn head_failed(kind: FailKind) -> bool {
+    matches!(kind, FailKind::Timeout | FailKind::Io | FailKind::Protocol)
+}
+
 /// The bot protection that answered instead of the page, named from the status and headers
 /// it is known by, or `None`. Conservative: only answers that name their protection, whatever
-/// else a 403 may mean, count (a plain 403 stays broken).
+/// else a 403 may mean, count (a plain 403 stays broken), and only with the statuses their
+/// denials come with (a 404 or a 200 that passed through the same protection is the site's).
+/// The markers are the vendors' documented or widely reported ones (the headers WAF
+/// fingerprinting tools such as wafw00f match): Cloudflare's `cf-mitigated: challenge`
+/// (documented), Vercel's `x-vercel-mitigated`, AWS WAF's `x-amzn-waf-action`, DataDome's
+/// `x-datadome`/`x-dd-b`, Akamai's edge `Server: AkamaiGHost` (its "Access Denied …
+/// Reference #" page), Imperva's `x-iinfo`, Sucuri's `x-sucuri-id`/`x-sucuri-block`, and
+/// PerimeterX's `_px` cookies.
 pub(super) fn bot_wall(url: &Url, status: u16, res: &Response<Body>) -> Option<&'static str> {
     let value = |name: &str| header(res, name).map(|v| v.trim().to_ascii_lowercase());
+    let has = |name: &str| res.headers().contains_key(name);
     let host = url.host_str().unwrap_or("");
     if status == 999 {
         let linkedin = host == "linkedin.com" || host.ends_with(".linkedin.com");
@@ -89,7 +105,36 @@ pub(super) fn bot_wall(url: &Url, status: u16, res: &Response<Body>) -> Option<&
     if status == 403 && (value("x-datadome").is_some() || value("x-dd-b").is_some()) {
         return Some("DataDome bot protection");
     }
+    if matches!(status, 403 | 429)
+        && value("x-vercel-mitigated").is_some_and(|a| matches!(a.as_str(), "challenge" | "deny"))
+    {
+        return Some("Vercel firewall challenge");
+    }
+    if status != 403 {
+        return None;
+    }
+    if value("server").as_deref() == Some("akamaighost") {
+        return Some("Akamai access denial");
+    }
+    if has("x-iinfo") {
+        return Some("Imperva (Incapsula) bot protection");
+    }
+    if has("x-sucuri-block") || has("x-sucuri-id") {
+        return Some("Sucuri website firewall");
+    }
+    if sets_cookie(res, "_px") {
+        return Some("PerimeterX (HUMAN) bot protection");
+    }
     None
+}
+
+/// `true` when the response sets a cookie whose name starts with `prefix`.
+fn sets_cookie(res: &Response<Body>, prefix: &str) -> bool {
+    res.headers()
+        .get_all(ureq::http::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|c| c.trim_start().starts_with(prefix))
 }
 
 /// The outcome of a final answer: `Blocked` when bot protection answered instead of the page
@@ -269,7 +314,9 @@ pub(super) fn lost_before_response(e: &ureq::Error) -> bool {
 /// Maps a ureq error to a failure class and message.
 pub(super) fn classify(e: &ureq::Error) -> (FailKind, String) {
     let kind = match e {
-        ureq::Error::Timeout(_) => FailKind::Timeout,
+        // ureq's text is `timeout: receive response`; the kind already says `timeout`, so the
+        // message is the phase that ran out of time.
+        ureq::Error::Timeout(phase) => return (FailKind::Timeout, phase.to_string()),
         ureq::Error::Io(io) => return classify_io(io),
         ureq::Error::HostNotFound => FailKind::Dns,
         ureq::Error::ConnectionFailed => FailKind::Connect,
@@ -377,6 +424,13 @@ mod tests {
         assert_eq!(classify(&ureq::Error::Rustls(bad_cert())).0, FailKind::Tls);
         let reset = io::Error::new(io::ErrorKind::ConnectionReset, "reset by peer");
         assert_eq!(classify(&ureq::Error::Io(reset)).0, FailKind::Io);
+    }
+
+    #[test]
+    fn a_timeout_says_timeout_once() {
+        let (kind, message) = classify(&ureq::Error::Timeout(ureq::Timeout::RecvResponse));
+        let outcome = Outcome::Failed { kind, message };
+        assert_eq!(outcome.to_string(), "timeout: receive response");
     }
 
     #[test]

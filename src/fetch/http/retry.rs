@@ -10,7 +10,7 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{
-    bot_wall, classify, drain, header, host_key, lost_before_response, proxy_failure,
+    bot_wall, classify, drain, head_failed, header, host_key, lost_before_response, proxy_failure,
 };
 use crate::fetch::resolver::RefusedAddress;
 use crate::fetch::{Validators, connection};
@@ -187,13 +187,26 @@ impl HttpFetcher {
                     {
                         // A pooled connection the server had closed: resend now, on a new one.
                         // A server that began to answer and then cut the connection was not
-                        // stale: that is a failure, retried within the budget.
+                        // stale: that is a failure, retried within the budget. The resend is
+                        // a try all the same (not of the budget): whether a lost request rode
+                        // a pooled connection depends on timing, and the tries reported must
+                        // not.
                         drop(permit);
                         budget.fresh = true;
+                        *retries += 1;
+                        self.gate.note_retry(&host);
                         continue;
                     }
                     budget.may_defer = false;
                     let (kind, message) = classify(&e);
+                    if *head && head_failed(kind) {
+                        // Some servers fail HEAD alone (drop it, answer nothing or garbage,
+                        // hang): ask once with GET, now and outside the budget, before any
+                        // verdict, as after an error status (`head_refused`).
+                        drop(permit);
+                        *head = false;
+                        continue;
+                    }
                     if !matches!(kind, FailKind::Timeout | FailKind::Io)
                         || budget.used >= self.settings.max_retries
                     {

@@ -22,6 +22,7 @@ use std::io::{self, Write};
 use self::escape::Escaped;
 use super::text::{mdbook_line, plural};
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
+use crate::model::failure_class::FailureClass;
 use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
 
@@ -362,15 +363,19 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
         )?;
         for e in entries {
             let r = e.referrer.as_ref();
+            // The failure class and its description, as a tooltip on the result.
+            let class = FailureClass::of(&e.result.outcome);
             write!(
                 o,
                 "<tr class=\"broken-link\"><td class=\"num\">{}</td><td class=\"num\">{}</td>\
                  <td class=\"raw\"><code>{}</code></td><td class=\"name\">{}</td>\
-                 <td class=\"result\">{}",
+                 <td class=\"result\" data-failure=\"{}\" title=\"{}\">{}",
                 number(r.and_then(|r| r.line)),
                 number(r.and_then(|r| r.column)),
                 Escaped(r.map_or(e.result.url.as_str(), |r| r.raw.as_str())),
                 Escaped(r.map_or("", |r| r.name.as_str())),
+                class.map_or("", FailureClass::name),
+                Escaped(class.map_or("", FailureClass::description)),
                 Escaped(&e.result.outcome.to_string()),
             )?;
             suggestion(o, e)?;

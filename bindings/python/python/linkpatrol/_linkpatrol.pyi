@@ -15,12 +15,13 @@ __version__: str
 _Input = Union[str, "os.PathLike[str]"]
 _Inputs = Union[_Input, Iterable[_Input]]
 _Strings = Union[str, Sequence[str]]
-# Every report format of the command line (`-o`), as FORMATS lists them at run time (a test
-# checks both agree).
+# Generated from the formats' table (src/report/format.rs) by tests/report_formats.rs; do not
+# edit: `LINKPATROL_BLESS=1 cargo test --test integration report_formats` rewrites it.
 _Format = Literal[
     "text", "compact", "github", "markdown", "csv", "html", "json", "ndjson", "junit", "sarif",
     "sitemap", "failures", "dot", "gml",
 ]
+# End of the generated formats.
 FORMATS: Tuple[str, ...]
 
 @final
