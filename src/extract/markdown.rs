@@ -87,7 +87,7 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
         match event {
             // A reference to a label defined nowhere: reported, or (after a word) prose.
             Event::Start(Tag::Link { link_type, id, .. })
-                if is_undefined(link_type, &text, range.start) =>
+                if is_undefined(link_type, &id, &text, range.start) =>
             {
                 open = Some(links.len());
                 titles.push(String::new());
@@ -96,7 +96,7 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
             Event::Start(Tag::Link { link_type, .. }) if is_unknown(link_type) => {}
             Event::Start(Tag::Image { link_type, id, .. }) if is_unknown(link_type) => {
                 images += 1;
-                if is_undefined(link_type, &text, range.start) {
+                if is_undefined(link_type, &id, &text, range.start) {
                     links.push(undefined(lines.locate(range.start), &id, "img", "src"));
                 }
             }

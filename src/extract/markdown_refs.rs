@@ -1,7 +1,9 @@
 //! Markdown references whose label is defined nowhere (`[text][label]`, `[label][]`): GitHub
 //! and mdBook render them as literal brackets, so each is a broken link. A shortcut `[label]`
 //! alone is prose (a note in brackets, a task box) and is left alone, and so is a pair of
-//! brackets that indexes the word before it (`matrix[i][j]`). Pure; `markdown.rs` reports them.
+//! brackets that indexes the word before it (`matrix[i][j]`), and a label that is a rustdoc
+//! intra-doc link (`[Command][crate::Command]`, ``[x][`Vec`]``: Markdown that rustdoc renders
+//! from `include_str!` resolves those). Pure; `markdown.rs` reports them.
 
 use pulldown_cmark::{BrokenLink, CowStr, LinkType};
 
@@ -21,9 +23,11 @@ pub(super) fn is_unknown(link_type: LinkType) -> bool {
     )
 }
 
-/// `true` when a link of `link_type` that starts at byte `start` of `text` is an undefined
-/// reference to report: not one written right after a word (`a[i][j]` indexes `a`).
-pub(super) fn is_undefined(link_type: LinkType, text: &str, start: usize) -> bool {
+/// `true` when a link of `link_type` to `label` that starts at byte `start` of `text` is an
+/// undefined reference to report: not one written right after a word (`a[i][j]` indexes `a`),
+/// nor a rustdoc intra-doc link (a path with `::`, or a name in backticks).
+pub(super) fn is_undefined(link_type: LinkType, label: &str, text: &str, start: usize) -> bool {
+    let intra_doc = label.contains("::") || (label.len() > 1 && label.starts_with('`'));
     let after_word = text
         .get(..start)
         .and_then(|before| before.chars().next_back())
@@ -32,6 +36,7 @@ pub(super) fn is_undefined(link_type: LinkType, text: &str, start: usize) -> boo
         link_type,
         LinkType::ReferenceUnknown | LinkType::CollapsedUnknown
     ) && !after_word
+        && !intra_doc
 }
 
 #[cfg(test)]
@@ -70,6 +75,7 @@ mod tests {
     #[test]
     fn shortcuts_code_and_indexing_are_not_references() {
         let md = "A [shortcut] note, [x] done, a[i][j] and m_[0][1].\n\n\
+                  [Command][crate::Command] and [vectors][`Vec`].\n\n\
                   `[code][span]`\n\n```\n[block][label]\n```\n\n    [indented][label]\n";
         assert_eq!(undefined(md), []);
     }
