@@ -1,5 +1,5 @@
-//! No silent passes: a folder without `index.html` is listed (as LinkChecker does) and a link
-//! to one from HTML is warned about (from a Markdown page a folder that exists is valid, as
+//! No silent passes: a folder without `index.html` is listed (as LinkChecker does), naming only
+//! what the folder walk keeps, and a link to one from HTML is warned about (from a Markdown page a folder that exists is valid, as
 //! GitHub shows it, and is not walked); a start file we cannot parse (a PDF) and an empty
 //! file are warned about;
 //! robots.txt groups follow `--user-agent`; `--max-urls 0` means no limit.
@@ -209,4 +209,31 @@ fn max_urls_0_means_no_limit() {
     let report = run(config(&server.url("/"), 2).max_urls(Some(1)));
     assert_eq!((report.urls, report.entries.len()), (1, 1));
     assert_eq!(report.over_limit, 2);
+}
+
+#[test]
+fn a_folder_listing_names_only_what_the_walk_keeps() {
+    let dir = TempDir::new("listing-walk-rules");
+    std::fs::create_dir_all(dir.join("drafts")).unwrap();
+    std::fs::create_dir_all(dir.join("public")).unwrap();
+    // Every Markdown file is left out by .ignore, so the folder is read as a listing.
+    std::fs::write(dir.join(".ignore"), "drafts/\nold.md\n").unwrap();
+    std::fs::write(dir.join("drafts/x.md"), "[gone](gone.md)\n").unwrap();
+    std::fs::write(dir.join("old.md"), "[gone](gone.md)\n").unwrap();
+    std::fs::write(dir.join("public/page.html"), "<a href='../notes.txt'>n</a>").unwrap();
+    std::fs::write(dir.join("notes.txt"), "notes").unwrap();
+    for threads in ["1", "8"] {
+        let (code, rows) = csv_rows(&["-t", threads, dir.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{rows:#?}");
+        let urls: Vec<&str> = rows.iter().map(|r| r.get(7).unwrap()).collect();
+        assert!(
+            !urls
+                .iter()
+                .any(|u| u.contains("drafts") || u.contains("old.md") || u.contains("gone")),
+            "the files .ignore leaves out are not read: {urls:#?}"
+        );
+        for kept in ["/public/page.html", "/notes.txt"] {
+            assert!(urls.iter().any(|u| u.ends_with(kept)), "{kept}: {urls:#?}");
+        }
+    }
 }

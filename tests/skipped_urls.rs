@@ -1,11 +1,12 @@
 //! What a run did not check is said: a start URL robots.txt disallows is a `robots-denied`
 //! warning shown without `-v`, and the summary counts the URLs not checked by reason
-//! (robots.txt, scope, `--exclude`), in the text and JSON reports and in the library's report.
+//! (robots.txt, scope, `--exclude`, the start pages `--exclude` left out), in the text and JSON
+//! reports and in the library's report.
 
 use regex::Regex;
 
 use crate::support::server::{Routes, TestServer};
-use crate::support::util::{assert_exit, cli, config, run};
+use crate::support::util::{TempDir, assert_exit, cli, cli_in, config, run};
 
 /// The default text report of a run over `args`, and its exit code.
 fn text_run(args: &[&str]) -> (Option<i32>, String) {
@@ -104,7 +105,8 @@ fn the_summary_counts_each_url_not_checked_once_by_reason() {
     assert_eq!(
         json["summary"]["skipped"],
         serde_json::json!({"robots": 2, "outside_scope": 1, "excluded": 1,
-            "not_included": 0, "url_limit": 0, "scheme": 0, "comment": 0, "ignore_file": 0})
+            "not_included": 0, "url_limit": 0, "scheme": 0, "comment": 0, "ignore_file": 0,
+            "excluded_starts": 0})
     );
 }
 
@@ -122,5 +124,34 @@ fn the_library_counts_the_same_with_one_thread_and_many() {
             (2, 1, 1, 4),
             "threads={threads}"
         );
+    }
+}
+
+#[test]
+fn an_exclude_that_matches_pages_of_the_checked_folder_says_how_many() {
+    let repo = TempDir::new("exclude-start-pages");
+    std::fs::create_dir_all(repo.join("docs")).unwrap();
+    std::fs::write(repo.join("README.md"), "[a](docs/a.md)\n").unwrap();
+    std::fs::write(repo.join("docs/a.md"), "[gone](gone.md)\n").unwrap();
+    std::fs::write(repo.join("docs/b.md"), "[gone](gone.md)\n").unwrap();
+    for threads in ["1", "8"] {
+        let run = |format: &str| {
+            let args = ["--no-config", "--no-status", "-t", threads, "-o", format];
+            cli_in(
+                &repo,
+                &[],
+                &[&args[..], &["--exclude", "/docs/", "."]].concat(),
+            )
+        };
+        let out = run("text");
+        assert_exit(&out, 0);
+        let text = String::from_utf8_lossy(&out.stdout);
+        // Two pages of the folder were left out (the link to one of them is that URL again).
+        assert!(
+            text.contains("2 URLs not checked: 2 start pages left out by --exclude."),
+            "{text}"
+        );
+        let json: serde_json::Value = serde_json::from_slice(&run("json").stdout).unwrap();
+        assert_eq!(json["summary"]["skipped"]["excluded_starts"], 2, "{json}");
     }
 }

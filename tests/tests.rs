@@ -70,6 +70,9 @@ mod private_addresses;
 mod real_web;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
+/// A repository checked as its renderer shows it: extensions swapped only where the renderer
+/// swaps them, undefined reference labels, anchors in another case, did-you-mean hints.
+mod renderer_rules;
 /// Where reports go: -F files opened before any is truncated; a closed stdout keeps the status.
 mod report_files;
 /// Every format's content: parsed back, golden files, verbosity, Ctrl-C; compact, github,

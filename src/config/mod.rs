@@ -164,6 +164,8 @@ pub struct Config {
     pub(crate) include_verbatim: bool,
     pub(crate) fallback_extensions: Vec<String>,
     pub(crate) readme_as_index: bool,
+    /// Folders walked, with the files each walk kept (`walked_folder`).
+    pub(crate) walked_folders: Vec<(PathBuf, Vec<PathBuf>)>,
     pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
@@ -226,6 +228,7 @@ impl Default for Config {
             include_verbatim: false,
             fallback_extensions: Vec::new(),
             readme_as_index: false,
+            walked_folders: Vec::new(),
             mdbooks: Vec::new(),
             keep_entries: true,
             only_problems: false,
@@ -618,7 +621,9 @@ impl Config {
 
     /// Extensions tried, in order, for a local file that does not exist: with `md`, a link to
     /// `ch1.html` is good when `ch1.md` exists, and is read there (its headings are its
-    /// anchors). As lychee's `--fallback-extensions`. Defaults to none.
+    /// anchors). Only a name with no extension or with the rendered one (`.html`, `.htm`) is
+    /// swapped, as a renderer does: `ch1.png` stays missing. As lychee's
+    /// `--fallback-extensions`. Defaults to none.
     pub fn fallback_extensions(mut self, extensions: Vec<String>) -> Self {
         self.fallback_extensions = extensions
             .into_iter()
@@ -632,6 +637,15 @@ impl Config {
     /// it. Defaults to `false`; the binary turns it on for an mdBook folder.
     pub fn readme_as_index(mut self, yes: bool) -> Self {
         self.readme_as_index = yes;
+        self
+    }
+
+    /// The files a walk of `folder` kept (its ignore files, hidden files and exclusions
+    /// applied): the listing of a folder without `index.html` inside it then names only these
+    /// and the folders that hold them, so what the walk left out is not read through a
+    /// listing. Defaults to none: a listing names every entry but hidden ones.
+    pub fn walked_folder(mut self, folder: impl Into<PathBuf>, kept: Vec<PathBuf>) -> Self {
+        self.walked_folders.push((folder.into(), kept));
         self
     }
 

@@ -154,6 +154,40 @@ impl Run {
         self.consider(url, Some(site), link.raw, via, None);
     }
 
+    /// Finishes a link that is broken as written (no URL to check): claimed under `key`,
+    /// its verdict `outcome` stored once, reported for each occurrence.
+    pub(super) fn finish_unresolved(
+        &self,
+        key: String,
+        site: Option<LinkSite>,
+        raw: String,
+        outcome: Outcome,
+        via: Via<'_>,
+    ) {
+        let level = via.level;
+        let occ = Occurrence {
+            site,
+            fragment: None,
+        };
+        match self
+            .cache
+            .claim_at(&key, move || occ, level, false, via.from)
+            .0
+        {
+            Claim::New => self.complete(&key, CheckResult::immediate(raw, outcome, level)),
+            Claim::Pending => {}
+            Claim::Done(r, occ, first) => self.send(&r, occ(), !first),
+            Claim::Quiet(occ) => {
+                drop(occ);
+                self.unreported.fetch_add(1, Ordering::Relaxed);
+            }
+            Claim::OverLimit(occ) => {
+                drop(occ);
+                self.over_limit.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// Handles one link: claim it, then decide and queue it or finish it at once (a new key),
     /// or record a referrer (a known one).
     pub(super) fn consider(
@@ -168,34 +202,11 @@ impl Run {
         let url = match url {
             Ok(u) => u,
             Err(message) => {
-                let key = format!("invalid:{raw}");
-                let occ = Occurrence {
-                    site,
-                    fragment: None,
+                let outcome = Outcome::Failed {
+                    kind: FailKind::InvalidUrl,
+                    message,
                 };
-                match self
-                    .cache
-                    .claim_at(&key, move || occ, level, false, via.from)
-                    .0
-                {
-                    Claim::New => {
-                        let outcome = Outcome::Failed {
-                            kind: FailKind::InvalidUrl,
-                            message,
-                        };
-                        self.complete(&key, CheckResult::immediate(raw, outcome, level));
-                    }
-                    Claim::Pending => {}
-                    Claim::Done(r, occ, first) => self.send(&r, occ(), !first),
-                    Claim::Quiet(occ) => {
-                        drop(occ);
-                        self.unreported.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Claim::OverLimit(occ) => {
-                        drop(occ);
-                        self.over_limit.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
+                self.finish_unresolved(format!("invalid:{raw}"), site, raw, outcome, via);
                 return;
             }
         };

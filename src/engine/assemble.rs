@@ -23,6 +23,7 @@ use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::request_extras::RequestExtras;
 use crate::fetch::router::Router;
 use crate::fetch::tls::CertReader;
+use crate::fetch::walked::Walked;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::stats::SkipCounter;
@@ -272,6 +273,7 @@ fn file_scope(cfg: &Config, starts: &[Start]) -> FileScope {
     let mut scope = FileScope::new(folders, cfg.follow_outside_root);
     scope.fallback.clone_from(&cfg.fallback_extensions);
     scope.readme_index = cfg.readme_as_index;
+    scope.walked = Walked::new(&cfg.walked_folders);
     scope.books = cfg
         .mdbooks
         .iter()

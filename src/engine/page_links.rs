@@ -19,7 +19,7 @@ use crate::extract::{
 };
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
-use crate::model::outcome::{CheckResult, Warning};
+use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
 use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
@@ -136,6 +136,21 @@ struct Written<'a> {
     name: Cow<'a, str>,
     nofollow: bool,
     padded: bool,
+    /// A Markdown reference to a label defined nowhere: broken as written.
+    undefined_label: bool,
+}
+
+/// A link as the state file stores it.
+fn stored(link: &RawLink) -> StoredLink<'_> {
+    StoredLink {
+        value: &link.value,
+        line: link.line,
+        column: link.column,
+        name: &link.name,
+        nofollow: link.nofollow,
+        padded: link.padded,
+        undefined_label: link.undefined_label,
+    }
 }
 
 impl From<RawLink> for Written<'static> {
@@ -147,6 +162,7 @@ impl From<RawLink> for Written<'static> {
             name: Cow::Owned(link.name),
             nofollow: link.nofollow,
             padded: link.padded,
+            undefined_label: link.undefined_label,
         }
     }
 }
@@ -160,6 +176,7 @@ impl<'a> From<StoredLink<'a>> for Written<'a> {
             name: Cow::Borrowed(link.name),
             nofollow: link.nofollow,
             padded: link.padded,
+            undefined_label: link.undefined_label,
         }
     }
 }
@@ -264,14 +281,7 @@ impl Run {
                     continue;
                 }
                 if let Some(r) = record.as_deref_mut() {
-                    r.links.push(
-                        &link.value,
-                        link.line,
-                        link.column,
-                        &link.name,
-                        link.nofollow,
-                        link.padded,
-                    );
+                    r.links.push(&stored(&link));
                 }
                 self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link.into());
             }
@@ -293,9 +303,7 @@ impl Run {
                 r.base.clone_from(&doc.base);
                 r.nofollow = doc.nofollow;
                 for l in doc.links.iter().filter(|l| !l.ignored) {
-                    let (line, column) = (l.line, l.column);
-                    r.links
-                        .push(&l.value, line, column, &l.name, l.nofollow, l.padded);
+                    r.links.push(&stored(l));
                 }
             }
             for link in doc.links.drain(..) {
@@ -355,12 +363,25 @@ impl Run {
             name,
             nofollow,
             padded,
+            undefined_label,
         } = link;
         let follow = !ctx.nofollow && !nofollow;
         let via = Via {
             from: ctx.from,
             ..Via::link(ctx.level, ctx.from_web, follow)
         };
+        if undefined_label {
+            let raw = value.clone().into_owned();
+            let site = self.site_of(ctx, value, line, column, name, Vec::new(), None);
+            let outcome = Outcome::Failed {
+                kind: FailKind::UndefinedReference,
+                message: format!(
+                    "no definition `{raw}: URL' in the page: the reference renders as text"
+                ),
+            };
+            self.finish_unresolved(format!("undefined:{raw}"), Some(site), raw, outcome, via);
+            return;
+        }
         // The fast path: a plain link on a local or web page, joined as text. Its `Url` is built only
         // when the claim needs one (a new key, or one a parse may upgrade).
         if keep.is_none()

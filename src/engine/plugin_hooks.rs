@@ -173,14 +173,16 @@ impl Run {
             .as_ref()
             .and_then(|s| s.remapped_from.as_deref())
             .and_then(|u| Url::parse(u).ok());
+        let parent = o.site.as_ref().map_or("", |s| &s.parent);
         let view = LinkView {
             target: &target,
             real_target: result.real_url.as_ref(),
             written_target: written.as_ref(),
             fragment,
-            parent: o.site.as_ref().map_or("", |s| &s.parent),
+            parent,
             target_ok: matches!(result.outcome, Outcome::Ok { .. }),
             target_content_type: result.content_type.as_deref(),
+            from_mdbook: !parent.is_empty() && !self.files.outside_books(parent),
         };
         let mut warnings = Vec::new();
         let mut infos = Vec::new();

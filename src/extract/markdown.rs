@@ -2,8 +2,9 @@
 //! link and image — inline, reference, autolink and e-mail autolink — GitHub's autolink
 //! literals in the text (a bare `https://…`, a `www.` address, an e-mail address; see
 //! `autolink.rs`), and the links of raw HTML inside the document, each with the 1-based line
-//! and column where it starts. Code (spans and blocks) holds no links, unless `verbatim`: then
-//! its autolink literals count too. Pure.
+//! and column where it starts; a reference whose label is defined nowhere is marked
+//! (`markdown_refs.rs`). Code (spans and blocks) holds no links, unless `verbatim`: then its
+//! autolink literals count too. Pure.
 
 use std::ops::Range;
 
@@ -11,6 +12,7 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::autolink::autolinks;
 use super::line_col::{Convention, LineCounter};
+use super::markdown_refs::{is_undefined, is_unknown, keep_as_link};
 use super::{IgnoreMark, IgnoreState, RawLink, extract_html};
 
 /// The most characters kept of a link's text.
@@ -45,7 +47,8 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
     // The `linkpatrol-ignore` comments read so far, and the links they were applied to.
     let mut ignore = IgnoreState::default();
     let mut applied = 0;
-    for (event, range) in Parser::new_ext(&text, options).into_offset_iter() {
+    let parser = Parser::new_with_broken_link_callback(&text, options, Some(keep_as_link));
+    for (event, range) in parser.into_offset_iter() {
         let literal_text = matches!(event, Event::Text(_))
             && open.is_none()
             && images == 0
@@ -82,6 +85,21 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
             _ => {}
         }
         match event {
+            // A reference to a label defined nowhere: reported, or (after a word) prose.
+            Event::Start(Tag::Link { link_type, id, .. })
+                if is_undefined(link_type, &id, &text, range.start) =>
+            {
+                open = Some(links.len());
+                titles.push(String::new());
+                links.push(undefined(lines.locate(range.start), &id, "a", "href"));
+            }
+            Event::Start(Tag::Link { link_type, .. }) if is_unknown(link_type) => {}
+            Event::Start(Tag::Image { link_type, id, .. }) if is_unknown(link_type) => {
+                images += 1;
+                if is_undefined(link_type, &id, &text, range.start) {
+                    links.push(undefined(lines.locate(range.start), &id, "img", "src"));
+                }
+            }
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
@@ -194,6 +212,14 @@ fn literals(
             name: found.text,
             ..RawLink::plain(found.url, "a", "href", at)
         });
+    }
+}
+
+/// The undefined reference `[label]` (see `markdown_refs.rs`).
+fn undefined(at: (usize, usize), label: &str, tag: &'static str, attr: &'static str) -> RawLink {
+    RawLink {
+        undefined_label: true,
+        ..RawLink::plain(format!("[{label}]"), tag, attr, at)
     }
 }
 

@@ -14,6 +14,7 @@ mod html;
 mod line_col;
 mod markdown;
 mod markdown_anchors;
+mod markdown_refs;
 pub(crate) mod page_text;
 mod sitemap;
 mod text;
@@ -63,6 +64,11 @@ pub struct RawLink {
     /// `<!-- linkpatrol-ignore -->` comment, or it lies between `<!-- linkpatrol-ignore-start -->`
     /// and `<!-- linkpatrol-ignore-end -->` (HTML and Markdown).
     pub ignored: bool,
+    /// Markdown: a full or collapsed reference (`[text][label]`, `[label][]`) whose label no
+    /// definition (`[label]: URL`) names. It renders as literal text, so it is a broken link;
+    /// `value` is the label in brackets, as written (`[label]`). A shortcut `[label]` alone is
+    /// prose and never one.
+    pub undefined_label: bool,
 }
 
 /// What an HTML comment asks of the links after it.
@@ -139,6 +145,7 @@ impl RawLink {
             ignored: false,
             nofollow: false,
             padded: false,
+            undefined_label: false,
         }
     }
 }

@@ -19,6 +19,7 @@ use foldhash::fast::RandomState as FastHash;
 use url::Url;
 
 use super::Fetched;
+use super::walked::Walked;
 use crate::extract::format::is_parsed;
 use crate::model::outcome::{FailKind, Outcome, Warning};
 
@@ -35,6 +36,8 @@ pub(crate) struct FileScope {
     pub(crate) readme_index: bool,
     /// The mdBooks whose summaries are known (`Config::mdbook`): only their chapters are pages.
     pub(crate) books: Vec<BookPages>,
+    /// What the folder walks kept (`Config::walked_folder`): all a listing inside them names.
+    pub(crate) walked: Walked,
 }
 
 /// The pages an mdBook renders from its sources: the chapters its `SUMMARY.md` lists, and
@@ -70,6 +73,9 @@ impl FileScope {
     /// source a book does not render is good (GitHub shows the file), though no page of the
     /// book's site links there.
     pub(crate) fn outside_books(&self, page: &str) -> bool {
+        if self.books.is_empty() {
+            return true;
+        }
         let Some(path) = Url::parse(page).ok().and_then(|u| u.to_file_path().ok()) else {
             return true;
         };
@@ -136,6 +142,7 @@ impl FileScope {
             fallback: Vec::new(),
             readme_index: false,
             books: Vec::new(),
+            walked: Walked::default(),
         }
     }
 }
@@ -188,8 +195,19 @@ fn real_folder(
 /// The file read instead of `path`, which does not exist: the same name with each of the
 /// fallback extensions in turn (`ch1.html` → `ch1.md`), then for `index.html` its folder's
 /// `README.md` when asked. With its metadata and whether it is inside the scope.
+///
+/// Only what a renderer swaps is swapped: a name with no extension or with the rendered one
+/// (`.html`, `.htm`). `intro.png`, `intro.pdf` or a typo such as `intro.mdr` stay missing
+/// even when `intro.md` exists.
 fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, bool)> {
-    let by_extension = scope.fallback.iter().map(|ext| path.with_extension(ext));
+    let swappable = path
+        .extension()
+        .is_none_or(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+    let by_extension = scope
+        .fallback
+        .iter()
+        .filter(|_| swappable)
+        .map(|ext| path.with_extension(ext));
     let readme = (scope.readme_index && path.file_name().is_some_and(|n| n == "index.html"))
         .then(|| path.with_file_name("README.md"));
     by_extension.chain(readme).find_map(|p| {
@@ -230,7 +248,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
                 };
                 (other, m, Some(u))
             }
-            None => return not_found(url, &path, &e),
+            None => return missing(url, &path, &e, scope),
         },
     };
     let (path, final_url, meta) = if let Some(u) = found_as {
@@ -240,7 +258,7 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
         let meta = match scope.look_up(&index) {
             Ok((m, true)) if m.is_file() => m,
             Ok((_, false)) => return outside_root(url),
-            _ => return listing(url, &path, want_body),
+            _ => return listing(url, &path, want_body, &scope.walked),
         };
         let mut u = url.clone();
         if !u.path().ends_with('/') {
@@ -377,7 +395,7 @@ fn add_body(f: &mut Fetched, body: Vec<u8>, meta: &Metadata, max_body: u64, star
 /// A folder without `index.html`, as LinkChecker shows one: an HTML page listing its entries,
 /// so each is checked (and pages among them parsed). Hidden entries (`.git`) and symbolic links
 /// (a link to `..` would list forever) are left out. The URL gets its trailing slash.
-fn listing(url: &Url, dir: &Path, want_body: bool) -> Fetched {
+fn listing(url: &Url, dir: &Path, want_body: bool, walked: &Walked) -> Fetched {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => return Fetched::failed(url, FailKind::Io, format!("{}: {e}", dir.display())),
@@ -387,7 +405,8 @@ fn listing(url: &Url, dir: &Path, want_body: bool) -> Fetched {
         .filter_map(|e| {
             let kind = e.file_type().ok()?;
             let name = e.file_name().into_string().ok()?;
-            (!kind.is_symlink() && !name.starts_with('.')).then_some((name, kind.is_dir()))
+            (!kind.is_symlink() && !name.starts_with('.') && walked.lists(&e.path()))
+                .then_some((name, kind.is_dir()))
         })
         .collect();
     names.sort();
@@ -495,6 +514,24 @@ struct Folder {
 
 /// Most folder answers one thread keeps (a few hundred KB at most).
 const FOLDERS_REMEMBERED: usize = 4096;
+
+/// [`not_found`], naming the closest sibling of a missing file when its folder is inside the
+/// scope (outside it, the folder's names are not read).
+fn missing(url: &Url, path: &Path, e: &std::io::Error, scope: &FileScope) -> Fetched {
+    let mut f = not_found(url, path, e);
+    let folder_inside = path
+        .parent()
+        .and_then(|p| scope.look_up(p).ok())
+        .is_some_and(|(m, inside)| inside && m.is_dir());
+    if e.kind() == std::io::ErrorKind::NotFound
+        && folder_inside
+        && let Some(name) = super::sibling_hint::closest_sibling(path)
+        && let Outcome::Failed { message, .. } = &mut f.outcome
+    {
+        message.push_str(&format!("; did you mean `{name}'?"));
+    }
+    f
+}
 
 fn not_found(url: &Url, path: &Path, e: &std::io::Error) -> Fetched {
     let kind = if e.kind() == std::io::ErrorKind::NotFound {

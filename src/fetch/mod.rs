@@ -25,6 +25,7 @@ pub(crate) mod request_extras;
 pub(crate) mod resolver;
 pub(crate) mod router;
 pub(crate) mod session_cookies;
+pub(crate) mod sibling_hint;
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tls;
 #[cfg(not(feature = "plugin-cert-expiry"))]
@@ -32,6 +33,7 @@ pub(crate) mod tls;
 pub(crate) mod tls;
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tunnel;
+pub(crate) mod walked;
 
 use std::fmt;
 use std::time::{Duration, Instant};

@@ -619,6 +619,11 @@ fn add_one(
     if !meta.is_dir() && walk.excluded(path) {
         return Ok(config);
     }
+    if meta.is_dir() {
+        // Its listing (no index.html) names only what the walk keeps: one set of rules.
+        let kept = walk.files(path, &|_: &Path| true)?;
+        return Ok(config.walked_folder(path, kept).input_path(path));
+    }
     Ok(config.input_path(path))
 }
 

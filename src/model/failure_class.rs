@@ -69,6 +69,9 @@ impl FailureClass {
             FailKind::Internal => "Checking the link hit an internal error in linkpatrol.",
             FailKind::Plugin => "A plugin found the link's target broken.",
             FailKind::Fragment => "The link's #fragment names no anchor on its target page.",
+            FailKind::UndefinedReference => {
+                "The Markdown reference's label is defined nowhere: it renders as text."
+            }
         }
     }
 }

@@ -50,12 +50,15 @@ pub enum FailKind {
     /// This link's `#fragment` names nothing on its page (the `anchors` plugin). The URL itself
     /// is fine: only the entries of links with that fragment carry this verdict.
     Fragment,
+    /// A Markdown reference (`[text][label]`, `[label][]`) whose label no definition names:
+    /// it renders as literal text.
+    UndefinedReference,
 }
 
 impl FailKind {
     /// Every kind, in declaration order: for reading a name back ([`as_str`](Self::as_str))
     /// and for listing them (the SARIF rules). A test keeps it whole.
-    pub const ALL: [FailKind; 16] = [
+    pub const ALL: [FailKind; 17] = [
         FailKind::InvalidUrl,
         FailKind::Dns,
         FailKind::Connect,
@@ -72,6 +75,7 @@ impl FailKind {
         FailKind::Internal,
         FailKind::Plugin,
         FailKind::Fragment,
+        FailKind::UndefinedReference,
     ];
 
     /// The kind named `name` (the inverse of [`as_str`](Self::as_str)).
@@ -98,6 +102,7 @@ impl FailKind {
             FailKind::Internal => "internal",
             FailKind::Fragment => "fragment",
             FailKind::Plugin => "plugin",
+            FailKind::UndefinedReference => "undefined-reference",
         }
     }
 }
@@ -477,6 +482,7 @@ mod tests {
             FailKind::Internal => 13,
             FailKind::Plugin => 14,
             FailKind::Fragment => 15,
+            FailKind::UndefinedReference => 16,
         };
         for (i, kind) in FailKind::ALL.into_iter().enumerate() {
             assert_eq!(position(kind), i, "{kind:?}");

@@ -74,6 +74,10 @@ pub struct Skipped {
     pub comment: usize,
     /// Matched a pattern of the checked folder's `.linkpatrolignore` file.
     pub ignore_file: usize,
+    /// Start inputs (the pages of a checked folder, a file or URL named) that matched an
+    /// `--exclude` pattern: left out before they were read, so their links were never seen.
+    /// Not counted in `excluded`.
+    pub excluded_starts: usize,
 }
 
 impl Skipped {
@@ -87,6 +91,7 @@ impl Skipped {
             + self.scheme
             + self.comment
             + self.ignore_file
+            + self.excluded_starts
     }
 
     /// The reasons with their counts, in the order a summary names them, zeros left out
@@ -95,6 +100,7 @@ impl Skipped {
         [
             ("disallowed by robots.txt", self.robots),
             ("outside the scope", self.outside_scope),
+            ("start pages left out by --exclude", self.excluded_starts),
             ("by --exclude", self.excluded),
             ("by --include", self.not_included),
             ("over --max-urls", self.url_limit),
@@ -119,12 +125,13 @@ pub(crate) enum SkipReason {
     Scheme,
     Comment,
     IgnoreFile,
+    ExcludedStart,
 }
 
 /// [`Skipped`] counted by many workers at once: one relaxed atomic add per URL not checked.
 /// Read when the run's report is made; a statistic, so relaxed ordering is enough.
 #[derive(Debug, Default)]
-pub(crate) struct SkipCounter([AtomicUsize; 8]);
+pub(crate) struct SkipCounter([AtomicUsize; 9]);
 
 impl SkipCounter {
     /// Counts one URL not checked.
@@ -144,6 +151,7 @@ impl SkipCounter {
             scheme: n(SkipReason::Scheme),
             comment: n(SkipReason::Comment),
             ignore_file: n(SkipReason::IgnoreFile),
+            excluded_starts: n(SkipReason::ExcludedStart),
         }
     }
 }

@@ -7,8 +7,10 @@
 //! no request; the file scope of `fetch::file` decides what of it is read). Schemes that cannot
 //! be checked are listed as ignored, not as errors. Pure: no I/O.
 
+use std::collections::HashSet;
+
 use regex::Regex;
-use url::Url;
+use url::{Position, Url};
 
 use crate::model::stats::SkipReason;
 use crate::policy::origin::origin_text;
@@ -44,6 +46,9 @@ pub(crate) struct Filter {
     no_follow: Vec<Regex>,
     recursion_level: Option<usize>,
     check_external: bool,
+    /// The start URLs (without fragment) that `exclude` matches: counted apart, as pages left
+    /// out, whether a start or a link claims them first.
+    excluded_starts: HashSet<String>,
 }
 
 /// Schemes that are listed as ignored rather than checked.
@@ -92,6 +97,7 @@ impl Filter {
             no_follow,
             recursion_level,
             check_external,
+            excluded_starts: HashSet::new(),
         }
     }
 
@@ -102,6 +108,10 @@ impl Filter {
 
     /// Makes everything at or below `start` internal.
     pub(crate) fn add_start(&mut self, start: &Url) {
+        let whole = &start[..Position::AfterQuery];
+        if self.exclude.iter().any(|r| r.is_match(start.as_str())) {
+            self.excluded_starts.insert(whole.to_owned());
+        }
         let scope = if start.scheme() == "file" {
             let s = start.as_str();
             let dir = if s.ends_with('/') {
@@ -155,7 +165,13 @@ impl Filter {
         }
         let s = url.as_str();
         if self.exclude.iter().any(|r| r.is_match(s)) {
-            return Decision::Ignore(SkipReason::Excluded, "matches an --exclude pattern".into());
+            // A start page left out is named on its own: its links are never seen.
+            let why = if self.excluded_starts.contains(&url[..Position::AfterQuery]) {
+                SkipReason::ExcludedStart
+            } else {
+                SkipReason::Excluded
+            };
+            return Decision::Ignore(why, "matches an --exclude pattern".into());
         }
         if self.ignore_file.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(SkipReason::IgnoreFile, "matches .linkpatrolignore".into());

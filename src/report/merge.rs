@@ -272,6 +272,7 @@ fn add_skipped(skipped: &mut Skipped, v: &Value) {
         (&mut skipped.not_included, "not_included"),
         (&mut skipped.comment, "comment"),
         (&mut skipped.ignore_file, "ignore_file"),
+        (&mut skipped.excluded_starts, "excluded_starts"),
         (&mut skipped.url_limit, "url_limit"),
         (&mut skipped.scheme, "scheme"),
     ] {

@@ -18,6 +18,8 @@ pub(crate) struct StoredLink<'a> {
     pub(crate) name: &'a str,
     pub(crate) nofollow: bool,
     pub(crate) padded: bool,
+    /// A Markdown reference whose label is defined nowhere (`RawLink::undefined_label`).
+    pub(crate) undefined_label: bool,
 }
 
 /// Everything a page's links need to be considered again without the page: its blob
@@ -43,7 +45,8 @@ struct Packed {
     name_end: u32,
     line: u32,
     column: u32,
-    /// `nofollow` (bit 0), `padded` (bit 1), as packed.
+    /// `nofollow` (bit 0), `padded` (bit 1), `undefined_label` (bit 2), as packed. A blob
+    /// written before bit 2 existed never sets it.
     flags: u8,
 }
 
@@ -90,6 +93,7 @@ impl<'a> Iterator for Links<'a> {
             name,
             nofollow: p.flags & 1 != 0,
             padded: p.flags & 2 != 0,
+            undefined_label: p.flags & 4 != 0,
         })
     }
 
@@ -113,7 +117,7 @@ fn put_u32(out: &mut Vec<u8>, n: u32) {
 pub(crate) fn pack(base: Option<&str>, nofollow: bool, links: &[StoredLink<'_>]) -> Vec<u8> {
     let mut packer = Packer::default();
     for l in links {
-        packer.push(l.value, l.line, l.column, l.name, l.nofollow, l.padded);
+        packer.push(l);
     }
     packer.finish(base, nofollow)
 }
@@ -145,21 +149,17 @@ impl Packer {
     }
 
     /// Adds one link.
-    pub(crate) fn push(
-        &mut self,
-        value: &str,
-        line: usize,
-        column: usize,
-        name: &str,
-        nofollow: bool,
-        padded: bool,
-    ) {
+    pub(crate) fn push(&mut self, link: &StoredLink<'_>) {
         let raw = &mut self.body;
-        put_str(raw, value);
-        put_u32(raw, u32::try_from(line).unwrap_or(u32::MAX));
-        put_u32(raw, u32::try_from(column).unwrap_or(u32::MAX));
-        put_str(raw, name);
-        raw.push(u8::from(nofollow) | (u8::from(padded) << 1));
+        put_str(raw, link.value);
+        put_u32(raw, u32::try_from(link.line).unwrap_or(u32::MAX));
+        put_u32(raw, u32::try_from(link.column).unwrap_or(u32::MAX));
+        put_str(raw, link.name);
+        raw.push(
+            u8::from(link.nofollow)
+                | (u8::from(link.padded) << 1)
+                | (u8::from(link.undefined_label) << 2),
+        );
         self.count = self.count.saturating_add(1);
     }
 
@@ -348,6 +348,7 @@ mod tests {
                 name: "Ä label",
                 nofollow: true,
                 padded: false,
+                undefined_label: false,
             },
             StoredLink {
                 value: "",
@@ -363,6 +364,7 @@ mod tests {
                 name: "",
                 nofollow: false,
                 padded: true,
+                undefined_label: true,
             },
         ]
     }
@@ -425,7 +427,13 @@ mod tests {
         // Uncompressed bytes that decompress fine but are not a page: each field wrong in
         // turn (format byte, a text that is not UTF-8, a count that lies, bytes left over).
         let mut packer = Packer::default();
-        packer.push("a.html", 1, 2, "x", false, false);
+        packer.push(&StoredLink {
+            value: "a.html",
+            line: 1,
+            column: 2,
+            name: "x",
+            ..StoredLink::default()
+        });
         let good = packer.finish(None, false);
         let raw = decompress(&good).unwrap();
         let broken = |edit: &dyn Fn(&mut Vec<u8>)| {

@@ -12,12 +12,19 @@
 //! is not an anchor, nor is a single-page app's hash route (`#/settings`, `#!/page`): those get
 //! an info that they were not checked.
 //!
+//! Fragments follow the renderer that shows the target. GitHub matches a fragment in any case
+//! (`#Summary` finds `summary`), so on a Markdown file linked from a repository file a match in
+//! another case is valid, with the warning `anchor-case` naming the exact id; mdBook (a link
+//! from one of its sources) and browsers on HTML pages do not, so there it stays missing. A
+//! missing fragment's message names the closest anchors (`closest.rs`), not a list of all.
+//!
 //! On `github.com` pages (decided on the URL as written, before `--remap`), what GitHub's own
 //! script does counts too (`github`): a line anchor (`#L10`, `#L10-L20`) of a file view is
 //! valid when the page is, and `#foo` finds the rendered heading `id="user-content-foo"`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod closest;
 mod decode;
 mod github;
 
@@ -36,27 +43,29 @@ pub const DESCRIPTION: &str = "#fragment links must name an id, <a name> or Mark
                                severity=error|warning (default error)";
 /// The warning tag.
 pub const TAG: &str = "anchor-not-found";
-/// How many available anchors a warning lists before "and N more".
-const LISTED: usize = 10;
+/// The warning tag of a fragment that matches an anchor of a Markdown file only in another
+/// case: valid on GitHub, which ignores case, but not elsewhere.
+pub const TAG_CASE: &str = "anchor-case";
 
-/// The anchors of one page, for lookups. (The sorted list a message shows is made only when a
-/// fragment is missing.)
+/// The anchors of one page, for lookups. (The closest ones a message names are looked for only
+/// when a fragment is missing.)
 #[derive(Debug)]
 struct PageAnchors {
     set: HashSet<String>,
+    /// A Markdown page: GitHub shows it, and matches fragments in any case.
+    markdown: bool,
 }
 
 impl PageAnchors {
-    fn new(anchors: &[String]) -> PageAnchors {
+    fn new(anchors: &[String], content_type: Option<&str>) -> PageAnchors {
         PageAnchors {
             set: anchors.iter().cloned().collect(),
+            markdown: matches!(content_type, Some("text/markdown" | "text/x-markdown")),
         }
     }
 
-    fn sorted(&self) -> Vec<&str> {
-        let mut all: Vec<&str> = self.set.iter().map(String::as_str).collect();
-        all.sort_unstable();
-        all
+    fn all(&self) -> impl Iterator<Item = &str> {
+        self.set.iter().map(String::as_str)
     }
 }
 
@@ -106,8 +115,13 @@ impl Anchors {
         pages.get(&Self::key(url)).cloned()
     }
 
-    fn store(&self, urls: &[&Url], anchors: &[String]) -> Arc<PageAnchors> {
-        let page = Arc::new(PageAnchors::new(anchors));
+    fn store(
+        &self,
+        urls: &[&Url],
+        anchors: &[String],
+        content_type: Option<&str>,
+    ) -> Arc<PageAnchors> {
+        let page = Arc::new(PageAnchors::new(anchors, content_type));
         let mut pages = self.pages.write().unwrap_or_else(|p| p.into_inner());
         for url in urls {
             pages.insert(Self::key(url), page.clone());
@@ -132,7 +146,7 @@ impl Anchors {
         if let Some(u) = &page.final_url {
             urls.push(u);
         }
-        Some(self.store(&urls, &page.anchors))
+        Some(self.store(&urls, &page.anchors, page.content_type.as_deref()))
     }
 }
 
@@ -163,23 +177,26 @@ fn not_found_message(fragment: &str, decoded: &str, target: &Url, anchors: &Page
         m.push_str(&format!(" (decoded: `{decoded}')"));
     }
     m.push_str(&format!(" not found on {target}. "));
-    let sorted = anchors.sorted();
-    if sorted.is_empty() {
-        m.push_str("The page has no anchors.");
-        return m;
+    let near = closest::closest(decoded, anchors.all());
+    match (near.is_empty(), anchors.set.len()) {
+        (_, 0) => m.push_str("The page has no anchors."),
+        (true, n) => m.push_str(&format!("None of its {n} anchors is close.")),
+        (false, _) => {
+            let named: Vec<String> = near.iter().map(|a| format!("`{a}'")).collect();
+            m.push_str(&format!("Did you mean {}?", named.join(", ")));
+        }
     }
-    m.push_str("Available anchors: ");
-    let shown: Vec<String> = sorted
-        .iter()
-        .take(LISTED)
-        .map(|a| format!("`{a}'"))
-        .collect();
-    m.push_str(&shown.join(", "));
-    if sorted.len() > LISTED {
-        m.push_str(&format!(" and {} more", sorted.len() - LISTED));
-    }
-    m.push('.');
     m
+}
+
+/// The warning for a fragment that matches the anchors `same` only in another case.
+fn case_message(fragment: &str, same: &[&str]) -> String {
+    let named: Vec<String> = same.iter().map(|a| format!("`{a}'")).collect();
+    format!(
+        "Anchor `{fragment}' matches {} only in another case: GitHub finds it, mdBook and \
+         browsers on an HTML page do not.",
+        named.join(", ")
+    )
 }
 
 impl Plugin for Anchors {
@@ -189,7 +206,11 @@ impl Plugin for Anchors {
 
     fn check_content(&self, content: &ContentView<'_>, _: &dyn Services) -> Vec<Remark> {
         if has_anchors(content.content_type) {
-            self.store(&[content.url, content.final_url], content.anchors);
+            self.store(
+                &[content.url, content.final_url],
+                content.anchors,
+                content.content_type,
+            );
         }
         Vec::new()
     }
@@ -229,6 +250,15 @@ impl Plugin for Anchors {
                 .any(|id| anchors.set.contains(id))
         {
             return Vec::new();
+        }
+        if anchors.markdown && !link.from_mdbook {
+            let same = closest::same_but_case(&decoded, anchors.all());
+            if !same.is_empty() {
+                return vec![Remark::warning(
+                    TAG_CASE,
+                    case_message(link.fragment, &same),
+                )];
+            }
         }
         let message = not_found_message(link.fragment, &decoded, link.target, &anchors);
         if self.only_warn {

@@ -21,6 +21,7 @@ fn link<'a>(target: &'a Url, fragment: &'a str) -> LinkView<'a> {
         parent: "http://h.test/from.html",
         target_ok: true,
         target_content_type: Some("text/html"),
+        from_mdbook: false,
     }
 }
 
@@ -129,25 +130,81 @@ fn top_text_directives_and_broken_or_non_html_targets_are_not_checked() {
 }
 
 #[test]
-fn the_message_lists_available_anchors_sorted_and_trimmed() {
+fn the_message_names_the_closest_anchors_not_the_first_in_order() {
     let plugin = warning_only();
     let page = url("http://h.test/p.html");
-    let many: Vec<String> = (0..25).map(|i| format!("s{i:02}")).collect();
+    let mut many: Vec<String> = (0..100).map(|i| format!("a{i:02}")).collect();
+    many.extend(["TyCtxt", "instalation-guide"].map(String::from));
     let refs: Vec<&str> = many.iter().map(String::as_str).collect();
     feed(&plugin, &page, &refs);
-    let r = plugin.check_link(&link(&page, "zz"), &FakeServices::new());
-    let Remark::Warning { message, .. } = &r[0] else {
+    let message = |fragment: &str| {
+        let r = plugin.check_link(&link(&page, fragment), &FakeServices::new());
+        let Remark::Warning { message, .. } = &r[0] else {
+            panic!("{r:?}")
+        };
+        message.clone()
+    };
+    let m = message("tyctxt");
+    assert!(
+        m.starts_with("Anchor `tyctxt' not found on http://h.test/p.html."),
+        "{m}"
+    );
+    assert!(m.ends_with("Did you mean `TyCtxt'?"), "an HTML page: {m}");
+    assert!(
+        message("installation-guide").ends_with("Did you mean `instalation-guide'?"),
+        "edit distance"
+    );
+    assert!(
+        message("nothing-like-these").ends_with("None of its 102 anchors is close."),
+        "no list of every anchor"
+    );
+}
+
+/// The anchors plugin's remarks on a link to a Markdown page `page` (anchors `summary`,
+/// `setup`) with `fragment`, from an mdBook source or not.
+fn on_markdown(fragment: &str, from_mdbook: bool) -> Vec<Remark> {
+    let plugin = Anchors::default();
+    let page = url("file:///repo/guide.md");
+    let anchors = ["summary".to_owned(), "setup".to_owned()];
+    let view = ContentView {
+        url: &page,
+        final_url: &page,
+        content_type: Some("text/markdown"),
+        body: b"",
+        links: &[],
+        anchors: &anchors,
+        internal: true,
+    };
+    plugin.check_content(&view, &FakeServices::new());
+    let mut l = link(&page, fragment);
+    l.target_content_type = Some("text/markdown");
+    l.from_mdbook = from_mdbook;
+    plugin.check_link(&l, &FakeServices::new())
+}
+
+#[test]
+fn a_case_only_match_on_markdown_is_valid_as_github_shows_it() {
+    let r = on_markdown("Summary", false);
+    let [Remark::Warning { tag, message }] = &r[..] else {
         panic!("{r:?}")
     };
+    assert_eq!(*tag, super::TAG_CASE);
     assert!(
-        message.starts_with("Anchor `zz' not found on http://h.test/p.html."),
+        message.contains("matches `summary' only in another case"),
         "{message}"
     );
-    assert!(
-        message.contains("`s00', `s01'") && message.contains("`s09' and 15 more."),
-        "{message}"
-    );
-    assert!(!message.contains("s10"), "{message}");
+    assert!(on_markdown("summary", false).is_empty());
+    // In an mdBook the fragment must match exactly; the message names the id meant.
+    let r = on_markdown("Summary", true);
+    let [Remark::Broken(message)] = &r[..] else {
+        panic!("{r:?}")
+    };
+    assert!(message.ends_with("Did you mean `summary'?"), "{message}");
+    // Another word is missing either way.
+    assert!(matches!(
+        &on_markdown("Sumary-x", false)[..],
+        [Remark::Broken(_)]
+    ));
 }
 
 #[test]

@@ -83,6 +83,9 @@ pub struct LinkView<'a> {
     pub target_ok: bool,
     /// The target's media type without parameters, when known.
     pub target_content_type: Option<&'a str>,
+    /// The page that holds the link is a source of an mdBook checked as the site it builds:
+    /// the link is followed on that site (mdBook's rules), not on GitHub's view of the file.
+    pub from_mdbook: bool,
 }
 
 /// A page fetched through [`Services::fetch`]: the engine's verdict and its parse.

@@ -32,8 +32,9 @@ pub struct Args {
     #[arg(value_name = "URL_OR_PATH")]
     pub inputs: Vec<String>,
 
-    /// Extensions to try, in order, for a local file that does not exist (`md,html`: a link to
-    /// ch1.html is good when ch1.md exists, and its headings are the anchors). A checked folder
+    /// Extensions to try, in order, for a local file that does not exist and whose name has no
+    /// extension or `.html` (`md,html`: a link to ch1.html is good when ch1.md exists, and its
+    /// headings are the anchors; ch1.png is not). A checked folder
     /// with a book.toml is read as an mdBook: its sources, with `md` tried first; its pages are
     /// the chapters src/SUMMARY.md lists (a link to a .md source it does not list is broken:
     /// mdBook does not render it).

@@ -265,6 +265,7 @@ impl<'a, 's> Collector<'a, 's> {
                     nofollow,
                     padded,
                     ignored: false,
+                    undefined_label: false,
                 });
             };
             match slot.attr {

@@ -1,0 +1,205 @@
+//! A repository checked as its renderer shows it: a missing file is found under another
+//! extension only where the renderer swaps it (`.html` → `.md` in an mdBook, a fallback
+//! extension for a name with no extension or `.html`); a reference whose label is defined
+//! nowhere is a broken link; a missing file names its closest sibling; a fragment in another case than its anchor is valid only where
+//! GitHub shows the file, and an anchor error names the closest anchors.
+
+use std::fs;
+
+use crate::support::util::{TempDir, assert_exit, csv_run_in, row_named, rows};
+
+/// The links written on rows with `valid` `False`, sorted.
+fn broken(rows: &[csv::StringRecord]) -> Vec<String> {
+    let mut names: Vec<String> = rows
+        .iter()
+        .filter(|r| &r[6] == "False")
+        .map(|r| r[0].to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// An mdBook (`src/intro.md`, `src/items/enumerations.md`) whose intro links to its chapters'
+/// rendered pages, and to names that only share a stem with a source.
+fn book_with_stems(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("src/items")).unwrap();
+    fs::write(dir.join("book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    fs::write(
+        dir.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Intro](intro.md)\n- [Enums](items/enumerations.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/intro.md"),
+        "# Intro\n\n[page](items/enumerations.html) [png](intro.png) [pdf](intro.pdf)\n\
+         [txt](intro.txt)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/items/enumerations.md"),
+        "# Enumerations\n\n[typo](../items/enumerations.mdr) [up](../intro.html)\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn an_mdbook_swaps_only_html_for_md() {
+    let dir = book_with_stems("render-book-stems");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert_eq!(
+            broken(&rows),
+            [
+                "../items/enumerations.mdr",
+                "intro.pdf",
+                "intro.png",
+                "intro.txt"
+            ],
+            "{rows:#?}"
+        );
+        for good in ["items/enumerations.html", "../intro.html"] {
+            assert_eq!(&row_named(&rows, good)[6], "True", "{good}: {rows:#?}");
+        }
+        // A missing file names its closest sibling.
+        let typo = row_named(&rows, "../items/enumerations.mdr");
+        assert!(
+            typo[3].ends_with("did you mean `enumerations.md'?"),
+            "{typo:?}"
+        );
+    }
+}
+
+#[test]
+fn a_fallback_extension_is_tried_only_without_an_extension_or_for_html() {
+    let dir = TempDir::new("render-fallback-stems");
+    fs::write(dir.join("a.md"), "# A\n").unwrap();
+    fs::write(
+        dir.join("index.md"),
+        "[bare](a) [page](a.html) [png](a.png) [typo](a.mdr)\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(
+            &dir,
+            &["-t", threads, "--fallback-extensions", "md", "index.md"],
+        );
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert_eq!(broken(&rows), ["a.mdr", "a.png"], "{rows:#?}");
+    }
+}
+
+#[test]
+fn a_reference_to_an_undefined_label_is_an_error_at_its_line() {
+    let dir = TempDir::new("render-undefined-labels");
+    fs::write(
+        dir.join("README.md"),
+        "# Readme\n\nSee [the guide][guide] and [Setup][].\n\
+         A [shortcut] note, a[i][j] and [the docs][docs].\n\n\
+         `[in][code]`\n\n```\n[in][block]\n```\n\n[docs]: ./README.md\n",
+    )
+    .unwrap();
+    fs::write(dir.join("other.md"), "[again][guide]\n").unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let mut bad: Vec<(String, String, String)> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| {
+                let page = r[1].rsplit('/').next().unwrap_or("").to_owned();
+                (page, r[0].to_owned(), r[8].to_owned())
+            })
+            .collect();
+        bad.sort();
+        let want = [
+            ("README.md", "[Setup]", "3"),
+            ("README.md", "[guide]", "3"),
+            ("other.md", "[guide]", "1"),
+        ]
+        .map(|(p, v, l)| (p.to_owned(), v.to_owned(), l.to_owned()));
+        assert_eq!(bad, want, "{rows:#?}");
+        let guide = row_named(&rows, "[guide]");
+        assert!(guide[3].contains("undefined-reference"), "{guide:?}");
+        assert_eq!(&row_named(&rows, "./README.md")[6], "True");
+    }
+}
+
+/// A repository with a Markdown guide (headings `setup`, `the-tuple-type`), an HTML page
+/// (id `Intro`), and an mdBook in `book/` whose chapter has the heading `the-tuple-type`.
+fn repo_with_cased_fragments(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("book/src")).unwrap();
+    fs::write(
+        dir.join("guide.md"),
+        "# Guide\n\n## Setup\n\n## The Tuple Type\n",
+    )
+    .unwrap();
+    fs::write(dir.join("page.html"), "<h1 id='Intro'>Intro</h1>").unwrap();
+    fs::write(
+        dir.join("README.md"),
+        "[case](guide.md#Setup) [exact](guide.md#setup) [html](page.html#intro)\n\
+         [typo](guide.md#the-tupel-type) [chapter](book/src/ch1.md#The-Tuple-Type)\n",
+    )
+    .unwrap();
+    fs::write(dir.join("book/book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    fs::write(
+        dir.join("book/src/SUMMARY.md"),
+        "# Summary\n\n- [Ch1](ch1.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("book/src/ch1.md"),
+        "# Ch1\n\n## The Tuple Type\n\n[in book](ch1.html#The-Tuple-Type)\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_fragment_in_another_case_is_valid_only_where_github_shows_the_file() {
+    let dir = repo_with_cased_fragments("render-anchor-case");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "--check-anchors", "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert_eq!(
+            broken(&rows),
+            [
+                "ch1.html#The-Tuple-Type",
+                "guide.md#the-tupel-type",
+                "page.html#intro"
+            ],
+            "{rows:#?}"
+        );
+        for (name, id) in [
+            ("guide.md#Setup", "setup"),
+            ("book/src/ch1.md#The-Tuple-Type", "the-tuple-type"),
+        ] {
+            let row = row_named(&rows, name);
+            assert_eq!(&row[6], "True", "{row:?}");
+            assert!(
+                row[4].starts_with("[anchor-case]") && row[4].contains(&format!("`{id}'")),
+                "GitHub finds it, with a warning naming the id: {row:?}"
+            );
+        }
+        assert!(row_named(&rows, "guide.md#setup")[4].is_empty());
+        // Errors name the anchor meant.
+        for (name, id) in [
+            ("ch1.html#The-Tuple-Type", "the-tuple-type"),
+            ("page.html#intro", "Intro"),
+            ("guide.md#the-tupel-type", "the-tuple-type"),
+        ] {
+            let row = row_named(&rows, name);
+            assert!(
+                row[3].contains(&format!("Did you mean `{id}'?")),
+                "{name}: {row:?}"
+            );
+        }
+    }
+}
