@@ -53,6 +53,19 @@ macro_rules! bail {
 
 /// The start inputs of a check and how folders are walked. Defaults to none, walked as ripgrep
 /// walks (ignore files honoured, hidden files skipped, symbolic links not followed).
+///
+/// ```no_run
+/// use linkpatrol::{Checker, Config, Inputs, Notice};
+///
+/// let resolved = Inputs::new().input("docs").resolve(Config::new())?;
+/// for notice in &resolved.notices {
+///     if let Notice::Warning(text) = notice {
+///         eprintln!("warning: {text}");
+///     }
+/// }
+/// let report = Checker::new(resolved.config)?.run()?;
+/// # Ok::<(), linkpatrol::Error>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
     items: Vec<String>,

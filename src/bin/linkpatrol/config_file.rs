@@ -154,7 +154,7 @@ const CONFIG_MAX: u64 = 1 << 20;
 /// Reads and parses a config file found as `found` says. It is read only when it is a regular
 /// file of at most [`CONFIG_MAX`] bytes (a FIFO would block for ever, `/dev/zero` never end),
 /// and one found in the current folder only when it is inside that folder (see
-/// `checkout_file.rs`). Errors are one line naming the file and, for TOML errors, the line and
+/// `linkpatrol::checkout_file`). Errors are one line naming the file and, for TOML errors, the line and
 /// column.
 pub fn load(path: &Path, found: Found) -> Result<FileConfig> {
     let folder = (found == Found::InCurrentFolder).then_some(Path::new("."));
