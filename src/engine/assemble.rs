@@ -16,7 +16,7 @@ use super::run::{Message, Run};
 use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
-use crate::fetch::file::{BookPages, FileScope};
+use crate::fetch::file::{BookPages, FileScope, real_path};
 use crate::fetch::github_auth::GithubAuth;
 use crate::fetch::http::{HttpFetcher, HttpSettings, proxy_for};
 use crate::fetch::mail_mx::MxCheck;
@@ -351,7 +351,7 @@ pub(super) fn start_of(input: &Input) -> Result<Start, Error> {
 
 /// A local path as a `file:` URL; folders get a trailing slash so relative links resolve inside.
 pub(crate) fn path_url(p: &Path) -> Result<Url, Error> {
-    let abs = std::fs::canonicalize(p).map_err(|e| {
+    let abs = real_path(p).map_err(|e| {
         Error::new(
             ErrorKind::InvalidInput,
             format!("cannot read `{}': {e}", p.display()),

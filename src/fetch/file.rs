@@ -136,7 +136,7 @@ impl FileScope {
         FileScope {
             roots: folders
                 .into_iter()
-                .filter_map(|f| std::fs::canonicalize(f).ok())
+                .filter_map(|f| real_path(&f).ok())
                 .collect(),
             anywhere,
             fallback: Vec::new(),
@@ -145,6 +145,25 @@ impl FileScope {
             walked: Walked::default(),
         }
     }
+}
+
+/// What `std::fs::canonicalize(path)` gives, in a few system calls for a path below folders
+/// met before: `canonicalize` costs a `readlink` per folder on the way, each a lookup from the
+/// top, so a tree `d` folders deep cost `d²` a file.
+pub(crate) fn real_path(path: &Path) -> std::io::Result<PathBuf> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return std::fs::canonicalize(path);
+    }
+    let absolute;
+    let path = if path.is_relative() {
+        absolute = std::env::current_dir()?.join(path);
+        absolute.as_path()
+    } else {
+        path
+    };
+    real_path_of_entry(path).ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::NotFound, "a folder on the way does not resolve")
+    })
 }
 
 /// The path the file system opens for `path`, itself no symbolic link: its folder with `..`
@@ -577,6 +596,39 @@ fn guess_type(path: &Path) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `real_path` answers as `canonicalize` does: through links, `..`, relative paths.
+    #[cfg(unix)]
+    #[test]
+    fn real_paths_are_what_canonicalize_gives() {
+        let dir = std::env::temp_dir().join(format!("linkpatrol-real-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a/b/c")).unwrap();
+        std::fs::create_dir_all(dir.join("elsewhere")).unwrap();
+        std::fs::write(dir.join("a/b/c/page.md"), "x").unwrap();
+        std::fs::write(dir.join("elsewhere/x.md"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join("a/link")).unwrap();
+        for path in [
+            "a/b/c/page.md",
+            "a/b/c",
+            "a/b/../b/c/page.md",
+            "a/link/x.md",
+            "a/link",
+            "a/b/c/page.md",
+        ] {
+            let path = dir.join(path);
+            let want = std::fs::canonicalize(&path).unwrap();
+            assert_eq!(real_path(&path).unwrap(), want, "{}", path.display());
+        }
+        let here = std::env::current_dir().unwrap();
+        let relative = Path::new("Cargo.toml");
+        assert_eq!(
+            real_path(relative).unwrap(),
+            std::fs::canonicalize(here.join(relative)).unwrap()
+        );
+        assert!(real_path(&dir.join("a/none.md")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn folder_resolves_to_index_and_missing_file_fails() {

@@ -5,6 +5,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::file::real_path;
+
 /// The walked folders, each with the files it kept and the folders that hold them, all
 /// canonical (`Config::walked_folder`).
 #[derive(Debug, Clone, Default)]
@@ -18,10 +20,10 @@ impl Walked {
         let roots = folders
             .iter()
             .filter_map(|(folder, files)| {
-                let root = std::fs::canonicalize(folder).ok()?;
+                let root = real_path(folder).ok()?;
                 let mut kept = HashSet::new();
                 for file in files {
-                    let Ok(real) = std::fs::canonicalize(file) else {
+                    let Ok(real) = real_path(file) else {
                         continue;
                     };
                     // The file and every folder between it and the root.

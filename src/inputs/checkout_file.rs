@@ -83,6 +83,13 @@ pub fn check(path: &Path, folder: Option<&Path>, cap: u64) -> Result<(), Refused
 /// type is looked at before it is opened, so a FIFO is never opened, and again on the open
 /// handle, in case the path changed in between.
 fn open(path: &Path, folder: Option<&Path>) -> Result<File, Refused> {
+    // Most files asked about do not exist (a folder's `.ignore`): one `lstat` says so, where
+    // resolving the path would cost a `readlink` for each of its folders.
+    if let Err(e) = std::fs::symlink_metadata(path)
+        && e.kind() == std::io::ErrorKind::NotFound
+    {
+        return Err(Refused::Missing);
+    }
     let real = std::fs::canonicalize(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Refused::Missing,
         _ => Refused::Io(e),

@@ -324,7 +324,12 @@ impl Walk {
             if !wanted(path) {
                 continue;
             }
-            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            // Without --follow no link is on the way down, so the real path is the root's real
+            // path and the rest: no `canonicalize`, whose cost grows with the depth squared.
+            let real = match path.strip_prefix(dir) {
+                Ok(rest) if !self.follow => root.join(rest),
+                _ => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            };
             // A followed link out of the folder: not read, as a link out of a checked folder.
             if !self.anywhere && !real.starts_with(&root) {
                 continue;
