@@ -365,7 +365,8 @@ impl Config {
         self
     }
 
-    /// Redirect hops followed. Defaults to [`DEFAULT_MAX_REDIRECTS`].
+    /// Redirect hops followed, counted over the whole chain (also where it changes hosts and
+    /// is handed to a check of its own). Defaults to [`DEFAULT_MAX_REDIRECTS`].
     pub fn max_redirects(mut self, n: usize) -> Self {
         self.max_redirects = n;
         self
