@@ -340,20 +340,25 @@ impl Config {
     }
 
     /// Never connects to a link-local address (169.254/16, with the cloud metadata address
-    /// 169.254.169.254; fe80::/10), as [`exclude_loopback`](Self::exclude_loopback). Defaults
-    /// to `false`.
+    /// 169.254.169.254; fe80::/10) or to a cloud metadata service elsewhere (`fd00:ec2::254`,
+    /// `fd20:ce::254`, `100.100.100.200`, `192.0.0.192`, `168.63.129.16`), as
+    /// [`exclude_loopback`](Self::exclude_loopback). Without
+    /// [`allow_private`](Self::allow_private) they are left out anyway. Defaults to `false`.
     pub fn exclude_link_local(mut self, yes: bool) -> Self {
         self.exclude_addresses[2] = yes;
         self
     }
 
-    /// When every start site is public (an http(s) start whose host is not, and does not
-    /// resolve to, a loopback, private or link-local address), links to such addresses are
-    /// not requested: a page cannot make the machine that runs the check a proxy into its
-    /// own network (a CI runner's metadata service, its neighbours). `true` requests them
-    /// anyway. A check with a local start site (or none, a folder), or with
-    /// [`remap`](Self::remap) rules, is not concerned; the `exclude_*` settings apply whatever
-    /// the start sites. The start sites' own hosts are always requested. Defaults to `false`.
+    /// Link-local and cloud metadata addresses (see
+    /// [`exclude_link_local`](Self::exclude_link_local)) are never requested, whatever the
+    /// start sites: a checked folder's links cannot reach a CI runner's credentials. When
+    /// every start site is public (an http(s) start whose host is not, and does not resolve
+    /// to, a loopback, private or link-local address), loopback and private addresses are
+    /// not requested either: a page cannot make the machine that runs the check a proxy into
+    /// its own network. `true` requests them all. A check with a local start site (or none, a
+    /// folder), or with [`remap`](Self::remap) rules, may request loopback and private
+    /// addresses; the `exclude_*` settings apply whatever the start sites. The start sites'
+    /// own hosts are always requested. Defaults to `false`.
     pub fn allow_private(mut self, yes: bool) -> Self {
         self.allow_private = yes;
         self

@@ -162,9 +162,12 @@ exclude_private: bool = False
 exclude_loopback: bool = False
     Never request a loopback address (127.0.0.0/8, ::1, 0.0.0.0).
 exclude_link_local: bool = False
-    Never request a link-local address (169.254/16, fe80::/10).
+    Never request a link-local or cloud metadata address (169.254/16, fe80::/10,
+    fd00:ec2::254, 100.100.100.200, ...): the default unless allow_private.
 allow_private: bool = False
-    Request loopback, private and link-local addresses even when every start site is public.
+    Request loopback, private, link-local and cloud metadata addresses. By default link-local
+    and metadata addresses are never requested, and loopback and private ones are not when
+    every start site is public.
 remap: str | list[str] = []
     Rewrite each link before it is checked, 'REGEX REPLACEMENT' (the first rule that matches).
 check_anchors: bool = False
