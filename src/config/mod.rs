@@ -545,7 +545,7 @@ impl Config {
     }
 
     /// A GitHub access token, sent as `Authorization: Bearer <token>` to requests for
-    /// `https://github.com` and `https://api.github.com` (and to what a
+    /// `https://github.com` and `https://api.github.com` on port 443 (and to what a
     /// [`remap`](Self::remap) rule made of such a link), never to another host, not even on a
     /// redirect, and never shown in a report or message. Unauthenticated requests hit
     /// GitHub's rate limit quickly. Defaults to none.
