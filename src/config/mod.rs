@@ -307,9 +307,10 @@ impl Config {
 
     /// Request starts per second per host; 0 = unlimited. Defaults to
     /// [`DEFAULT_MAX_REQUESTS_PER_SECOND`]. A rate set here holds for loopback hosts too: it
-    /// turns [`loopback_unthrottled`](Self::loopback_unthrottled) off.
+    /// turns [`loopback_unthrottled`](Self::loopback_unthrottled) off. A negative or
+    /// non-finite rate is refused by `Checker::new`, never read as unlimited.
     pub fn max_requests_per_second(mut self, n: f64) -> Self {
-        self.max_requests_per_second = if n.is_finite() && n > 0.0 { n } else { 0.0 };
+        self.max_requests_per_second = n;
         self.loopback_unthrottled = false;
         self
     }
@@ -764,9 +765,31 @@ impl Config {
     }
 
     /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
-    /// request rates so low that the interval between two requests would exceed it.
+    /// request rates that are negative or so low that the interval between two requests would
+    /// exceed it, a user agent or header that no request can carry (a control character).
     pub(crate) fn validate(&self) -> Result<(), Error> {
         let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
+        if setting_syntax::bad_header_value(&self.user_agent) {
+            return bad(format!(
+                "user agent `{}' has a control character (CR, LF, …), which a header cannot carry",
+                self.user_agent.escape_debug()
+            ));
+        }
+        let headers = self.host_rules.iter().flat_map(|r| &r.headers);
+        for (name, value) in self.headers.iter().chain(headers) {
+            if setting_syntax::bad_header_name(name) {
+                return bad(format!(
+                    "`{}' is not a valid header name",
+                    name.escape_debug()
+                ));
+            }
+            if setting_syntax::bad_header_value(value) {
+                return bad(format!(
+                    "the value of header `{name}' has a control character (CR, LF, …), which a \
+                     header cannot carry"
+                ));
+            }
+        }
         let max = MAX_DURATION.as_secs();
         for (name, d) in [
             ("timeout", self.timeout),
@@ -791,8 +814,14 @@ impl Config {
                 .filter_map(|r| Some((Some(r.pattern.as_str()), r.max_requests_per_second?))),
         );
         for (pattern, rate) in rates {
+            let whose = pattern.map_or_else(String::new, |p| format!(" for hosts `{p}'"));
+            if !(rate >= 0.0 && rate.is_finite()) {
+                return bad(format!(
+                    "request rate{whose} of {rate} per second is not a number of 0 or more \
+                     (0: no limit)"
+                ));
+            }
             if rate > 0.0 && 1.0 / rate > MAX_DURATION.as_secs_f64() {
-                let whose = pattern.map_or_else(String::new, |p| format!(" for hosts `{p}'"));
                 return bad(format!(
                     "request rate{whose} of {rate} per second is too low: one request in more than \
                      a year (use 0 for no limit)"

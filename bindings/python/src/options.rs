@@ -520,8 +520,14 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
         plugins.push(Options::new("anchors".to_owned()));
     }
     config = config.always_get(method_get);
+    // A bad dns_server is an error even without check_mx, which alone asks it.
+    let resolver = dns_server
+        .as_deref()
+        .map(|s| mx_resolver(Some(s)))
+        .transpose()?;
     if mx_given {
-        config = config.mx_resolver(Some(mx_resolver(dns_server.as_deref())?));
+        let resolver = resolver.map_or_else(|| mx_resolver(None), Ok)?;
+        config = config.mx_resolver(Some(resolver));
     }
     for options in &plugins {
         let plugin = linkpatrol::plugins::builtin(options.plugin(), options)
@@ -713,16 +719,9 @@ fn add_plugin_spec(plugins: &mut Vec<Options>, spec: &str) -> Result<(), String>
 /// The resolver for `check_mx`: `dns_server` (`IP` or `IP:PORT`), else the first nameserver of
 /// /etc/resolv.conf.
 fn mx_resolver(given: Option<&str>) -> PyResult<std::net::SocketAddr> {
-    use std::net::{IpAddr, SocketAddr};
     if let Some(s) = given {
-        return s
-            .parse::<SocketAddr>()
-            .or_else(|_| s.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
-            .map_err(|_| {
-                PyValueError::new_err(format!(
-                    "option `dns_server': `{s}' is not an IP address or IP:PORT"
-                ))
-            });
+        return linkpatrol::parse_dns_server(s)
+            .map_err(|e| PyValueError::new_err(format!("option `dns_server': {e}")));
     }
     let conf = std::fs::read_to_string("/etc/resolv.conf").map_err(|e| {
         PyValueError::new_err(format!(

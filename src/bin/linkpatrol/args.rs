@@ -9,7 +9,7 @@ use linkpatrol::report::Format;
 use crate::values::{
     AuthSection, FileOutput, HostSection, cache_age, file_output, format_parser, header,
     host_header, non_negative, non_negative_secs, pattern_number, positive_secs, shard,
-    thread_count,
+    thread_count, user_agent,
 };
 
 use linkpatrol::{
@@ -216,7 +216,7 @@ pub struct Args {
     pub max_body_size: u64,
 
     /// The User-Agent header to send.
-    #[arg(long, value_name = "STRING")]
+    #[arg(long, value_name = "STRING", value_parser = user_agent)]
     pub user_agent: Option<String>,
 
     /// Report format on stdout: text, compact, github, markdown, csv, html, json, ndjson, junit,
