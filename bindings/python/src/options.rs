@@ -152,8 +152,9 @@ suggest: bool = False
 archive_url: str = 'https://archive.org/wayback/available'
     The web archive's availability API that suggest asks.
 github_token: str = None
-    Sent as 'Authorization: Bearer' to https://github.com and https://api.github.com only
-    (default: the GITHUB_TOKEN environment variable); never shown.
+    Sent as 'Authorization: Bearer' to https://github.com and https://api.github.com (port
+    443) only (default: the GITHUB_TOKEN environment variable, read when the options are
+    read); never shown.
 detect_soft_404: bool = False
     Warn (soft-404) about pages that answer 200 but are the site's 'not found' page: each
     host is asked once for a made-up path. http(s) links are then checked with GET.
@@ -297,6 +298,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
     let mut accept: Option<AcceptStatus> = None;
     let mut mx_given = false;
     let mut dns_server: Option<String> = None;
+    let mut token_given = false;
     let mut check_anchors = false;
     let (mut cache, mut cache_file, mut resume) = (false, None, false);
     let Some(options) = options else {
@@ -489,9 +491,12 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
                 .archive_url(&v.string()?)
                 .map_err(|e| v.bad_text(&e.to_string()))?,
             // A secret: no message quotes it (`Config::github_token`'s errors do not).
-            "github_token" => config
-                .github_token(&v.string()?)
-                .map_err(|e| v.bad_text(&e.to_string()))?,
+            "github_token" => {
+                token_given = true;
+                config
+                    .github_token(&v.string()?)
+                    .map_err(|e| v.bad_text(&e.to_string()))?
+            }
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(
                     "option `{other}' shapes the command's output, not the check: \
@@ -520,6 +525,15 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Config> {
         plugins.push(Options::new("anchors".to_owned()));
     }
     config = config.always_get(method_get);
+    // As the command line: GitHub's usual variable when the option is not given.
+    if !token_given
+        && let Ok(token) = std::env::var("GITHUB_TOKEN")
+        && !token.trim().is_empty()
+    {
+        config = config
+            .github_token(&token)
+            .map_err(|e| PyValueError::new_err(format!("GITHUB_TOKEN: {e}")))?;
+    }
     // A bad dns_server is an error even without check_mx, which alone asks it.
     let resolver = dns_server
         .as_deref()
