@@ -65,33 +65,24 @@ fn kind_of(report: &Report, url: &str) -> Option<FailKind> {
 }
 
 #[test]
-fn a_start_url_alternating_hosts_stops_at_the_limit() {
-    for threads in [1, 8] {
-        let (a, b) = alternating();
-        let report = run(config(&a.url("/r/0"), threads).max_redirects(MAX));
-        assert_eq!(
-            kind_of(&report, &a.url("/r/0")),
-            Some(FailKind::TooManyRedirects),
-            "{threads} threads"
-        );
-        // The start URL and one request per hop the limit allows, never more.
-        let seen = requests(&a, &b, "/r/");
-        assert!(seen <= MAX + 1, "{seen} requests with {threads} threads");
-    }
-}
-
-#[test]
-fn a_link_alternating_hosts_stops_at_the_limit() {
-    for threads in [1, 8] {
-        let (a, b) = alternating();
-        let report = run(config(&a.url("/"), threads).max_redirects(MAX));
-        assert_eq!(
-            kind_of(&report, &a.url("/r/0")),
-            Some(FailKind::TooManyRedirects),
-            "{threads} threads"
-        );
-        let seen = requests(&a, &b, "/r/");
-        assert!(seen <= MAX + 1, "{seen} requests with {threads} threads");
+fn a_chain_alternating_hosts_stops_at_the_limit() {
+    // The chain as a start URL, and as a link on a start page.
+    for start in ["/r/0", "/"] {
+        for threads in [1, 8] {
+            let (a, b) = alternating();
+            let report = run(config(&a.url(start), threads).max_redirects(MAX));
+            assert_eq!(
+                kind_of(&report, &a.url("/r/0")),
+                Some(FailKind::TooManyRedirects),
+                "from {start}, {threads} threads"
+            );
+            // The first URL and one request per hop the limit allows, never more.
+            let seen = requests(&a, &b, "/r/");
+            assert!(
+                seen <= MAX + 1,
+                "{seen} requests from {start}, {threads} threads"
+            );
+        }
     }
 }
 
