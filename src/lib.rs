@@ -86,7 +86,7 @@ pub use config::cookies::CookieJar;
 pub use config::host_rules::HostRule;
 pub use config::remap::Remap;
 pub use config::setting_syntax::{
-    PluginSpec, parse_header, parse_pattern_number, parse_plugin_spec,
+    PluginSpec, parse_dns_server, parse_header, parse_pattern_number, parse_plugin_spec,
 };
 pub use config::shard::{FoundLink, Shard};
 pub use config::state::{DEFAULT_MAX_CACHE_AGE, DEFAULT_STATE_FILE};

@@ -441,6 +441,47 @@ fn local_basic_auth_is_not_sent_unless_trusted() {
 }
 
 #[test]
+fn a_local_config_sets_no_credential_header_for_any_host() {
+    let site = TestServer::start(Routes::new().page("/", "ok"));
+    for (toml, shown) in [
+        (
+            "header = [\"Authorization: Bearer x\"]\n",
+            "`header` `Authorization`",
+        ),
+        (
+            "host-header = [\".=cookie: a=b\"]\n",
+            "`host-header` `cookie`",
+        ),
+        (
+            "[[hosts]]\npattern = '.'\nheaders = { Proxy-Authorization = \"Basic eA==\" }\n",
+            "`[[hosts]]` `Proxy-Authorization`",
+        ),
+    ] {
+        let dir = checkout("cfg-local-credential-header", "", toml);
+        let out = run_in(&dir, &[], &[&site.url("/")]);
+        assert_refused(&out, shown);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("Bearer x") && !err.contains("eA=="), "{err}");
+        assert!(site.requests().is_empty(), "{toml}: {:?}", site.requests());
+    }
+    // Trusted, the same file is the user's own choice.
+    let dir = checkout(
+        "cfg-local-credential-header",
+        "",
+        "header = [\"Authorization: Bearer x\"]\n",
+    );
+    let out = run_in(&dir, &[("LINKPATROL_TRUST_CONFIG", "1")], &[&site.url("/")]);
+    assert_exit(&out, 0);
+    assert!(
+        site.requests()
+            .iter()
+            .any(|r| r.header("authorization") == Some("Bearer x")),
+        "trusted: {:?}",
+        site.requests()
+    );
+}
+
+#[test]
 fn local_insecure_input_files_and_paths_outside_the_folder_are_refused() {
     let site = TestServer::start(Routes::new().page("/", "ok"));
     let elsewhere = TempDir::new("cfg-local-outside");

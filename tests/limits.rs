@@ -1,5 +1,7 @@
-//! Out-of-range settings: huge timeouts, tiny rates, a huge robots.txt `Crawl-delay`, the
-//! largest body size. Each is refused with one clear line (exit 2) or clamped — never a panic.
+//! Out-of-range settings: huge timeouts, tiny or negative rates, control characters in the
+//! user agent or a header, a resolver that is no address, a switch variable that is no yes or
+//! no, a huge robots.txt `Crawl-delay`, the largest body size. Each is refused with one clear
+//! line (exit 2) naming the option, or clamped — never a panic.
 
 use std::time::Duration;
 
@@ -7,15 +9,52 @@ use linkpatrol::{Checker, Config, ErrorKind, HostRule, Outcome};
 use regex::Regex;
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{cli, config, run};
+use crate::support::util::{cli, cli_with_env, config, run};
 
 /// Runs the binary with `flags` against a dead local port and returns (exit code, stderr).
 fn refused(flags: &[&str]) -> (Option<i32>, String) {
+    refused_with(flags, &[])
+}
+
+/// Environment variables of a run, `(NAME, VALUE)`.
+type Env<'a> = &'a [(&'a str, &'a str)];
+
+/// [`refused`] with environment variables.
+fn refused_with(flags: &[&str], env: Env) -> (Option<i32>, String) {
     let mut args = vec!["--no-status"];
     args.extend_from_slice(flags);
     args.push("http://127.0.0.1:9/");
-    let out = cli(&args);
+    let out = cli_with_env(&args, env);
     (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn values_no_request_can_carry_exit_2_naming_the_option() {
+    let cases: [(&[&str], Env, &str); 11] = [
+        (&["--user-agent", "a\nb"], &[], "--user-agent"),
+        (&["--user-agent", "a\u{1}b"], &[], "--user-agent"),
+        (&["-H", "X-A: a\r\nEvil: 1"], &[], "--header"),
+        (&["--host-header", ".=X-A: a\nb"], &[], "--host-header"),
+        (&["--host-rate", ".*=-1"], &[], "--host-rate"),
+        (&[], &[("LINKPATROL_HOST_RATE", ".*=-1")], "--host-rate"),
+        (&[], &[("LINKPATROL_HOST_RATE", ".*=NaN")], "--host-rate"),
+        (&["--dns-server", "notanip"], &[], "--dns-server"),
+        (&[], &[("LINKPATROL_USER_AGENT", "a\rb")], "--user-agent"),
+        (&[], &[("LINKPATROL_QUIET", "2")], "--quiet"),
+        (&[], &[("LINKPATROL_QUIET", "maybe")], "--quiet"),
+    ];
+    for (flags, env, option) in cases {
+        let (code, stderr) = refused_with(flags, env);
+        assert_eq!(code, Some(2), "{flags:?} {env:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{flags:?} {env:?}: {stderr}");
+        assert!(stderr.contains(option), "{flags:?} {env:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?} {env:?}: {stderr}");
+    }
+    // The spellings of a switch still read as before.
+    for value in ["1", "YES", "off", "no"] {
+        let (code, stderr) = refused_with(&[], &[("LINKPATROL_QUIET", value)]);
+        assert_eq!(code, Some(1), "LINKPATROL_QUIET={value}: {stderr}");
+    }
 }
 
 #[test]
@@ -50,6 +89,14 @@ fn the_library_refuses_the_same_values_as_invalid_config() {
         base().retry_backoff(Duration::MAX),
         base().max_requests_per_second(1e-300),
         base().host_rule(HostRule::new(Regex::new(".*").unwrap()).max_requests_per_second(1e-12)),
+        base().max_requests_per_second(-1.0),
+        base().host_rule(HostRule::new(Regex::new(".*").unwrap()).max_requests_per_second(-1.0)),
+        base()
+            .host_rule(HostRule::new(Regex::new(".*").unwrap()).max_requests_per_second(f64::NAN)),
+        base().user_agent("linkpatrol\r\nX-Evil: 1"),
+        base().header("X-A", "a\nb"),
+        base().header("X A", "b"),
+        base().host_rule(HostRule::new(Regex::new(".*").unwrap()).header("X-A", "\u{0}")),
     ] {
         let err = Checker::new(config).expect_err("refused");
         assert_eq!(err.kind(), ErrorKind::InvalidConfig, "{err}");

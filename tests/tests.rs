@@ -68,6 +68,8 @@ mod private_addresses;
 /// Servers that behave like well-known real sites: HEAD answered wrongly, cookie redirects,
 /// bot walls, login pages, dead hosts.
 mod real_web;
+/// One redirect chain, one budget: `--max-redirects` and loops across hosts.
+mod redirect_budget;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
 /// A repository checked as its renderer shows it: extensions swapped only where the renderer

@@ -28,9 +28,10 @@ impl HostRule {
         }
     }
 
-    /// Sets the request rate for these hosts.
+    /// Sets the request rate for these hosts (0 = unlimited; a negative or non-finite rate is
+    /// refused by `Checker::new`, never read as unlimited).
     pub fn max_requests_per_second(mut self, n: f64) -> Self {
-        self.max_requests_per_second = Some(if n.is_finite() && n > 0.0 { n } else { 0.0 });
+        self.max_requests_per_second = Some(n);
         self
     }
 

@@ -310,9 +310,10 @@ impl Config {
 
     /// Request starts per second per host; 0 = unlimited. Defaults to
     /// [`DEFAULT_MAX_REQUESTS_PER_SECOND`]. A rate set here holds for loopback hosts too: it
-    /// turns [`loopback_unthrottled`](Self::loopback_unthrottled) off.
+    /// turns [`loopback_unthrottled`](Self::loopback_unthrottled) off. A negative or
+    /// non-finite rate is refused by `Checker::new`, never read as unlimited.
     pub fn max_requests_per_second(mut self, n: f64) -> Self {
-        self.max_requests_per_second = if n.is_finite() && n > 0.0 { n } else { 0.0 };
+        self.max_requests_per_second = n;
         self.loopback_unthrottled = false;
         self
     }
@@ -343,20 +344,25 @@ impl Config {
     }
 
     /// Never connects to a link-local address (169.254/16, with the cloud metadata address
-    /// 169.254.169.254; fe80::/10), as [`exclude_loopback`](Self::exclude_loopback). Defaults
-    /// to `false`.
+    /// 169.254.169.254; fe80::/10) or to a cloud metadata service elsewhere (`fd00:ec2::254`,
+    /// `fd20:ce::254`, `100.100.100.200`, `192.0.0.192`, `168.63.129.16`), as
+    /// [`exclude_loopback`](Self::exclude_loopback). Without
+    /// [`allow_private`](Self::allow_private) they are left out anyway. Defaults to `false`.
     pub fn exclude_link_local(mut self, yes: bool) -> Self {
         self.exclude_addresses[2] = yes;
         self
     }
 
-    /// When every start site is public (an http(s) start whose host is not, and does not
-    /// resolve to, a loopback, private or link-local address), links to such addresses are
-    /// not requested: a page cannot make the machine that runs the check a proxy into its
-    /// own network (a CI runner's metadata service, its neighbours). `true` requests them
-    /// anyway. A check with a local start site (or none, a folder), or with
-    /// [`remap`](Self::remap) rules, is not concerned; the `exclude_*` settings apply whatever
-    /// the start sites. The start sites' own hosts are always requested. Defaults to `false`.
+    /// Link-local and cloud metadata addresses (see
+    /// [`exclude_link_local`](Self::exclude_link_local)) are never requested, whatever the
+    /// start sites: a checked folder's links cannot reach a CI runner's credentials. When
+    /// every start site is public (an http(s) start whose host is not, and does not resolve
+    /// to, a loopback, private or link-local address), loopback and private addresses are
+    /// not requested either: a page cannot make the machine that runs the check a proxy into
+    /// its own network. `true` requests them all. A check with a local start site (or none, a
+    /// folder), or with [`remap`](Self::remap) rules, may request loopback and private
+    /// addresses; the `exclude_*` settings apply whatever the start sites. The start sites'
+    /// own hosts are always requested. Defaults to `false`.
     pub fn allow_private(mut self, yes: bool) -> Self {
         self.allow_private = yes;
         self
@@ -368,7 +374,8 @@ impl Config {
         self
     }
 
-    /// Redirect hops followed. Defaults to [`DEFAULT_MAX_REDIRECTS`].
+    /// Redirect hops followed, counted over the whole chain (also where it changes hosts and
+    /// is handed to a check of its own). Defaults to [`DEFAULT_MAX_REDIRECTS`].
     pub fn max_redirects(mut self, n: usize) -> Self {
         self.max_redirects = n;
         self
@@ -542,7 +549,7 @@ impl Config {
     }
 
     /// A GitHub access token, sent as `Authorization: Bearer <token>` to requests for
-    /// `https://github.com` and `https://api.github.com` (and to what a
+    /// `https://github.com` and `https://api.github.com` on port 443 (and to what a
     /// [`remap`](Self::remap) rule made of such a link), never to another host, not even on a
     /// redirect, and never shown in a report or message. Unauthenticated requests hit
     /// GitHub's rate limit quickly. Defaults to none.
@@ -772,9 +779,31 @@ impl Config {
     }
 
     /// Rejects values the run cannot honour: durations over [`MAX_DURATION`], a zero timeout,
-    /// request rates so low that the interval between two requests would exceed it.
+    /// request rates that are negative or so low that the interval between two requests would
+    /// exceed it, a user agent or header that no request can carry (a control character).
     pub(crate) fn validate(&self) -> Result<(), Error> {
         let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
+        if setting_syntax::bad_header_value(&self.user_agent) {
+            return bad(format!(
+                "user agent `{}' has a control character (CR, LF, …), which a header cannot carry",
+                self.user_agent.escape_debug()
+            ));
+        }
+        let headers = self.host_rules.iter().flat_map(|r| &r.headers);
+        for (name, value) in self.headers.iter().chain(headers) {
+            if setting_syntax::bad_header_name(name) {
+                return bad(format!(
+                    "`{}' is not a valid header name",
+                    name.escape_debug()
+                ));
+            }
+            if setting_syntax::bad_header_value(value) {
+                return bad(format!(
+                    "the value of header `{name}' has a control character (CR, LF, …), which a \
+                     header cannot carry"
+                ));
+            }
+        }
         let max = MAX_DURATION.as_secs();
         for (name, d) in [
             ("timeout", self.timeout),
@@ -799,8 +828,14 @@ impl Config {
                 .filter_map(|r| Some((Some(r.pattern.as_str()), r.max_requests_per_second?))),
         );
         for (pattern, rate) in rates {
+            let whose = pattern.map_or_else(String::new, |p| format!(" for hosts `{p}'"));
+            if !(rate >= 0.0 && rate.is_finite()) {
+                return bad(format!(
+                    "request rate{whose} of {rate} per second is not a number of 0 or more \
+                     (0: no limit)"
+                ));
+            }
             if rate > 0.0 && 1.0 / rate > MAX_DURATION.as_secs_f64() {
-                let whose = pattern.map_or_else(String::new, |p| format!(" for hosts `{p}'"));
                 return bad(format!(
                     "request rate{whose} of {rate} per second is too low: one request in more than \
                      a year (use 0 for no limit)"

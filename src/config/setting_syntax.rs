@@ -1,23 +1,50 @@
 //! The text forms of settings that the command line, the config file and the language
-//! bindings all read: `NAME: VALUE` headers, `NAME[:key=value,…]` plugin specs and `REGEX=N`
-//! per-host limits, parsed once here so every front end accepts and refuses the same strings.
+//! bindings all read: `NAME: VALUE` headers, `NAME[:key=value,…]` plugin specs, `REGEX=N`
+//! per-host limits and `IP[:PORT]` resolvers, parsed once here so every front end accepts and
+//! refuses the same strings.
 
 /// One `--plugin`: the plugin's name and its settings in order.
 pub type PluginSpec = (String, Vec<(String, String)>);
 
-/// `NAME: VALUE`, as `--header` reads it: the name must be an HTTP token; both sides are
-/// trimmed. The error says what is wrong with `s`.
+/// `true` when `value` cannot be sent as a header value: it holds a control character (CR,
+/// LF, NUL, DEL, …; a tab is fine), which would end the header or the request early.
+pub(crate) fn bad_header_value(value: &str) -> bool {
+    value.chars().any(|c| c.is_control() && c != '\t')
+}
+
+/// `true` when `name` is no HTTP token, so no header name.
+pub(crate) fn bad_header_name(name: &str) -> bool {
+    name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
+}
+
+/// `IP` or `IP:PORT` (port 53 when none), as `--dns-server` reads it.
+pub fn parse_dns_server(s: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::{IpAddr, SocketAddr};
+    s.parse::<SocketAddr>()
+        .or_else(|_| s.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
+        .map_err(|_| format!("`{}' is not an IP address or IP:PORT", s.escape_debug()))
+}
+
+/// `NAME: VALUE`, as `--header` reads it: the name must be an HTTP token, the value free of
+/// control characters; both sides are trimmed. The error says what is wrong with `s`.
 pub fn parse_header(s: &str) -> Result<(String, String), String> {
     let (name, value) = s
         .split_once(':')
         .ok_or_else(|| format!("`{s}' is not a header: use `NAME: VALUE'"))?;
     let name = name.trim();
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b))
-    {
-        return Err(format!("`{name}' is not a valid header name"));
+    if bad_header_name(name) {
+        return Err(format!(
+            "`{}' is not a valid header name",
+            name.escape_debug()
+        ));
+    }
+    if bad_header_value(value) {
+        return Err(format!(
+            "the value of `{name}' has a control character (CR, LF, …), which a header cannot carry"
+        ));
     }
     Ok((name.to_owned(), value.trim().to_owned()))
 }
@@ -78,6 +105,19 @@ mod tests {
         assert!(parse_header("no colon").is_err());
         assert!(parse_header("bad name: x").is_err());
         assert!(parse_header(": x").is_err());
+        for bad in ["X: a\r\nEvil: 1", "X: a\nb", "X: \u{0}", "X: a\u{7f}"] {
+            assert!(parse_header(bad).is_err(), "{bad:?}");
+        }
+        assert!(parse_header("X: a\tb").is_ok());
+    }
+
+    #[test]
+    fn a_dns_server_is_an_ip_with_or_without_a_port() {
+        assert_eq!(parse_dns_server("10.0.0.1").unwrap().port(), 53);
+        assert_eq!(parse_dns_server("[::1]:5353").unwrap().port(), 5353);
+        for bad in ["notanip", "", "1.2.3.4:x", "example.org:53"] {
+            assert!(parse_dns_server(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

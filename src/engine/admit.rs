@@ -42,6 +42,9 @@ pub(super) struct Via<'e> {
     /// The edges from the page the link is on, for the link graph that settles levels
     /// (`cache/levels.rs`).
     pub(super) from: Option<&'e PageEdges<'e>>,
+    /// Redirect hops before it, when a redirect chain handed it over (see [`Task`]'s field of
+    /// the same name); 0 for a link.
+    pub(super) redirected: usize,
 }
 
 impl<'e> Via<'e> {
@@ -54,6 +57,7 @@ impl<'e> Via<'e> {
             follow,
             handed: false,
             from: None,
+            redirected: 0,
         }
     }
 
@@ -81,12 +85,9 @@ impl Run {
             return;
         }
         let via = Via {
-            level: 0,
             seed: true,
             from_web: false,
-            follow: true,
-            handed: false,
-            from: None,
+            ..Via::link(0, false, true)
         };
         self.consider(Ok(url), None, String::new(), via, inline);
     }
@@ -144,12 +145,8 @@ impl Run {
         };
         let url = Url::parse(&link.url).map_err(|e| e.to_string());
         let via = Via {
-            level: link.level,
-            seed: false,
-            from_web,
-            follow: false,
             handed: true,
-            from: None,
+            ..Via::link(link.level, from_web, false)
         };
         self.consider(url, Some(site), link.raw, via, None);
     }
@@ -359,6 +356,7 @@ impl Run {
                     inline,
                     follow,
                     parse_only: false,
+                    redirected: via.redirected,
                     resume: None,
                 };
                 // Refused after shutdown: the URL stays pending, counted as unchecked.
@@ -396,8 +394,10 @@ impl Run {
     /// filter) and robots.txt allows it. Otherwise (`false`) it is checked as a URL of its own:
     /// already known, or claimed now and queued (or finished) with its own decision, at this
     /// task's level; the chain then waits for its verdict (`cache::ResultCache::defer`). So a
-    /// URL's result does not depend on whether a redirect or a link reached it first.
-    pub(super) fn claim_hop(&self, task: &Task, next: &Url) -> bool {
+    /// URL's result does not depend on whether a redirect or a link reached it first — except
+    /// for the budget: a URL claimed here gets the chain's `hops` so far, which count against
+    /// `max_redirects` (one chain, one budget: a chain that alternates hosts ends too).
+    pub(super) fn claim_hop(&self, task: &Task, next: &Url, hops: usize) -> bool {
         let key = cache_key(next);
         let same = match self.filter.decide(next, task.level, false, true) {
             Decision::Check { internal, recurse } => {
@@ -416,7 +416,11 @@ impl Run {
             self.cache.redirect(&task.key, &key, false);
             let mut clean = next.clone();
             clean.set_fragment(None);
-            self.start(key, clean, Via::link(task.level, true, task.follow), None);
+            let via = Via {
+                redirected: hops,
+                ..Via::link(task.level, true, task.follow)
+            };
+            self.start(key, clean, via, None);
         } else {
             self.cache.redirect(&task.key, &key, false);
         }

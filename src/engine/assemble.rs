@@ -41,9 +41,10 @@ pub(super) struct Start {
 }
 
 /// The address classes the run does not connect to (the start sites' own hosts excepted):
-/// those `cfg` excludes, and all of them when every start site is public (unless `cfg`
-/// allows them, or remaps links). A start site is public when its
-/// host is a public IP address, or a name (not `localhost`) that resolves to public
+/// those `cfg` excludes; link-local and cloud metadata addresses whatever the start sites;
+/// and all of them when every start site is public. `cfg.allow_private` allows all but the
+/// ones it excludes; remap rules allow loopback and private addresses. A start site is public
+/// when its host is a public IP address, or a name (not `localhost`) that resolves to public
 /// addresses only; a run with no http(s) start (a folder) has no public start site.
 fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
     let [loopback, private, link_local] = cfg.exclude_addresses;
@@ -52,9 +53,18 @@ fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
         private,
         link_local,
     };
+    if cfg.allow_private {
+        return explicit;
+    }
+    // Nothing a page links to is served on the link, and the metadata service there hands
+    // out the machine's credentials: refused for a folder check of a pull request too.
+    let explicit = AddressPolicy {
+        link_local: true,
+        ..explicit
+    };
     // Remap rules (the user's: a local config may not set them) say themselves where the
     // requests go, a staging server on this machine often.
-    if cfg.allow_private || !cfg.remap.is_empty() {
+    if !cfg.remap.is_empty() {
         return explicit;
     }
     // Each host once, and at most `LOOKED_UP` of them (a list of 10,000 URLs would wait
@@ -369,4 +379,62 @@ pub(crate) fn path_url(p: &Path) -> Result<Url, Error> {
             format!("`{}' is not a usable path", p.display()),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn starts(urls: &[&str]) -> Vec<Start> {
+        urls.iter()
+            .map(|u| Start {
+                url: Url::parse(u).unwrap(),
+                inline: None,
+            })
+            .collect()
+    }
+
+    /// Only link-local (with the cloud metadata addresses) left out.
+    const LINK: AddressPolicy = AddressPolicy {
+        loopback: false,
+        private: false,
+        link_local: true,
+    };
+
+    #[test]
+    fn link_local_and_metadata_are_refused_whatever_the_start() {
+        let cfg = Config::new();
+        for start in [
+            "file:///tmp/checkout/",
+            "http://127.0.0.1:9/",
+            "http://10.0.0.1/",
+        ] {
+            assert_eq!(address_policy(&cfg, &starts(&[start])), LINK, "{start}");
+        }
+        assert_eq!(address_policy(&cfg, &[]), LINK);
+        let rule = crate::config::remap::Remap::parse("^http://a/ http://127.0.0.1:9/");
+        let remapped = Config::new().remap(rule.expect("a valid rule"));
+        assert_eq!(address_policy(&remapped, &starts(&["http://a/"])), LINK);
+        // A public start (an IP literal: no lookup) leaves out every class.
+        assert_eq!(
+            address_policy(&cfg, &starts(&["http://192.0.2.1/"])),
+            AddressPolicy::ALL
+        );
+    }
+
+    #[test]
+    fn allow_private_allows_link_local_too_unless_excluded() {
+        let open = Config::new().allow_private(true);
+        for start in ["file:///tmp/checkout/", "http://192.0.2.1/"] {
+            assert!(
+                address_policy(&open, &starts(&[start])).is_open(),
+                "{start}"
+            );
+        }
+        let excluded = Config::new().allow_private(true).exclude_link_local(true);
+        assert_eq!(
+            address_policy(&excluded, &starts(&["file:///tmp/checkout/"])),
+            LINK
+        );
+    }
 }

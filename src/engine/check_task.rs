@@ -7,7 +7,7 @@ use url::Url;
 
 use crate::extract::charset::decode_html;
 use crate::extract::format::{is_html, is_parsed};
-use crate::fetch::{self, Fetched, Resume};
+use crate::fetch::{self, Chain, Fetched, Resume};
 use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
@@ -74,6 +74,11 @@ impl Run {
             };
         }
         let stored = self.stored_page(task);
+        let claim = |next: &Url, hops: usize| self.claim_hop(task, next, hops);
+        let chain = Chain {
+            before: task.redirected,
+            claim: &claim,
+        };
         let fetched = if let Some(html) = &task.inline {
             let mut f = Fetched::bare(&task.url, Outcome::Ok { status: None });
             f.content_type = Some("text/html".into());
@@ -82,9 +87,7 @@ impl Run {
             f
         } else if let Some(page) = &stored {
             self.fetch
-                .fetch_if_changed(&task.url, &page.validators, &|next| {
-                    self.claim_hop(task, next)
-                })
+                .fetch_if_changed(&task.url, &page.validators, chain)
         } else {
             // A claim that wants the page parsed may have come after the task was queued.
             // Soft 404s are told by the body: links are then checked with GET.
@@ -92,12 +95,9 @@ impl Run {
                 || self.cache.wants_parse(&task.key)
                 || (self.soft_404.is_some() && matches!(task.url.scheme(), "http" | "https"));
             let resume = task.resume.as_deref().cloned().unwrap_or_default();
-            let fetched = self.fetch.fetch_deferrable(
-                &task.url,
-                want_body,
-                &|next| self.claim_hop(task, next),
-                &resume,
-            );
+            let fetched = self
+                .fetch
+                .fetch_deferrable(&task.url, want_body, chain, &resume);
             if let Some((_, get)) = fetched.deferred {
                 // Its first request would wait for the host: the worker hands the task back.
                 return Checked {
@@ -315,7 +315,7 @@ impl Run {
             if self.cancel.is_cancelled() || !self.robots_allow(made_up) {
                 return None;
             }
-            let fetched = self.fetch.fetch(made_up, true, &|_| true);
+            let fetched = self.fetch.fetch(made_up, true, Chain::OWN);
             (fetched.outcome == Outcome::Ok { status: Some(200) })
                 .then_some(fetched.body)
                 .flatten()
@@ -331,7 +331,7 @@ impl Run {
     /// are followed without claiming anything), then its links are considered as any page's.
     /// The URL's result was recorded and reported by its check; nothing is recorded here.
     pub(super) fn parse_again(&self, task: &Task) {
-        let fetched = self.fetch.fetch(&task.url, true, &|_| true);
+        let fetched = self.fetch.fetch(&task.url, true, Chain::OWN);
         let Some(body) = fetched.body else { return };
         if !matches!(fetched.outcome, Outcome::Ok { .. })
             || !self.filter.is_internal(&fetched.final_url)

@@ -42,8 +42,9 @@ impl Checker {
     /// [`ErrorKind::InvalidInput`] when there is no input, an input is neither a URL nor an
     /// existing path, or its scheme cannot be crawled. [`ErrorKind::InvalidConfig`] when
     /// [`Config::proxy`] is not an http(s) proxy URL, a duration exceeds
-    /// [`MAX_DURATION`](crate::config::MAX_DURATION), the timeout is 0, or a request rate
-    /// implies more than that between two requests.
+    /// [`MAX_DURATION`](crate::config::MAX_DURATION), the timeout is 0, a request rate is
+    /// negative, not finite or implies more than that between two requests, or the user agent
+    /// or a header has a control character (CR, LF, …).
     pub fn new(config: Config) -> Result<Self, Error> {
         config.validate()?;
         if config.inputs.is_empty()

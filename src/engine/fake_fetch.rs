@@ -9,7 +9,7 @@ use crossbeam_channel::Sender;
 use parking_lot::{Condvar, Mutex};
 use url::Url;
 
-use crate::fetch::{Fetch, Fetched};
+use crate::fetch::{Chain, Fetch, Fetched};
 use crate::model::cancel::CancelHandle;
 use crate::model::outcome::{FailKind, Hop, Outcome};
 use crate::policy::url_norm::cache_key;
@@ -89,7 +89,7 @@ impl FakeFetch {
 }
 
 impl Fetch for FakeFetch {
-    fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched {
+    fn fetch(&self, url: &Url, want_body: bool, chain: Chain<'_>) -> Fetched {
         let mut current = url.clone();
         let mut hops = Vec::new();
         let mut owned = Vec::new();
@@ -103,7 +103,7 @@ impl Fetch for FakeFetch {
                         url: current.clone(),
                         status: *status,
                     });
-                    let mine = claim(&next);
+                    let mine = (chain.claim)(&next, chain.before + hops.len());
                     if self.held.as_deref() == Some(next.as_str()) {
                         self.released();
                     }

@@ -18,6 +18,7 @@ use super::run::{Run, Task};
 use crate::extract::charset::html_to_utf8;
 use crate::extract::format::{Format, is_html};
 use crate::extract::{extract_html, markdown_anchors};
+use crate::fetch::Chain;
 use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
 
 /// The [`Services`] of one run.
@@ -45,7 +46,7 @@ impl Run {
                 ..Page::default()
             };
         }
-        let fetched = self.fetch.fetch(url, true, &|_| true);
+        let fetched = self.fetch.fetch(url, true, Chain::OWN);
         let html = is_html(fetched.content_type.as_deref());
         let body = match fetched.body {
             Some(b) if html => html_to_utf8(&b, fetched.charset.as_deref()).into_owned(),

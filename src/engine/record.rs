@@ -125,6 +125,7 @@ impl Run {
                         inline: None,
                         follow: true,
                         parse_only: true,
+                        redirected: 0,
                         resume: None,
                     };
                     // Refused after shutdown: the page is then not parsed, as any queued page.

@@ -43,8 +43,8 @@ impl Run {
         result.level = task.level;
         if stored.real_url.is_some() || !stored.redirects.is_empty() {
             let chain = resumed_chain(known, stored)?;
-            for url in chain {
-                self.hand_on(task, url);
+            for (hops, url) in (1..).zip(chain) {
+                self.hand_on(task, url, hops);
             }
             result.check_time = start.elapsed();
             return Some(Checked {
@@ -89,13 +89,17 @@ impl Run {
 
     /// A URL of a resumed redirect chain, as the fetcher hands on a hop checked on its own
     /// (`Run::claim_hop`): claimed, and queued (or finished) with its own decision at the
-    /// task's level, unless it is known already.
-    fn hand_on(&self, task: &Task, url: Url) {
+    /// task's level, unless it is known already; `hops` before it count against its budget.
+    fn hand_on(&self, task: &Task, url: Url, hops: usize) {
         let key = cache_key(&url);
         let new = self.cache.claim_alias(&key);
         self.cache.redirect(&task.key, &key, false);
         if new {
-            self.start(key, url, Via::link(task.level, true, task.follow), None);
+            let via = Via {
+                redirected: task.redirected + hops,
+                ..Via::link(task.level, true, task.follow)
+            };
+            self.start(key, url, via, None);
         }
     }
 }

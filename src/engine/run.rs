@@ -60,6 +60,10 @@ pub(crate) struct Task {
     /// result stands and is reported); fetch it with GET and parse it at `level` — or lower,
     /// when a claim meanwhile wants that — under `key`, producing no result of its own.
     pub(crate) parse_only: bool,
+    /// Redirect hops a chain took before it handed this URL over to be checked on its own
+    /// (`Run::claim_hop`; 0 for a link): they count against `max_redirects` with this
+    /// task's own, so one chain has one budget however often it changes hands.
+    pub(crate) redirected: usize,
     /// Set when an earlier try of this task was handed back to the queue instead of waiting
     /// for its host (see `queue`, "Deferred tasks"): what that try learned.
     pub(crate) resume: Option<Box<Resume>>,

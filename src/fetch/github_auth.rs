@@ -1,5 +1,5 @@
 //! Where the GitHub token (`Config::github_token`) goes: to requests for `https://github.com`
-//! and `https://api.github.com` only, decided per request (each redirect hop asks again, so a
+//! and `https://api.github.com` on port 443 only, decided per request (each redirect hop asks again, so a
 //! redirect to another host never carries it), and to a URL that a `--remap` rule made of such
 //! a link (a mirror or a test server standing in for GitHub). Never to a URL that carries its
 //! own `user:password@`, and never over plain `http` to GitHub's names.
@@ -43,10 +43,12 @@ fn has_userinfo(url: &Url) -> bool {
     !url.username().is_empty() || url.password().is_some()
 }
 
-/// `true` for an `https` URL on one of GitHub's hosts, without credentials of its own.
+/// `true` for an `https` URL on one of GitHub's hosts and port 443, without credentials of
+/// its own.
 fn is_github(url: &Url) -> bool {
     url.scheme() == "https"
         && url.host_str().is_some_and(|h| GITHUB_HOSTS.contains(&h))
+        && url.port_or_known_default() == Some(443)
         && !has_userinfo(url)
 }
 
@@ -93,8 +95,12 @@ mod tests {
         assert!(sent("https://github.com/o/r"));
         assert!(sent("https://api.github.com/repos/o/r"));
         assert!(sent("https://GITHUB.COM/o/r#readme"));
+        assert!(sent("https://github.com:443/o/r"));
         for other in [
             "http://github.com/o/r",
+            "https://github.com:8443/o/r",
+            "https://api.github.com:444/repos/o/r",
+            "http://github.com:443/o/r",
             "https://gist.github.com/o/1",
             "https://github.com.evil.test/o/r",
             "https://evil.test/github.com/",

@@ -47,21 +47,16 @@ use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 /// canned answers in its place.
 pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     /// Checks `url`, following redirects. With `want_body`, a body we parse is returned.
-    /// `claim` is asked before each redirect hop is requested: `true` means the caller claimed
-    /// the hop's URL as another name of this check, to be requested now; `false` means the URL
-    /// is checked on its own, and the chain stops there ([`Fetched::stopped_at`]).
-    fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched;
+    /// `chain` says how many hops came before `url` and is asked before each hop is requested
+    /// (see [`Chain`]); a hop it hands to a check of its own ends the fetch there
+    /// ([`Fetched::stopped_at`]).
+    fn fetch(&self, url: &Url, want_body: bool, chain: Chain<'_>) -> Fetched;
     /// [`fetch`](Self::fetch) with the body, asking the server (first hop only) to answer
     /// `304 Not Modified` when the content still matches `validators`. A fetcher that cannot
     /// ask fetches in full.
-    fn fetch_if_changed(
-        &self,
-        url: &Url,
-        validators: &Validators,
-        claim: &dyn Fn(&Url) -> bool,
-    ) -> Fetched {
+    fn fetch_if_changed(&self, url: &Url, validators: &Validators, chain: Chain<'_>) -> Fetched {
         let _ = validators;
-        self.fetch(url, true, claim)
+        self.fetch(url, true, chain)
     }
     /// [`fetch`](Self::fetch) for a task that may be handed back to the queue: when the
     /// first request of the URL (not of a redirect hop) would have to wait for its host's slot
@@ -73,11 +68,11 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
         &self,
         url: &Url,
         want_body: bool,
-        claim: &dyn Fn(&Url) -> bool,
+        chain: Chain<'_>,
         resume: &Resume,
     ) -> Fetched {
         let _ = resume;
-        self.fetch(url, want_body, claim)
+        self.fetch(url, want_body, chain)
     }
     /// The body of a robots.txt; `None` when there is none to obey.
     fn fetch_robots(&self, url: &Url) -> Option<Vec<u8>>;
@@ -88,6 +83,30 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     }
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
     fn interrupt(&self);
+}
+
+/// The redirect chain a fetch goes on with. One chain has one budget: a hop handed to a check
+/// of its own (its scope differs) hands on the count of hops so far, so `max_redirects` spans
+/// every check the chain passes through, however often it changes hands.
+#[derive(Clone, Copy)]
+pub(crate) struct Chain<'a> {
+    /// Hops that earlier checks took before they handed the chain to this URL (0: the chain
+    /// starts here). They count against `max_redirects` with the fetch's own.
+    pub(crate) before: usize,
+    /// Asked before each hop is requested, with the hop's URL and the chain's hops up to it
+    /// (`before` included): `true` means the caller claimed the URL as another name of this
+    /// check, to be requested now; `false` means the URL is checked on its own (known
+    /// already, or just queued with those hops behind it), and the fetch stops there.
+    pub(crate) claim: &'a dyn Fn(&Url, usize) -> bool,
+}
+
+impl Chain<'static> {
+    /// A chain that starts at the fetched URL and requests every hop itself, claiming nothing:
+    /// for fetches outside the crawl's result cache (plugins, probes, parse jobs).
+    pub(crate) const OWN: Chain<'static> = Chain {
+        before: 0,
+        claim: &|_, _| true,
+    };
 }
 
 /// What identified a page's content when it was last fetched: sent back as `If-None-Match`

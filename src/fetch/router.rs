@@ -5,7 +5,7 @@ use url::Url;
 
 use super::file::{self, FileScope};
 use super::http::HttpFetcher;
-use super::{Fetch, Fetched, Resume, Validators};
+use super::{Chain, Fetch, Fetched, Resume, Validators};
 use crate::model::outcome::FailKind;
 
 /// http(s) through the shared agent, `file:` from disk; any other scheme fails.
@@ -20,10 +20,10 @@ pub(crate) struct Router {
 }
 
 impl Fetch for Router {
-    fn fetch(&self, url: &Url, want_body: bool, claim: &dyn Fn(&Url) -> bool) -> Fetched {
+    fn fetch(&self, url: &Url, want_body: bool, chain: Chain<'_>) -> Fetched {
         match url.scheme() {
             "file" => file::fetch(url, want_body, self.max_body, &self.files),
-            "http" | "https" => self.http.fetch(url, want_body, claim, None),
+            "http" | "https" => self.http.fetch(url, want_body, chain, None),
             other => Fetched::failed(
                 url,
                 FailKind::InvalidUrl,
@@ -32,17 +32,12 @@ impl Fetch for Router {
         }
     }
 
-    fn fetch_if_changed(
-        &self,
-        url: &Url,
-        validators: &Validators,
-        claim: &dyn Fn(&Url) -> bool,
-    ) -> Fetched {
+    fn fetch_if_changed(&self, url: &Url, validators: &Validators, chain: Chain<'_>) -> Fetched {
         match url.scheme() {
             "http" | "https" => self
                 .http
-                .fetch_with(url, true, Some(validators), claim, None),
-            _ => self.fetch(url, true, claim),
+                .fetch_with(url, true, Some(validators), chain, None),
+            _ => self.fetch(url, true, chain),
         }
     }
 
@@ -50,12 +45,12 @@ impl Fetch for Router {
         &self,
         url: &Url,
         want_body: bool,
-        claim: &dyn Fn(&Url) -> bool,
+        chain: Chain<'_>,
         resume: &Resume,
     ) -> Fetched {
         match url.scheme() {
-            "http" | "https" => self.http.fetch(url, want_body, claim, Some(resume)),
-            _ => self.fetch(url, want_body, claim),
+            "http" | "https" => self.http.fetch(url, want_body, chain, Some(resume)),
+            _ => self.fetch(url, want_body, chain),
         }
     }
 

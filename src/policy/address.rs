@@ -1,7 +1,9 @@
 //! Which addresses a run may connect to: loopback, private and link-local addresses can be
 //! left out (`Config::exclude_loopback`, `exclude_private`, `exclude_link_local`), and are by
 //! default when every start site is public, so that a page cannot make a CI runner a proxy
-//! into its own network (`Config::allow_private` turns that off). The check is made on the
+//! into its own network (`Config::allow_private` turns that off). Link-local and cloud
+//! metadata addresses are left out by default whatever the start sites (a folder check of an
+//! untrusted pull request too): nothing a checked page links to is served there. The check is made on the
 //! address a connection would use, after resolution and on every redirect hop, so every
 //! spelling of an address (`0x7f.1`, `2130706433`, `0177.0.0.1`, `127.1`,
 //! `[::ffff:127.0.0.1]`, a name that resolves to it) is caught.
@@ -15,11 +17,26 @@ pub(crate) enum AddressClass {
     /// this machine too).
     Loopback,
     /// A private network: 10/8, 172.16/12, 192.168/16, 100.64/10 (carrier-grade NAT),
-    /// fc00::/7 (unique local, cloud metadata `fd00:ec2::254` among them).
+    /// fc00::/7 (unique local).
     Private,
     /// The link: 169.254/16 (cloud metadata `169.254.169.254` among them), fe80::/10.
     LinkLocal,
+    /// A cloud's metadata service outside the link-local range ([`METADATA`]), which hands out
+    /// the machine's credentials; refused with the link-local class.
+    Metadata,
 }
+
+/// The cloud metadata services whose addresses are not link-local: AWS (`fd00:ec2::254`),
+/// Google Cloud (`fd20:ce::254`), Alibaba Cloud (`100.100.100.200`), Oracle Cloud
+/// (`192.0.0.192`) and Azure's platform address (`168.63.129.16`). The others (AWS, Google,
+/// Azure, OpenStack, DigitalOcean, ECS's `169.254.170.2`) are in 169.254/16.
+pub(crate) const METADATA: [IpAddr; 5] = [
+    IpAddr::V6(Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)),
+    IpAddr::V6(Ipv6Addr::new(0xfd20, 0xce, 0, 0, 0, 0, 0, 0x254)),
+    IpAddr::V4(Ipv4Addr::new(100, 100, 100, 200)),
+    IpAddr::V4(Ipv4Addr::new(192, 0, 0, 192)),
+    IpAddr::V4(Ipv4Addr::new(168, 63, 129, 16)),
+];
 
 impl AddressClass {
     /// The class as a reason shows it.
@@ -28,6 +45,7 @@ impl AddressClass {
             AddressClass::Loopback => "a loopback address",
             AddressClass::Private => "a private address",
             AddressClass::LinkLocal => "a link-local address",
+            AddressClass::Metadata => "a cloud metadata address",
         }
     }
 }
@@ -35,6 +53,13 @@ impl AddressClass {
 /// The class of `ip`, `None` for a public address. An IPv6 address that embeds an IPv4 one
 /// (`::ffff:a.b.c.d`, `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) is classed by that address.
 pub(crate) fn class(ip: IpAddr) -> Option<AddressClass> {
+    let v4 = match ip {
+        IpAddr::V4(v4) => Some(v4),
+        IpAddr::V6(v6) => embedded_v4(v6),
+    };
+    if METADATA.contains(&v4.map_or(ip, IpAddr::V4)) {
+        return Some(AddressClass::Metadata);
+    }
     match ip {
         IpAddr::V4(v4) => class_v4(v4),
         IpAddr::V6(v6) => match embedded_v4(v6) {
@@ -112,7 +137,7 @@ impl AddressPolicy {
         let refused = match c {
             AddressClass::Loopback => self.loopback,
             AddressClass::Private => self.private,
-            AddressClass::LinkLocal => self.link_local,
+            AddressClass::LinkLocal | AddressClass::Metadata => self.link_local,
         };
         refused.then_some(c)
     }
@@ -144,15 +169,31 @@ mod tests {
             "172.31.255.255",
             "192.168.1.1",
             "100.64.0.1",
-            "fd00:ec2::254",
+            "fd00:ec2::1",
             "fc00::1",
             "::ffff:10.0.0.1",
             "64:ff9b::a00:1",
         ] {
             assert_eq!(of(ip), Some(AddressClass::Private), "{ip}");
         }
-        for ip in ["169.254.169.254", "fe80::1", "::ffff:169.254.169.254"] {
+        for ip in [
+            "169.254.169.254",
+            "169.254.170.2",
+            "fe80::1",
+            "::ffff:169.254.169.254",
+        ] {
             assert_eq!(of(ip), Some(AddressClass::LinkLocal), "{ip}");
+        }
+        for ip in [
+            "fd00:ec2::254",
+            "fd20:ce::254",
+            "100.100.100.200",
+            "::ffff:100.100.100.200",
+            "64:ff9b::6464:64c8",
+            "192.0.0.192",
+            "168.63.129.16",
+        ] {
+            assert_eq!(of(ip), Some(AddressClass::Metadata), "{ip}");
         }
         for ip in [
             "93.184.216.34",
@@ -193,6 +234,10 @@ mod tests {
         assert_eq!(
             p.refuses("169.254.169.254".parse().unwrap()),
             Some(AddressClass::LinkLocal)
+        );
+        assert_eq!(
+            p.refuses("100.100.100.200".parse().unwrap()),
+            Some(AddressClass::Metadata)
         );
         assert_eq!(p.refuses("127.0.0.1".parse().unwrap()), None);
         assert!(AddressPolicy::default().is_open());

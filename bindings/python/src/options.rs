@@ -163,8 +163,9 @@ suggest: bool = False
 archive_url: str = 'https://archive.org/wayback/available'
     The web archive's availability API that suggest asks.
 github_token: str = None
-    Sent as 'Authorization: Bearer' to https://github.com and https://api.github.com only
-    (default: the GITHUB_TOKEN environment variable); never shown.
+    Sent as 'Authorization: Bearer' to https://github.com and https://api.github.com (port
+    443) only (default: the GITHUB_TOKEN environment variable, read when the options are
+    read); never shown.
 detect_soft_404: bool = False
     Warn (soft-404) about pages that answer 200 but are the site's 'not found' page: each
     host is asked once for a made-up path. http(s) links are then checked with GET.
@@ -173,9 +174,12 @@ exclude_private: bool = False
 exclude_loopback: bool = False
     Never request a loopback address (127.0.0.0/8, ::1, 0.0.0.0).
 exclude_link_local: bool = False
-    Never request a link-local address (169.254/16, fe80::/10).
+    Never request a link-local or cloud metadata address (169.254/16, fe80::/10,
+    fd00:ec2::254, 100.100.100.200, ...): the default unless allow_private.
 allow_private: bool = False
-    Request loopback, private and link-local addresses even when every start site is public.
+    Request loopback, private, link-local and cloud metadata addresses. By default link-local
+    and metadata addresses are never requested, and loopback and private ones are not when
+    every start site is public.
 remap: str | list[str] = []
     Rewrite each link before it is checked, 'REGEX REPLACEMENT' (the first rule that matches).
 check_anchors: bool = False
@@ -305,6 +309,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
     let mut accept: Option<AcceptStatus> = None;
     let mut mx_given = false;
     let mut dns_server: Option<String> = None;
+    let mut token_given = false;
     let mut check_anchors = false;
     let (mut cache, mut cache_file, mut resume) = (false, None, false);
     let Some(options) = options else {
@@ -523,9 +528,12 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
                 .archive_url(&v.string()?)
                 .map_err(|e| v.bad_text(&e.to_string()))?,
             // A secret: no message quotes it (`Config::github_token`'s errors do not).
-            "github_token" => config
-                .github_token(&v.string()?)
-                .map_err(|e| v.bad_text(&e.to_string()))?,
+            "github_token" => {
+                token_given = true;
+                config
+                    .github_token(&v.string()?)
+                    .map_err(|e| v.bad_text(&e.to_string()))?
+            }
             other if CLI_ONLY.contains(&other) => {
                 return Err(PyValueError::new_err(format!(
                     "option `{other}' shapes the command's output, not the check: \
@@ -554,8 +562,23 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
         plugins.push(Options::new("anchors".to_owned()));
     }
     config = config.always_get(method_get);
+    // As the command line: GitHub's usual variable when the option is not given.
+    if !token_given
+        && let Ok(token) = std::env::var("GITHUB_TOKEN")
+        && !token.trim().is_empty()
+    {
+        config = config
+            .github_token(&token)
+            .map_err(|e| PyValueError::new_err(format!("GITHUB_TOKEN: {e}")))?;
+    }
+    // A bad dns_server is an error even without check_mx, which alone asks it.
+    let resolver = dns_server
+        .as_deref()
+        .map(|s| mx_resolver(Some(s)))
+        .transpose()?;
     if mx_given {
-        config = config.mx_resolver(Some(mx_resolver(dns_server.as_deref())?));
+        let resolver = resolver.map_or_else(|| mx_resolver(None), Ok)?;
+        config = config.mx_resolver(Some(resolver));
     }
     for options in &plugins {
         let plugin = linkpatrol::plugins::builtin(options.plugin(), options)
@@ -747,16 +770,9 @@ fn add_plugin_spec(plugins: &mut Vec<Options>, spec: &str) -> Result<(), String>
 /// The resolver for `check_mx`: `dns_server` (`IP` or `IP:PORT`), else the first nameserver of
 /// /etc/resolv.conf.
 fn mx_resolver(given: Option<&str>) -> PyResult<std::net::SocketAddr> {
-    use std::net::{IpAddr, SocketAddr};
     if let Some(s) = given {
-        return s
-            .parse::<SocketAddr>()
-            .or_else(|_| s.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
-            .map_err(|_| {
-                PyValueError::new_err(format!(
-                    "option `dns_server': `{s}' is not an IP address or IP:PORT"
-                ))
-            });
+        return linkpatrol::parse_dns_server(s)
+            .map_err(|e| PyValueError::new_err(format!("option `dns_server': {e}")));
     }
     let conf = std::fs::read_to_string("/etc/resolv.conf").map_err(|e| {
         PyValueError::new_err(format!(

@@ -19,12 +19,13 @@ Route = tuple[int, dict[str, str], str]
 
 
 class Routes:
-    """A loopback server answering each path from `routes` (404 otherwise) and logging every
-    request as `METHOD /path?query`."""
+    """A loopback server answering each path from `routes` (404 otherwise), logging every
+    request as `METHOD /path?query` and each path's last `Authorization` header (or None)."""
 
     def __init__(self, routes: dict[str, Route]) -> None:
         self.routes = routes
         self.log: list[str] = []
+        self.authorization: dict[str, str | None] = {}
         self.lock = threading.Lock()
         server = self
 
@@ -33,9 +34,10 @@ class Routes:
                 pass
 
             def _serve(self, head: bool) -> None:
+                path = self.path.split("?")[0]
                 with server.lock:
                     server.log.append(f"{self.command} {self.path}")
-                path = self.path.split("?")[0]
+                    server.authorization[path] = self.headers.get("Authorization")
                 status, headers, body = server.routes.get(path, (404, {}, "<p>not found</p>"))
                 data = body.encode()
                 self.send_response(status)
@@ -235,6 +237,24 @@ def test_exclude_address_classes_are_never_requested(
     # Without them, the loopback link is requested (a local start site excludes nothing).
     report = linkpatrol.check(links_page(tmp_path, loopback))
     assert by_url(report, loopback)[0].state == "ok" and routes.requested("/ok.html") >= 1
+
+
+def test_github_token_defaults_to_the_github_token_variable(
+    routes: Routes, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the CLI: without the option, GITHUB_TOKEN goes to GitHub (here a remap of it to the
+    loopback server, which gets the token as GitHub would); the option wins over it."""
+    routes.routes["/o/r"] = (200, {}, "<p>repo</p>")
+    page = links_page(tmp_path, "https://github.com/o/r")
+    remap = r"^https://github\.com/ " + routes.url
+    monkeypatch.setenv("GITHUB_TOKEN", "from-env")
+    linkpatrol.check(page, remap=remap)
+    assert routes.authorization.get("/o/r") == "Bearer from-env"
+    linkpatrol.check(page, remap=remap, github_token="given")
+    assert routes.authorization.get("/o/r") == "Bearer given"
+    monkeypatch.delenv("GITHUB_TOKEN")
+    linkpatrol.check(page, remap=remap)
+    assert routes.requested("/o/r") >= 3 and routes.authorization.get("/o/r") is None
 
 
 def test_fail_on_blocked_counts_bot_protection_as_failing(routes: Routes) -> None:

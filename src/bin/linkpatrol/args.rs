@@ -9,7 +9,7 @@ use linkpatrol::report::Format;
 use crate::values::{
     AuthSection, FileOutput, HostSection, cache_age, file_output, format_parser, header,
     host_header, non_negative, non_negative_secs, pattern_number, positive_secs, shard,
-    thread_count,
+    thread_count, user_agent,
 };
 
 use linkpatrol::{
@@ -189,14 +189,16 @@ pub struct Args {
     #[arg(long)]
     pub exclude_loopback: bool,
 
-    /// Never request a link-local address (169.254/16, the cloud metadata service
-    /// 169.254.169.254 among them; fe80::/10): not checked.
+    /// Never request a link-local or cloud metadata address (169.254/16, the metadata
+    /// service 169.254.169.254 among them; fe80::/10; fd00:ec2::254, 100.100.100.200 and the
+    /// like): not checked. The default unless --allow-private, whatever the start sites.
     #[arg(long)]
     pub exclude_link_local: bool,
 
-    /// Request loopback, private and link-local addresses even when every start site is
-    /// public. By default, a check of public sites leaves such links unchecked, so that a page
-    /// cannot turn the machine running it into a proxy into its own network.
+    /// Request loopback, private, link-local and cloud metadata addresses. By default,
+    /// link-local and metadata addresses are never requested, and a check of public sites
+    /// leaves all such links unchecked, so that a page cannot turn the machine running it
+    /// into a proxy into its own network.
     #[arg(long)]
     pub allow_private: bool,
 
@@ -215,7 +217,7 @@ pub struct Args {
     pub max_body_size: u64,
 
     /// The User-Agent header to send.
-    #[arg(long, value_name = "STRING")]
+    #[arg(long, value_name = "STRING", value_parser = user_agent)]
     pub user_agent: Option<String>,
 
     /// Report format on stdout (see also -F).

@@ -9,7 +9,6 @@
 //! statuses. The man page is written from the same `--help` command (`generate.rs`), with
 //! the examples and exit statuses of [`EXAMPLES`] and [`EXIT_STATUS`].
 
-use clap::builder::FalseyValueParser;
 use clap::{Arg, ArgAction, Command};
 use linkpatrol::DEFAULT_USER_AGENT;
 
@@ -317,15 +316,28 @@ pub fn decorate(cmd: Command, short: bool) -> Command {
             _ => arg,
         };
         match env_name(&arg) {
-            // A switch reads `1`, `true`, `yes`, `on` as set; `0`, `false`, `no`, `off`, `` not.
             Some(name) if matches!(arg.get_action(), ArgAction::SetTrue) => {
-                arg.env(name).value_parser(FalseyValueParser::new())
+                arg.env(name).value_parser(switch_value)
             }
             Some(name) => arg.env(name),
             None => arg,
         }
         .hide_env(short)
     })
+}
+
+/// A switch's variable: `1`, `true`, `yes`, `on` set it; `0`, `false`, `no`, `off` and ``
+/// do not (any case). Anything else is a usage error naming the flag, never a silent `true`
+/// (`LINKPATROL_QUIET=2`).
+fn switch_value(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "" | "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(format!(
+            "`{}' is not a switch value: use true or false, 1 or 0, yes or no",
+            s.escape_debug()
+        )),
+    }
 }
 
 /// The `-h` form of the command: the flags of [`SHORT_HELP`] with their summaries, in the

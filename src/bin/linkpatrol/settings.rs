@@ -9,7 +9,7 @@ use linkpatrol::MAX_DURATION;
 use linkpatrol::report::escape_controls;
 use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule, Inputs, Notice, Remap};
 use regex::Regex;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 
 use linkpatrol::resolver_from_resolv_conf;
 use url::Url;
@@ -110,6 +110,26 @@ pub fn command() -> clap::Command {
     help::decorate(Args::command(), false)
 }
 
+/// A value its parser refused, as one line: clap quotes the value as given, and one with a
+/// line break (`--user-agent $'a\nb'`) would cut the line short; here it is spelled out.
+fn invalid_value(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) else {
+        return None;
+    };
+    let why = std::error::Error::source(e).map_or_else(String::new, |s| format!(": {s}"));
+    Some(format!(
+        "invalid value '{}' for '{arg}'{why}",
+        value.escape_debug()
+    ))
+}
+
 /// A clap error as one line (its first, the values allowed, and its tips: `a similar argument
 /// exists: '--threads'`), or the help or version text printed at once.
 fn usage_error(e: clap::Error) -> anyhow::Error {
@@ -121,6 +141,9 @@ fn usage_error(e: clap::Error) -> anyhow::Error {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
         e.exit();
+    }
+    if let Some(line) = invalid_value(&e) {
+        return anyhow::anyhow!("{line}");
     }
     let text = e.to_string();
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
@@ -322,8 +345,15 @@ fn secs(flag: &str, value: f64) -> Result<Duration> {
     Ok(Duration::from_secs_f64(value))
 }
 
-/// A request rate, refused (naming the flag) when it implies more than a year between requests.
+/// A request rate, refused (naming the flag) when negative, not finite, or when it implies more
+/// than a year between requests.
 fn rate(flag: &str, per_second: f64) -> Result<f64> {
+    if !(per_second >= 0.0 && per_second.is_finite()) {
+        bail!(
+            "{flag} {}: not a rate of 0 or more (0 means no limit)",
+            shown(per_second)
+        );
+    }
     if per_second > 0.0 && 1.0 / per_second > MAX_DURATION.as_secs_f64() {
         bail!(
             "{flag} {}: too low, one request in more than a year (0 means no limit)",
@@ -346,10 +376,7 @@ fn shown(v: f64) -> String {
 /// nameserver of /etc/resolv.conf.
 fn mx_resolver(given: Option<&str>) -> Result<SocketAddr> {
     if let Some(s) = given {
-        return s
-            .parse::<SocketAddr>()
-            .or_else(|_| s.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
-            .map_err(|_| anyhow!("--dns-server `{s}' is not an IP address or IP:PORT"));
+        return linkpatrol::parse_dns_server(s).map_err(|e| anyhow!("--dns-server {e}"));
     }
     let conf = std::fs::read_to_string("/etc/resolv.conf")
         .context("--check-mx: cannot read /etc/resolv.conf (use --dns-server)")?;
@@ -402,8 +429,15 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
     }
     let accept = AcceptStatus::parse(&args.accept).map_err(|e| anyhow!("--accept: {e}"))?;
     config = config.accept(accept).always_get(args.method == "get");
+    // A bad --dns-server is an error even without --check-mx, which alone asks it.
+    let resolver = args
+        .dns_server
+        .as_deref()
+        .map(|s| mx_resolver(Some(s)))
+        .transpose()?;
     if args.check_mx {
-        config = config.mx_resolver(Some(mx_resolver(args.dns_server.as_deref())?));
+        let resolver = resolver.map_or_else(|| mx_resolver(None), Ok)?;
+        config = config.mx_resolver(Some(resolver));
     }
     config = config.suggest(args.suggest);
     config = config.detect_soft_404(args.detect_soft_404);

@@ -3,8 +3,9 @@
 //!
 //! A file named with `-c`, the user's own `config.toml` (in the user config folder) and a local
 //! file under `--trust-config` are trusted and may set every key. A local file without that
-//! trust may set every key but those of [`REFUSED_IN_LOCAL`]; when it sets one, nothing runs:
-//! the refusal is one line naming the file, the keys and how to trust the file.
+//! trust may set every key but those of [`REFUSED_IN_LOCAL`], nor a header of
+//! [`CREDENTIAL_HEADERS`]; when it does, nothing runs: the refusal is one line naming the
+//! file, the keys and how to trust the file.
 
 use std::path::{Path, PathBuf};
 
@@ -113,6 +114,7 @@ pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
             }
         }
     }
+    refused.extend(credential_headers(file));
     if refused.is_empty() {
         return pattern_budget(file, path);
     }
@@ -123,6 +125,35 @@ pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
          LINKPATROL_TRUST_CONFIG=1 or -c {p}",
         refused.join(", ")
     )
+}
+
+/// The headers a config found in the current folder may not set, for any host (`header`,
+/// `host-header`, `[[hosts]]`): credentials are the user's to give, and a checkout's own
+/// would go beside the user's (a second `Authorization` on a request that carries the GitHub
+/// token) or speak for the checkout's account.
+pub const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "cookie", "proxy-authorization"];
+
+/// The credential headers `file` sets, each as the refusal shows it (name only, never the
+/// value): `` `header` `Cookie` ``.
+fn credential_headers(file: &FileConfig) -> Vec<String> {
+    // `NAME: VALUE`, and `REGEX=NAME: VALUE` for `host-header`.
+    let name = |h: &str| h.split_once(':').map_or(h, |(n, _)| n).trim().to_owned();
+    let plain = file.header.iter().flatten().map(|h| ("header", name(h)));
+    let per_host = file.host_header.iter().flatten().map(|h| {
+        let header = h.split_once('=').map_or(h.as_str(), |(_, h)| h);
+        ("host-header", name(header))
+    });
+    let sections = file
+        .hosts
+        .iter()
+        .flat_map(|s| s.headers.keys())
+        .map(|n| ("[[hosts]]", n.trim().to_owned()));
+    plain
+        .chain(per_host)
+        .chain(sections)
+        .filter(|(_, n)| CREDENTIAL_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
+        .map(|(key, n)| format!("`{key}` `{}`", n.escape_debug()))
+        .collect()
 }
 
 /// Fails with one line naming the file and the key when the patterns of `file` (an untrusted
@@ -324,7 +355,8 @@ mod tests {
         ("user-agent", "a header the file's author may choose"),
         (
             "header",
-            "headers of the file's own choosing; flags replace them, never join them",
+            "headers of the file's own choosing, credentials aside (`CREDENTIAL_HEADERS`); \
+             flags replace them, never join them",
         ),
         ("host-header", "as header"),
         ("accept", "which statuses count as valid"),

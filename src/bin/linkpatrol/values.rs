@@ -99,6 +99,11 @@ pub fn file_output(s: &str) -> Result<FileOutput, String> {
     })
 }
 
+/// `--user-agent`: sent as a header, so free of control characters (CR, LF, …).
+pub fn user_agent(s: &str) -> Result<String, String> {
+    linkpatrol::parse_header(&format!("User-Agent: {s}")).map(|(_, v)| v)
+}
+
 /// `NAME: VALUE` (`--header`), read as every front end reads it.
 pub fn header(s: &str) -> Result<(String, String), String> {
     linkpatrol::parse_header(s)

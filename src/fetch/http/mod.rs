@@ -60,7 +60,7 @@ use self::response::{drain, header, location, read_capped};
 use self::retry::{Budget, Exchange};
 use crate::config::ROBOTS_TXT_LIMIT;
 use crate::fetch::session_cookies::SessionCookies;
-use crate::fetch::{Fetched, Resume, Validators};
+use crate::fetch::{Chain, Fetched, Resume, Validators};
 use crate::model::cancel::CancelHandle;
 use crate::policy::host_gate::HostGate;
 
@@ -82,20 +82,18 @@ impl HttpFetcher {
     }
 
     /// Checks `url`, following redirects by hand. With `want_body`, an HTML body is returned.
-    /// `claim` is asked before each redirect hop is requested: `true` means the caller claimed
-    /// the hop's URL as another name of this check, to be requested now; `false` means the URL
-    /// is checked on its own (known already, or just queued with its own decision), and the
-    /// chain stops there (see [`Fetched::stopped_at`]). With `resume`, the first request of
+    /// `chain` is asked before each redirect hop is requested (see [`Chain`]); a hop checked
+    /// on its own stops the fetch there (see [`Fetched::stopped_at`]). With `resume`, the first request of
     /// `url` may hand the task back instead of waiting for its host's slot
     /// ([`Fetched::deferred`], see [`Fetch::fetch_deferrable`](crate::fetch::Fetch)).
     pub(crate) fn fetch(
         &self,
         url: &Url,
         want_body: bool,
-        claim: &dyn Fn(&Url) -> bool,
+        chain: Chain<'_>,
         resume: Option<&Resume>,
     ) -> Fetched {
-        self.fetch_with(url, want_body, None, claim, resume)
+        self.fetch_with(url, want_body, None, chain, resume)
     }
 
     /// [`fetch`](Self::fetch), the first request made conditional on `validators` when given
@@ -105,7 +103,7 @@ impl HttpFetcher {
         url: &Url,
         want_body: bool,
         validators: Option<&Validators>,
-        claim: &dyn Fn(&Url) -> bool,
+        chain: Chain<'_>,
         resume: Option<&Resume>,
     ) -> Fetched {
         // Every path out of the chain must hand back the hops it claimed, so they get finished.
@@ -116,7 +114,7 @@ impl HttpFetcher {
             url,
             want_body,
             validators,
-            claim,
+            chain,
             resume.map(|r| r.get),
             &mut owned,
             &mut retries,

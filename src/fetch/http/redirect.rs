@@ -14,7 +14,7 @@ use super::response::{
 };
 use super::retry::{Budget, Exchange};
 use crate::extract::format::is_parsed;
-use crate::fetch::{Fetched, Validators};
+use crate::fetch::{Chain, Fetched, Validators};
 use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 use crate::policy::url_norm::cache_key;
 
@@ -29,7 +29,7 @@ impl HttpFetcher {
         url: &Url,
         want_body: bool,
         validators: Option<&Validators>,
-        claim: &dyn Fn(&Url) -> bool,
+        chain: Chain<'_>,
         resume: Option<bool>,
         owned: &mut Vec<(String, usize)>,
         retries: &mut u32,
@@ -107,14 +107,15 @@ impl HttpFetcher {
                     let message = format!("redirect loop back to {next}");
                     return self.fail(&next, hops, FailKind::RedirectLoop, message);
                 }
-                if hops.len() > self.settings.max_redirects {
+                // One budget for the whole chain, also the hops before a hand-over.
+                if chain.before + hops.len() > self.settings.max_redirects {
                     let message = format!("more than {} redirects", self.settings.max_redirects);
                     return self.fail(&next, hops, FailKind::TooManyRedirects, message);
                 }
                 // A hop back into this chain (past the loop check: a cookie changed) is this
                 // check's own URL, claimed already.
                 let own = key == cache_key(url) || owned.iter().any(|(k, _)| *k == key);
-                if !own && !claim(&next) {
+                if !own && !(chain.claim)(&next, chain.before + hops.len()) {
                     // Checked on its own (queued, in progress or done): that gives the verdict.
                     let mut f = Fetched::bare(&next, Outcome::Ok { status: None });
                     f.warnings.push(redirected(&next));
