@@ -108,7 +108,7 @@ fn hanging_at_page_60(pad: usize) -> TestServer {
 }
 
 /// The binary on `server` with `threads` and `extra`, whose timeouts last a day: only a
-/// second Ctrl-C ends it.
+/// second Ctrl-C ends it. Its stderr is piped, for [`ctrl_c_twice`] to read.
 fn spawn_for_a_day(threads: &str, extra: &[&str], server: &TestServer) -> Child {
     let mut args = vec![
         "--no-status",
@@ -126,16 +126,38 @@ fn spawn_for_a_day(threads: &str, extra: &[&str], server: &TestServer) -> Child 
     args.extend_from_slice(extra);
     let url = server.url("/");
     args.push(&url);
-    spawn(&args)
+    linkpatrol()
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 /// Ctrl-C twice; the hang and the abort timeout last a day, so only the second ends the run,
-/// with the interrupted status.
+/// with the interrupted status. The second is sent once the binary says it heard the first:
+/// two signals sent before the first is handled would count as one.
 fn ctrl_c_twice(child: &mut Child) {
+    use std::io::BufRead;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let heard = Arc::new(AtomicBool::new(false));
+    let stderr = child.stderr.take().expect("stderr piped");
+    let reader = {
+        let heard = Arc::clone(&heard);
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("press Ctrl-C again") {
+                    heard.store(true, Ordering::SeqCst);
+                }
+            }
+        })
+    };
     signal(child, "-INT");
-    std::thread::sleep(Duration::from_millis(30));
+    eventually("the first Ctrl-C is heard", || heard.load(Ordering::SeqCst));
     signal(child, "-INT");
     assert_eq!(child.wait().unwrap().code(), Some(130));
+    reader.join().unwrap();
 }
 
 #[test]
