@@ -146,7 +146,10 @@ fn ctrl_c_twice(child: &mut Child) {
     let reader = {
         let heard = Arc::clone(&heard);
         std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
                 if line.contains("press Ctrl-C again") {
                     heard.store(true, Ordering::SeqCst);
                 }

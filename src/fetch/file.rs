@@ -162,7 +162,10 @@ pub(crate) fn real_path(path: &Path) -> std::io::Result<PathBuf> {
         path
     };
     real_path_of_entry(path).ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::NotFound, "a folder on the way does not resolve")
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "a folder on the way does not resolve",
+        )
     })
 }
 
