@@ -9,16 +9,15 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsString;
 use std::fs::Metadata;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use foldhash::fast::RandomState as FastHash;
 use url::Url;
 
 use super::Fetched;
+use super::real_path::{real_path, real_path_of_entry};
 use super::walked::Walked;
 use crate::extract::format::is_parsed;
 use crate::model::outcome::{FailKind, Outcome, Warning};
@@ -145,73 +144,6 @@ impl FileScope {
             walked: Walked::default(),
         }
     }
-}
-
-/// What `std::fs::canonicalize(path)` gives, in a few system calls for a path below folders
-/// met before: `canonicalize` costs a `readlink` per folder on the way, each a lookup from the
-/// top, so a tree `d` folders deep cost `d²` a file.
-pub(crate) fn real_path(path: &Path) -> std::io::Result<PathBuf> {
-    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
-        return std::fs::canonicalize(path);
-    }
-    let absolute;
-    let path = if path.is_relative() {
-        absolute = std::env::current_dir()?.join(path);
-        absolute.as_path()
-    } else {
-        path
-    };
-    real_path_of_entry(path).ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            "a folder on the way does not resolve",
-        )
-    })
-}
-
-/// The path the file system opens for `path`, itself no symbolic link: its folder with `..`
-/// resolved and symbolic links followed, then its name. Folders are resolved once per thread
-/// (a site's pages share a few folders), each from its parent's answer and one `lstat`.
-/// `None` when it does not resolve.
-fn real_path_of_entry(path: &Path) -> Option<PathBuf> {
-    // Keyed by the folder's bytes: hashing a `Path` parses its components.
-    thread_local! {
-        static FOLDERS: RefCell<HashMap<OsString, Option<PathBuf>, FastHash>> =
-            RefCell::new(HashMap::default());
-    }
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        // `/` itself, or a path ending in `..`.
-        return std::fs::canonicalize(path).ok();
-    };
-    let folder = FOLDERS.with_borrow_mut(|known| {
-        if known.len() >= FOLDERS_REMEMBERED {
-            known.clear();
-        }
-        real_folder(parent, known)
-    })?;
-    Some(folder.join(name))
-}
-
-/// The real path of `folder`, remembered in `known`: its parent's real path and its name when
-/// it is no symbolic link (one `lstat`), else what `realpath` says (a link, `..`, the root).
-fn real_folder(
-    folder: &Path,
-    known: &mut HashMap<OsString, Option<PathBuf>, FastHash>,
-) -> Option<PathBuf> {
-    if let Some(real) = known.get(folder.as_os_str()) {
-        return real.clone();
-    }
-    let plain = |f: &Path| {
-        std::fs::symlink_metadata(f).is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink())
-    };
-    let real = match (folder.parent(), folder.file_name()) {
-        (Some(parent), Some(name)) if plain(folder) => {
-            real_folder(parent, known).map(|p| p.join(name))
-        }
-        _ => std::fs::canonicalize(folder).ok(),
-    };
-    known.insert(folder.as_os_str().to_owned(), real.clone());
-    real
 }
 
 /// The file read instead of `path`, which does not exist: the same name with each of the
@@ -599,39 +531,6 @@ fn guess_type(path: &Path) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `real_path` answers as `canonicalize` does: through links, `..`, relative paths.
-    #[cfg(unix)]
-    #[test]
-    fn real_paths_are_what_canonicalize_gives() {
-        let dir = std::env::temp_dir().join(format!("linkpatrol-real-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("a/b/c")).unwrap();
-        std::fs::create_dir_all(dir.join("elsewhere")).unwrap();
-        std::fs::write(dir.join("a/b/c/page.md"), "x").unwrap();
-        std::fs::write(dir.join("elsewhere/x.md"), "x").unwrap();
-        std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join("a/link")).unwrap();
-        for path in [
-            "a/b/c/page.md",
-            "a/b/c",
-            "a/b/../b/c/page.md",
-            "a/link/x.md",
-            "a/link",
-            "a/b/c/page.md",
-        ] {
-            let path = dir.join(path);
-            let want = std::fs::canonicalize(&path).unwrap();
-            assert_eq!(real_path(&path).unwrap(), want, "{}", path.display());
-        }
-        let here = std::env::current_dir().unwrap();
-        let relative = Path::new("Cargo.toml");
-        assert_eq!(
-            real_path(relative).unwrap(),
-            std::fs::canonicalize(here.join(relative)).unwrap()
-        );
-        assert!(real_path(&dir.join("a/none.md")).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn folder_resolves_to_index_and_missing_file_fails() {

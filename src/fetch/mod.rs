@@ -21,6 +21,7 @@ pub(crate) mod file;
 pub(crate) mod github_auth;
 pub(crate) mod http;
 pub(crate) mod mail_mx;
+pub(crate) mod real_path;
 pub(crate) mod request_extras;
 pub(crate) mod resolver;
 pub(crate) mod router;

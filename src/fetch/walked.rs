@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::file::real_path;
+use super::real_path::real_path;
 
 /// The walked folders, each with the files it kept and the folders that hold them, all
 /// canonical (`Config::walked_folder`).
