@@ -120,9 +120,7 @@ impl PyChecker {
         for input in inputs_of(inputs)? {
             named = named.input(input);
         }
-        let resolved = named
-            .resolve(self.config.clone())
-            .map_err(engine_error)?;
+        let resolved = named.resolve(self.config.clone()).map_err(engine_error)?;
         // Warnings only: the notes (a folder read as an mdBook) are in the report's summary.
         for notice in &resolved.notices {
             if let Notice::Warning(text) = notice {
