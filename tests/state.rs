@@ -41,6 +41,39 @@ fn with_state(url: &str, threads: usize, file: &Path) -> Config {
     config(url, threads).state_file(file)
 }
 
+/// A link broken when last checked is asked with GET at once: the HEAD-then-GET confirmation
+/// does not double the cost of a known failure. Its first check asked HEAD first.
+#[test]
+fn a_link_broken_last_run_is_asked_with_get_alone() {
+    for threads in [1, 8] {
+        let ext = TestServer::start(Routes::new().fallback(Reply::not_found()));
+        let page = format!(r#"<a href="{}">gone</a>"#, ext.url("/gone"));
+        let s = TestServer::start(Routes::new().page("/", &page));
+        let dir = TempDir::new(&format!("state-broken-get-{threads}"));
+        let file = dir.join("state.sqlite");
+        run(with_state(&s.url("/"), threads, &file));
+        assert!(
+            ext.count_method("HEAD", "/gone") >= 1,
+            "the first run asks HEAD first"
+        );
+        let before = (
+            ext.count_method("HEAD", "/gone"),
+            ext.count_method("GET", "/gone"),
+        );
+        let second = run(with_state(&s.url("/"), threads, &file));
+        assert!(broken(&second).iter().any(|u| u.ends_with("/gone")));
+        let after = (
+            ext.count_method("HEAD", "/gone"),
+            ext.count_method("GET", "/gone"),
+        );
+        assert_eq!(
+            (after.0 - before.0, after.1 - before.1),
+            (0, 1),
+            "-t {threads}: one GET, no HEAD"
+        );
+    }
+}
+
 #[test]
 fn fresh_leaf_and_external_results_are_not_requested_again() {
     for threads in [1, 8] {

@@ -94,7 +94,13 @@ impl Run {
             let want_body = task.recurse
                 || self.cache.wants_parse(&task.key)
                 || (self.soft_404.is_some() && matches!(task.url.scheme(), "http" | "https"));
-            let resume = task.resume.as_deref().cloned().unwrap_or_default();
+            let mut resume = task.resume.as_deref().cloned().unwrap_or_default();
+            // Broken when last checked: asked with GET at once, as a failed HEAD would be,
+            // so a known failure costs one request, not a HEAD and a GET.
+            resume.get |= self
+                .remembered
+                .as_ref()
+                .is_some_and(|known| known.broken.contains_key(&task.key));
             let fetched = self
                 .fetch
                 .fetch_deferrable(&task.url, want_body, chain, &resume);
