@@ -124,6 +124,8 @@ pub(super) fn assemble(
     cancel: &CancelHandle,
     tx: Sender<Message>,
 ) -> Result<Run, Error> {
+    // A run of its own: folders are resolved afresh on this (the caller's) thread.
+    crate::fetch::real_path::forget_folders();
     let rules = HostRules::new(cfg.host_rules.clone());
     // The queue schedules tasks by host and holds the politeness table; the gate is the
     // fetchers' view of that table (see `policy::host_gate`).

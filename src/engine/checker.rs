@@ -57,6 +57,7 @@ impl Checker {
                 "nothing to check: give a URL or a path",
             ));
         }
+        crate::fetch::real_path::forget_folders();
         let starts = config
             .inputs
             .iter()

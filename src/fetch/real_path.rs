@@ -35,16 +35,24 @@ pub(crate) fn real_path(path: &Path) -> std::io::Result<PathBuf> {
     })
 }
 
+// Keyed by the folder's bytes: hashing a `Path` parses its components.
+thread_local! {
+    static FOLDERS: RefCell<HashMap<OsString, Option<PathBuf>, FastHash>> =
+        RefCell::new(HashMap::default());
+}
+
+/// Forgets what this thread remembers of folders. A worker thread lives for one run; the
+/// caller's thread (an embedder's, Python's) runs many, and a folder may have changed between
+/// them: a run forgets on that thread before it resolves its inputs.
+pub(crate) fn forget_folders() {
+    FOLDERS.with_borrow_mut(HashMap::clear);
+}
+
 /// The path the file system opens for `path`, itself no symbolic link: its folder with `..`
 /// resolved and symbolic links followed, then its name. Folders are resolved once per thread
 /// (a site's pages share a few folders), each from its parent's answer and one `lstat`.
 /// `None` when it does not resolve.
 pub(super) fn real_path_of_entry(path: &Path) -> Option<PathBuf> {
-    // Keyed by the folder's bytes: hashing a `Path` parses its components.
-    thread_local! {
-        static FOLDERS: RefCell<HashMap<OsString, Option<PathBuf>, FastHash>> =
-            RefCell::new(HashMap::default());
-    }
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         // `/` itself, or a path ending in `..`.
         return std::fs::canonicalize(path).ok();
