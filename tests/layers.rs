@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 /// Each layer and the layers it may use besides itself. `policy` and `extract` are siblings:
 /// neither may use the other; nor may `state` (the state file) and `policy`, `extract` or
 /// `fetch`.
-const LAYERS: [(&str, &[&str]); 9] = [
+const LAYERS: [(&str, &[&str]); 10] = [
     ("model", &[]),
     ("config", &["model"]),
     ("policy", &["model", "config"]),
@@ -39,6 +39,7 @@ const LAYERS: [(&str, &[&str]); 9] = [
     ),
     ("report", &["model"]),
     ("inputs", &["model", "config"]),
+    ("options", &["model", "config", "inputs"]),
 ];
 
 /// The order the failure messages quote.

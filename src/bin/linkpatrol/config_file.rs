@@ -260,11 +260,16 @@ pub fn given(m: &ArgMatches, id: &str) -> bool {
 /// Values are checked by the same parsers as the flags; an error names the file and the key.
 pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) -> Result<()> {
     let bad = |key: &str, e: String| anyhow!("config file `{}': {key}: {e}", origin.display());
-    // A value taken as is.
+    // A value taken as is (`check`: an option of the check, in `args.check`).
     macro_rules! take {
         ($($id:ident),*) => {$(
             if !given(m, stringify!($id)) && let Some(v) = &file.$id {
                 args.$id = v.clone();
+            }
+        )*};
+        (check: $($id:ident),*) => {$(
+            if !given(m, stringify!($id)) && let Some(v) = &file.$id {
+                args.check.$id = v.clone();
             }
         )*};
     }
@@ -272,7 +277,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     macro_rules! take_some {
         ($($id:ident),*) => {$(
             if !given(m, stringify!($id)) && let Some(v) = &file.$id {
-                args.$id = Some(v.clone());
+                args.check.$id = Some(v.clone());
             }
         )*};
     }
@@ -283,6 +288,13 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
                 && let Some(v) = &file.$key
             {
                 args.$id = $parse(&v.to_string()).map_err(|e| bad(stringify!($key), e))?;
+            }
+        };
+        (check: $id:ident, $key:ident, $parse:expr) => {
+            if !given(m, stringify!($id))
+                && let Some(v) = &file.$key
+            {
+                args.check.$id = $parse(&v.to_string()).map_err(|e| bad(stringify!($key), e))?;
             }
         };
     }
@@ -299,16 +311,24 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
                     .map_err(|e| bad(stringify!($key), e))?;
             }
         };
+        (check: $id:ident, $key:ident, $parse:expr) => {
+            if !given(m, stringify!($id))
+                && let Some(v) = &file.$key
+            {
+                args.check.$id = v
+                    .iter()
+                    .map(|s| $parse(s))
+                    .collect::<std::result::Result<_, String>>()
+                    .map_err(|e| bad(stringify!($key), e))?;
+            }
+        };
     }
     take!(
-        inputs,
-        no_ignore,
+        check: no_ignore,
         hidden,
         follow,
         exclude_path,
         fallback_extensions,
-        stdin,
-        input_file,
         sitemaps,
         internal_only,
         include,
@@ -332,6 +352,17 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         suggest,
         detect_soft_404,
         host_concurrency,
+        ignore_warning,
+        fail_on_blocked,
+        check_anchors,
+        cache,
+        cache_failures,
+        resume
+    );
+    take!(
+        inputs,
+        stdin,
+        input_file,
         stream,
         quiet,
         verbose,
@@ -339,13 +370,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         csv_delimiter,
         csv_bom,
         csv_raw,
-        ignore_warning,
-        fail_on_warnings,
-        fail_on_blocked,
-        check_anchors,
-        cache,
-        cache_failures,
-        resume
+        fail_on_warnings
     );
     // Regexes are compiled where the flags' are (`settings`), whose errors name the flag; the
     // file's are checked here first so that an error names the file and its key instead.
@@ -377,7 +402,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         if n == 0 {
             bail!(bad("fail-after-runs", "must be at least 1".into()));
         }
-        args.fail_after_runs = n;
+        args.check.fail_after_runs = n;
     }
     take_parsed!(color, color, values::color_when);
     take_parsed!(group_by, group_by, values::group_by);
@@ -395,23 +420,23 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         proxy,
         cache_file
     );
-    take_parsed!(max_cache_age, max_cache_age, values::cache_age);
-    take_parsed!(threads, threads, values::thread_count);
-    take_parsed!(timeout, timeout, values::positive_secs);
-    take_parsed!(max_retry_wait, max_retry_wait, values::non_negative_secs);
-    args.rate_given |= file.max_requests_per_second.is_some();
+    take_parsed!(check: max_cache_age, max_cache_age, values::cache_age);
+    take_parsed!(check: threads, threads, values::thread_count);
+    take_parsed!(check: timeout, timeout, values::positive_secs);
+    take_parsed!(check: max_retry_wait, max_retry_wait, values::non_negative_secs);
+    args.check.rate_given |= file.max_requests_per_second.is_some();
     take_parsed!(
-        max_requests_per_second,
+        check: max_requests_per_second,
         max_requests_per_second,
         values::non_negative
     );
-    take_parsed!(abort_timeout, abort_timeout, values::non_negative_secs);
+    take_parsed!(check: abort_timeout, abort_timeout, values::non_negative_secs);
     take_parsed!(output, output, values::format_name);
-    take_list!(headers, header, values::header);
-    take_list!(host_header, host_header, values::host_header);
-    take_list!(host_rate, host_rate, values::pattern_number::<f64>);
+    take_list!(check: headers, header, values::header);
+    take_list!(check: host_header, host_header, values::host_header);
+    take_list!(check: host_rate, host_rate, values::pattern_number::<f64>);
     take_list!(
-        host_max_concurrency,
+        check: host_max_concurrency,
         host_max_concurrency,
         values::pattern_number::<usize>
     );
@@ -419,17 +444,25 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         (
             "host_rate",
             "host-rate",
-            args.host_rate.iter().map(|(p, _)| p).collect(),
+            args.check.host_rate.iter().map(|(p, _)| p).collect(),
         ),
         (
             "host_max_concurrency",
             "host-max-concurrency",
-            args.host_max_concurrency.iter().map(|(p, _)| p).collect(),
+            args.check
+                .host_max_concurrency
+                .iter()
+                .map(|(p, _)| p)
+                .collect(),
         ),
         (
             "host_header",
             "host-header",
-            args.host_header.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            args.check
+                .host_header
+                .iter()
+                .map(|(p, _)| p)
+                .collect::<Vec<_>>(),
         ),
     ];
     for (id, key, patterns) in file_patterns {
@@ -441,16 +474,16 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         }
     }
     take_list!(file_outputs, file_output, values::file_output);
-    take_list!(plugins, plugin, crate::plugin_flags::parse_spec);
+    take_list!(check: plugins, plugin, crate::plugin_flags::parse_spec);
     if !given(m, "plugins") {
         let sections = crate::plugin_flags::from_sections(&file.plugins)
             .map_err(|e| bad("plugins", e.to_string()))?;
-        args.plugins.extend(sections);
+        args.check.plugins.extend(sections);
     }
-    if !["head", "get"].contains(&args.method.as_str()) {
+    if !["head", "get"].contains(&args.check.method.as_str()) {
         bail!(bad(
             "method",
-            format!("`{}' is not head or get", args.method)
+            format!("`{}' is not head or get", args.check.method)
         ));
     }
     for h in &file.hosts {
@@ -472,77 +505,81 @@ pub fn effective(args: &Args) -> FileConfig {
     let list = |v: &[String]| Some(v.to_vec());
     FileConfig {
         inputs: list(&args.inputs),
-        no_ignore: Some(args.no_ignore),
-        hidden: Some(args.hidden),
-        follow: Some(args.follow),
-        exclude_path: list(&args.exclude_path),
-        fallback_extensions: list(&args.fallback_extensions),
-        changed_since: args.changed_since.clone(),
+        no_ignore: Some(args.check.no_ignore),
+        hidden: Some(args.check.hidden),
+        follow: Some(args.check.follow),
+        exclude_path: list(&args.check.exclude_path),
+        fallback_extensions: list(&args.check.fallback_extensions),
+        changed_since: args.check.changed_since.clone(),
         stdin: Some(args.stdin),
         input_file: Some(args.input_file.clone()),
-        root_dir: args.root_dir.clone(),
-        base_url: args.base_url.clone(),
-        sitemaps: Some(args.sitemaps),
-        recursion_level: args.recursion_level,
-        internal_only: Some(args.internal_only),
-        include: list(&args.include),
-        exclude: list(&args.exclude),
-        no_follow: list(&args.no_follow),
-        remap: list(&args.remap),
-        max_urls: args.max_urls,
-        no_robots: Some(args.no_robots),
-        follow_outside_root: Some(args.follow_outside_root),
-        include_verbatim: Some(args.include_verbatim),
-        timeout: Some(Secs(args.timeout)),
-        max_redirects: Some(args.max_redirects),
-        max_retries: Some(args.max_retries),
-        max_retry_wait: Some(Secs(args.max_retry_wait)),
-        max_body_size: Some(args.max_body_size),
-        user_agent: args.user_agent.clone(),
+        root_dir: args.check.root_dir.clone(),
+        base_url: args.check.base_url.clone(),
+        sitemaps: Some(args.check.sitemaps),
+        recursion_level: args.check.recursion_level,
+        internal_only: Some(args.check.internal_only),
+        include: list(&args.check.include),
+        exclude: list(&args.check.exclude),
+        no_follow: list(&args.check.no_follow),
+        remap: list(&args.check.remap),
+        max_urls: args.check.max_urls,
+        no_robots: Some(args.check.no_robots),
+        follow_outside_root: Some(args.check.follow_outside_root),
+        include_verbatim: Some(args.check.include_verbatim),
+        timeout: Some(Secs(args.check.timeout)),
+        max_redirects: Some(args.check.max_redirects),
+        max_retries: Some(args.check.max_retries),
+        max_retry_wait: Some(Secs(args.check.max_retry_wait)),
+        max_body_size: Some(args.check.max_body_size),
+        user_agent: args.check.user_agent.clone(),
         header: Some(
-            args.headers
+            args.check
+                .headers
                 .iter()
                 .map(|(k, v)| format!("{k}: {v}"))
                 .collect(),
         ),
         host_header: Some(
-            args.host_header
+            args.check
+                .host_header
                 .iter()
                 .map(|(p, (k, v))| format!("{p}={k}: {v}"))
                 .collect(),
         ),
-        cookie_file: args.cookie_file.clone(),
-        accept: Some(args.accept.clone()),
-        method: Some(args.method.clone()),
-        insecure: Some(args.insecure),
-        exclude_private: Some(args.exclude_private),
-        exclude_loopback: Some(args.exclude_loopback),
-        exclude_link_local: Some(args.exclude_link_local),
-        allow_private: Some(args.allow_private),
-        proxy: args.proxy.clone(),
-        check_mx: Some(args.check_mx),
-        dns_server: args.dns_server.clone(),
-        suggest: Some(args.suggest),
-        archive_url: args.archive_url.clone(),
+        cookie_file: args.check.cookie_file.clone(),
+        accept: Some(args.check.accept.clone()),
+        method: Some(args.check.method.clone()),
+        insecure: Some(args.check.insecure),
+        exclude_private: Some(args.check.exclude_private),
+        exclude_loopback: Some(args.check.exclude_loopback),
+        exclude_link_local: Some(args.check.exclude_link_local),
+        allow_private: Some(args.check.allow_private),
+        proxy: args.check.proxy.clone(),
+        check_mx: Some(args.check.check_mx),
+        dns_server: args.check.dns_server.clone(),
+        suggest: Some(args.check.suggest),
+        archive_url: args.check.archive_url.clone(),
         // A secret: --print-config output ends up in logs and issues.
         github_token: None,
-        detect_soft_404: Some(args.detect_soft_404),
-        threads: Some(args.threads),
-        max_requests_per_second: Some(args.max_requests_per_second),
-        host_concurrency: Some(args.host_concurrency),
+        detect_soft_404: Some(args.check.detect_soft_404),
+        threads: Some(args.check.threads),
+        max_requests_per_second: Some(args.check.max_requests_per_second),
+        host_concurrency: Some(args.check.host_concurrency),
         host_rate: Some(
-            args.host_rate
+            args.check
+                .host_rate
                 .iter()
                 .map(|(p, n)| format!("{p}={n}"))
                 .collect(),
         ),
         host_max_concurrency: Some(
-            args.host_max_concurrency
+            args.check
+                .host_max_concurrency
                 .iter()
                 .map(|(p, n)| format!("{p}={n}"))
                 .collect(),
         ),
-        abort_timeout: Some(Secs(args.abort_timeout)),
+        abort_timeout: Some(Secs(args.check.abort_timeout)),
         output: Some(args.output.name().to_owned()),
         color: Some(args.color.clone()),
         group_by: Some(args.group_by.clone()),
@@ -559,17 +596,17 @@ pub fn effective(args: &Args) -> FileConfig {
         csv_delimiter: Some(args.csv_delimiter),
         csv_bom: Some(args.csv_bom),
         csv_raw: Some(args.csv_raw),
-        ignore_warning: list(&args.ignore_warning),
+        ignore_warning: list(&args.check.ignore_warning),
         fail_on_warnings: Some(args.fail_on_warnings),
-        fail_on_blocked: Some(args.fail_on_blocked),
-        check_anchors: Some(args.check_anchors),
-        cache: Some(args.cache),
-        cache_file: args.cache_file.clone(),
-        max_cache_age: Some(values::format_cache_age(args.max_cache_age)),
-        cache_failures: Some(args.cache_failures),
-        resume: Some(args.resume),
-        fail_after_runs: Some(args.fail_after_runs),
-        plugin: Some(crate::plugin_flags::to_flags(&args.plugins)),
+        fail_on_blocked: Some(args.check.fail_on_blocked),
+        check_anchors: Some(args.check.check_anchors),
+        cache: Some(args.check.cache),
+        cache_file: args.check.cache_file.clone(),
+        max_cache_age: Some(values::format_cache_age(args.check.max_cache_age)),
+        cache_failures: Some(args.check.cache_failures),
+        resume: Some(args.check.resume),
+        fail_after_runs: Some(args.check.fail_after_runs),
+        plugin: Some(crate::plugin_flags::to_flags(&args.check.plugins)),
         hosts: args.hosts.clone(),
         auth: args.auth.clone(),
         plugins: BTreeMap::new(),

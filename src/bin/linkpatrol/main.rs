@@ -150,7 +150,7 @@ fn exit_now(
 
 fn run(args: &Args) -> anyhow::Result<u8> {
     let config = settings::config_from(args)?;
-    let abort_secs = args.abort_timeout;
+    let abort_secs = args.check.abort_timeout;
     let checker = Checker::new(config)?;
     // Every -F file opens before any is truncated (and before the run starts).
     let mut files = ReportFiles::open_all(&args.file_outputs, args.stream)?;

@@ -1,12 +1,10 @@
 //! Plugins on the command line and in the config file: `--plugin NAME[:key=value,…]`,
-//! `[plugins.NAME]` sections, `--list-plugins`, and turning them into library plugins.
+//! `[plugins.NAME]` sections, `--list-plugins`, and the library makes the plugins (`CheckOptions::to_config`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use anyhow::{Context, Result, bail};
-use linkpatrol::Config;
-use linkpatrol::plugin::Options;
+use anyhow::{Result, bail};
 
 pub use linkpatrol::PluginSpec;
 
@@ -58,29 +56,6 @@ pub fn from_sections(
         specs.push((name.clone(), pairs));
     }
     Ok(specs)
-}
-
-/// Makes each named built-in plugin once, with the settings of every spec that names it, in
-/// the order the names first appear.
-pub fn add_plugins(mut config: Config, specs: &[PluginSpec]) -> Result<Config> {
-    let mut order: Vec<Options> = Vec::new();
-    for (name, pairs) in specs {
-        let at = match order.iter().position(|o| o.plugin() == name) {
-            Some(i) => i,
-            None => {
-                order.push(Options::new(name.clone()));
-                order.len() - 1
-            }
-        };
-        for (k, v) in pairs {
-            order[at].push(k.clone(), v.clone());
-        }
-    }
-    for options in &order {
-        let plugin = linkpatrol::plugins::builtin(options.plugin(), options).context("--plugin")?;
-        config = config.plugin(plugin);
-    }
-    Ok(config)
 }
 
 /// `--list-plugins`: each built-in plugin of this build, one per line.
@@ -171,22 +146,5 @@ mod tests {
                 .to_string()
                 .contains("[plugins.regex] pattern")
         );
-    }
-
-    #[test]
-    fn settings_of_one_plugin_add_up_and_errors_name_the_plugin() {
-        let specs = vec![
-            spec("regex", &[("pattern", "a")]),
-            spec("regex", &[("pattern", "(")]),
-        ];
-        let e = add_plugins(Config::new(), &specs).unwrap_err();
-        assert!(format!("{e:#}").contains("pattern `('"), "{e:#}");
-        let ok = vec![
-            spec("regex", &[("pattern", "a")]),
-            spec("anchors", &[]),
-            spec("regex", &[("pattern", "b")]),
-        ];
-        let config = add_plugins(Config::new(), &ok).unwrap();
-        assert_eq!(config.plugin_names(), ["regex", "anchors"]);
     }
 }

@@ -30,7 +30,7 @@ pub fn stdout_options(args: &Args) -> ReportOptions {
         },
         working_dir,
         source_root,
-        suggestions: args.suggest,
+        suggestions: args.check.suggest,
         run_settings: run_settings(args),
     }
 }
@@ -50,7 +50,7 @@ pub fn run_settings(args: &Args) -> Vec<(String, String)> {
             .iter()
             .map(|f| format!("the list {}", f.display())),
     );
-    if let Some(r) = &args.changed_since {
+    if let Some(r) = &args.check.changed_since {
         inputs.push(format!("files changed since {r}"));
     }
     let mut out: Vec<(String, String)> = Vec::new();
@@ -60,17 +60,18 @@ pub fn run_settings(args: &Args) -> Vec<(String, String)> {
     }
     add(
         "Recursion level",
-        args.recursion_level
+        args.check
+            .recursion_level
             .map_or_else(|| "unlimited".into(), |n| n.to_string()),
     );
-    if args.internal_only {
+    if args.check.internal_only {
         add("Scope", "internal links only (--internal-only)".into());
     }
     for (name, list) in [
-        ("Include", &args.include),
-        ("Exclude", &args.exclude),
-        ("No follow", &args.no_follow),
-        ("Remap", &args.remap),
+        ("Include", &args.check.include),
+        ("Exclude", &args.check.exclude),
+        ("No follow", &args.check.no_follow),
+        ("Remap", &args.check.remap),
     ] {
         if !list.is_empty() {
             add(
@@ -79,54 +80,54 @@ pub fn run_settings(args: &Args) -> Vec<(String, String)> {
             );
         }
     }
-    if let Some(n) = args.max_urls {
+    if let Some(n) = args.check.max_urls {
         add("Max URLs", n.to_string());
     }
-    if args.check_anchors {
+    if args.check.check_anchors {
         add("Anchors", "checked (--check-anchors)".into());
     }
     add(
         "Requests",
         format!(
             "{} method for links, timeout {} s, {} retries, statuses accepted {}",
-            args.method.to_ascii_uppercase(),
-            args.timeout,
-            args.max_retries,
-            args.accept
+            args.check.method.to_ascii_uppercase(),
+            args.check.timeout,
+            args.check.max_retries,
+            args.check.accept
         ),
     );
     add(
         "Politeness",
         format!(
             "{} threads, {} requests per second per host",
-            args.threads,
-            if args.max_requests_per_second == 0.0 {
+            args.check.threads,
+            if args.check.max_requests_per_second == 0.0 {
                 "no limit of".into()
             } else {
-                args.max_requests_per_second.to_string()
+                args.check.max_requests_per_second.to_string()
             }
         ),
     );
-    if !args.headers.is_empty() {
-        let names: Vec<&str> = args.headers.iter().map(|(n, _)| n.as_str()).collect();
+    if !args.check.headers.is_empty() {
+        let names: Vec<&str> = args.check.headers.iter().map(|(n, _)| n.as_str()).collect();
         add("Headers sent", names.join(", "));
     }
-    if args.insecure {
+    if args.check.insecure {
         add("TLS", "certificates not verified (--insecure)".into());
     }
-    if args.resume {
+    if args.check.resume {
         add(
             "State",
             "resumed the interrupted last run (--resume)".into(),
         );
-    } else if args.cache {
+    } else if args.check.cache {
         add("State", "recent results reused (--cache)".into());
     }
-    if let Some(shard) = &args.shard {
+    if let Some(shard) = &args.check.shard {
         add("Shard", shard.to_string());
     }
-    if !args.plugins.is_empty() {
-        let names: Vec<&str> = args.plugins.iter().map(|(n, _)| n.as_str()).collect();
+    if !args.check.plugins.is_empty() {
+        let names: Vec<&str> = args.check.plugins.iter().map(|(n, _)| n.as_str()).collect();
         add("Plugins", names.join(", "));
     }
     out
@@ -158,7 +159,7 @@ fn stdout_takes_color(when: &str) -> bool {
 /// The folder SARIF locations are relative to: `--root-dir`, else the first folder given as
 /// input, else the folder of the first file given as input; `None` when only URLs are checked.
 fn checked_folder(args: &Args) -> Option<PathBuf> {
-    if let Some(root) = &args.root_dir {
+    if let Some(root) = &args.check.root_dir {
         return root.canonicalize().ok();
     }
     let local = args
