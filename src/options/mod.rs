@@ -6,6 +6,7 @@
 //! through every front door, and the Python docstring and stubs are generated from
 //! [`CheckOptions::command`]. Options that only shape the command's output stay in the binary.
 
+mod described;
 mod to_config;
 pub mod values;
 
@@ -23,6 +24,7 @@ use values::{
     shard, thread_count, user_agent,
 };
 
+pub use described::{Described, Kind};
 pub use to_config::OptionError;
 
 /// The options of a check (every flag but those that shape the command's own output), with

@@ -28,7 +28,7 @@ use crate::results::{PyReport, PyResult_};
 /// yields each ``Result`` as soon as it is known. A bad option raises ``TypeError`` (wrong
 /// type) or ``ValueError`` (bad value, unknown name), naming it.
 ///
-#[doc = crate::options_doc!()]
+#[doc = include_str!("options_doc.txt")]
 #[pyclass(frozen, module = "linkpatrol", name = "Checker")]
 struct PyChecker {
     config: Config,
@@ -279,7 +279,7 @@ impl PyResults {
 /// missing input path raises ``FileNotFoundError``; a bad option ``TypeError`` or
 /// ``ValueError``, naming it.
 ///
-#[doc = crate::options_doc!()]
+#[doc = include_str!("options_doc.txt")]
 #[pyfunction]
 #[pyo3(signature = (*inputs, **options))]
 fn check(
@@ -313,8 +313,8 @@ fn merge(py: Python<'_>, reports: Vec<String>) -> PyResult<PyReport> {
 
 /// The names `Checker(**options)` takes.
 #[pyfunction]
-fn option_names() -> Vec<&'static str> {
-    options::OPTIONS.to_vec()
+fn option_names() -> Vec<String> {
+    options::names()
 }
 
 #[pymodule]

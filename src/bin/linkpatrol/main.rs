@@ -25,7 +25,7 @@ mod trust;
 mod values;
 
 #[cfg(test)]
-mod option_drift;
+mod python_surface;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
