@@ -50,57 +50,62 @@ pub struct Described {
     pub help: String,
 }
 
+/// Every long flag of `command` described, in the order of its definition (hidden ones
+/// included): the config file reads the command line's own flags with it.
+pub fn describe(command: &clap::Command) -> Vec<Described> {
+    command
+        .get_arguments()
+        .filter_map(|arg| {
+            let flag = arg.get_long()?.to_owned();
+            let parser = arg.get_value_parser();
+            let id = parser.type_id();
+            let kind = match arg.get_action() {
+                ArgAction::SetTrue => Kind::Switch,
+                _ if id == TypeId::of::<bool>() => Kind::Bool,
+                _ if [
+                    TypeId::of::<usize>(),
+                    TypeId::of::<u32>(),
+                    TypeId::of::<u64>(),
+                ]
+                .iter()
+                .any(|t| id == *t) =>
+                {
+                    Kind::Count
+                }
+                _ if id == TypeId::of::<f64>() => Kind::Number,
+                _ if id == TypeId::of::<Duration>() => Kind::Duration,
+                _ if id == TypeId::of::<std::path::PathBuf>() => Kind::Path,
+                _ if id == TypeId::of::<Shard>() => Kind::Shard,
+                _ => Kind::Text,
+            };
+            let default = arg
+                .get_default_values()
+                .first()
+                .map(|v| v.to_string_lossy().into_owned())
+                .filter(|_| kind != Kind::Switch);
+            let choices = arg
+                .get_possible_values()
+                .iter()
+                .filter(|_| kind == Kind::Text)
+                .map(|v| v.get_name().to_owned())
+                .collect();
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            Some(Described {
+                flag,
+                kind,
+                repeats: matches!(arg.get_action(), ArgAction::Append),
+                default,
+                choices,
+                help: help.split_whitespace().collect::<Vec<_>>().join(" "),
+            })
+        })
+        .collect()
+}
+
 impl CheckOptions {
     /// Every option, in the order of its definition (hidden ones included).
     pub fn described() -> Vec<Described> {
-        let command = Self::command();
-        command
-            .get_arguments()
-            .filter_map(|arg| {
-                let flag = arg.get_long()?.to_owned();
-                let parser = arg.get_value_parser();
-                let id = parser.type_id();
-                let kind = match arg.get_action() {
-                    ArgAction::SetTrue => Kind::Switch,
-                    _ if id == TypeId::of::<bool>() => Kind::Bool,
-                    _ if [
-                        TypeId::of::<usize>(),
-                        TypeId::of::<u32>(),
-                        TypeId::of::<u64>(),
-                    ]
-                    .iter()
-                    .any(|t| id == *t) =>
-                    {
-                        Kind::Count
-                    }
-                    _ if id == TypeId::of::<f64>() => Kind::Number,
-                    _ if id == TypeId::of::<Duration>() => Kind::Duration,
-                    _ if id == TypeId::of::<std::path::PathBuf>() => Kind::Path,
-                    _ if id == TypeId::of::<Shard>() => Kind::Shard,
-                    _ => Kind::Text,
-                };
-                let default = arg
-                    .get_default_values()
-                    .first()
-                    .map(|v| v.to_string_lossy().into_owned())
-                    .filter(|_| kind != Kind::Switch);
-                let choices = arg
-                    .get_possible_values()
-                    .iter()
-                    .filter(|_| kind == Kind::Text)
-                    .map(|v| v.get_name().to_owned())
-                    .collect();
-                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
-                Some(Described {
-                    flag,
-                    kind,
-                    repeats: matches!(arg.get_action(), ArgAction::Append),
-                    default,
-                    choices,
-                    help: help.split_whitespace().collect::<Vec<_>>().join(" "),
-                })
-            })
-            .collect()
+        describe(&Self::command())
     }
 
     /// The option a parse error of [`CheckOptions::from_arguments`] is about (its long flag),

@@ -24,7 +24,7 @@ use values::{
     shard, thread_count, user_agent,
 };
 
-pub use described::{Described, Kind};
+pub use described::{Described, Kind, describe};
 pub use to_config::OptionError;
 
 /// The options of a check (every flag but those that shape the command's own output), with

@@ -127,6 +127,15 @@ pub struct Args {
     #[arg(skip)]
     pub state_untrusted: bool,
 
+    /// The config file read, where it is, and the matches of the flags and variables alone:
+    /// what names the file's line in an error about one of its values; no flag.
+    #[arg(skip)]
+    pub file_places: Option<(crate::config_file::FileConfig, PathBuf, clap::ArgMatches)>,
+
+    /// `--print-config`: the effective configuration as TOML; no flag.
+    #[arg(skip)]
+    pub printed_config: Option<String>,
+
     /// The per-host sections (`[[hosts]]`) of the config file; no flag.
     #[arg(skip)]
     pub hosts: Vec<HostSection>,

@@ -1,118 +1,143 @@
-//! The config file (TOML): where it is found, its keys (the long flag names, kebab-case), how
-//! it merges under the environment and the flags, and the effective configuration printed back
-//! as TOML (`--print-config`) in a form that reads back to the same configuration.
+//! The config file (TOML): where it is found, its keys, how it merges under the environment
+//! and the flags, and the effective configuration printed back as TOML (`--print-config`) in
+//! a form that reads back to the same configuration.
+//!
+//! A plain key is a long flag of the command line (kebab-case), read by that flag's own parser:
+//! the file's values are handed to the command line's parser as `--key=value` arguments placed
+//! before the user's, so no key has a definition of its own here. `[[hosts]]`, `[[auth]]` and
+//! `[plugins.NAME]` are the file's sections.
 //!
 //! Precedence, lowest first: built-in defaults < config file < `LINKPATROL_*` environment
 //! variables < flags. A flag or variable that is given replaces the file's value, lists
 //! included (`-H` on the command line replaces the file's `header` list).
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
-use clap::ArgMatches;
+use anyhow::{Context, Result, anyhow};
 use clap::parser::ValueSource;
-use serde::{Deserialize, Serialize};
+use clap::{ArgMatches, CommandFactory};
+use linkpatrol::options::{Described, Kind, describe};
+use serde::Deserialize;
 
 use crate::args::Args;
-use crate::values::{self, AuthSection, HostSection, Secs};
+use crate::values::{AuthSection, HostSection};
 
 /// The name of the config file looked for in the current folder.
 pub const LOCAL_FILE: &str = "linkpatrol.toml";
 
-/// Every key of the config file. All are optional; an absent key keeps the default. A key the
-/// program does not know is an error (with its line), so a typo never goes unnoticed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+/// Flags that are no config key: about the config file itself, what prints and exits, and a
+/// shard's place and files in a split check (per run, never a saved setting).
+const NOT_KEYS: &[&str] = &[
+    "help",
+    "version",
+    "config",
+    "no-config",
+    "trust-config",
+    "print-config",
+    "list-plugins",
+    "generate",
+    "shard",
+    "export-external",
+    "external-from",
+    "reuse-results",
+];
+
+/// The file's sections; every other top-level name is a plain key.
+const SECTIONS: [&str; 3] = ["hosts", "auth", "plugins"];
+
+/// The plain key the positional inputs take.
+const INPUTS: &str = "inputs";
+
+/// Every plain key but `inputs`, with the kind of value it takes: the command line's long
+/// flags, less [`NOT_KEYS`]. A key the program does not know is an error (with its line).
+pub fn keys() -> Vec<Described> {
+    describe(&Args::command())
+        .into_iter()
+        .filter(|d| !NOT_KEYS.contains(&d.flag.as_str()))
+        .collect()
+}
+
+/// A plain key of the file as written, with the line it is on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileKey {
+    /// The key, a long flag (`max-retry-wait`) or `inputs`.
+    pub key: String,
+    /// Its value, of the type the key takes (checked by [`parse`]).
+    pub value: toml::Value,
+    /// The 1-based line of the value.
+    pub line: usize,
+}
+
+/// A config file read: its plain keys in the order written, and its sections. All keys are
+/// optional; an absent key keeps the default.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileConfig {
-    // Inputs
-    pub inputs: Option<Vec<String>>,
-    pub no_ignore: Option<bool>,
-    pub hidden: Option<bool>,
-    pub follow: Option<bool>,
-    pub exclude_path: Option<Vec<String>>,
-    pub fallback_extensions: Option<Vec<String>>,
-    pub changed_since: Option<String>,
-    pub stdin: Option<bool>,
-    pub input_file: Option<Vec<PathBuf>>,
-    pub root_dir: Option<PathBuf>,
-    pub base_url: Option<String>,
-    pub sitemaps: Option<bool>,
-    // Scope
-    pub recursion_level: Option<usize>,
-    pub internal_only: Option<bool>,
-    pub include: Option<Vec<String>>,
-    pub exclude: Option<Vec<String>>,
-    pub no_follow: Option<Vec<String>>,
-    pub remap: Option<Vec<String>>,
-    pub max_urls: Option<usize>,
-    pub no_robots: Option<bool>,
-    pub follow_outside_root: Option<bool>,
-    pub include_verbatim: Option<bool>,
-    // Requests
-    pub timeout: Option<Secs>,
-    pub max_redirects: Option<usize>,
-    pub max_retries: Option<u32>,
-    pub max_retry_wait: Option<Secs>,
-    pub max_body_size: Option<u64>,
-    pub user_agent: Option<String>,
-    pub header: Option<Vec<String>>,
-    pub host_header: Option<Vec<String>>,
-    pub cookie_file: Option<PathBuf>,
-    pub accept: Option<String>,
-    pub method: Option<String>,
-    pub insecure: Option<bool>,
-    pub exclude_private: Option<bool>,
-    pub exclude_loopback: Option<bool>,
-    pub exclude_link_local: Option<bool>,
-    pub allow_private: Option<bool>,
-    pub proxy: Option<String>,
-    pub check_mx: Option<bool>,
-    pub dns_server: Option<String>,
-    pub suggest: Option<bool>,
-    pub archive_url: Option<String>,
-    pub github_token: Option<String>,
-    pub detect_soft_404: Option<bool>,
-    // Politeness and threads
-    pub threads: Option<usize>,
-    pub max_requests_per_second: Option<f64>,
-    pub host_concurrency: Option<usize>,
-    pub host_rate: Option<Vec<String>>,
-    pub host_max_concurrency: Option<Vec<String>>,
-    pub abort_timeout: Option<Secs>,
-    // Output
-    pub output: Option<String>,
-    pub color: Option<String>,
-    pub group_by: Option<String>,
-    pub file_output: Option<Vec<String>>,
-    pub stream: Option<bool>,
-    pub quiet: Option<bool>,
-    pub verbose: Option<bool>,
-    pub no_status: Option<bool>,
-    pub csv_delimiter: Option<char>,
-    pub csv_bom: Option<bool>,
-    pub csv_raw: Option<bool>,
-    pub ignore_warning: Option<Vec<String>>,
-    pub fail_on_warnings: Option<bool>,
-    pub fail_on_blocked: Option<bool>,
-    pub check_anchors: Option<bool>,
-    // State between runs
-    pub cache: Option<bool>,
-    pub cache_file: Option<PathBuf>,
-    pub max_cache_age: Option<String>,
-    pub cache_failures: Option<bool>,
-    pub resume: Option<bool>,
-    pub fail_after_runs: Option<u32>,
-    // Plugins: `plugin = ["NAME:key=value", …]` as the flag, or `[plugins.NAME]` sections.
-    pub plugin: Option<Vec<String>>,
-    // Sections (tables come after plain keys in TOML).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The plain keys, in the order of the file.
+    pub keys: Vec<FileKey>,
+    /// `[[hosts]]`: per-host settings.
     pub hosts: Vec<HostSection>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// `[[auth]]`: basic auth for URLs matching a pattern.
     pub auth: Vec<AuthSection>,
     /// `[plugins.NAME]`: a plugin's settings, `key = value` or `key = [values]`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub plugins: BTreeMap<String, BTreeMap<String, toml::Value>>,
+}
+
+impl FileConfig {
+    /// The plain key `key`, if the file sets it.
+    pub fn get(&self, key: &str) -> Option<&FileKey> {
+        self.keys.iter().find(|k| k.key == key)
+    }
+
+    /// The values of `key` as text: each item of a list, or the one value.
+    pub fn strings(&self, key: &str) -> Vec<String> {
+        match self.get(key).map(|k| &k.value) {
+            Some(toml::Value::Array(items)) => items.iter().map(text).collect(),
+            Some(one) => vec![text(one)],
+            None => Vec::new(),
+        }
+    }
+
+    /// The file's plain keys (but `inputs`) as arguments of the command line, `--key=value`,
+    /// leaving out those the flags or the environment gave (`m`).
+    fn arguments(&self, m: &ArgMatches) -> Vec<OsString> {
+        let command = Args::command();
+        let mut out = Vec::new();
+        for FileKey { key, value, .. } in &self.keys {
+            let Some(arg) = command.get_arguments().find(|a| a.get_long() == Some(key)) else {
+                continue;
+            };
+            if given(m, arg.get_id().as_str()) {
+                continue;
+            }
+            match value {
+                // A switch: named when true.
+                toml::Value::Boolean(on)
+                    if matches!(arg.get_action(), clap::ArgAction::SetTrue) =>
+                {
+                    if *on {
+                        out.push(OsString::from(format!("--{key}")));
+                    }
+                }
+                toml::Value::Array(items) => out.extend(
+                    items
+                        .iter()
+                        .map(|item| OsString::from(format!("--{key}={}", text(item)))),
+                ),
+                one => out.push(OsString::from(format!("--{key}={}", text(one)))),
+            }
+        }
+        out
+    }
+}
+
+/// A value as a flag's argument: a string as is, a number or boolean as TOML writes it.
+fn text(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Where the config file to read was found; only [`Found::InCurrentFolder`] may be untrusted
@@ -165,38 +190,111 @@ pub fn load(path: &Path, found: Found) -> Result<FileConfig> {
     parse(&text).map_err(|e| anyhow!("config file `{}'{e}", path.display()))
 }
 
+/// The sections, read with their types (other keys are read by [`parse`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct Sections {
+    #[serde(default)]
+    hosts: Vec<HostSection>,
+    #[serde(default)]
+    auth: Vec<AuthSection>,
+    #[serde(default)]
+    plugins: BTreeMap<String, BTreeMap<String, toml::Value>>,
+}
+
 /// Parses config text; the error starts with `, line L, column C: ` when the place is known,
-/// then names the key of that line and, for a value of the wrong type, the type expected.
+/// then names the key and, for a value of the wrong type, the type expected.
 pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
-    toml::from_str(text).map_err(|e: toml::de::Error| {
-        let full = e.message();
-        let mut message = if full.starts_with("unknown field") {
-            // The message lists every known key after "expected"; the key and line are
-            // enough, with a hint when the key is close to a known one.
-            let mut first = full
-                .split(", expected")
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_owned();
-            if let Some(hint) = crate::key_hint::unknown_key_hint(full) {
-                first = format!("{first}; {hint}");
-            }
-            first
-        } else {
-            plain_types(full.trim())
-        };
-        match e.span() {
-            Some(span) => {
-                let (line, column) = line_col(text, span.start);
-                if let Some(key) = key_of_line(text, line).filter(|k| !message.contains(k)) {
-                    message = format!("{key}: {message}");
-                }
-                format!(", line {line}, column {column}: {message}")
-            }
-            None => format!(": {message}"),
+    let spanned: BTreeMap<String, toml::Spanned<toml::Value>> =
+        toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+    let sections: Sections = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+    let known = keys();
+    let mut keys = Vec::new();
+    for (key, value) in spanned {
+        if SECTIONS.contains(&key.as_str()) {
+            continue;
         }
+        let (line, column) = line_col(text, value.span().start);
+        let described = known.iter().find(|d| d.flag == key);
+        if described.is_none() && key != INPUTS {
+            let known: Vec<&str> = known.iter().map(|d| d.flag.as_str()).collect();
+            let hint = crate::key_hint::unknown_key_hint(&key, &known)
+                .map_or_else(String::new, |h| format!("; {h}"));
+            let column = text
+                .lines()
+                .nth(line - 1)
+                .and_then(|l| l.find(key.as_str()))
+                .map_or(1, |at| at + 1);
+            return Err(format!(
+                ", line {line}, column {column}: unknown field `{key}`{hint}"
+            ));
+        }
+        let (kind, repeats) = described.map_or((Kind::Text, true), |d| (d.kind, d.repeats));
+        let value = value.into_inner();
+        if let Err(wanted) = typed(kind, repeats, &value) {
+            return Err(format!(
+                ", line {line}, column {column}: {key}: expected {wanted}, not {}",
+                shown(&value)
+            ));
+        }
+        keys.push(FileKey { key, value, line });
+    }
+    keys.sort_by_key(|k| k.line);
+    Ok(FileConfig {
+        keys,
+        hosts: sections.hosts,
+        auth: sections.auth,
+        plugins: sections.plugins,
     })
+}
+
+/// `Err(what is expected)` unless `value` is of a type a key of `kind` takes. Numbers and
+/// booleans go to a text key as written; seconds may be a number or a duration (`"5s"`).
+fn typed(kind: Kind, repeats: bool, value: &toml::Value) -> std::result::Result<(), &'static str> {
+    use toml::Value as V;
+    if repeats {
+        return match value {
+            V::Array(items) if items.iter().all(|i| matches!(i, V::String(_))) => Ok(()),
+            _ => Err("a list, such as [\"a\", \"b\"]"),
+        };
+    }
+    match (kind, value) {
+        (Kind::Switch | Kind::Bool, V::Boolean(_)) => Ok(()),
+        (Kind::Switch | Kind::Bool, _) => Err("true or false"),
+        (Kind::Count, V::Integer(_)) => Ok(()),
+        (Kind::Count, _) => Err("a whole number"),
+        (Kind::Number, V::Integer(_) | V::Float(_) | V::String(_)) => Ok(()),
+        (Kind::Number, _) => Err("a number"),
+        (Kind::Duration, V::String(_)) => Ok(()),
+        (Kind::Duration, _) => Err("a duration such as \"12h\""),
+        (_, V::String(_)) => Ok(()),
+        (_, _) => Err("a string"),
+    }
+}
+
+/// A TOML value as an error shows it: its type, and the value when short.
+fn shown(value: &toml::Value) -> String {
+    let written = value.to_string();
+    if written.chars().count() <= 40 {
+        format!("the {} {}", value.type_str(), written.escape_debug())
+    } else {
+        format!("a {}", value.type_str())
+    }
+}
+
+/// A TOML error as `, line L, column C: message`, in words a config file's reader knows.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let mut message = plain_types(e.message().trim());
+    match e.span() {
+        Some(span) => {
+            let (line, column) = line_col(text, span.start);
+            if let Some(key) = key_of_line(text, line).filter(|k| !message.contains(k)) {
+                message = format!("{key}: {message}");
+            }
+            format!(", line {line}, column {column}: {message}")
+        }
+        None => format!(": {message}"),
+    }
 }
 
 /// A serde type error in words a config file's reader knows (`expected usize` → `expected a
@@ -256,235 +354,62 @@ pub fn given(m: &ArgMatches, id: &str) -> bool {
     )
 }
 
-/// Fills every argument that neither a flag nor an environment variable set from the file.
-/// Values are checked by the same parsers as the flags; an error names the file and the key.
-pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) -> Result<()> {
+/// Where each key of the file gave a value: `config file `PATH', line L: KEY`, for the
+/// errors about a value that came from the file (the flags and variables name their own).
+pub fn place_of(file: &FileConfig, origin: &Path, m: &ArgMatches, flag: &str) -> Option<String> {
+    let key = file.get(flag)?;
+    let arg = Args::command()
+        .get_arguments()
+        .find(|a| a.get_long() == Some(flag))
+        .map(|a| a.get_id().to_string())?;
+    (!given(m, &arg)).then(|| {
+        format!(
+            "config file `{}', line {}: {flag}",
+            origin.display(),
+            key.line
+        )
+    })
+}
+
+/// The command line's matches with the file's keys under the flags and variables (`m`, the
+/// matches of `argv` alone): the file's values go first, as arguments, for every key `m` did
+/// not give. A value the flag's parser refuses is an error naming the file, line and key.
+pub fn merge(
+    file: &FileConfig,
+    origin: &Path,
+    m: &ArgMatches,
+    argv: &[OsString],
+) -> Result<ArgMatches> {
+    let mut all: Vec<OsString> = argv.iter().take(1).cloned().collect();
+    all.extend(file.arguments(m));
+    all.extend(argv.iter().skip(1).cloned());
+    crate::settings::command()
+        .try_get_matches_from(all)
+        .map_err(|e| {
+            let (flag, message) = linkpatrol::options::CheckOptions::explain(&e);
+            match flag.and_then(|f| place_of(file, origin, m, &f)) {
+                Some(place) => anyhow!("{place}: {message}"),
+                None => crate::settings::usage_error(e),
+            }
+        })
+}
+
+/// What only the file has, put into `args` (parsed from [`merge`]'s matches): its `inputs`
+/// when the command line names none, its plugin sections and its `[[hosts]]` and `[[auth]]`.
+pub fn add_sections(
+    args: &mut Args,
+    m: &ArgMatches,
+    file: &FileConfig,
+    origin: &Path,
+) -> Result<()> {
     let bad = |key: &str, e: String| anyhow!("config file `{}': {key}: {e}", origin.display());
-    // A value taken as is (`check`: an option of the check, in `args.check`).
-    macro_rules! take {
-        ($($id:ident),*) => {$(
-            if !given(m, stringify!($id)) && let Some(v) = &file.$id {
-                args.$id = v.clone();
-            }
-        )*};
-        (check: $($id:ident),*) => {$(
-            if !given(m, stringify!($id)) && let Some(v) = &file.$id {
-                args.check.$id = v.clone();
-            }
-        )*};
+    if !given(m, "inputs") && file.get(INPUTS).is_some() {
+        args.inputs = file.strings(INPUTS);
     }
-    // An optional value.
-    macro_rules! take_some {
-        ($($id:ident),*) => {$(
-            if !given(m, stringify!($id)) && let Some(v) = &file.$id {
-                args.check.$id = Some(v.clone());
-            }
-        )*};
-    }
-    // A value checked by the flag's own parser.
-    macro_rules! take_parsed {
-        ($id:ident, $key:ident, $parse:expr) => {
-            if !given(m, stringify!($id))
-                && let Some(v) = &file.$key
-            {
-                args.$id = $parse(&v.to_string()).map_err(|e| bad(stringify!($key), e))?;
-            }
-        };
-        (check: $id:ident, $key:ident, $parse:expr) => {
-            if !given(m, stringify!($id))
-                && let Some(v) = &file.$key
-            {
-                args.check.$id = $parse(&v.to_string()).map_err(|e| bad(stringify!($key), e))?;
-            }
-        };
-    }
-    // A list whose items are checked by the flag's own parser.
-    macro_rules! take_list {
-        ($id:ident, $key:ident, $parse:expr) => {
-            if !given(m, stringify!($id))
-                && let Some(v) = &file.$key
-            {
-                args.$id = v
-                    .iter()
-                    .map(|s| $parse(s))
-                    .collect::<std::result::Result<_, String>>()
-                    .map_err(|e| bad(stringify!($key), e))?;
-            }
-        };
-        (check: $id:ident, $key:ident, $parse:expr) => {
-            if !given(m, stringify!($id))
-                && let Some(v) = &file.$key
-            {
-                args.check.$id = v
-                    .iter()
-                    .map(|s| $parse(s))
-                    .collect::<std::result::Result<_, String>>()
-                    .map_err(|e| bad(stringify!($key), e))?;
-            }
-        };
-    }
-    take!(
-        check: no_ignore,
-        hidden,
-        follow,
-        exclude_path,
-        fallback_extensions,
-        sitemaps,
-        internal_only,
-        include,
-        exclude,
-        no_follow,
-        remap,
-        no_robots,
-        follow_outside_root,
-        include_verbatim,
-        max_redirects,
-        max_retries,
-        max_body_size,
-        accept,
-        method,
-        insecure,
-        exclude_private,
-        exclude_loopback,
-        exclude_link_local,
-        allow_private,
-        check_mx,
-        suggest,
-        detect_soft_404,
-        host_concurrency,
-        ignore_warning,
-        fail_on_blocked,
-        check_anchors,
-        cache,
-        cache_failures,
-        resume
-    );
-    take!(
-        inputs,
-        stdin,
-        input_file,
-        stream,
-        quiet,
-        verbose,
-        no_status,
-        csv_delimiter,
-        csv_bom,
-        csv_raw,
-        fail_on_warnings
-    );
-    // Regexes are compiled where the flags' are (`settings`), whose errors name the flag; the
-    // file's are checked here first so that an error names the file and its key instead.
-    for (id, key, list) in [
-        ("exclude_path", "exclude-path", &file.exclude_path),
-        ("include", "include", &file.include),
-        ("exclude", "exclude", &file.exclude),
-        ("no_follow", "no-follow", &file.no_follow),
-    ] {
-        if !given(m, id)
-            && let Some(list) = list
-        {
-            for p in list {
-                regex::Regex::new(p)
-                    .map_err(|e| bad(key, format!("`{p}' is not a valid regex: {e}")))?;
-            }
-        }
-    }
-    if !given(m, "remap")
-        && let Some(rules) = &file.remap
-    {
-        for rule in rules {
-            linkpatrol::Remap::parse(rule).map_err(|e| bad("remap", e.to_string()))?;
-        }
-    }
-    if !given(m, "fail_after_runs")
-        && let Some(n) = file.fail_after_runs
-    {
-        if n == 0 {
-            bail!(bad("fail-after-runs", "must be at least 1".into()));
-        }
-        args.check.fail_after_runs = n;
-    }
-    take_parsed!(color, color, values::color_when);
-    take_parsed!(group_by, group_by, values::group_by);
-    take_some!(
-        changed_since,
-        root_dir,
-        base_url,
-        recursion_level,
-        max_urls,
-        user_agent,
-        cookie_file,
-        dns_server,
-        archive_url,
-        github_token,
-        proxy,
-        cache_file
-    );
-    take_parsed!(check: max_cache_age, max_cache_age, values::cache_age);
-    take_parsed!(check: threads, threads, values::thread_count);
-    take_parsed!(check: timeout, timeout, values::positive_secs);
-    take_parsed!(check: max_retry_wait, max_retry_wait, values::non_negative_secs);
-    args.check.rate_given |= file.max_requests_per_second.is_some();
-    take_parsed!(
-        check: max_requests_per_second,
-        max_requests_per_second,
-        values::non_negative
-    );
-    take_parsed!(check: abort_timeout, abort_timeout, values::non_negative_secs);
-    take_parsed!(output, output, values::format_name);
-    take_list!(check: headers, header, values::header);
-    take_list!(check: host_header, host_header, values::host_header);
-    take_list!(check: host_rate, host_rate, values::pattern_number::<f64>);
-    take_list!(
-        check: host_max_concurrency,
-        host_max_concurrency,
-        values::pattern_number::<usize>
-    );
-    let file_patterns = [
-        (
-            "host_rate",
-            "host-rate",
-            args.check.host_rate.iter().map(|(p, _)| p).collect(),
-        ),
-        (
-            "host_max_concurrency",
-            "host-max-concurrency",
-            args.check
-                .host_max_concurrency
-                .iter()
-                .map(|(p, _)| p)
-                .collect(),
-        ),
-        (
-            "host_header",
-            "host-header",
-            args.check
-                .host_header
-                .iter()
-                .map(|(p, _)| p)
-                .collect::<Vec<_>>(),
-        ),
-    ];
-    for (id, key, patterns) in file_patterns {
-        if !given(m, id) {
-            for p in patterns {
-                regex::Regex::new(p)
-                    .map_err(|e| bad(key, format!("`{p}' is not a valid regex: {e}")))?;
-            }
-        }
-    }
-    take_list!(file_outputs, file_output, values::file_output);
-    take_list!(check: plugins, plugin, crate::plugin_flags::parse_spec);
     if !given(m, "plugins") {
         let sections = crate::plugin_flags::from_sections(&file.plugins)
             .map_err(|e| bad("plugins", e.to_string()))?;
         args.check.plugins.extend(sections);
-    }
-    if !["head", "get"].contains(&args.check.method.as_str()) {
-        bail!(bad(
-            "method",
-            format!("`{}' is not head or get", args.check.method)
-        ));
     }
     for h in &file.hosts {
         regex::Regex::new(&h.pattern)
@@ -499,289 +424,130 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     Ok(())
 }
 
-/// The effective configuration as a config file: every key with its value (defaults included;
-/// a key whose default is "none" or "unlimited" is left out).
-pub fn effective(args: &Args) -> FileConfig {
-    let list = |v: &[String]| Some(v.to_vec());
-    FileConfig {
-        inputs: list(&args.inputs),
-        no_ignore: Some(args.check.no_ignore),
-        hidden: Some(args.check.hidden),
-        follow: Some(args.check.follow),
-        exclude_path: list(&args.check.exclude_path),
-        fallback_extensions: list(&args.check.fallback_extensions),
-        changed_since: args.check.changed_since.clone(),
-        stdin: Some(args.stdin),
-        input_file: Some(args.input_file.clone()),
-        root_dir: args.check.root_dir.clone(),
-        base_url: args.check.base_url.clone(),
-        sitemaps: Some(args.check.sitemaps),
-        recursion_level: args.check.recursion_level,
-        internal_only: Some(args.check.internal_only),
-        include: list(&args.check.include),
-        exclude: list(&args.check.exclude),
-        no_follow: list(&args.check.no_follow),
-        remap: list(&args.check.remap),
-        max_urls: args.check.max_urls,
-        no_robots: Some(args.check.no_robots),
-        follow_outside_root: Some(args.check.follow_outside_root),
-        include_verbatim: Some(args.check.include_verbatim),
-        timeout: Some(Secs(args.check.timeout)),
-        max_redirects: Some(args.check.max_redirects),
-        max_retries: Some(args.check.max_retries),
-        max_retry_wait: Some(Secs(args.check.max_retry_wait)),
-        max_body_size: Some(args.check.max_body_size),
-        user_agent: args.check.user_agent.clone(),
-        header: Some(
-            args.check
-                .headers
-                .iter()
-                .map(|(k, v)| format!("{k}: {v}"))
-                .collect(),
-        ),
-        host_header: Some(
-            args.check
-                .host_header
-                .iter()
-                .map(|(p, (k, v))| format!("{p}={k}: {v}"))
-                .collect(),
-        ),
-        cookie_file: args.check.cookie_file.clone(),
-        accept: Some(args.check.accept.clone()),
-        method: Some(args.check.method.clone()),
-        insecure: Some(args.check.insecure),
-        exclude_private: Some(args.check.exclude_private),
-        exclude_loopback: Some(args.check.exclude_loopback),
-        exclude_link_local: Some(args.check.exclude_link_local),
-        allow_private: Some(args.check.allow_private),
-        proxy: args.check.proxy.clone(),
-        check_mx: Some(args.check.check_mx),
-        dns_server: args.check.dns_server.clone(),
-        suggest: Some(args.check.suggest),
-        archive_url: args.check.archive_url.clone(),
-        // A secret: --print-config output ends up in logs and issues.
-        github_token: None,
-        detect_soft_404: Some(args.check.detect_soft_404),
-        threads: Some(args.check.threads),
-        max_requests_per_second: Some(args.check.max_requests_per_second),
-        host_concurrency: Some(args.check.host_concurrency),
-        host_rate: Some(
-            args.check
-                .host_rate
-                .iter()
-                .map(|(p, n)| format!("{p}={n}"))
-                .collect(),
-        ),
-        host_max_concurrency: Some(
-            args.check
-                .host_max_concurrency
-                .iter()
-                .map(|(p, n)| format!("{p}={n}"))
-                .collect(),
-        ),
-        abort_timeout: Some(Secs(args.check.abort_timeout)),
-        output: Some(args.output.name().to_owned()),
-        color: Some(args.color.clone()),
-        group_by: Some(args.group_by.clone()),
-        file_output: Some(
-            args.file_outputs
-                .iter()
-                .map(|f| format!("{}/{}", f.format.name(), f.path))
-                .collect(),
-        ),
-        stream: Some(args.stream),
-        quiet: Some(args.quiet),
-        verbose: Some(args.verbose),
-        no_status: Some(args.no_status),
-        csv_delimiter: Some(args.csv_delimiter),
-        csv_bom: Some(args.csv_bom),
-        csv_raw: Some(args.csv_raw),
-        ignore_warning: list(&args.check.ignore_warning),
-        fail_on_warnings: Some(args.fail_on_warnings),
-        fail_on_blocked: Some(args.check.fail_on_blocked),
-        check_anchors: Some(args.check.check_anchors),
-        cache: Some(args.check.cache),
-        cache_file: args.check.cache_file.clone(),
-        max_cache_age: Some(values::format_cache_age(args.check.max_cache_age)),
-        cache_failures: Some(args.check.cache_failures),
-        resume: Some(args.check.resume),
-        fail_after_runs: Some(args.check.fail_after_runs),
-        plugin: Some(crate::plugin_flags::to_flags(&args.check.plugins)),
-        hosts: args.hosts.clone(),
-        auth: args.auth.clone(),
-        plugins: BTreeMap::new(),
+/// The effective configuration (`m`: the final matches) as config file text: every key with
+/// its value, defaults included; a key whose default is "none" is left out, and so is the
+/// GitHub token (a secret: `--print-config` output ends up in logs and issues).
+pub fn effective(m: &ArgMatches, args: &Args) -> Result<String> {
+    use toml::Value as V;
+    let mut table = toml::Table::new();
+    table.insert(
+        INPUTS.to_owned(),
+        V::Array(args.inputs.iter().cloned().map(V::String).collect()),
+    );
+    let command = Args::command();
+    for d in keys() {
+        if d.flag == "github-token" {
+            continue;
+        }
+        let Some(arg) = command
+            .get_arguments()
+            .find(|a| a.get_long() == Some(&d.flag))
+        else {
+            continue;
+        };
+        let id = arg.get_id().as_str();
+        let raw: Vec<String> = m
+            .get_raw(id)
+            .map(|values| values.map(|v| v.to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        let value = match d.kind {
+            // With the plugins of the file's `[plugins.NAME]` sections.
+            _ if d.flag == "plugin" => Some(V::Array(
+                crate::plugin_flags::to_flags(&args.check.plugins)
+                    .into_iter()
+                    .map(V::String)
+                    .collect(),
+            )),
+            Kind::Switch => Some(V::Boolean(m.get_flag(id))),
+            _ if d.repeats => Some(V::Array(raw.into_iter().map(V::String).collect())),
+            Kind::Number => m.get_one::<f64>(id).map(|x| V::Float(*x)),
+            Kind::Bool => m.get_one::<bool>(id).map(|b| V::Boolean(*b)),
+            Kind::Count => raw.first().map(|n| {
+                n.parse::<i64>()
+                    .map_or_else(|_| V::String(n.clone()), V::Integer)
+            }),
+            _ => raw.first().cloned().map(V::String),
+        };
+        if let Some(value) = value {
+            table.insert(d.flag.clone(), value);
+        }
     }
-}
-
-/// The effective configuration as TOML text.
-pub fn to_toml(config: &FileConfig) -> Result<String> {
-    toml::to_string(config).context("cannot print the configuration")
+    if !args.hosts.is_empty() {
+        table.insert("hosts".into(), V::try_from(&args.hosts)?);
+    }
+    if !args.auth.is_empty() {
+        table.insert("auth".into(), V::try_from(&args.auth)?);
+    }
+    toml::to_string(&table).context("cannot print the configuration")
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
 
-    /// A config with every key set.
-    pub(crate) fn every_key() -> FileConfig {
-        FileConfig {
-            inputs: Some(vec!["https://example.test/".into(), "docs".into()]),
-            no_ignore: Some(true),
-            hidden: Some(true),
-            follow: Some(true),
-            exclude_path: Some(vec!["/vendor/".into()]),
-            fallback_extensions: Some(vec!["md".into(), "html".into()]),
-            changed_since: Some("origin/main".into()),
-            stdin: Some(true),
-            input_file: Some(vec!["urls.txt".into()]),
-            root_dir: Some("public".into()),
-            base_url: Some("https://example.test/".into()),
-            sitemaps: Some(true),
-            recursion_level: Some(3),
-            internal_only: Some(true),
-            include: Some(vec!["^https://example\\.test/".into()]),
-            exclude: Some(vec!["/private/".into()]),
-            no_follow: Some(vec!["/archive/".into()]),
-            remap: Some(vec![
-                "^https://example\\.test/ http://127.0.0.1:8000/".into(),
-            ]),
-            max_urls: Some(1000),
-            no_robots: Some(true),
-            follow_outside_root: Some(true),
-            include_verbatim: Some(true),
-            timeout: Some(Secs(12.5)),
-            max_redirects: Some(4),
-            max_retries: Some(1),
-            max_retry_wait: Some(Secs(5.0)),
-            max_body_size: Some(1024),
-            user_agent: Some("bot/1".into()),
-            header: Some(vec!["X-A: 1".into()]),
-            host_header: Some(vec!["example=X-B: 2".into()]),
-            cookie_file: Some("cookies.txt".into()),
-            accept: Some("200..=299,429".into()),
-            method: Some("get".into()),
-            insecure: Some(true),
-            exclude_private: Some(true),
-            exclude_loopback: Some(true),
-            exclude_link_local: Some(true),
-            allow_private: Some(true),
-            proxy: Some("http://127.0.0.1:3128".into()),
-            check_mx: Some(true),
-            dns_server: Some("127.0.0.1:5353".into()),
-            suggest: Some(true),
-            archive_url: Some("http://127.0.0.1:8001/wayback/available".into()),
-            github_token: Some("ghp_token".into()),
-            detect_soft_404: Some(true),
-            threads: Some(3),
-            max_requests_per_second: Some(2.0),
-            host_concurrency: Some(2),
-            host_rate: Some(vec!["slow=0.5".into()]),
-            host_max_concurrency: Some(vec!["slow=1".into()]),
-            abort_timeout: Some(Secs(1.0)),
-            output: Some("csv".into()),
-            color: Some("never".into()),
-            group_by: Some("url".into()),
-            file_output: Some(vec!["json/out.json".into()]),
-            stream: Some(true),
-            quiet: Some(true),
-            verbose: Some(true),
-            no_status: Some(true),
-            csv_delimiter: Some(','),
-            csv_bom: Some(true),
-            csv_raw: Some(true),
-            ignore_warning: Some(vec!["http-redirected".into()]),
-            fail_on_warnings: Some(true),
-            fail_on_blocked: Some(true),
-            check_anchors: Some(true),
-            cache: Some(true),
-            cache_file: Some("state.sqlite".into()),
-            max_cache_age: Some("12h".into()),
-            cache_failures: Some(true),
-            resume: Some(true),
-            fail_after_runs: Some(3),
-            plugin: Some(vec!["anchors".into(), "regex:pattern=TODO".into()]),
-            hosts: vec![HostSection {
-                pattern: "^docs\\.example\\.test:443$".into(),
-                rate: Some(1.5),
-                max_concurrency: Some(2),
-                headers: BTreeMap::from([("X-Token".into(), "t".into())]),
-            }],
-            auth: vec![AuthSection {
-                pattern: "^https://intra\\.example\\.test/".into(),
-                username: "me".into(),
-                password: "secret".into(),
-            }],
-            plugins: BTreeMap::from([(
-                "command".into(),
-                BTreeMap::from([
-                    ("program".into(), toml::Value::String("sh".into())),
-                    ("timeout".into(), toml::Value::Float(2.5)),
-                ]),
-            )]),
+    /// A value of the type each key takes.
+    fn sample(d: &Described) -> &'static str {
+        match d.kind {
+            _ if d.repeats => "[\"x\"]",
+            Kind::Switch | Kind::Bool => "true",
+            Kind::Count => "3",
+            Kind::Number => "2.5",
+            Kind::Duration => "\"12h\"",
+            _ => "\"x\"",
         }
     }
 
     #[test]
-    fn every_key_round_trips_through_toml() {
-        let config = every_key();
-        let text = to_toml(&config).unwrap();
-        assert_eq!(parse(&text).unwrap(), config, "{text}");
-    }
-
-    #[test]
-    fn every_flag_has_a_config_key() {
-        use clap::CommandFactory;
-        let text = to_toml(&every_key()).unwrap();
-        let keys: Vec<&str> = text
-            .lines()
-            .filter_map(|l| l.split_once(" = ").map(|(k, _)| k))
-            .collect();
-        // Flags about the config file itself, accepted-but-ignored LinkChecker flags, flags that
-        // print something and exit, and a shard's place and files in a split check (per run,
-        // never a saved setting).
-        let exempt = [
-            "shard",
-            "export-external",
-            "external-from",
-            "reuse-results",
-            "help",
-            "version",
-            "config",
-            "no-config",
-            "trust-config",
-            "print-config",
-            "check-extern",
-            "list-plugins",
-            "generate",
-        ];
-        for arg in crate::args::Args::command().get_arguments() {
-            let key = arg.get_long().unwrap_or("inputs");
-            if !exempt.contains(&key) {
-                assert!(keys.contains(&key), "flag --{key} has no config file key");
-            }
+    fn every_key_reads_with_a_value_of_its_type() {
+        let mut text = String::from("inputs = [\"docs\"]\n");
+        for d in keys() {
+            text.push_str(&format!("{} = {}\n", d.flag, sample(&d)));
         }
+        let file = parse(&text).unwrap();
+        assert_eq!(file.keys.len(), keys().len() + 1);
+        assert_eq!(file.keys[0].key, "inputs");
+        assert_eq!(
+            file.get("threads").unwrap().line,
+            text.lines()
+                .position(|l| l.starts_with("threads ="))
+                .unwrap()
+                + 1
+        );
     }
 
     #[test]
     fn unknown_key_is_named_with_its_line() {
         let e = parse("threads = 4\n\nthredas = 5\n").unwrap_err();
         assert!(e.starts_with(", line 3, column 1: "), "{e}");
-        assert!(e.contains("thredas"), "{e}");
+        assert!(
+            e.contains("thredas") && e.contains("did you mean `threads'"),
+            "{e}"
+        );
         let e = parse("[[hosts]]\npattern = 'x'\nrat = 1\n").unwrap_err();
         assert!(e.contains("line 3") && e.contains("rat"), "{e}");
+        let e = parse("trust-config = true\n").unwrap_err();
+        assert!(e.contains("unknown field `trust-config`"), "{e}");
     }
 
     #[test]
     fn a_bad_value_type_names_the_line() {
         let e = parse("threads = 'many'\n").unwrap_err();
-        assert!(e.starts_with(", line 1, column 11: "), "{e}");
+        assert!(
+            e.starts_with(", line 1, column 11: threads: expected a whole number"),
+            "{e}"
+        );
         let e = parse("threads = \n").unwrap_err();
         assert!(e.contains("line 1"), "{e}");
+        let e = parse("exclude = 'x'\n").unwrap_err();
+        assert!(e.contains("exclude: expected a list"), "{e}");
+        assert!(parse("timeout = '5s'\nabort-timeout = 2\n").is_ok());
     }
 
     #[test]
     fn the_password_is_not_in_debug_output() {
-        let dbg = format!("{:?}", every_key().auth[0]);
+        let file =
+            parse("[[auth]]\npattern = 'x'\nusername = 'me'\npassword = 'secret'\n").unwrap();
+        let dbg = format!("{:?}", file.auth[0]);
         assert!(!dbg.contains("secret") && dbg.contains("***"), "{dbg}");
     }
 }

@@ -81,13 +81,11 @@ fn main() -> ExitCode {
         };
     }
     if args.print_config {
-        return match config_file::to_toml(&config_file::effective(&args)) {
-            Ok(text) => match io::stdout().lock().write_all(text.as_bytes()) {
-                Ok(()) => ExitCode::from(EXIT_OK),
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
-                Err(e) => fail(&e.into()),
-            },
-            Err(e) => fail(&e),
+        let text = args.printed_config.as_deref().unwrap_or_default();
+        return match io::stdout().lock().write_all(text.as_bytes()) {
+            Ok(()) => ExitCode::from(EXIT_OK),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
+            Err(e) => fail(&e.into()),
         };
     }
     match run(&args) {

@@ -8,11 +8,6 @@ use anyhow::{Result, bail};
 
 pub use linkpatrol::PluginSpec;
 
-/// `NAME` or `NAME:key=value,key=value` (`--plugin`), read as every front end reads it.
-pub(crate) fn parse_spec(s: &str) -> Result<PluginSpec, String> {
-    linkpatrol::parse_plugin_spec(s)
-}
-
 /// Specs as `--plugin` values again (one per setting, so each reads back as it was).
 pub fn to_flags(specs: &[PluginSpec]) -> Vec<String> {
     let mut out = Vec::new();
@@ -76,6 +71,7 @@ pub fn list(out: &mut impl Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linkpatrol::parse_plugin_spec as parse_spec;
 
     fn spec(name: &str, pairs: &[(&str, &str)]) -> PluginSpec {
         (

@@ -9,7 +9,7 @@ use linkpatrol::{BasicAuth, Config, HostRule, Inputs, Notice};
 use regex::Regex;
 
 use crate::args::Args;
-use crate::config_file::{self, Found};
+use crate::config_file::{self, FileConfig, Found};
 use crate::values::HostSection;
 use crate::{help, trust};
 
@@ -18,8 +18,9 @@ use crate::{help, trust};
 /// key such a file may not set). A usage error comes back as one line; `--help` and `--version` print and
 /// exit here.
 pub fn args_from_command_line() -> Result<Args> {
-    let short = help::wants_short_help(std::env::args_os());
-    let matches = match help::decorate(Args::command(), short).try_get_matches() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let short = help::wants_short_help(argv.iter().cloned());
+    let matches = match help::decorate(Args::command(), short).try_get_matches_from(&argv) {
         Ok(m) => m,
         Err(e) => return Err(usage_error(e)),
     };
@@ -29,33 +30,50 @@ pub fn args_from_command_line() -> Result<Args> {
         return Ok(args);
     }
     args.check.rate_given = config_file::given(&matches, "max_requests_per_second");
-    if let Some((path, found)) = config_file::locate(&args) {
-        let file = config_file::load(&path, found)?;
-        let untrusted = found == Found::InCurrentFolder && !args.trust_config;
-        if untrusted {
-            trust::check_local(&file, &path)?;
+    let Some((path, found)) = config_file::locate(&args) else {
+        if args.print_config {
+            args.printed_config = Some(config_file::effective(&matches, &args)?);
         }
-        // A GitHub token reads private repositories: credentials too.
-        let github_token = config_file::given(&matches, "github_token")
-            || std::env::var_os("GITHUB_TOKEN").is_some_and(|v| !v.is_empty());
-        if untrusted
-            && (github_token
-                || ["headers", "host_header", "cookie_file"]
-                    .iter()
-                    .any(|id| config_file::given(&matches, id)))
-        {
-            trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
-        }
-        config_file::apply(&mut args, &matches, &file, &path)?;
-        if untrusted {
-            cap_local(&mut args, &matches, &path);
-        }
-        // The user's own flags (or variables) chose the state file; otherwise, a local file
-        // did, and the file it opens may be the checkout's.
-        args.state_untrusted = untrusted
-            && !["cache", "cache_file", "resume"]
+        return Ok(args);
+    };
+    let mut file = config_file::load(&path, found)?;
+    let untrusted = found == Found::InCurrentFolder && !args.trust_config;
+    if untrusted {
+        trust::check_local(&file, &path)?;
+    }
+    // A GitHub token reads private repositories: credentials too.
+    let github_token = config_file::given(&matches, "github_token")
+        || std::env::var_os("GITHUB_TOKEN").is_some_and(|v| !v.is_empty());
+    if untrusted
+        && (github_token
+            || ["headers", "host_header", "cookie_file"]
                 .iter()
-                .any(|id| config_file::given(&matches, id));
+                .any(|id| config_file::given(&matches, id)))
+    {
+        trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
+    }
+    let warnings = if untrusted {
+        cap_local(&mut file, &matches, &path)
+    } else {
+        Vec::new()
+    };
+    let merged = config_file::merge(&file, &path, &matches, &argv)?;
+    args = Args::from_arg_matches(&merged).map_err(usage_error)?;
+    // Given by the flags, the environment or the file: it then holds for loopback hosts too.
+    args.check.rate_given = merged
+        .value_source("max_requests_per_second")
+        .is_some_and(|s| s != clap::parser::ValueSource::DefaultValue);
+    config_file::add_sections(&mut args, &matches, &file, &path)?;
+    args.file_places = Some((file.clone(), path.clone(), matches.clone()));
+    args.config_warnings = warnings;
+    // The user's own flags (or variables) chose the state file; otherwise, a local file
+    // did, and the file it opens may be the checkout's.
+    args.state_untrusted = untrusted
+        && !["cache", "cache_file", "resume"]
+            .iter()
+            .any(|id| config_file::given(&matches, id));
+    if args.print_config {
+        args.printed_config = Some(config_file::effective(&merged, &args)?);
     }
     Ok(args)
 }
@@ -67,42 +85,54 @@ pub const LOCAL_MAX_SECS: f64 = 300.0;
 /// The most retries a config file found in the current folder may set.
 pub const LOCAL_MAX_RETRIES: u32 = 10;
 
-/// Caps what an untrusted local config at `path` set (and the command line did not) to
-/// [`LOCAL_MAX_SECS`] and [`LOCAL_MAX_RETRIES`], with a warning for each value cut: a
+/// Caps what an untrusted local config `file` at `path` sets (and the command line does not)
+/// to [`LOCAL_MAX_SECS`] and [`LOCAL_MAX_RETRIES`], returning a warning for each value cut: a
 /// checkout could otherwise have one run wait a year on a host, or retry it four billion
 /// times.
-fn cap_local(args: &mut Args, matches: &clap::ArgMatches, path: &std::path::Path) {
+fn cap_local(
+    file: &mut FileConfig,
+    matches: &clap::ArgMatches,
+    path: &std::path::Path,
+) -> Vec<String> {
+    use toml::Value;
     let p = path.display();
-    for (id, key, value) in [
-        ("timeout", "timeout", &mut args.check.timeout),
-        (
-            "abort_timeout",
-            "abort-timeout",
-            &mut args.check.abort_timeout,
-        ),
-        (
-            "max_retry_wait",
-            "max-retry-wait",
-            &mut args.check.max_retry_wait,
-        ),
-    ] {
-        if !config_file::given(matches, id) && (value.is_nan() || *value > LOCAL_MAX_SECS) {
-            args.config_warnings.push(format!(
-                "{p}: {key} {} is more than a config found in the current folder may set; \
-                 using {LOCAL_MAX_SECS} s (give it on the command line, or trust the file)",
-                shown(*value)
+    let mut warnings = Vec::new();
+    let capped = ["timeout", "abort-timeout", "max-retry-wait", "max-retries"];
+    for key in &mut file.keys {
+        if !capped.contains(&key.key.as_str())
+            || config_file::given(matches, &key.key.replace('-', "_"))
+        {
+            continue;
+        }
+        if ["timeout", "abort-timeout", "max-retry-wait"].contains(&key.key.as_str()) {
+            let secs = match &key.value {
+                Value::Integer(n) => Some(*n as f64),
+                Value::Float(x) => Some(*x),
+                Value::String(s) => linkpatrol::options::values::seconds(s),
+                _ => None,
+            };
+            if let Some(secs) = secs.filter(|v| v.is_nan() || *v > LOCAL_MAX_SECS) {
+                warnings.push(format!(
+                    "{p}: {} {} is more than a config found in the current folder may set; \
+                     using {LOCAL_MAX_SECS} s (give it on the command line, or trust the file)",
+                    key.key,
+                    shown(secs)
+                ));
+                key.value = Value::Float(LOCAL_MAX_SECS);
+            }
+        }
+        if key.key == "max-retries"
+            && let Value::Integer(n) = key.value
+            && n > i64::from(LOCAL_MAX_RETRIES)
+        {
+            warnings.push(format!(
+                "{p}: max-retries {n} is more than a config found in the current folder may \
+                 set; using {LOCAL_MAX_RETRIES} (give it on the command line, or trust the file)"
             ));
-            *value = LOCAL_MAX_SECS;
+            key.value = Value::Integer(i64::from(LOCAL_MAX_RETRIES));
         }
     }
-    if !config_file::given(matches, "max_retries") && args.check.max_retries > LOCAL_MAX_RETRIES {
-        args.config_warnings.push(format!(
-            "{p}: max-retries {} is more than a config found in the current folder may set; \
-             using {LOCAL_MAX_RETRIES} (give it on the command line, or trust the file)",
-            args.check.max_retries
-        ));
-        args.check.max_retries = LOCAL_MAX_RETRIES;
-    }
+    warnings
 }
 
 /// The one clap definition of the command line: the flags of `Args` with their help topics and
@@ -134,7 +164,7 @@ fn invalid_value(e: &clap::Error) -> Option<String> {
 
 /// A clap error as one line (its first, the values allowed, and its tips: `a similar argument
 /// exists: '--threads'`), or the help or version text printed at once.
-fn usage_error(e: clap::Error) -> anyhow::Error {
+pub fn usage_error(e: clap::Error) -> anyhow::Error {
     use clap::error::ErrorKind;
     if matches!(
         e.kind(),
@@ -217,7 +247,17 @@ pub fn config_from(args: &Args) -> Result<Config> {
                     .any(|f| f.lists_every_entry()),
         )
         .trust_state_file(!args.state_untrusted);
-    let (mut config, inputs) = args.check.to_config(config)?;
+    // An option the config file set is named with the file and line.
+    let (mut config, inputs) = args.check.to_config(config).map_err(|e| {
+        let place = args
+            .file_places
+            .as_ref()
+            .and_then(|(file, path, m)| config_file::place_of(file, path, m, e.option));
+        match place {
+            Some(place) => anyhow!("{place}: {}", e.message),
+            None => anyhow!("{e}"),
+        }
+    })?;
     for section in &args.hosts {
         config = config.host_rule(host_section(section)?);
     }

@@ -138,8 +138,11 @@ pub const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "cookie", "proxy-aut
 fn credential_headers(file: &FileConfig) -> Vec<String> {
     // `NAME: VALUE`, and `REGEX=NAME: VALUE` for `host-header`.
     let name = |h: &str| h.split_once(':').map_or(h, |(n, _)| n).trim().to_owned();
-    let plain = file.header.iter().flatten().map(|h| ("header", name(h)));
-    let per_host = file.host_header.iter().flatten().map(|h| {
+    let plain = file
+        .strings("header")
+        .into_iter()
+        .map(|h| ("header", name(&h)));
+    let per_host = file.strings("host-header").into_iter().map(|h| {
         let header = h.split_once('=').map_or(h.as_str(), |(_, h)| h);
         ("host-header", name(header))
     });
@@ -159,9 +162,9 @@ fn credential_headers(file: &FileConfig) -> Vec<String> {
 /// Fails with one line naming the file and the key when the patterns of `file` (an untrusted
 /// local config) need more than [`LOCAL_PATTERN_BUDGET`] together.
 fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
-    let list = |key: &'static str, v: &Option<Vec<String>>, split: bool| {
-        v.iter()
-            .flatten()
+    let list = |key: &'static str, split: bool| {
+        file.strings(key)
+            .into_iter()
             .map(move |p| {
                 // `REGEX=VALUE`: the pattern is before the last `=` (a number) or the first
                 // (a header).
@@ -175,16 +178,12 @@ fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
             .collect::<Vec<_>>()
     };
     let mut patterns = Vec::new();
-    patterns.extend(list("include", &file.include, false));
-    patterns.extend(list("exclude", &file.exclude, false));
-    patterns.extend(list("no-follow", &file.no_follow, false));
-    patterns.extend(list("host-rate", &file.host_rate, true));
-    patterns.extend(list(
-        "host-max-concurrency",
-        &file.host_max_concurrency,
-        true,
-    ));
-    patterns.extend(list("host-header", &file.host_header, true));
+    patterns.extend(list("include", false));
+    patterns.extend(list("exclude", false));
+    patterns.extend(list("no-follow", false));
+    patterns.extend(list("host-rate", true));
+    patterns.extend(list("host-max-concurrency", true));
+    patterns.extend(list("host-header", true));
     patterns.extend(file.hosts.iter().map(|h| ("hosts", h.pattern.clone())));
     let Some(share) = LOCAL_PATTERN_BUDGET.checked_div(patterns.len()) else {
         return Ok(());
@@ -247,36 +246,33 @@ pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool)
     )
 }
 
-/// Every key `file` sets, with the way a message shows it: top-level keys by name, `[[auth]]`
+/// Every key `file` sets, with the way a message shows it: plain keys by name, `[[auth]]`
 /// and `[[hosts]]` as `auth` and `hosts`, each plugin as `plugins.NAME`.
 pub fn keys_set(file: &FileConfig) -> Result<Vec<(String, String)>> {
-    let table = toml::Table::try_from(file).context("cannot read the config file's keys")?;
     let mut keys = Vec::new();
-    for (key, value) in &table {
-        match (key.as_str(), value) {
-            ("plugins", toml::Value::Table(plugins)) => {
-                keys.extend(
-                    plugins
-                        .keys()
-                        .map(|name| (format!("plugins.{name}"), format!("`[plugins.{name}]`"))),
-                );
+    for key in &file.keys {
+        keys.push((key.key.clone(), format!("`{}`", key.key)));
+        if key.key == "plugin" {
+            // The name as `--plugin` reads it: the part before the first `:`, trimmed.
+            for spec in file.strings("plugin") {
+                let name = spec.split_once(':').map_or(&spec[..], |(n, _)| n).trim();
+                keys.push((format!("plugins.{name}"), format!("`plugin = {name}`")));
             }
-            ("plugin", _) => {
-                keys.push(("plugin".to_owned(), "`plugin`".to_owned()));
-                // The name as `--plugin` reads it: the part before the first `:`, trimmed.
-                for spec in file.plugin.iter().flatten() {
-                    let name = spec.split_once(':').map_or(&spec[..], |(n, _)| n).trim();
-                    keys.push((format!("plugins.{name}"), format!("`plugin = {name}`")));
-                }
-            }
-            (key, toml::Value::Array(items))
-                if items.first().is_some_and(toml::Value::is_table) =>
-            {
-                keys.push((key.to_owned(), format!("`[[{key}]]`")));
-            }
-            (key, _) => keys.push((key.to_owned(), format!("`{key}`"))),
         }
     }
+    for (key, set) in [
+        ("auth", !file.auth.is_empty()),
+        ("hosts", !file.hosts.is_empty()),
+    ] {
+        if set {
+            keys.push((key.to_owned(), format!("`[[{key}]]`")));
+        }
+    }
+    keys.extend(
+        file.plugins
+            .keys()
+            .map(|name| (format!("plugins.{name}"), format!("`[plugins.{name}]`"))),
+    );
     Ok(keys)
 }
 
@@ -284,11 +280,14 @@ pub fn keys_set(file: &FileConfig) -> Result<Vec<(String, String)>> {
 /// `file:` URLs (not `-`, the standard input, nor http(s) URLs).
 fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
     match key {
-        "root-dir" => file.root_dir.iter().cloned().collect(),
+        "root-dir" => file
+            .strings("root-dir")
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
         "inputs" => file
-            .inputs
+            .strings("inputs")
             .iter()
-            .flatten()
             .filter(|i| *i != "-")
             .filter_map(|i| {
                 if !Inputs::is_url(i) {
@@ -338,6 +337,7 @@ mod tests {
         ("sitemaps", "crawls what robots.txt of a start site lists"),
         ("recursion-level", "scope"),
         ("internal-only", "scope"),
+        ("check-extern", "scope"),
         ("include", "scope"),
         ("exclude", "scope"),
         ("no-follow", "scope"),
@@ -430,15 +430,13 @@ mod tests {
 
     #[test]
     fn every_key_is_classified() {
-        let mut every = config_file::tests::every_key();
-        for p in linkpatrol::plugins::builtins() {
-            every.plugins.entry(p.name.to_owned()).or_default();
-        }
-        let keys: Vec<String> = keys_set(&every)
-            .unwrap()
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
+        let mut keys: Vec<String> = config_file::keys().into_iter().map(|d| d.flag).collect();
+        keys.extend(["inputs", "hosts", "auth"].map(String::from));
+        keys.extend(
+            linkpatrol::plugins::builtins()
+                .iter()
+                .map(|p| format!("plugins.{}", p.name)),
+        );
         for key in &keys {
             let refused = REFUSED_IN_LOCAL.iter().any(|(k, _)| k == key);
             let allowed = ALLOWED_IN_LOCAL.iter().any(|(k, _)| k == key);

@@ -1,7 +1,6 @@
-//! Values the flags and the config file share: the parsers of flag values (both read a
-//! timeout, a header or a `-F` output the same way) and the sections only the config file has
-//! (`[[hosts]]`, `[[auth]]`), which the flags' `Args` carries too. The flags (`args`) and the
-//! config file (`config_file`) both depend on this module, never on each other's parsers.
+//! Values of the command's own flags (`-o`, `-F`) and the sections only the config file has
+//! (`[[hosts]]`, `[[auth]]`), which the flags' `Args` carries too. The check options' values
+//! are read in the library (`linkpatrol::options::values`).
 
 use std::collections::BTreeMap;
 
@@ -69,24 +68,6 @@ pub fn format_name(s: &str) -> Result<Format, String> {
     })
 }
 
-/// `--color`: `auto`, `always` or `never`.
-pub fn color_when(s: &str) -> Result<String, String> {
-    one_of(s, &["auto", "always", "never"])
-}
-
-/// `--group-by`: `page` or `url`.
-pub fn group_by(s: &str) -> Result<String, String> {
-    one_of(s, &["page", "url"])
-}
-
-fn one_of(s: &str, allowed: &[&str]) -> Result<String, String> {
-    if allowed.contains(&s) {
-        Ok(s.to_owned())
-    } else {
-        Err(format!("`{s}' is not one of: {}", allowed.join(", ")))
-    }
-}
-
 pub fn file_output(s: &str) -> Result<FileOutput, String> {
     let (name, path) = match s.split_once('/') {
         Some((name, path)) if !path.is_empty() => (name, Some(path)),
@@ -97,47 +78,4 @@ pub fn file_output(s: &str) -> Result<FileOutput, String> {
         format,
         path: path.map_or_else(|| format.default_file_name().to_owned(), str::to_owned),
     })
-}
-
-pub use linkpatrol::options::values::*;
-
-/// Seconds in the config file: a number (`timeout = 30`) or a duration as on the command line
-/// (`timeout = "5s"`). Written back as a number.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct Secs(pub f64);
-
-impl<'de> Deserialize<'de> for Secs {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl serde::de::Visitor<'_> for Visit {
-            type Value = Secs;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a number of seconds or a duration such as \"5s\" or \"2m\"")
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Secs, E> {
-                Ok(Secs(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Secs, E> {
-                Ok(Secs(v as f64))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Secs, E> {
-                Ok(Secs(v as f64))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Secs, E> {
-                seconds(v).map(Secs).ok_or_else(|| {
-                    E::custom(format!(
-                        "`{v}' is not a number of seconds or a duration such as 5s, 2m or 1h"
-                    ))
-                })
-            }
-        }
-        d.deserialize_any(Visit)
-    }
-}
-
-impl std::fmt::Display for Secs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
 }
