@@ -37,261 +37,281 @@ pub struct CheckOptions {
     /// with a book.toml is read as an mdBook: its sources, with `md` tried first; its pages are
     /// the chapters src/SUMMARY.md lists (a link to a .md source it does not list is broken:
     /// mdBook does not render it).
-    #[arg(long, value_name = "EXT,…", value_delimiter = ',')]
+    #[arg(
+        help_heading = "Inputs",
+        long,
+        value_name = "EXT,…",
+        value_delimiter = ','
+    )]
     pub fallback_extensions: Vec<String>,
 
     /// In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     /// staged or not) and the files that name a file renamed, moved or deleted since then;
     /// inputs given limit it to their folders. Uses the git on PATH.
-    #[arg(long, value_name = "REF")]
+    #[arg(help_heading = "Inputs", long, value_name = "REF")]
     pub changed_since: Option<String>,
 
     /// Walk folders and globs without reading .gitignore, .ignore and git's exclude files.
-    #[arg(long)]
+    #[arg(help_heading = "Inputs", long)]
     pub no_ignore: bool,
 
     /// Walk hidden files and folders too (names starting with `.`; .git never).
-    #[arg(long)]
+    #[arg(help_heading = "Inputs", long)]
     pub hidden: bool,
 
     /// Follow symbolic links when walking folders and globs (a link back into the walk is
     /// skipped; a link out of the folder only with --follow-outside-root).
-    #[arg(long)]
+    #[arg(help_heading = "Inputs", long)]
     pub follow: bool,
 
     /// Leave out the files and folders whose path matches this regex (repeatable), whether
     /// walked or named.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(help_heading = "Inputs", long, value_name = "REGEX")]
     pub exclude_path: Vec<String>,
 
     /// Worker threads.
-    #[arg(short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count, allow_negative_numbers = true)]
+    #[arg(help_heading = "Politeness and threads", short = 't', long, default_value_t = DEFAULT_THREADS, value_parser = thread_count, allow_negative_numbers = true)]
     pub threads: usize,
 
     /// Timeout for each phase of a request (connect, response, body): seconds, or a duration
     /// with a unit as for --max-cache-age (5s, 2m).
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs, allow_negative_numbers = true)]
+    #[arg(help_heading = "Requests", long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs_f64(), value_parser = positive_secs, allow_negative_numbers = true)]
     pub timeout: f64,
 
     /// Request starts per second per host; 0 means no limit. Loopback hosts (127.0.0.0/8, ::1,
     /// localhost) have none unless this is given.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS_PER_SECOND, value_parser = non_negative, allow_negative_numbers = true)]
+    #[arg(help_heading = "Politeness and threads", long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS_PER_SECOND, value_parser = non_negative, allow_negative_numbers = true)]
     pub max_requests_per_second: f64,
 
     /// Requests in flight per host; 0 means no limit beyond the thread count.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_HOST_CONCURRENCY)]
+    #[arg(help_heading = "Politeness and threads", long, value_name = "N", default_value_t = DEFAULT_HOST_CONCURRENCY)]
     pub host_concurrency: usize,
 
     /// Recurse at most this deep from the start pages (0: check the start pages only).
-    #[arg(short = 'r', long, value_name = "DEPTH")]
+    #[arg(help_heading = "Scope", short = 'r', long, value_name = "DEPTH")]
     pub recursion_level: Option<usize>,
 
     /// Make no network request: check only links inside the start sites and local files
     /// (`../x.md` too, wherever it points); links to other sites are listed as ignored.
-    #[arg(long)]
+    #[arg(help_heading = "Scope", long)]
     pub internal_only: bool,
 
     /// LinkChecker's option: `--check-extern` (or `true`) checks external links, as linkpatrol
     /// does by default; `false` checks none, as --internal-only.
-    #[arg(long, hide = true, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    #[arg(help_heading = "Scope", long, hide = true, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub check_extern: Option<bool>,
 
     /// Check only URLs matching this regex (repeatable). Start URLs are always checked.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(help_heading = "Scope", long, value_name = "REGEX")]
     pub include: Vec<String>,
 
     /// Do not check URLs matching this regex (repeatable); they are listed as ignored. So are
     /// those of a .linkpatrolignore file (one regex a line) at the checked folder's root (else
     /// the current folder); pages leave links out with <!-- linkpatrol-ignore --> (the next
     /// link) and <!-- linkpatrol-ignore-start --> … <!-- linkpatrol-ignore-end -->.
-    #[arg(long, alias = "ignore-url", value_name = "REGEX")]
+    #[arg(
+        help_heading = "Scope",
+        long,
+        alias = "ignore-url",
+        value_name = "REGEX"
+    )]
     pub exclude: Vec<String>,
 
     /// Rewrite each link before it is checked, `REGEX REPLACEMENT` (repeatable; the first rule
     /// that matches applies; `$1` in the replacement is the first group). The report shows the
     /// link as written and the URL it was remapped to.
-    #[arg(long, value_name = "REGEX REPLACEMENT")]
+    #[arg(help_heading = "Scope", long, value_name = "REGEX REPLACEMENT")]
     pub remap: Vec<String>,
 
     /// Check URLs matching this regex but never recurse into them (repeatable).
-    #[arg(long, alias = "no-follow-url", value_name = "REGEX")]
+    #[arg(
+        help_heading = "Scope",
+        long,
+        alias = "no-follow-url",
+        value_name = "REGEX"
+    )]
     pub no_follow: Vec<String>,
 
     /// Redirect hops to follow before reporting an error.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REDIRECTS)]
+    #[arg(help_heading = "Requests", long, value_name = "N", default_value_t = DEFAULT_MAX_REDIRECTS)]
     pub max_redirects: usize,
 
     /// After Ctrl-C, wait this many seconds (or a duration: 30s, 1m) for requests in flight
     /// before interrupting them.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
+    #[arg(help_heading = "Politeness and threads", long, value_name = "SECS", default_value_t = DEFAULT_ABORT_TIMEOUT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
     pub abort_timeout: f64,
 
     /// The folder `/` means in links of local pages.
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Inputs", long, value_name = "DIR")]
     pub root_dir: Option<std::path::PathBuf>,
 
     /// Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans and
     /// code blocks of Markdown pages; by default code holds no links.
-    #[arg(long)]
+    #[arg(help_heading = "Scope", long)]
     pub include_verbatim: bool,
 
     /// Do not fetch or obey robots.txt.
-    #[arg(long)]
+    #[arg(help_heading = "Scope", long)]
     pub no_robots: bool,
 
     /// Read, parse and list local files outside the checked folders too (`../`, `..%2F`,
     /// symbolic links pointing out). By default they are checked for existence only.
-    #[arg(long)]
+    #[arg(help_heading = "Scope", long)]
     pub follow_outside_root: bool,
 
     /// Also crawl the sitemaps listed in a start site's robots.txt (`Sitemap:` lines).
-    #[arg(long)]
+    #[arg(help_heading = "Inputs", long)]
     pub sitemaps: bool,
 
     /// Retries of one URL (HEAD and GET together) after a timeout, a broken connection (also
     /// mid-body), a 429 or a 502/503/504 (never a 404).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
+    #[arg(help_heading = "Requests", long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
     pub max_retries: u32,
 
     /// Longest Retry-After (or backoff) honoured before a retry: seconds, or a duration (2m).
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
+    #[arg(help_heading = "Requests", long, value_name = "SECS", default_value_t = DEFAULT_MAX_RETRY_WAIT.as_secs_f64(), value_parser = non_negative_secs, allow_negative_numbers = true)]
     pub max_retry_wait: f64,
 
     /// Add a header to the requests to the start sites, `NAME: VALUE` (repeatable). It is
     /// never sent to another host, not even on a redirect (any header may be a secret: an API
     /// key, a token); use --host-header to send a header to other hosts.
-    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = header)]
+    #[arg(help_heading = "Requests", short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = header)]
     pub headers: Vec<(String, String)>,
 
     /// Request rate for hosts matching a regex (against host:port), `REGEX=N` (repeatable).
-    #[arg(long, value_name = "REGEX=N", value_parser = pattern_number::<f64>)]
+    #[arg(help_heading = "Politeness and threads", long, value_name = "REGEX=N", value_parser = pattern_number::<f64>)]
     pub host_rate: Vec<(String, f64)>,
 
     /// Requests in flight for hosts matching a regex, `REGEX=N` (repeatable).
-    #[arg(long, value_name = "REGEX=N", value_parser = pattern_number::<usize>)]
+    #[arg(help_heading = "Politeness and threads", long, value_name = "REGEX=N", value_parser = pattern_number::<usize>)]
     pub host_max_concurrency: Vec<(String, usize)>,
 
     /// A header for hosts matching a regex only (against host:port), `REGEX=NAME: VALUE`
     /// (repeatable); also for hosts that are not start sites.
-    #[arg(long, value_name = "REGEX=NAME: VALUE", value_parser = host_header)]
+    #[arg(help_heading = "Requests", long, value_name = "REGEX=NAME: VALUE", value_parser = host_header)]
     pub host_header: Vec<(String, (String, String))>,
 
     /// Do not verify TLS certificates (the report says so).
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub insecure: bool,
 
     /// Never request a private address (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7),
     /// however the link spells it, a name resolves or a redirect leads: not checked.
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub exclude_private: bool,
 
     /// Never request a loopback address (127.0.0.0/8, ::1, 0.0.0.0): not checked.
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub exclude_loopback: bool,
 
     /// Never request a link-local or cloud metadata address (169.254/16, the metadata
     /// service 169.254.169.254 among them; fe80::/10; fd00:ec2::254, 100.100.100.200 and the
     /// like): not checked. The default unless --allow-private, whatever the start sites.
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub exclude_link_local: bool,
 
     /// Request loopback, private, link-local and cloud metadata addresses. By default,
     /// link-local and metadata addresses are never requested, and a check of public sites
     /// leaves all such links unchecked, so that a page cannot turn the machine running it
     /// into a proxy into its own network.
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub allow_private: bool,
 
     /// Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
     /// (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
-    #[arg(long, value_name = "URL")]
+    #[arg(help_heading = "Requests", long, value_name = "URL")]
     pub proxy: Option<String>,
 
     /// Check at most N distinct URLs; links to further URLs are only counted, in the summary
     /// (0: no limit).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Scope", long, value_name = "N")]
     pub max_urls: Option<usize>,
 
     /// Bytes of a page read for link extraction.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_SIZE)]
+    #[arg(help_heading = "Requests", long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_SIZE)]
     pub max_body_size: u64,
 
     /// The User-Agent header to send.
-    #[arg(long, value_name = "STRING", value_parser = user_agent)]
+    #[arg(help_heading = "Requests", long, value_name = "STRING", value_parser = user_agent)]
     pub user_agent: Option<String>,
 
     /// Drop warnings with this tag, e.g. http-redirected (repeatable).
-    #[arg(long, value_name = "TAG")]
+    #[arg(help_heading = "Output", long, value_name = "TAG")]
     pub ignore_warning: Vec<String>,
 
     /// Exit with status 1 when bot protection answered for a link (a Cloudflare challenge,
     /// LinkedIn's 999: "blocked"), which otherwise only gets a warning.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub fail_on_blocked: bool,
 
     /// Keep state between runs in ./.linkpatrol-cache.sqlite: reuse recent results of
     /// external and leaf URLs, and record each link's broken history. A reused row has
     /// `from_state` set (JSON, NDJSON, CSV), and the summary counts the reused results.
-    #[arg(long)]
+    #[arg(help_heading = "State between runs", long)]
     pub cache: bool,
 
     /// Keep state in this SQLite file (implies --cache).
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = "State between runs", long, value_name = "PATH")]
     pub cache_file: Option<PathBuf>,
 
     /// Reuse results checked at most this long ago: 30m, 12h, 7d.
-    #[arg(long, value_name = "DURATION", default_value = "1d", value_parser = cache_age)]
+    #[arg(help_heading = "State between runs", long, value_name = "DURATION", default_value = "1d", value_parser = cache_age)]
     pub max_cache_age: std::time::Duration,
 
     /// Reuse broken results from the state file too (by default they are checked again).
-    #[arg(long)]
+    #[arg(help_heading = "State between runs", long)]
     pub cache_failures: bool,
 
     /// Continue the interrupted last run recorded in the state file (implies --cache): its
     /// finished results and pages are reused whatever their age, the rest is checked.
-    #[arg(long)]
+    #[arg(help_heading = "State between runs", long)]
     pub resume: bool,
 
     /// With a state file, a broken link fails the run (exit 1) only once it has been broken in
     /// N consecutive runs; until then the summary says how many errors were tolerated.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(help_heading = "State between runs", long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub fail_after_runs: u32,
 
     /// The public URL of the local site folder (--root-dir, or the folder given as input):
     /// links to URLs under it are checked in the folder instead.
-    #[arg(long, value_name = "URL")]
+    #[arg(help_heading = "Inputs", long, value_name = "URL")]
     pub base_url: Option<String>,
 
     /// Send the cookies of this Netscape cookies.txt file (by domain, path, secure, expiry).
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Requests", long, value_name = "FILE")]
     pub cookie_file: Option<PathBuf>,
 
     /// Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
-    #[arg(long, value_name = "RANGES", default_value = "100..=399")]
+    #[arg(
+        help_heading = "Requests",
+        long,
+        value_name = "RANGES",
+        default_value = "100..=399"
+    )]
     pub accept: String,
 
     /// Request method of links that are only checked: head (falls back to GET when the server
     /// refuses HEAD) or get. Pages parsed for links are always fetched with GET.
-    #[arg(long, value_name = "METHOD", default_value = "head", value_parser = ["head", "get"])]
+    #[arg(help_heading = "Requests", long, value_name = "METHOD", default_value = "head", value_parser = ["head", "get"])]
     pub method: String,
 
     /// Also look up the MX (else A/AAAA) records of mailto: domains, each domain once.
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub check_mx: bool,
 
     /// The DNS resolver for --check-mx, `IP` or `IP:PORT` [default: the first nameserver of
     /// /etc/resolv.conf]
-    #[arg(long, value_name = "ADDR")]
+    #[arg(help_heading = "Requests", long, value_name = "ADDR")]
     pub dns_server: Option<String>,
 
     /// For each broken http(s) link, ask the web archive for its closest snapshot and show it
     /// (one request per broken URL to the archive, with its host's politeness).
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub suggest: bool,
 
     /// The web archive's availability API that --suggest asks (`GET URL?url=BROKEN`, answered
     /// as the Wayback Machine does) [default: https://archive.org/wayback/available]
-    #[arg(long, value_name = "URL")]
+    #[arg(help_heading = "Requests", long, value_name = "URL")]
     pub archive_url: Option<String>,
 
     /// A GitHub access token, sent as `Authorization: Bearer TOKEN` to https://github.com and
@@ -300,14 +320,19 @@ pub struct CheckOptions {
     /// anonymous requests is not hit. Also read from
     /// GITHUB_TOKEN when neither the flag, its variable nor the config file sets it
     /// [default: none]
-    #[arg(long, value_name = "TOKEN", hide_env_values = true)]
+    #[arg(
+        help_heading = "Requests",
+        long,
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
     pub github_token: Option<String>,
 
     /// Warn (`soft-404`) about pages that answer 200 but are the site's "not found" page:
     /// each host is asked once for a made-up path, and a page whose title and text match that
     /// answer (the words of its own URL left out) is warned about. One extra request per host;
     /// http(s) links are checked with GET, as their bodies are compared
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub detect_soft_404: bool,
 
     /// `true` when the flag, its environment variable or the config file set
@@ -317,7 +342,7 @@ pub struct CheckOptions {
 
     /// Be shard I of N (0-based) of a check split by host: start sites on hosts other shards
     /// own are left to them, and links to such hosts are exported, not checked.
-    #[arg(long, value_name = "I/N", value_parser = shard)]
+    #[arg(help_heading = "Sharding", long, value_name = "I/N", value_parser = shard)]
     pub shard: Option<Shard>,
 
     /// Check that each link's #fragment names an anchor of its page (HTML ids and names,
@@ -325,12 +350,12 @@ pub struct CheckOptions {
     /// --remap), a file view's line anchors (#L10, #L10-L20) are valid when the page is, and
     /// #foo finds GitHub's heading id `user-content-foo`. A missing one is an error; `--plugin
     /// anchors:severity=warning` makes it a warning.
-    #[arg(long)]
+    #[arg(help_heading = "Plugins", long)]
     pub check_anchors: bool,
 
     /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     /// same plugin add up). See --list-plugins.
-    #[arg(long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::config::setting_syntax::parse_plugin_spec)]
+    #[arg(help_heading = "Plugins", long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::config::setting_syntax::parse_plugin_spec)]
     pub plugins: Vec<PluginSpec>,
 }
 

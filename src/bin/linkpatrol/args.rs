@@ -22,7 +22,7 @@ pub struct Args {
     /// `-` (URLs on stdin) to check. A folder without index.html stands for its Markdown files,
     /// walked as ripgrep walks: .gitignore (in a git repository), .ignore and git's exclude
     /// files honoured, hidden files skipped, symbolic links not followed.
-    #[arg(value_name = "URL_OR_PATH")]
+    #[arg(help_heading = "Inputs", value_name = "URL_OR_PATH")]
     pub inputs: Vec<String>,
 
     /// Every option of the check, defined in the library (`linkpatrol::options`).
@@ -30,23 +30,23 @@ pub struct Args {
     pub check: CheckOptions,
 
     /// Report format on stdout (see also -F).
-    #[arg(short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
+    #[arg(help_heading = "Output", short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
     pub output: Format,
 
     /// Colour the text and compact reports on stdout: auto (on a terminal, unless NO_COLOR is
     /// set), always or never.
-    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    #[arg(help_heading = "Output", long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub color: String,
 
     /// Group the text report by page (each page, then its problems by line) or by url (each
     /// broken URL, then the pages that link to it, as LinkChecker does).
-    #[arg(long, value_name = "BY", default_value = "page", value_parser = ["page", "url"])]
+    #[arg(help_heading = "Output", long, value_name = "BY", default_value = "page", value_parser = ["page", "url"])]
     pub group_by: String,
 
     /// Also write a report of TYPE to FILE (repeatable; each TYPE's default FILE is listed
     /// under -o). Without --stream the rows are written when the run ends (Ctrl-C, even twice,
     /// still writes them): a killed run keeps its finished rows only in the state file (--cache).
-    #[arg(short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
+    #[arg(help_heading = "Output", short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
     pub file_outputs: Vec<FileOutput>,
 
     /// Write each row as its link finishes (CSV, NDJSON, JSON entries, failures, compact and
@@ -54,66 +54,71 @@ pub struct Args {
     /// that reached its URL first. By default every format is written at the end, ordered by
     /// page, line and column (ties by URL), each URL at its shortest link distance from a
     /// start URL: the same whatever the thread count.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub stream: bool,
 
     /// No report on stdout (files given with -F are still written).
-    #[arg(short = 'q', long)]
+    #[arg(help_heading = "Output", short = 'q', long)]
     pub quiet: bool,
 
     /// Field delimiter of the CSV output.
-    #[arg(long, value_name = "CHAR", default_value_t = ';')]
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_name = "CHAR",
+        default_value_t = ';'
+    )]
     pub csv_delimiter: char,
 
     /// No progress display on stderr.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub no_status: bool,
 
     /// Exit with status 1 when there are warnings, even without broken links.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub fail_on_warnings: bool,
     /// Start CSV output with a UTF-8 byte-order mark (for Excel).
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub csv_bom: bool,
 
     /// Write CSV cells as found. By default a text cell that a spreadsheet would run as a
     /// formula (it starts with =, +, -, @, a tab or a carriage return) gets a leading ' and
     /// control characters are spelled out (\e, \n, \u{7}).
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub csv_raw: bool,
 
     /// Report every checked link, not only broken ones and warnings.
-    #[arg(short = 'v', long)]
+    #[arg(help_heading = "Output", short = 'v', long)]
     pub verbose: bool,
 
     // ---- Config file, inputs and requests. Headings: see `help.rs`. ----
     /// Read settings from this TOML file [default: ./linkpatrol.toml, else
     /// $XDG_CONFIG_HOME/linkpatrol/config.toml]
-    #[arg(short = 'c', long, value_name = "FILE")]
+    #[arg(help_heading = "Config file", short = 'c', long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
     /// Read no config file (not even the default ones).
-    #[arg(long, conflicts_with = "config")]
+    #[arg(help_heading = "Config file", long, conflicts_with = "config")]
     pub no_config: bool,
 
     /// Trust a ./linkpatrol.toml found in the current folder: let it set the keys that run
     /// programs, write files, reroute requests or read outside the folder (the command plugin,
     /// file-output, proxy, …), which it may not set otherwise. A file given with -c and the
     /// user's own config file are always trusted.
-    #[arg(long)]
+    #[arg(help_heading = "Config file", long)]
     pub trust_config: bool,
 
     /// Print the effective configuration (file < environment < flags) as TOML and exit.
-    #[arg(long)]
+    #[arg(help_heading = "Config file", long)]
     pub print_config: bool,
 
     /// Also check the URLs read from stdin, one per line (`#` comments and blank lines
     /// skipped). An input `-` means the same.
-    #[arg(long)]
+    #[arg(help_heading = "Inputs", long)]
     pub stdin: bool,
 
     /// Also check the URLs (or paths) listed in FILE, one per line, `#` comments (repeatable).
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Inputs", long, value_name = "FILE")]
     pub input_file: Vec<PathBuf>,
 
     /// Warnings about the config file, printed before the run (a local config asked for more
@@ -146,26 +151,46 @@ pub struct Args {
     pub auth: Vec<AuthSection>,
 
     /// Phase 1 of a sharded check: write the links this shard exports to FILE (NDJSON).
-    #[arg(long, value_name = "FILE", requires = "shard")]
+    #[arg(
+        help_heading = "Sharding",
+        long,
+        value_name = "FILE",
+        requires = "shard"
+    )]
     pub export_external: Option<PathBuf>,
 
     /// Phase 2 of a sharded check: check the links of this export (of any shard) that this
     /// shard owns, as found on their pages (repeatable; no start URL needed).
-    #[arg(long, value_name = "FILE", requires = "shard")]
+    #[arg(
+        help_heading = "Sharding",
+        long,
+        value_name = "FILE",
+        requires = "shard"
+    )]
     pub external_from: Vec<PathBuf>,
 
     /// Phase 2 of a sharded check: this shard's phase-1 NDJSON report (written with -v); a
     /// link already checked there gets that result, with no new request.
-    #[arg(long, value_name = "FILE", requires = "shard")]
+    #[arg(
+        help_heading = "Sharding",
+        long,
+        value_name = "FILE",
+        requires = "shard"
+    )]
     pub reuse_results: Option<PathBuf>,
 
     /// List the plugins of this build with their settings, then exit.
-    #[arg(long)]
+    #[arg(help_heading = "Plugins", long)]
     pub list_plugins: bool,
 
     // ---- Shell integration: written in `generate.rs`. ----
     /// Print a completion script for a shell (bash, zsh, fish, powershell, elvish) or the man
     /// page (man), then exit.
-    #[arg(long, value_name = "WHAT", value_enum)]
+    #[arg(
+        help_heading = "Shell integration",
+        long,
+        value_name = "WHAT",
+        value_enum
+    )]
     pub generate: Option<crate::generate::Generated>,
 }

@@ -1,7 +1,6 @@
 //! The finishing touches of the command line: a `LINKPATROL_*` environment variable for every
-//! flag (between the config file and the flags in precedence), the `--help` topic of each
-//! flag, and the two sizes of help, kept here in tables so the flag definitions in `args.rs`
-//! stay short.
+//! flag (between the config file and the flags in precedence) and the two sizes of help. Each
+//! flag's `--help` topic is part of its definition (`help_heading`).
 //!
 //! `-h` fits a screen: the usage, the ten most used flags with a one-line summary each, and
 //! where to read more. `--help` (and `linkpatrol help`) is the full reference: every flag
@@ -11,123 +10,6 @@
 
 use clap::{Arg, ArgAction, Command};
 use linkpatrol::DEFAULT_USER_AGENT;
-
-/// `--help` topics (clap shows them in the order their first flag is declared), with the flags (by argument id) under each. A flag not
-/// listed shows under "Options".
-const HEADINGS: &[(&str, &[&str])] = &[
-    (
-        "Inputs",
-        &[
-            "inputs",
-            "no_ignore",
-            "hidden",
-            "follow",
-            "exclude_path",
-            "fallback_extensions",
-            "changed_since",
-            "stdin",
-            "input_file",
-            "root_dir",
-            "base_url",
-            "sitemaps",
-        ],
-    ),
-    (
-        "Config file",
-        &["config", "no_config", "trust_config", "print_config"],
-    ),
-    (
-        "Scope",
-        &[
-            "recursion_level",
-            "internal_only",
-            "check_extern",
-            "include",
-            "exclude",
-            "no_follow",
-            "remap",
-            "max_urls",
-            "no_robots",
-            "follow_outside_root",
-            "include_verbatim",
-        ],
-    ),
-    (
-        "Requests",
-        &[
-            "timeout",
-            "max_redirects",
-            "max_retries",
-            "max_retry_wait",
-            "max_body_size",
-            "user_agent",
-            "headers",
-            "host_header",
-            "cookie_file",
-            "accept",
-            "method",
-            "insecure",
-            "exclude_private",
-            "exclude_loopback",
-            "exclude_link_local",
-            "allow_private",
-            "proxy",
-            "check_mx",
-            "dns_server",
-            "suggest",
-            "archive_url",
-            "github_token",
-            "detect_soft_404",
-        ],
-    ),
-    (
-        "Politeness and threads",
-        &[
-            "threads",
-            "max_requests_per_second",
-            "host_concurrency",
-            "host_rate",
-            "host_max_concurrency",
-            "abort_timeout",
-        ],
-    ),
-    (
-        "Output",
-        &[
-            "output",
-            "color",
-            "group_by",
-            "file_outputs",
-            "stream",
-            "quiet",
-            "verbose",
-            "no_status",
-            "csv_delimiter",
-            "csv_bom",
-            "csv_raw",
-            "ignore_warning",
-            "fail_on_warnings",
-            "fail_on_blocked",
-        ],
-    ),
-    (
-        "State between runs",
-        &[
-            "cache",
-            "cache_file",
-            "max_cache_age",
-            "cache_failures",
-            "resume",
-            "fail_after_runs",
-        ],
-    ),
-    ("Plugins", &["check_anchors", "plugins", "list_plugins"]),
-    (
-        "Sharding",
-        &["shard", "export_external", "external_from", "reuse_results"],
-    ),
-    ("Shell integration", &["generate"]),
-];
 
 /// The flags `-h` lists (by argument id, in this order), each with its one-line summary.
 /// Every other flag shows in `--help` only.
@@ -268,14 +150,6 @@ const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("root_dir", "the folder given as input"),
 ];
 
-/// The topic of the argument `id` and its place in the help (topics in table order).
-fn place_of(id: &str) -> Option<(&'static str, usize)> {
-    HEADINGS.iter().enumerate().find_map(|(t, (h, ids))| {
-        let i = ids.iter().position(|i| *i == id)?;
-        Some((*h, t * 100 + i))
-    })
-}
-
 /// The environment variable of a flag: `LINKPATROL_` and its long name in upper snake case
 /// (`--max-urls` → `LINKPATROL_MAX_URLS`). Positional inputs, help and version have none.
 pub fn env_name(arg: &Arg) -> Option<String> {
@@ -311,10 +185,6 @@ pub fn decorate(cmd: Command, short: bool) -> Command {
             }
             _ => arg,
         };
-        let arg = match place_of(arg.get_id().as_str()) {
-            Some((h, order)) if !short => arg.help_heading(h).display_order(order),
-            _ => arg,
-        };
         match env_name(&arg) {
             Some(name) if matches!(arg.get_action(), ArgAction::SetTrue) => {
                 arg.env(name).value_parser(switch_value)
@@ -346,7 +216,10 @@ fn shorten(cmd: Command) -> Command {
     cmd.mut_args(|arg| {
         let id = arg.get_id().as_str().to_owned();
         match SHORT_HELP.iter().position(|(i, _)| *i == id) {
-            Some(order) => arg.help(SHORT_HELP[order].1).display_order(order),
+            Some(order) => arg
+                .help(SHORT_HELP[order].1)
+                .help_heading(None)
+                .display_order(order),
             None if id == "help" || id == "version" => arg.display_order(100),
             None => arg.hide_short_help(true),
         }
@@ -367,18 +240,17 @@ mod tests {
             .get_arguments()
             .map(|a| a.get_id().to_string())
             .collect();
-        for id in &ids {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id();
             if id != "help" && id != "version" {
-                assert!(place_of(id).is_some(), "flag `{id}' has no --help topic");
+                assert!(
+                    arg.get_help_heading().is_some(),
+                    "flag `{id}' has no --help topic"
+                );
             }
         }
         for (id, _) in SHORT_HELP {
             assert!(ids.iter().any(|i| i == id), "`{id}' is no flag");
-        }
-        for (_, listed) in HEADINGS {
-            for id in *listed {
-                assert!(ids.iter().any(|i| i == id), "`{id}' is no flag");
-            }
         }
     }
 
