@@ -85,6 +85,7 @@ mod state;
 pub mod internals;
 
 pub use config::accept::AcceptStatus;
+pub use config::accept::DEFAULT_ACCEPT;
 pub use config::basic_auth::BasicAuth;
 pub use config::cookies::CookieJar;
 pub use config::host_rules::HostRule;
@@ -93,7 +94,7 @@ pub use config::setting_syntax::{
     PluginSpec, parse_dns_server, parse_header, parse_pattern_number, parse_plugin_spec,
 };
 pub use config::shard::{FoundLink, Shard};
-pub use config::state::{DEFAULT_MAX_CACHE_AGE, DEFAULT_STATE_FILE};
+pub use config::state::{DEFAULT_FAIL_AFTER_RUNS, DEFAULT_MAX_CACHE_AGE, DEFAULT_STATE_FILE};
 pub use config::{
     Config, DEFAULT_ABORT_TIMEOUT, DEFAULT_ARCHIVE_URL, DEFAULT_HOST_CONCURRENCY,
     DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS, DEFAULT_MAX_REQUESTS_PER_SECOND,

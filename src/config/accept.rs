@@ -13,11 +13,12 @@ pub struct AcceptStatus {
     ranges: Vec<RangeInclusive<u16>>,
 }
 
+/// The statuses that count as valid unless told otherwise: every status below 400.
+pub const DEFAULT_ACCEPT: &str = "100..=399";
+
 impl Default for AcceptStatus {
     fn default() -> Self {
-        AcceptStatus {
-            ranges: vec![100..=399],
-        }
+        AcceptStatus::parse(DEFAULT_ACCEPT).expect("a valid default")
     }
 }
 

@@ -9,6 +9,9 @@ use crate::config::Config;
 /// How long a checked result stays fresh in the state file: one day.
 pub const DEFAULT_MAX_CACHE_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// Consecutive broken runs before a broken link fails the run: one, every broken link counts.
+pub const DEFAULT_FAIL_AFTER_RUNS: u32 = 1;
+
 /// The state file's name in the current folder when `--cache` is given without a path.
 pub const DEFAULT_STATE_FILE: &str = ".linkpatrol-cache.sqlite";
 
@@ -35,7 +38,7 @@ impl Default for StateOptions {
             file: None,
             max_age: DEFAULT_MAX_CACHE_AGE,
             cache_failures: false,
-            fail_after_runs: 1,
+            fail_after_runs: DEFAULT_FAIL_AFTER_RUNS,
             resume: false,
             trusted: true,
         }

@@ -12,16 +12,18 @@ pub mod values;
 
 use std::path::PathBuf;
 
+use crate::config::accept::DEFAULT_ACCEPT;
 use crate::config::setting_syntax::PluginSpec;
 use crate::config::shard::Shard;
+use crate::config::state::{DEFAULT_FAIL_AFTER_RUNS, DEFAULT_MAX_CACHE_AGE};
 use crate::config::{
     DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS,
     DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT, DEFAULT_THREADS,
     DEFAULT_TIMEOUT,
 };
 use values::{
-    cache_age, header, host_header, non_negative, non_negative_secs, pattern_number, positive_secs,
-    shard, thread_count, user_agent,
+    cache_age, format_cache_age, header, host_header, non_negative, non_negative_secs,
+    pattern_number, positive_secs, shard, thread_count, user_agent,
 };
 
 pub use described::{Described, Kind, describe};
@@ -255,7 +257,7 @@ pub struct CheckOptions {
     pub cache_file: Option<PathBuf>,
 
     /// Reuse results checked at most this long ago: 30m, 12h, 7d.
-    #[arg(help_heading = "State between runs", long, value_name = "DURATION", default_value = "1d", value_parser = cache_age)]
+    #[arg(help_heading = "State between runs", long, value_name = "DURATION", default_value = format_cache_age(DEFAULT_MAX_CACHE_AGE), value_parser = cache_age)]
     pub max_cache_age: std::time::Duration,
 
     /// Reuse broken results from the state file too (by default they are checked again).
@@ -269,7 +271,7 @@ pub struct CheckOptions {
 
     /// With a state file, a broken link fails the run (exit 1) only once it has been broken in
     /// N consecutive runs; until then the summary says how many errors were tolerated.
-    #[arg(help_heading = "State between runs", long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(help_heading = "State between runs", long, value_name = "N", default_value_t = DEFAULT_FAIL_AFTER_RUNS, value_parser = clap::value_parser!(u32).range(1..))]
     pub fail_after_runs: u32,
 
     /// The public URL of the local site folder (--root-dir, or the folder given as input):
@@ -286,7 +288,7 @@ pub struct CheckOptions {
         help_heading = "Requests",
         long,
         value_name = "RANGES",
-        default_value = "100..=399"
+        default_value = DEFAULT_ACCEPT
     )]
     pub accept: String,
 

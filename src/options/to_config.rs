@@ -343,6 +343,33 @@ mod tests {
     }
 
     #[test]
+    fn the_options_defaults_are_the_librarys() {
+        let (ours, _) = CheckOptions::default().to_config(Config::new()).unwrap();
+        let library = Config::new();
+        assert_eq!(ours.threads, library.threads);
+        assert_eq!(ours.timeout, library.timeout);
+        assert_eq!(
+            ours.max_requests_per_second,
+            library.max_requests_per_second
+        );
+        assert_eq!(ours.host_concurrency, library.host_concurrency);
+        assert_eq!(ours.max_redirects, library.max_redirects);
+        assert_eq!(ours.abort_timeout, library.abort_timeout);
+        assert_eq!(ours.max_retries, library.max_retries);
+        assert_eq!(ours.max_retry_wait, library.max_retry_wait);
+        assert_eq!(ours.max_body_size, library.max_body_size);
+        assert_eq!(ours.user_agent, library.user_agent);
+        assert_eq!(ours.state.max_age, library.state.max_age);
+        assert_eq!(ours.state.fail_after_runs, library.state.fail_after_runs);
+        assert_eq!(
+            format!("{:?}", ours.accept),
+            format!("{:?}", library.accept)
+        );
+        assert_eq!(ours.archive_url, library.archive_url);
+        assert!(ours.check_external && ours.robots && !ours.always_get);
+    }
+
+    #[test]
     fn check_extern_false_checks_no_external_link() {
         for (arguments, external) in [
             (&[][..], true),
