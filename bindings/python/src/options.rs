@@ -166,6 +166,8 @@ impl Value<'_, '_> {
             Kind::Count if is_int => v.str()?.to_string(),
             Kind::Count => return Err(self.wrong_type("an int")),
             Kind::Number if is_number => v.str()?.to_string(),
+            // Seconds may be written as the flag takes them: `"5s"`.
+            Kind::Number if v.is_instance_of::<PyString>() => v.extract()?,
             Kind::Number => return Err(self.wrong_type("a number")),
             // Seconds, as the other durations in Python.
             Kind::Duration if is_number => {

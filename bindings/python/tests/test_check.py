@@ -155,6 +155,23 @@ def test_bad_options_raise_naming_the_option(
         linkpatrol.Checker(**options)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"max_cache_age": "12h"},
+        {"max_cache_age": 3600},
+        {"recursion_level": None, "user_agent": None},
+        {"timeout": "5s", "abort_timeout": 2.5},
+        {"fallback_extensions": ["md", "html"], "exclude": "x"},
+        {"shard": (0, 2)},
+        {"check_extern": True, "insecure": False},
+    ],
+)
+def test_options_take_what_their_flags_take(options: dict[str, object]) -> None:
+    # The same parsers as the command line's flags: durations with units, None for a default.
+    linkpatrol.Checker(**options)  # type: ignore[arg-type]
+
+
 def test_bad_inputs_raise(site: Site) -> None:
     site.release.set()
     with pytest.raises(ValueError, match="nothing to check"):

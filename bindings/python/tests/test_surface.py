@@ -75,7 +75,7 @@ def test_help_lists_every_option_with_its_default(documented: object) -> None:
     listed = re.findall(r"^(\w+): .+ = .+$", doc, flags=re.MULTILINE)
     assert listed == linkpatrol.option_names()
     # Defaults are those of the command line.
-    for line in ("threads: int = 16", "timeout: float = 30.0", "max_redirects: int = 10",
+    for line in ("threads: int = 16", "timeout: float | str = 30.0", "max_redirects: int = 10",
                  "accept: str = '100..=399'", "max_cache_age: float | str = '1d'",
                  "fail_after_runs: int = 1"):
         assert line in doc.splitlines(), line

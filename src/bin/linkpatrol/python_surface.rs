@@ -64,7 +64,7 @@ fn doc_type(d: &Described) -> String {
     match d.kind {
         Kind::Switch | Kind::Bool => "bool".into(),
         Kind::Count => "int".into(),
-        Kind::Number => "float".into(),
+        Kind::Number => "float | str".into(),
         Kind::Duration => "float | str".into(),
         Kind::Path => "str | os.PathLike".into(),
         Kind::Shard => "str | tuple[int, int]".into(),
@@ -140,8 +140,7 @@ fn stub_type(d: &Described) -> String {
     let one = match d.kind {
         Kind::Switch | Kind::Bool => "bool".into(),
         Kind::Count => "int".into(),
-        Kind::Number => "float".into(),
-        Kind::Duration => "Union[float, str]".into(),
+        Kind::Number | Kind::Duration => "Union[float, str]".into(),
         Kind::Path => "Union[str, \"os.PathLike[str]\"]".into(),
         Kind::Shard => "Union[str, Tuple[int, int]]".into(),
         _ if d.repeats => "_Strings".into(),
