@@ -8,6 +8,8 @@
 mod driver;
 mod errors;
 mod json_py;
+#[macro_use]
+mod options_doc;
 mod options;
 mod results;
 
@@ -28,7 +30,7 @@ use crate::results::{PyReport, PyResult_};
 /// yields each ``Result`` as soon as it is known. A bad option raises ``TypeError`` (wrong
 /// type) or ``ValueError`` (bad value, unknown name), naming it.
 ///
-#[doc = include_str!("options_doc.txt")]
+#[doc = options_doc!()]
 #[pyclass(frozen, module = "linkpatrol", name = "Checker")]
 struct PyChecker {
     config: Config,
@@ -279,7 +281,7 @@ impl PyResults {
 /// missing input path raises ``FileNotFoundError``; a bad option ``TypeError`` or
 /// ``ValueError``, naming it.
 ///
-#[doc = include_str!("options_doc.txt")]
+#[doc = options_doc!()]
 #[pyfunction]
 #[pyo3(signature = (*inputs, **options))]
 fn check(

@@ -1,5 +1,5 @@
 //! The Python package's option docs follow the one definition of the options
-//! (`linkpatrol::options::CheckOptions`): its docstring (`options_doc.txt`) and the keywords
+//! (`linkpatrol::options::CheckOptions`): its docstring (`options_doc.rs`) and the keywords
 //! of `Checker` in its stubs are written from it. `LINKPATROL_BLESS=1 cargo test --bin
 //! linkpatrol python_surface` rewrites them; otherwise a difference fails.
 
@@ -198,7 +198,14 @@ fn check_generated(path: &Path, want: &str) {
 
 #[test]
 fn the_python_docstring_follows_the_options() {
-    check_generated(&bindings().join("src/options_doc.txt"), &docstring());
+    let file = format!(
+        "// Generated from linkpatrol::options::CheckOptions by `LINKPATROL_BLESS=1 cargo test \
+         --bin linkpatrol python_surface`; do not edit.\n\n\
+         /// The options part of the docstrings of `Checker` and `check`.\n\
+         macro_rules! options_doc {{\n    () => {{\n        r##\"{}\"##\n    }};\n}}\n",
+        docstring()
+    );
+    check_generated(&bindings().join("src/options_doc.rs"), &file);
 }
 
 #[test]

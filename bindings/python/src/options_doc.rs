@@ -1,4 +1,9 @@
-Options (keyword arguments: the command line's long flags with ``_`` for ``-``; a
+// Generated from linkpatrol::options::CheckOptions by `LINKPATROL_BLESS=1 cargo test --bin linkpatrol python_surface`; do not edit.
+
+/// The options part of the docstrings of `Checker` and `check`.
+macro_rules! options_doc {
+    () => {
+        r##"Options (keyword arguments: the command line's long flags with ``_`` for ``-``; a
 repeatable flag takes a str or a list of str; None leaves an option at its default):
 
 fallback_extensions: str | list[str] = []
@@ -176,3 +181,6 @@ check_anchors: bool = False
 plugin: str | list[str] = []
     Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     same plugin add up). See --list-plugins.
+"##
+    };
+}
