@@ -56,6 +56,8 @@ mod limits;
 mod local_documents;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
+/// Links inside Office documents the test builds: each at its slide or sheet.
+mod office_documents;
 /// Results independent of link order: a page first found nofollow or beyond -r is parsed.
 mod parse_order;
 /// Plugins: anchors (each page fetched once), regex, command timeout and process group,

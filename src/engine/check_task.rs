@@ -6,7 +6,8 @@ use std::time::Instant;
 use url::Url;
 
 use crate::extract::charset::decode_html;
-use crate::extract::format::{is_html, is_parsed};
+use crate::extract::format::{Format, is_html, is_parsed};
+use crate::extract::office_unreadable;
 use crate::fetch::{self, Chain, Fetched, Resume};
 use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
@@ -255,6 +256,18 @@ impl Run {
                 record.as_mut(),
                 self.cache.edges_from(&task.key).as_ref(),
             );
+            // A damaged Office document is said, never passed as a document without links.
+            if Format::of(content_type) == Some(Format::Office)
+                && let Some(why) = office_unreadable(&body)
+            {
+                let warning = Warning {
+                    tag: "office-unreadable",
+                    message: format!("The Office document could not be read for links: {why}."),
+                };
+                if self.keeps(&warning) {
+                    result.warnings.push(warning);
+                }
+            }
             // Kept with or without validators: `--resume` replays a page without them too.
             // Under the key of the URL whose content it is: the task's, or the redirect
             // target this chain requested as an alias (the validators are that response's).

@@ -15,7 +15,8 @@ use crate::engine::plugin_host::PageFacts;
 use crate::extract::format::{Format, is_html};
 use crate::extract::{
     HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown_with,
-    extract_sitemap, extract_text_urls, gunzip_capped, is_gzip, is_sitemap, markdown_anchors,
+    extract_office, extract_sitemap, extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
+    markdown_anchors,
 };
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
@@ -255,6 +256,7 @@ impl Run {
             let links = match format {
                 Some(Format::Css) => extract_css(body),
                 Some(Format::Markdown) => extract_markdown_with(body, self.include_verbatim),
+                Some(Format::Office) => extract_office(body).0,
                 // A text file given as a start input is a list of URLs; other text is not read.
                 Some(Format::Text) if level == 1 => extract_text_urls(body),
                 _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {

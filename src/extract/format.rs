@@ -18,6 +18,8 @@ pub(crate) enum Format {
     Xml,
     /// gzip: read only at a `.xml.gz` URL (a gzipped sitemap).
     Gzip,
+    /// An Office document (Office Open XML or OpenDocument): its hyperlinks.
+    Office,
 }
 
 impl Format {
@@ -31,6 +33,12 @@ impl Format {
             "text/plain" => Format::Text,
             "application/xml" | "text/xml" => Format::Xml,
             "application/gzip" | "application/x-gzip" => Format::Gzip,
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+            | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+            | "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+            | "application/vnd.oasis.opendocument.text"
+            | "application/vnd.oasis.opendocument.spreadsheet"
+            | "application/vnd.oasis.opendocument.presentation" => Format::Office,
             _ => return None,
         })
     }
@@ -41,8 +49,8 @@ pub(crate) fn is_html(content_type: Option<&str>) -> bool {
     Format::of(content_type) == Some(Format::Html)
 }
 
-/// `true` for content we extract links from: HTML, CSS, Markdown, plain text (parsed when it is
-/// a start input), XML (when it is a sitemap), and gzip only at a `.xml.gz` URL (a gzipped
+/// `true` for content we extract links from: HTML, CSS, Markdown, Office documents, plain text
+/// (parsed when it is a start input), XML (when it is a sitemap), and gzip only at a `.xml.gz` URL (a gzipped
 /// sitemap: other archives are not read).
 pub(crate) fn is_parsed(url: &Url, content_type: Option<&str>) -> bool {
     match Format::of(content_type) {

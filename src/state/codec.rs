@@ -56,7 +56,7 @@ fn stored_kind(kind: &FailKind) -> bool {
 }
 
 /// The warning tags a reused result may carry: those the engine itself sets on a result.
-const TAGS: [&str; 10] = [
+const TAGS: [&str; 11] = [
     "http-redirected",
     "soft-404",
     "login-redirect",
@@ -67,6 +67,7 @@ const TAGS: [&str; 10] = [
     "url-content-type-unparseable",
     "url-too-long",
     "file-no-index",
+    "office-unreadable",
 ];
 
 /// The row for `result`, or `None` for a result not worth keeping (ignored, blocked by bot

@@ -1,0 +1,215 @@
+//! Links inside Office documents (.docx, .xlsx, .pptx, .odt, .ods, .odp), built by the test as
+//! zip archives: each hyperlink is checked, at its slide or sheet number, in the CSV, JSON and
+//! text reports, at 1 and 8 threads; a document served over HTTP is read too, and a damaged one
+//! is warned about.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::util::{CSV_FLAGS, TempDir, cli, rows};
+
+/// A zip archive of `parts` (name, text).
+fn archive(parts: &[(&str, String)]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, text) in parts {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// Office Open XML relationships: one external hyperlink per URL.
+fn rels(urls: &[&str]) -> String {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\"?><Relationships \
+         xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">",
+    );
+    for (i, url) in urls.iter().enumerate() {
+        xml.push_str(&format!(
+            "<Relationship Id=\"rId{i}\" Type=\"http://schemas.openxmlformats.org/\
+             officeDocument/2006/relationships/hyperlink\" Target=\"{url}\" \
+             TargetMode=\"External\"/>"
+        ));
+    }
+    xml + "</Relationships>"
+}
+
+/// OpenDocument content: one sheet or slide per URL (`element`), each holding a link to it.
+fn content(kind: &str, element: &str, urls: &[&str]) -> String {
+    let mut xml = format!("<office:document-content><office:body><office:{kind}>");
+    for url in urls {
+        xml.push_str(&format!(
+            "<{element}><text:p><text:a xlink:href=\"{url}\">to {url}</text:a></text:p></{element}>"
+        ));
+    }
+    xml + &format!("</office:{kind}></office:body></office:document-content>")
+}
+
+/// The documents of one kind each, linking to `ok` and `gone`.
+fn documents(dir: &Path, ok: &str, gone: &str) {
+    let two = [ok, gone];
+    let write = |name: &str, bytes: Vec<u8>| std::fs::write(dir.join(name), bytes).unwrap();
+    write(
+        "deck.pptx",
+        archive(&[
+            ("ppt/slides/_rels/slide1.xml.rels", rels(&[ok])),
+            ("ppt/slides/_rels/slide2.xml.rels", rels(&[gone])),
+        ]),
+    );
+    write(
+        "book.xlsx",
+        archive(&[("xl/worksheets/_rels/sheet3.xml.rels", rels(&two))]),
+    );
+    write(
+        "letter.docx",
+        archive(&[("word/_rels/document.xml.rels", rels(&two))]),
+    );
+    write(
+        "sheets.ods",
+        archive(&[("content.xml", content("spreadsheet", "table:table", &two))]),
+    );
+    write(
+        "slides.odp",
+        archive(&[("content.xml", content("presentation", "draw:page", &two))]),
+    );
+    write(
+        "text.odt",
+        archive(&[("content.xml", content("text", "text:section", &two))]),
+    );
+}
+
+fn site() -> TestServer {
+    TestServer::start(
+        Routes::new()
+            .page("/ok", "fine")
+            .reply("/gone", Reply::not_found()),
+    )
+}
+
+#[test]
+fn the_links_of_office_documents_are_checked_at_their_part() {
+    let server = site();
+    let dir = TempDir::new("office");
+    let (ok, gone) = (server.url("/ok"), server.url("/gone"));
+    documents(&dir, &ok, &gone);
+    let names = [
+        "deck.pptx",
+        "book.xlsx",
+        "letter.docx",
+        "sheets.ods",
+        "slides.odp",
+        "text.odt",
+    ];
+    for threads in ["1", "8"] {
+        let inputs: Vec<String> = names
+            .iter()
+            .map(|n| dir.join(n).to_string_lossy().into_owned())
+            .collect();
+        let mut args: Vec<&str> = CSV_FLAGS.to_vec();
+        args.extend(["-t", threads]);
+        args.extend(inputs.iter().map(String::as_str));
+        let out = cli(&args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let rows = rows(&out);
+        // (document, link, valid, line, name) of every link row.
+        let mut got: Vec<(String, String, String, String, String)> = rows
+            .iter()
+            .filter(|r| !r[1].is_empty())
+            .map(|r| {
+                let page = r[1].rsplit('/').next().unwrap().to_owned();
+                let link = r[0].trim_start_matches(&server.url("")).to_owned();
+                (
+                    page,
+                    link,
+                    r[6].to_owned(),
+                    r[8].to_owned(),
+                    r[10].to_owned(),
+                )
+            })
+            .collect();
+        got.sort();
+        let row = |p: &str, l: &str, v: &str, line: &str, name: &str| {
+            (
+                p.to_owned(),
+                l.to_owned(),
+                v.to_owned(),
+                line.to_owned(),
+                name.to_owned(),
+            )
+        };
+        assert_eq!(
+            got,
+            [
+                row("book.xlsx", "gone", "False", "3", "sheet 3"),
+                row("book.xlsx", "ok", "True", "3", "sheet 3"),
+                row("deck.pptx", "gone", "False", "2", "slide 2"),
+                row("deck.pptx", "ok", "True", "1", "slide 1"),
+                row("letter.docx", "gone", "False", "1", "document 1"),
+                row("letter.docx", "ok", "True", "1", "document 1"),
+                row("sheets.ods", "gone", "False", "2", &format!("to {gone}")),
+                row("sheets.ods", "ok", "True", "1", &format!("to {ok}")),
+                row("slides.odp", "gone", "False", "2", &format!("to {gone}")),
+                row("slides.odp", "ok", "True", "1", &format!("to {ok}")),
+                row("text.odt", "gone", "False", "1", &format!("to {gone}")),
+                row("text.odt", "ok", "True", "1", &format!("to {ok}")),
+            ],
+            "{threads} threads"
+        );
+    }
+    // JSON and the text report name the document and the part.
+    let deck = dir.join("deck.pptx");
+    let out = cli(&["--no-status", "-o", "json", deck.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["errors"], 1, "{doc}");
+    let text =
+        String::from_utf8_lossy(&cli(&["--no-status", deck.to_str().unwrap()]).stdout).into_owned();
+    assert!(text.contains("deck.pptx") && text.contains(&gone), "{text}");
+}
+
+#[test]
+fn a_served_document_is_read_and_a_damaged_one_is_warned_about() {
+    let gone_server = site();
+    let gone = gone_server.url("/gone");
+    let xlsx = archive(&[("xl/worksheets/_rels/sheet1.xml.rels", rels(&[&gone]))]);
+    let mut cut = xlsx.clone();
+    cut.truncate(cut.len() / 2);
+    let xlsx_type = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='book.xlsx'>book</a> <a href='cut.xlsx'>cut</a>",
+            )
+            .reply(
+                "/book.xlsx",
+                Reply::html("").body(xlsx).content_type(xlsx_type),
+            )
+            .reply(
+                "/cut.xlsx",
+                Reply::html("").body(cut).content_type(xlsx_type),
+            ),
+    );
+    for threads in ["1", "8"] {
+        let mut args: Vec<&str> = CSV_FLAGS.to_vec();
+        let start = server.url("/");
+        args.extend(["-t", threads, &start]);
+        let out = cli(&args);
+        let rows = rows(&out);
+        let broken = rows
+            .iter()
+            .find(|r| r[0] == gone)
+            .expect("the sheet's link");
+        assert!(
+            broken[1].ends_with("/book.xlsx") && broken[6] == *"False",
+            "{broken:?}"
+        );
+        let cut_row = rows
+            .iter()
+            .find(|r| &r[0] == "cut.xlsx")
+            .expect("the damaged file");
+        assert!(cut_row[4].contains("[office-unreadable]"), "{cut_row:?}");
+    }
+}
