@@ -1,7 +1,7 @@
-//! Links inside Office documents (.docx, .xlsx, .pptx, .odt, .ods, .odp), built by the test as
-//! zip archives: each hyperlink is checked, at its slide or sheet number, in the CSV, JSON and
-//! text reports, at 1 and 8 threads; a document served over HTTP is read too, and a damaged one
-//! is warned about.
+//! Links inside PDF files and Office documents (.docx, .xlsx, .pptx, .odt, .ods, .odp), built
+//! by the test (lopdf, zip): each link is checked at its page, slide or sheet number, in the CSV,
+//! JSON and text reports, at 1 and 8 threads; a document served over HTTP is read too, and a
+//! damaged one is warned about.
 
 use std::io::Write;
 use std::path::Path;
@@ -210,6 +210,97 @@ fn a_served_document_is_read_and_a_damaged_one_is_warned_about() {
             .iter()
             .find(|r| &r[0] == "cut.xlsx")
             .expect("the damaged file");
-        assert!(cut_row[4].contains("[office-unreadable]"), "{cut_row:?}");
+        assert!(cut_row[4].contains("[document-unreadable]"), "{cut_row:?}");
     }
+}
+
+/// A PDF of one page per entry of `pages`, each with `URI` link annotations (URL, contents).
+fn pdf(pages: &[&[(&str, &str)]]) -> Vec<u8> {
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let mut kids: Vec<Object> = Vec::new();
+    for links in pages {
+        let content = doc.add_object(Stream::new(dictionary! {}, b"BT ET".to_vec()));
+        let mut annots: Vec<Object> = Vec::new();
+        for (url, contents) in *links {
+            let annot = dictionary! {
+                "Type" => "Annot",
+                "Subtype" => "Link",
+                "Rect" => vec![0.into(), 0.into(), 10.into(), 10.into()],
+                "Contents" => Object::string_literal(*contents),
+                "A" => dictionary! { "S" => "URI", "URI" => Object::string_literal(*url) },
+            };
+            annots.push(doc.add_object(annot).into());
+        }
+        let page = doc.add_object(dictionary! {
+            "Type" => "Page",
+            "Parent" => pages_id,
+            "Contents" => content,
+            "Annots" => annots,
+        });
+        kids.push(page.into());
+    }
+    let count = kids.len() as i64;
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Kids" => kids,
+            "Count" => count,
+            "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn the_links_of_a_pdf_are_checked_at_their_page() {
+    let server = site();
+    let (ok, gone) = (server.url("/ok"), server.url("/gone"));
+    let dir = TempDir::new("pdf");
+    let file = dir.join("manual.pdf");
+    std::fs::write(
+        &file,
+        pdf(&[&[(&ok, "the spec")], &[], &[(&gone, "gone away")]]),
+    )
+    .unwrap();
+    std::fs::write(dir.join("cut.pdf"), b"%PDF-1.5\n1 0 obj <<").unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        "<a href='manual.pdf'>manual</a> <a href='cut.pdf'>cut</a>",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let mut args: Vec<&str> = CSV_FLAGS.to_vec();
+        args.extend(["-t", threads, dir.to_str().unwrap()]);
+        let out = cli(&args);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let rows = rows(&out);
+        let on_pdf: Vec<(&str, &str, &str, &str)> = rows
+            .iter()
+            .filter(|r| r[1].ends_with("/manual.pdf"))
+            .map(|r| (&r[0], &r[6], &r[8], &r[10]))
+            .collect();
+        assert_eq!(
+            on_pdf,
+            [
+                (ok.as_str(), "True", "1", "the spec"),
+                (gone.as_str(), "False", "3", "gone away")
+            ],
+            "{threads} threads"
+        );
+        let cut = rows
+            .iter()
+            .find(|r| &r[0] == "cut.pdf")
+            .expect("the damaged file");
+        assert!(cut[4].contains("[document-unreadable]"), "{cut:?}");
+    }
+    let out = cli(&["--no-status", "-o", "json", file.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["errors"], 1, "{doc}");
 }

@@ -129,20 +129,20 @@ fn an_empty_file_is_warned_about_as_an_empty_http_page_is() {
 #[test]
 fn a_start_file_we_cannot_parse_is_warned_about_not_silently_valid() {
     let dir = TempDir::new("unparseable");
-    let pdf = dir.join("manual.pdf");
-    std::fs::write(&pdf, "%PDF-1.4 http://127.0.0.1:9/never-read\n").unwrap();
+    let pdf = dir.join("manual.png");
+    std::fs::write(&pdf, "\x7fPNG http://127.0.0.1:9/never-read\n").unwrap();
     let (code, rows) = csv_rows(&[pdf.to_str().unwrap()]);
     assert_eq!(code, Some(0), "a warning alone does not fail the run");
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(
         &rows[0][4],
-        "[url-content-type-unparseable] The URL with content type 'application/pdf' is not parseable."
+        "[url-content-type-unparseable] The URL with content type 'image/png' is not parseable."
     );
     let (code, _) = csv_rows(&["--fail-on-warnings", pdf.to_str().unwrap()]);
     assert_eq!(code, Some(1));
     // Markdown is parsed (no warning), and so is a page reached by a link (level > 0)
     let md = dir.join("README.md");
-    std::fs::write(&md, "[manual](manual.pdf)\n").unwrap();
+    std::fs::write(&md, "[manual](manual.png)\n").unwrap();
     let (code, rows) = csv_rows(&[md.to_str().unwrap()]);
     assert_eq!(code, Some(0));
     assert_eq!(rows.len(), 2, "{rows:?}");

@@ -6,8 +6,7 @@ use std::time::Instant;
 use url::Url;
 
 use crate::extract::charset::decode_html;
-use crate::extract::format::{Format, is_html, is_parsed};
-use crate::extract::office_unreadable;
+use crate::extract::format::{is_html, is_parsed};
 use crate::fetch::{self, Chain, Fetched, Resume};
 use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
@@ -244,7 +243,7 @@ impl Run {
             let mut record = self
                 .records_page(task, content_type)
                 .then(|| PageRecord::for_body(body.len()));
-            result.links_found = self.queue_children(
+            let (found, unreadable) = self.queue_children(
                 &body,
                 &fetched.final_url,
                 level + 1,
@@ -256,13 +255,12 @@ impl Run {
                 record.as_mut(),
                 self.cache.edges_from(&task.key).as_ref(),
             );
-            // A damaged Office document is said, never passed as a document without links.
-            if Format::of(content_type) == Some(Format::Office)
-                && let Some(why) = office_unreadable(&body)
-            {
+            result.links_found = found;
+            // A damaged PDF or Office document is said, never passed as one without links.
+            if let Some(why) = unreadable {
                 let warning = Warning {
-                    tag: "office-unreadable",
-                    message: format!("The Office document could not be read for links: {why}."),
+                    tag: "document-unreadable",
+                    message: format!("The document could not be read for links: {why}."),
                 };
                 if self.keeps(&warning) {
                     result.warnings.push(warning);

@@ -15,8 +15,8 @@ use crate::engine::plugin_host::PageFacts;
 use crate::extract::format::{Format, is_html};
 use crate::extract::{
     HtmlDocument, RawLink, extract_css, extract_html_batched, extract_markdown_with,
-    extract_office, extract_sitemap, extract_text_urls, gunzip_capped, is_gzip, is_sitemap,
-    markdown_anchors,
+    extract_office, extract_pdf, extract_sitemap, extract_text_urls, gunzip_capped, is_gzip,
+    is_sitemap, markdown_anchors,
 };
 use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
@@ -250,21 +250,30 @@ impl Run {
         mut keep: Option<&mut Vec<Url>>,
         mut record: Option<&mut PageRecord>,
         from: Option<&PageEdges<'_>>,
-    ) -> usize {
+    ) -> (usize, Option<String>) {
         if !is_html(content_type) {
             let format = Format::of(content_type);
+            let mut unreadable = None;
             let links = match format {
                 Some(Format::Css) => extract_css(body),
                 Some(Format::Markdown) => extract_markdown_with(body, self.include_verbatim),
-                Some(Format::Office) => extract_office(body).0,
+                Some(Format::Office) => {
+                    let (links, trouble) = extract_office(body);
+                    unreadable = trouble.map(|t| t.to_string());
+                    links
+                }
+                Some(Format::Pdf) => extract_pdf(body).unwrap_or_else(|why| {
+                    unreadable = Some(why);
+                    Vec::new()
+                }),
                 // A text file given as a start input is a list of URLs; other text is not read.
                 Some(Format::Text) if level == 1 => extract_text_urls(body),
                 _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {
                     Some(xml) if is_sitemap(&xml) => extract_sitemap(&xml),
-                    _ => return 0,
+                    _ => return (0, None),
                 },
                 _ if is_sitemap(body) => extract_sitemap(body),
-                _ => return 0,
+                _ => return (0, None),
             };
             let mut ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
             ctx.from = from;
@@ -287,7 +296,7 @@ impl Run {
                 }
                 self.consider_link(&ctx, facts.as_deref_mut(), keep.as_deref_mut(), link.into());
             }
-            return n;
+            return (n, unreadable);
         }
         let mut ctx = None;
         let mut n = 0;
@@ -319,7 +328,7 @@ impl Run {
         if let Some(f) = facts {
             f.anchors = doc.anchors;
         }
-        n
+        (n, None)
     }
 
     /// Considers the links of a page that its server said had not changed, as stored when it

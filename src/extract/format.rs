@@ -20,6 +20,8 @@ pub(crate) enum Format {
     Gzip,
     /// An Office document (Office Open XML or OpenDocument): its hyperlinks.
     Office,
+    /// A PDF file: its link annotations.
+    Pdf,
 }
 
 impl Format {
@@ -39,6 +41,7 @@ impl Format {
             | "application/vnd.oasis.opendocument.text"
             | "application/vnd.oasis.opendocument.spreadsheet"
             | "application/vnd.oasis.opendocument.presentation" => Format::Office,
+            "application/pdf" => Format::Pdf,
             _ => return None,
         })
     }
@@ -49,7 +52,7 @@ pub(crate) fn is_html(content_type: Option<&str>) -> bool {
     Format::of(content_type) == Some(Format::Html)
 }
 
-/// `true` for content we extract links from: HTML, CSS, Markdown, Office documents, plain text
+/// `true` for content we extract links from: HTML, CSS, Markdown, PDF and Office documents, plain text
 /// (parsed when it is a start input), XML (when it is a sitemap), and gzip only at a `.xml.gz` URL (a gzipped
 /// sitemap: other archives are not read).
 pub(crate) fn is_parsed(url: &Url, content_type: Option<&str>) -> bool {

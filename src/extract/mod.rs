@@ -17,6 +17,7 @@ mod markdown_anchors;
 mod markdown_refs;
 mod office;
 pub(crate) mod page_text;
+mod pdf;
 mod sitemap;
 mod text;
 
@@ -28,7 +29,8 @@ pub use gzip::{gunzip_capped, is_gzip};
 pub use html::{extract_html, extract_html_batched};
 pub use markdown::{extract_markdown, extract_markdown_with};
 pub use markdown_anchors::markdown_anchors;
-pub(crate) use office::{extract_office, office_unreadable};
+pub use office::{OfficeTrouble, extract_office};
+pub use pdf::extract_pdf;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
 

@@ -24,15 +24,26 @@ pub(crate) const MAX_TOTAL: u64 = 64 << 20;
 
 /// Why an Office document's links could not all be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum OfficeTrouble {
+pub enum OfficeTrouble {
     /// Not a readable zip archive.
     NotAnArchive(String),
     /// A part, or the archive, was larger than the bounds: links past them are not read.
     TooLarge,
 }
 
+impl std::fmt::Display for OfficeTrouble {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OfficeTrouble::NotAnArchive(why) => write!(f, "not a readable archive ({why})"),
+            OfficeTrouble::TooLarge => {
+                f.write_str("larger than linkpatrol reads; the links past its bounds were not read")
+            }
+        }
+    }
+}
+
 /// The hyperlinks of an Office document, and what kept some from being read, if anything.
-pub(crate) fn extract_office(body: &[u8]) -> (Vec<RawLink>, Option<OfficeTrouble>) {
+pub fn extract_office(body: &[u8]) -> (Vec<RawLink>, Option<OfficeTrouble>) {
     let mut archive = match zip::ZipArchive::new(Cursor::new(body)) {
         Ok(a) => a,
         Err(e) => return (Vec::new(), Some(OfficeTrouble::NotAnArchive(e.to_string()))),
@@ -78,14 +89,6 @@ pub(crate) fn extract_office(body: &[u8]) -> (Vec<RawLink>, Option<OfficeTrouble
         }
     }
     (links, trouble)
-}
-
-/// Why `body` cannot be read as an Office document at all (a damaged or cut archive: a file
-/// larger than `--max-body-size` loses its end, where a zip keeps its table of contents).
-pub(crate) fn office_unreadable(body: &[u8]) -> Option<String> {
-    zip::ZipArchive::new(Cursor::new(body))
-        .err()
-        .map(|e| e.to_string())
 }
 
 /// The part a relationships file belongs to, as a kind and a number: `ppt/slides/_rels/

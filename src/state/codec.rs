@@ -67,7 +67,7 @@ const TAGS: [&str; 11] = [
     "url-content-type-unparseable",
     "url-too-long",
     "file-no-index",
-    "office-unreadable",
+    "document-unreadable",
 ];
 
 /// The row for `result`, or `None` for a result not worth keeping (ignored, blocked by bot

@@ -1,0 +1,178 @@
+//! PDF files, as LinkChecker's PdfParser reads them: the link annotations of each page, a
+//! `URI` action's URI, and the file or URL a `GoToR` or `Launch` action names. Each link's
+//! `line` is its page number and its name the annotation's `Contents`, when it has one.
+//!
+//! Pure: bytes in, links out, with lopdf doing the parsing. Bounded: a stream may decompress to
+//! at most [`MAX_STREAM`] bytes, at most [`MAX_LINKS`] links are read, and a parser panic on a
+//! hostile file is caught and reported like any unreadable file, never passed on.
+
+use lopdf::{Dictionary, Document, LoadOptions, Object};
+
+use super::RawLink;
+
+/// The most bytes one stream of the PDF may decompress to.
+pub(crate) const MAX_STREAM: usize = 16 << 20;
+/// The most links read from one PDF.
+pub(crate) const MAX_LINKS: usize = 100_000;
+
+/// The links of a PDF file; `Err` says why it could not be read.
+pub fn extract_pdf(body: &[u8]) -> Result<Vec<RawLink>, String> {
+    std::panic::catch_unwind(|| links_of(body))
+        .unwrap_or_else(|_| Err("the PDF parser gave up on it".to_owned()))
+}
+
+fn links_of(body: &[u8]) -> Result<Vec<RawLink>, String> {
+    let options = LoadOptions {
+        max_decompressed_size: Some(MAX_STREAM),
+        ..LoadOptions::default()
+    };
+    let doc = Document::load_mem_with_options(body, options).map_err(|e| e.to_string())?;
+    let mut links = Vec::new();
+    for (number, page) in doc.get_pages() {
+        let Ok(annotations) = doc.get_page_annotations(page) else {
+            continue;
+        };
+        for annotation in annotations {
+            if links.len() == MAX_LINKS {
+                return Ok(links);
+            }
+            if let Some(link) = link_of(&doc, annotation, number as usize) {
+                links.push(link);
+            }
+        }
+    }
+    Ok(links)
+}
+
+/// The link of one annotation, if it is a link annotation whose action names one.
+fn link_of(doc: &Document, annotation: &Dictionary, page: usize) -> Option<RawLink> {
+    if annotation.get(b"Subtype").and_then(Object::as_name).ok()? != b"Link" {
+        return None;
+    }
+    let action = deref(doc, annotation.get(b"A").ok()?)?.as_dict().ok()?;
+    let kind = action.get(b"S").and_then(Object::as_name).ok()?;
+    let (target, attr) = match kind {
+        b"URI" => (text(doc, action.get(b"URI").ok()?)?, "uri"),
+        b"GoToR" | b"Launch" => (file_of(doc, action.get(b"F").ok()?)?, "file"),
+        _ => return None,
+    };
+    let target = target.trim().to_owned();
+    if target.is_empty() {
+        return None;
+    }
+    let mut link = RawLink::plain(target, "pdf", attr, (page, 1));
+    if let Some(contents) = annotation.get(b"Contents").ok().and_then(|c| text(doc, c)) {
+        link.name = contents.trim().to_owned();
+    }
+    Some(link)
+}
+
+/// A file specification: a string, or a dictionary's `UF` (Unicode) or `F` entry.
+fn file_of(doc: &Document, spec: &Object) -> Option<String> {
+    match deref(doc, spec)? {
+        Object::Dictionary(d) => d
+            .get(b"UF")
+            .or_else(|_| d.get(b"F"))
+            .ok()
+            .and_then(|f| text(doc, f)),
+        other => text(doc, other),
+    }
+}
+
+/// A text string (PDFDocEncoding, or UTF-16 with its byte-order mark).
+fn text(doc: &Document, object: &Object) -> Option<String> {
+    lopdf::decode_text_string(deref(doc, object)?).ok()
+}
+
+/// The object itself, or what a reference points to.
+fn deref<'a>(doc: &'a Document, object: &'a Object) -> Option<&'a Object> {
+    doc.dereference(object).ok().map(|(_, o)| o)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use lopdf::{Stream, dictionary};
+
+    /// A PDF of one page per entry of `pages`, each with link annotations `(action, contents)`.
+    pub(crate) fn pdf(pages: &[Vec<(Dictionary, Option<&str>)>]) -> Vec<u8> {
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let mut kids = Vec::new();
+        for links in pages {
+            let content = doc.add_object(Stream::new(dictionary! {}, b"BT ET".to_vec()));
+            let mut annots = Vec::new();
+            for (action, contents) in links {
+                let mut annot = dictionary! {
+                    "Type" => "Annot",
+                    "Subtype" => "Link",
+                    "Rect" => vec![0.into(), 0.into(), 10.into(), 10.into()],
+                    "A" => action.clone(),
+                };
+                if let Some(c) = contents {
+                    annot.set("Contents", Object::string_literal(*c));
+                }
+                annots.push(doc.add_object(annot).into());
+            }
+            let page = doc.add_object(dictionary! {
+                "Type" => "Page",
+                "Parent" => pages_id,
+                "Contents" => content,
+                "Annots" => annots,
+            });
+            kids.push(page.into());
+        }
+        let count = kids.len() as i64;
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages",
+                "Kids" => kids,
+                "Count" => count,
+                "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
+            }),
+        );
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog);
+        let mut out = Vec::new();
+        doc.save_to(&mut out).unwrap();
+        out
+    }
+
+    /// A `URI` action.
+    pub(crate) fn uri(url: &str) -> Dictionary {
+        dictionary! { "S" => "URI", "URI" => Object::string_literal(url) }
+    }
+
+    #[test]
+    fn link_annotations_are_read_with_their_page_and_contents() {
+        let remote = dictionary! { "S" => "GoToR", "F" => Object::string_literal("other.pdf") };
+        let body = pdf(&[
+            vec![(uri("https://example.test/a"), Some("the spec"))],
+            vec![],
+            vec![(remote, None), (dictionary! { "S" => "GoTo" }, None)],
+        ]);
+        let links = extract_pdf(&body).unwrap();
+        let got: Vec<(&str, usize, &str, &str)> = links
+            .iter()
+            .map(|l| (l.value.as_str(), l.line, l.name.as_str(), l.attr))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("https://example.test/a", 1, "the spec", "uri"),
+                ("other.pdf", 3, "", "file"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_broken_pdf_is_an_error_not_a_panic() {
+        assert!(extract_pdf(b"%PDF-1.4\nnot really").is_err());
+        assert!(extract_pdf(b"").is_err());
+        let mut cut = pdf(&[vec![(uri("https://example.test/"), None)]]);
+        cut.truncate(cut.len() / 3);
+        // Lenient parsing may recover some objects; either way no panic escapes.
+        let _ = extract_pdf(&cut);
+    }
+}
