@@ -612,7 +612,9 @@ impl Config {
     /// `../`, an encoded `..%2F`, a symbolic link pointing out — is checked for existence only,
     /// never read, parsed or listed, and gets the warning `outside-root`. The folders a check
     /// is given may come from someone else (a pull request); what lies beside them may not be
-    /// theirs to show.
+    /// theirs to show. Inside the git work tree that holds a checked folder (the nearest folder
+    /// above it with a `.git` entry), a file is read for its anchors, as GitHub shows the
+    /// whole tree; it is still not parsed for links or listed.
     pub fn follow_outside_root(mut self, yes: bool) -> Self {
         self.follow_outside_root = yes;
         self
