@@ -1,9 +1,12 @@
 //! Links that leave the checked folder, judged as the reader sees them: inside the git work
 //! tree of a checked `docs/` folder, `../README.md#setup` has its anchor checked (GitHub shows
-//! the whole tree), beyond the tree only existence.
+//! the whole tree), beyond the tree only existence; a link that climbs out of an mdBook's
+//! sources (`../std/…`) is a page of the deployed site, checked at the book's `site-url` or
+//! else not checked offline, never a missing file.
 
 use std::fs;
 
+use crate::support::server::{Routes, TestServer};
 use crate::support::util::{TempDir, assert_exit, csv_run_in, row_named, rows};
 
 /// `root/repo/` (a work tree: it has `.git`) with `README.md` (heading `setup`) and the checked
@@ -63,5 +66,101 @@ fn anchors_are_checked_up_to_the_work_tree_root() {
             rows.iter().all(|r| !r[0].contains("example.invalid")),
             "{rows:#?}"
         );
+    }
+}
+
+/// An mdBook whose chapters link to sibling books on the same host (`../std/…`), with
+/// `site_url` as its `[output.html] site-url` when given.
+fn book_with_siblings(name: &str, site_url: Option<&str>) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("src/part")).unwrap();
+    let output = site_url.map_or(String::new(), |u| {
+        format!("[output.html]\nsite-url = \"{u}\"\n")
+    });
+    fs::write(
+        dir.join("book.toml"),
+        format!("[book]\ntitle = \"t\"\n{output}"),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Ch1](ch1.md)\n- [Part](part/README.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/ch1.md"),
+        "# Ch1\n\n[std](../std/index.html) [gone](../std/gone.html) [ch](part/README.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/part/README.md"),
+        "# Part\n\n[ref](../../reference/items.html#enums) [typo](../ch9.md)\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn links_out_of_a_book_are_not_checked_offline_without_its_site_url() {
+    let dir = book_with_siblings("bounds-book-offline", None);
+    for threads in ["1", "8"] {
+        let out = csv_run_in(
+            &dir,
+            &["-t", threads, "--internal-only", "--check-anchors", "."],
+        );
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        for sibling in [
+            "../std/index.html",
+            "../std/gone.html",
+            "../../reference/items.html#enums",
+        ] {
+            let row = row_named(&rows, sibling);
+            assert!(row[3].contains("not checked offline"), "{row:?}");
+            assert!(!row[3].contains("file-not-found"), "{row:?}");
+        }
+        // A missing chapter inside the book is still an error.
+        let typo = row_named(&rows, "../ch9.md");
+        assert_eq!(&typo[6], "False", "{typo:?}");
+        let broken = rows.iter().filter(|r| &r[6] == "False").count();
+        assert_eq!(broken, 1, "{rows:#?}");
+    }
+    // Counted in the summary.
+    let out = crate::support::util::cli_in(
+        &dir,
+        &[],
+        &["--no-config", "--no-status", "--internal-only", "."],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("3 leaving the site's folder, not checked offline"),
+        "{text}"
+    );
+}
+
+#[test]
+fn links_out_of_a_book_are_checked_at_its_site_url() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/std/index.html", "<h1>std</h1>")
+            .page("/reference/items.html", "<h2 id='enums'>Enums</h2>"),
+    );
+    let site = server.url("/book/");
+    let dir = book_with_siblings("bounds-book-site-url", Some(&site));
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "--check-anchors", "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let mut bad: Vec<String> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| r[0].to_owned())
+            .collect();
+        bad.sort();
+        assert_eq!(bad, ["../ch9.md", "../std/gone.html"], "{rows:#?}");
+        let gone = row_named(&rows, "../std/gone.html");
+        assert_eq!(&gone[7], server.url("/std/gone.html"), "{gone:?}");
+        let anchored = row_named(&rows, "../../reference/items.html#enums");
+        assert_eq!(&anchored[6], "True", "{anchored:?}");
     }
 }

@@ -167,6 +167,8 @@ pub struct Config {
     /// Folders walked, with the files each walk kept (`walked_folder`).
     pub(crate) walked_folders: Vec<(PathBuf, Vec<PathBuf>)>,
     pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
+    /// Folders that are the root of a deployed site, with its public URL (`site_root`).
+    pub(crate) site_roots: Vec<(PathBuf, Option<String>)>,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
@@ -230,6 +232,7 @@ impl Default for Config {
             readme_as_index: false,
             walked_folders: Vec::new(),
             mdbooks: Vec::new(),
+            site_roots: Vec::new(),
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -669,6 +672,20 @@ impl Config {
     /// [`readme_as_index`](Self::readme_as_index), as the binary does. Defaults to none.
     pub fn mdbook(mut self, src: impl Into<PathBuf>, chapters: Option<Vec<PathBuf>>) -> Self {
         self.mdbooks.push((src.into(), chapters));
+        self
+    }
+
+    /// A folder that is the root of a deployed site, deployed at `public_url` when known. A
+    /// link from a page inside it that climbs out of it (`../std/index.html` from an mdBook's
+    /// sources: another book on the same host) is no missing file: with `public_url` it is
+    /// checked there, as the page's deployed URL resolves it (an external link, which
+    /// `check_external(false)` leaves out); without, it is not checked and counted in
+    /// [`Skipped::offline`](crate::Skipped::offline). An mdBook's sources
+    /// ([`mdbook`](Self::mdbook)) are such a root without being named here (pages there are
+    /// deployed as `.html`, a `README.md` as `index.html`); so is the site folder of
+    /// [`base_url`](Self::base_url), deployed there. Defaults to none.
+    pub fn site_root(mut self, folder: impl Into<PathBuf>, public_url: Option<String>) -> Self {
+        self.site_roots.push((folder.into(), public_url));
         self
     }
 

@@ -151,8 +151,9 @@ impl Run {
         self.consider(url, Some(site), link.raw, via, None);
     }
 
-    /// Finishes a link that is broken as written (no URL to check): claimed under `key`,
-    /// its verdict `outcome` stored once, reported for each occurrence.
+    /// Finishes a link that is broken as written, or not to be checked (no URL to check):
+    /// claimed under `key`, its verdict `outcome` stored once (and counted as `skip`, when
+    /// given), reported for each occurrence.
     pub(super) fn finish_unresolved(
         &self,
         key: String,
@@ -160,6 +161,7 @@ impl Run {
         raw: String,
         outcome: Outcome,
         via: Via<'_>,
+        skip: Option<SkipReason>,
     ) {
         let level = via.level;
         let occ = Occurrence {
@@ -171,7 +173,12 @@ impl Run {
             .claim_at(&key, move || occ, level, false, via.from)
             .0
         {
-            Claim::New => self.complete(&key, CheckResult::immediate(raw, outcome, level)),
+            Claim::New => {
+                if let Some(why) = skip {
+                    self.skipped.add(why);
+                }
+                self.complete(&key, CheckResult::immediate(raw, outcome, level));
+            }
             Claim::Pending => {}
             Claim::Done(r, occ, first) => self.send(&r, occ(), !first),
             Claim::Quiet(occ) => {
@@ -203,7 +210,7 @@ impl Run {
                     kind: FailKind::InvalidUrl,
                     message,
                 };
-                self.finish_unresolved(format!("invalid:{raw}"), site, raw, outcome, via);
+                self.finish_unresolved(format!("invalid:{raw}"), site, raw, outcome, via, None);
                 return;
             }
         };

@@ -235,6 +235,11 @@ pub(super) fn assemble(
         max_urls: cfg.max_urls,
         ignore_warnings: cfg.ignore_warnings.clone(),
         seed_sitemaps: cfg.seed_sitemaps,
+        sites: super::site_roots::site_roots(
+            cfg,
+            file_root(cfg, starts)?.as_ref(),
+            site_url(cfg)?.as_ref(),
+        ),
         file_root: file_root(cfg, starts)?,
         site_url: site_url(cfg)?,
         mx: cfg

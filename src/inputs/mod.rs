@@ -409,6 +409,14 @@ fn add_inputs(
     let books = walk.books.borrow();
     for book in books.iter() {
         config = config.mdbook(&book.src, book.chapters.clone());
+        // Deployed at its `site-url`, else at --base-url when the book is the checked folder.
+        let public = book.site_url.clone().or_else(|| {
+            let checked = root_dir
+                .as_deref()
+                .is_some_and(|r| same_folder(r, &book.dir));
+            config.base_url.clone().filter(|_| checked)
+        });
+        config = config.site_root(&book.src, public);
     }
     if let Some(first) = books.first() {
         let first = first.dir.display();
@@ -436,6 +444,14 @@ fn add_inputs(
         config = config.root_dir(dir);
     }
     Ok(config)
+}
+
+/// `true` when `a` and `b` name one folder.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// The file of URL patterns not to check, at the checked folder's root (as lychee's
