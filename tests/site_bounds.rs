@@ -2,7 +2,8 @@
 //! tree of a checked `docs/` folder, `../README.md#setup` has its anchor checked (GitHub shows
 //! the whole tree), beyond the tree only existence; a link that climbs out of an mdBook's
 //! sources (`../std/…`) is a page of the deployed site, checked at the book's `site-url` or
-//! else not checked offline, never a missing file.
+//! else not checked offline, never a missing file; a link to a file of the checked repository
+//! on GitHub (`https://github.com/OWNER/REPO/blob/main/…`) is checked in the checkout.
 
 use std::fs;
 
@@ -162,5 +163,77 @@ fn links_out_of_a_book_are_checked_at_its_site_url() {
         assert_eq!(&gone[7], server.url("/std/gone.html"), "{gone:?}");
         let anchored = row_named(&rows, "../../reference/items.html#enums");
         assert_eq!(&anchored[6], "True", "{anchored:?}");
+    }
+}
+
+/// A checkout of `github.com/Owner/Repo` (its `origin` in `.git/config`) whose README links to
+/// its own files on GitHub, good and bad, and to another repository.
+fn checkout_with_self_links(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join(".git")).unwrap();
+    fs::create_dir_all(dir.join("docs")).unwrap();
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(
+        dir.join(".git/config"),
+        "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = git@github.com:Owner/Repo.git\n",
+    )
+    .unwrap();
+    fs::write(dir.join("docs/guide.md"), "# Guide\n\n## Setup\n").unwrap();
+    fs::write(dir.join("src/lib.rs"), "").unwrap();
+    let gh = "https://github.com/owner/repo";
+    fs::write(
+        dir.join("README.md"),
+        format!(
+            "# Repo\n\n[good]({gh}/blob/main/docs/guide.md#setup)\n\
+             [bad anchor]({gh}/blob/main/docs/guide.md#set-up)\n\
+             [line]({gh}/blob/dev/docs/guide.md#L3)\n[folder]({gh}/tree/main/src)\n\
+             [missing]({gh}/blob/main/docs/gone.md)\n\
+             [other](https://github.com/owner/other/blob/main/README.md)\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn github_links_to_the_checked_repository_are_checked_in_the_checkout() {
+    let dir = checkout_with_self_links("bounds-self-links");
+    let gh = "https://github.com/owner/repo";
+    for threads in ["1", "8"] {
+        let out = csv_run_in(
+            &dir,
+            &["-t", threads, "--internal-only", "--check-anchors", "."],
+        );
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let mut bad: Vec<String> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| r[0].to_owned())
+            .collect();
+        bad.sort();
+        assert_eq!(
+            bad,
+            [
+                format!("{gh}/blob/main/docs/gone.md"),
+                format!("{gh}/blob/main/docs/guide.md#set-up"),
+            ],
+            "{rows:#?}"
+        );
+        let typo = row_named(&rows, &format!("{gh}/blob/main/docs/guide.md#set-up"));
+        assert!(typo[3].contains("Did you mean `setup'?"), "{typo:?}");
+        for good in [
+            format!("{gh}/blob/main/docs/guide.md#setup"),
+            format!("{gh}/blob/dev/docs/guide.md#L3"),
+            format!("{gh}/tree/main/src"),
+        ] {
+            let row = row_named(&rows, &good);
+            assert_eq!(&row[6], "True", "{row:?}");
+            // The note says where it was checked.
+            assert!(row[5].contains("remapped to file://"), "{row:?}");
+        }
+        // Another repository stays external: not checked offline.
+        let other = row_named(&rows, "https://github.com/owner/other/blob/main/README.md");
+        assert!(other[3].contains("external link"), "{other:?}");
     }
 }

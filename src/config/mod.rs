@@ -167,6 +167,8 @@ pub struct Config {
     /// Folders walked, with the files each walk kept (`walked_folder`).
     pub(crate) walked_folders: Vec<(PathBuf, Vec<PathBuf>)>,
     pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
+    /// GitHub repositories and the folders of their checkouts (`github_checkout`).
+    pub(crate) github_checkouts: Vec<(String, PathBuf)>,
     /// Folders that are the root of a deployed site, with its public URL (`site_root`).
     pub(crate) site_roots: Vec<(PathBuf, Option<String>)>,
     pub(crate) keep_entries: bool,
@@ -233,6 +235,7 @@ impl Default for Config {
             walked_folders: Vec::new(),
             mdbooks: Vec::new(),
             site_roots: Vec::new(),
+            github_checkouts: Vec::new(),
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -686,6 +689,23 @@ impl Config {
     /// [`base_url`](Self::base_url), deployed there. Defaults to none.
     pub fn site_root(mut self, folder: impl Into<PathBuf>, public_url: Option<String>) -> Self {
         self.site_roots.push((folder.into(), public_url));
+        self
+    }
+
+    /// `folder` is a checkout of the GitHub repository `repository`
+    /// (`https://github.com/OWNER/REPO`): a link to one of its files or folders there
+    /// (`/blob/REF/path#anchor`, `/tree/REF/path`) is checked in `folder` instead, like a
+    /// relative link (so with [`check_external(false)`](Self::check_external) too), and the
+    /// report keeps the link as written. The local checkout stands for any branch or tag REF;
+    /// a full commit id is a permalink and stays a link to GitHub. [`Inputs`](crate::Inputs)
+    /// sets it from the `origin` remote of the checked folder's work tree. Defaults to none.
+    pub fn github_checkout(
+        mut self,
+        repository: impl Into<String>,
+        folder: impl Into<PathBuf>,
+    ) -> Self {
+        self.github_checkouts
+            .push((repository.into(), folder.into()));
         self
     }
 

@@ -92,8 +92,9 @@ impl Run {
         self.consider(Ok(url), None, String::new(), via, inline);
     }
 
-    /// A link's URL after the remap rules, with the URL it had before when a rule rewrote it
-    /// (credentials masked). A rewrite that is no URL makes the link invalid.
+    /// A link's URL after the remap rules, or in the checkout of its GitHub repository, with
+    /// the URL it had before when it was rewritten (credentials masked). A rewrite that is no
+    /// URL makes the link invalid.
     pub(super) fn remapped(
         &self,
         url: Result<Url, String>,
@@ -102,10 +103,10 @@ impl Run {
             return (url, None);
         };
         if self.remap.is_empty() {
-            return (url, None);
+            return self.checked_out(url);
         }
         match remap(&self.remap, u) {
-            Remapped::Same => (url, None),
+            Remapped::Same => self.checked_out(url),
             Remapped::To(new) => {
                 if let Some(github) = &self.github {
                     github.note_remapped(u, &new);
@@ -114,6 +115,18 @@ impl Run {
             }
             Remapped::Invalid(message) => (Err(message), Some(redact(u.as_str()).into())),
         }
+    }
+
+    /// A link to a file of a GitHub repository checked out here, as its local file (with the
+    /// link as written, to report; see `policy::github_checkout`); any other link as it is.
+    fn checked_out(&self, url: Result<Url, String>) -> (Result<Url, String>, Option<Box<str>>) {
+        if let Ok(u) = &url
+            && u.scheme() != "file"
+            && let Some(local) = self.checkouts.iter().find_map(|c| c.local(u))
+        {
+            return (Ok(local), Some(redact(u.as_str()).into()));
+        }
+        (url, None)
     }
 
     /// Takes a result of an earlier run (`Config::reuse_result`) as this run's result for its

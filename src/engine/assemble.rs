@@ -30,6 +30,7 @@ use crate::model::error::{Error, ErrorKind};
 use crate::model::stats::SkipCounter;
 use crate::policy::address::{AddressPolicy, class};
 use crate::policy::filter::Filter;
+use crate::policy::github_checkout::Checkout;
 use crate::policy::host_gate::HostGate;
 use crate::policy::host_table::HostTable;
 use crate::policy::robots::{RobotsCache, robots_agent};
@@ -240,6 +241,11 @@ pub(super) fn assemble(
             file_root(cfg, starts)?.as_ref(),
             site_url(cfg)?.as_ref(),
         ),
+        checkouts: cfg
+            .github_checkouts
+            .iter()
+            .filter_map(|(repository, folder)| Checkout::new(repository, path_url(folder).ok()?))
+            .collect(),
         file_root: file_root(cfg, starts)?,
         site_url: site_url(cfg)?,
         mx: cfg

@@ -172,6 +172,8 @@ pub(crate) struct Run {
     /// Folders deployed as sites (mdBook sources, `--base-url`'s folder): a link climbing out
     /// of one goes to the deployed host (see `site_roots`).
     pub(crate) sites: Vec<super::site_roots::SiteRoot>,
+    /// The GitHub repositories checked out locally: links to their files go to the checkout.
+    pub(crate) checkouts: Vec<crate::policy::github_checkout::Checkout>,
     /// MX lookups of `mailto:` domains, when asked for.
     pub(crate) mx: Option<MxCheck>,
     /// Queue the sitemaps listed in a start site's robots.txt.

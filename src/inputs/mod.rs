@@ -19,6 +19,7 @@
 
 mod changed;
 pub(crate) mod checkout_file;
+mod github_origin;
 mod mdbook;
 mod walk_ignore_files;
 
@@ -439,6 +440,15 @@ fn add_inputs(
     let folder = root_dir.clone().unwrap_or_else(|| PathBuf::from("."));
     for pattern in ignore_file(&folder, walk) {
         config = config.ignore_file_pattern(pattern);
+    }
+    // The checked folder's repository on GitHub: links to its files there are checked here.
+    if let Some((checkout, repository)) = github_origin::github_origin(&folder) {
+        walk.notices.borrow_mut().push(Notice::Note(format!(
+            "`{}' is a checkout of {repository}: links to its files there (blob/…, tree/…) \
+             are checked in the checkout",
+            checkout.display()
+        )));
+        config = config.github_checkout(repository, checkout);
     }
     if let Some(dir) = root_dir {
         config = config.root_dir(dir);
