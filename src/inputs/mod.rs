@@ -162,9 +162,9 @@ impl Inputs {
         self
     }
 
-    /// In a git checkout, checks only the Markdown and HTML files changed since `reference`
-    /// and the files that name a file renamed or deleted since then; folder inputs limit it to
-    /// themselves. Runs the `git` on PATH. Defaults to none.
+    /// In a git checkout, checks only the Markdown and HTML files changed since `reference`,
+    /// the files that name a file renamed or deleted since then, and the files that link into
+    /// a changed file with a fragment (`guide.md#`); folder inputs limit it to themselves. Runs the `git` on PATH. Defaults to none.
     pub fn changed_since(mut self, reference: impl Into<String>) -> Self {
         self.walk.changed_since = Some(reference.into());
         self
