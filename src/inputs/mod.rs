@@ -21,6 +21,7 @@ mod changed;
 pub(crate) mod checkout_file;
 mod github_origin;
 mod mdbook;
+mod sources;
 mod walk_ignore_files;
 
 use std::cell::RefCell;
@@ -35,6 +36,7 @@ use regex::Regex;
 use url::Url;
 
 use self::mdbook::Book;
+pub use self::sources::SourceMap;
 use crate::config::Config;
 use crate::model::error::{Error, ErrorKind};
 

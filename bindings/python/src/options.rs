@@ -297,6 +297,9 @@ const CLI_ONLY: &[&str] = &[
     "list_plugins",
     "generate",
     "stream",
+    // Maps a built book's problems to its sources in the binary's stream; a Python option
+    // (the library's `SourceMap` applied to the entries) is still to be added.
+    "sources",
 ];
 
 /// The configuration `options` describe (no inputs yet), and how the inputs of each run are

@@ -130,6 +130,11 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub root_dir: Option<std::path::PathBuf>,
 
+    /// The Markdown sources of the built site being checked (`mdbook build && linkpatrol
+    /// --sources src book`): each problem on a built page is reported at its source's line.
+    #[arg(long, value_name = "DIR")]
+    pub sources: Option<std::path::PathBuf>,
+
     /// Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans and
     /// code blocks of Markdown pages; by default code holds no links.
     #[arg(long)]

@@ -36,6 +36,7 @@ pub struct FileConfig {
     pub stdin: Option<bool>,
     pub input_file: Option<Vec<PathBuf>>,
     pub root_dir: Option<PathBuf>,
+    pub sources: Option<PathBuf>,
     pub base_url: Option<String>,
     pub sitemaps: Option<bool>,
     // Scope
@@ -384,6 +385,7 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
     take_some!(
         changed_since,
         root_dir,
+        sources,
         base_url,
         recursion_level,
         max_urls,
@@ -481,6 +483,7 @@ pub fn effective(args: &Args) -> FileConfig {
         stdin: Some(args.stdin),
         input_file: Some(args.input_file.clone()),
         root_dir: args.root_dir.clone(),
+        sources: args.sources.clone(),
         base_url: args.base_url.clone(),
         sitemaps: Some(args.sitemaps),
         recursion_level: args.recursion_level,
@@ -598,6 +601,7 @@ pub(crate) mod tests {
             stdin: Some(true),
             input_file: Some(vec!["urls.txt".into()]),
             root_dir: Some("public".into()),
+            sources: Some("src".into()),
             base_url: Some("https://example.test/".into()),
             sitemaps: Some(true),
             recursion_level: Some(3),

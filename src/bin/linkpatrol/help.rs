@@ -28,6 +28,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "stdin",
             "input_file",
             "root_dir",
+            "sources",
             "base_url",
             "sitemaps",
         ],

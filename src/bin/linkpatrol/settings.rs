@@ -177,7 +177,13 @@ fn add_inputs(config: Config, args: &Args) -> Result<Config> {
         .hidden(args.hidden)
         .follow(args.follow);
     for input in &args.inputs {
-        inputs = inputs.input(input);
+        // A built site checked for its sources: every page it built is a start page (the
+        // walk leaves out those that only repeat others, below), not only what links reach.
+        if args.sources.is_some() && std::path::Path::new(input).is_dir() {
+            inputs = inputs.input(format!("{}/**/*.html", input.trim_end_matches('/')));
+        } else {
+            inputs = inputs.input(input);
+        }
     }
     for file in &args.input_file {
         inputs = inputs.list_file(file);
@@ -301,6 +307,17 @@ pub fn config_from(args: &Args) -> Result<Config> {
     }
     for p in &args.exclude {
         config = config.exclude(regex(p, "--exclude")?);
+    }
+    // A built book's pages that only repeat others (or have no source) are checked, not
+    // read: each problem is reported once, at its source.
+    if let Some(src) = &args.sources
+        && let Some(built) = crate::report_setup::checked_folder(args)
+        && let Ok(built) = url::Url::from_directory_path(built)
+    {
+        for page in linkpatrol::SourceMap::pages_not_read(src) {
+            let pattern = format!("^{}$", regex::escape(&format!("{built}{page}")));
+            config = config.no_follow(regex(&pattern, "--sources")?);
+        }
     }
     for p in &args.no_follow {
         config = config.no_follow(regex(p, "--no-follow")?);
