@@ -443,8 +443,14 @@ fn add_inputs(
     for pattern in ignore_file(&folder, walk) {
         config = config.ignore_file_pattern(pattern);
     }
-    // The checked folder's repository on GitHub: links to its files there are checked here.
-    if let Some((checkout, repository)) = github_origin::github_origin(&folder) {
+    // The checked folder's repository on GitHub: links to its files there are checked here
+    // (only when local files are checked: a web crawl started in a checkout is not about it).
+    let local = config.inputs().iter().any(|i| match i {
+        crate::config::Input::Path(_) => true,
+        crate::config::Input::Url(u) => u.trim_start().starts_with("file:"),
+        _ => false,
+    });
+    if local && let Some((checkout, repository)) = github_origin::github_origin(&folder) {
         walk.notices.borrow_mut().push(Notice::Note(format!(
             "`{}' is a checkout of {repository}: links to its files there (blob/…, tree/…) \
              are checked in the checkout",
