@@ -105,7 +105,7 @@ pub use engine::check_run::{CheckRun, IDLE_INTERVAL, Step};
 pub use engine::checker::Checker;
 pub use engine::progress::{Progress, ProgressHandle};
 #[cfg(feature = "inputs")]
-pub use inputs::{Inputs, LOCAL_PATTERN_BUDGET, Notice, Resolved};
+pub use inputs::{Inputs, LOCAL_PATTERN_BUDGET, Notice, Resolved, SourceMap};
 
 /// Reading a file a checked-out repository supplies (an ignore file, a config, a book's
 /// sources): only a regular file, inside its folder once symbolic links are resolved, up to a

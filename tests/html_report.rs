@@ -219,6 +219,76 @@ fn broken_links_are_listed_under_the_page_that_contains_them() {
 }
 
 #[test]
+fn a_folder_report_shows_paths_hints_and_what_was_not_checked() {
+    let dir = TempDir::new("html-folder");
+    std::fs::create_dir_all(dir.join("repo/docs")).unwrap();
+    std::fs::write(dir.join("repo/docs/guide.md"), "# Guide\n\n## Setup\n").unwrap();
+    std::fs::write(
+        dir.join("repo/README.md"),
+        "# Repo\n\n[typo](docs/guide.md#set-up) [gone](docs/guid.md)\n\
+         [web](https://example.invalid/)\n",
+    )
+    .unwrap();
+    let html = dir.join("report.html");
+    for threads in ["1", "8"] {
+        let out = crate::support::util::cli_in(
+            &dir.join("repo"),
+            &[],
+            &[
+                "--no-config",
+                "-q",
+                "-t",
+                threads,
+                "--internal-only",
+                "--check-anchors",
+                "-F",
+                &format!("html/{}", html.display()),
+                ".",
+            ],
+        );
+        assert_exit(&out, 1);
+        let page = std::fs::read_to_string(&html).unwrap();
+        let doc = Html::parse_document(&page);
+        // The page's heading names it relative to the checked folder, linking to the file.
+        let heading = doc.select(&sel("article.page h3 a")).next().unwrap();
+        assert_eq!(text(heading), "README.md");
+        assert!(
+            heading
+                .attr("href")
+                .is_some_and(|h| h.starts_with("file:///")),
+            "{page}"
+        );
+        let results: Vec<String> = doc
+            .select(&sel("tr.broken-link td.result"))
+            .map(text)
+            .collect();
+        assert_eq!(results.len(), 2, "{results:?}");
+        // The closest anchor and sibling are named; no absolute path is repeated.
+        assert!(
+            results.iter().any(|r| r.contains("Did you mean `setup'?")),
+            "{results:?}"
+        );
+        assert!(
+            results
+                .iter()
+                .any(|r| r.contains("did you mean `guide.md'?")),
+            "{results:?}"
+        );
+        for r in &results {
+            assert!(
+                !r.contains("file://") && !r.contains(&*dir.to_string_lossy()),
+                "{r}"
+            );
+        }
+        // What was not checked is counted, as in the text report.
+        assert_eq!(
+            one(&doc, "#skipped"),
+            "1 URL not checked: 1 outside the scope."
+        );
+    }
+}
+
+#[test]
 fn hostile_text_and_urls_inject_nothing() {
     let server = site();
     let (_, page, _) = html_of(&server, "html-hostile", &["-v"]);

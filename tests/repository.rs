@@ -572,6 +572,50 @@ pub(crate) fn git(dir: &std::path::Path, args: &[&str]) {
 }
 
 #[test]
+fn changed_since_rechecks_the_links_into_a_changed_pages_anchors() {
+    let repo = TempDir::new("repo-changed-heading");
+    fs::create_dir_all(repo.join("docs")).unwrap();
+    fs::write(repo.join("docs/guide.md"), "# Guide\n\n## Setup\n").unwrap();
+    fs::write(repo.join("index.md"), "[setup](docs/guide.md#setup)\n").unwrap();
+    fs::write(repo.join("built.md"), "[setup](docs/guide.html#setup)\n").unwrap();
+    fs::write(repo.join("plain.md"), "[guide](docs/guide.md)\n").unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    // The heading is renamed, not committed.
+    fs::write(repo.join("docs/guide.md"), "# Guide\n\n## Installation\n").unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(
+            &repo,
+            &[
+                "-t",
+                threads,
+                "--check-anchors",
+                "--fallback-extensions",
+                "md",
+                "--changed-since",
+                "HEAD",
+            ],
+        );
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let (_, starts) = pages_and_starts(&rows);
+        assert_eq!(starts, ["built.md", "guide.md", "index.md"], "{rows:#?}");
+        let mut broken: Vec<String> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| r[0].to_owned())
+            .collect();
+        broken.sort();
+        assert_eq!(
+            broken,
+            ["docs/guide.html#setup", "docs/guide.md#setup"],
+            "{rows:#?}"
+        );
+    }
+}
+
+#[test]
 fn changed_since_checks_what_a_change_touches_and_nothing_else() {
     let repo = TempDir::new("repo-changed");
     fs::create_dir_all(repo.join("docs")).unwrap();

@@ -106,7 +106,7 @@ fn the_summary_counts_each_url_not_checked_once_by_reason() {
         json["summary"]["skipped"],
         serde_json::json!({"robots": 2, "outside_scope": 1, "excluded": 1,
             "not_included": 0, "url_limit": 0, "scheme": 0, "comment": 0, "ignore_file": 0,
-            "excluded_starts": 0})
+            "excluded_starts": 0, "offline": 0})
     );
 }
 

@@ -101,6 +101,9 @@ mod sharding;
 mod signals;
 /// No silent passes: folders without index.html, unparseable starts, robots.txt agent, --max-urls 0.
 mod silent_passes;
+/// Links that leave the checked folder: anchors up to the git work tree's root, links out of a
+/// book's or site's root judged on the deployed site, GitHub links to the checked repository.
+mod site_bounds;
 /// URLs not checked are counted by reason; a start URL robots.txt refuses is warned about.
 mod skipped_urls;
 /// One host with a long Crawl-delay or Retry-After parks no worker: other hosts finish as fast.

@@ -167,6 +167,10 @@ pub struct Config {
     /// Folders walked, with the files each walk kept (`walked_folder`).
     pub(crate) walked_folders: Vec<(PathBuf, Vec<PathBuf>)>,
     pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
+    /// GitHub repositories and the folders of their checkouts (`github_checkout`).
+    pub(crate) github_checkouts: Vec<(String, PathBuf)>,
+    /// Folders that are the root of a deployed site, with its public URL (`site_root`).
+    pub(crate) site_roots: Vec<(PathBuf, Option<String>)>,
     pub(crate) keep_entries: bool,
     pub(crate) only_problems: bool,
     pub(crate) plugins: PluginList,
@@ -230,6 +234,8 @@ impl Default for Config {
             readme_as_index: false,
             walked_folders: Vec::new(),
             mdbooks: Vec::new(),
+            site_roots: Vec::new(),
+            github_checkouts: Vec::new(),
             keep_entries: true,
             only_problems: false,
             plugins: PluginList::default(),
@@ -612,7 +618,9 @@ impl Config {
     /// `../`, an encoded `..%2F`, a symbolic link pointing out — is checked for existence only,
     /// never read, parsed or listed, and gets the warning `outside-root`. The folders a check
     /// is given may come from someone else (a pull request); what lies beside them may not be
-    /// theirs to show.
+    /// theirs to show. Inside the git work tree that holds a checked folder (the nearest folder
+    /// above it with a `.git` entry), a file is read for its anchors, as GitHub shows the
+    /// whole tree; it is still not parsed for links or listed.
     pub fn follow_outside_root(mut self, yes: bool) -> Self {
         self.follow_outside_root = yes;
         self
@@ -667,6 +675,37 @@ impl Config {
     /// [`readme_as_index`](Self::readme_as_index), as the binary does. Defaults to none.
     pub fn mdbook(mut self, src: impl Into<PathBuf>, chapters: Option<Vec<PathBuf>>) -> Self {
         self.mdbooks.push((src.into(), chapters));
+        self
+    }
+
+    /// A folder that is the root of a deployed site, deployed at `public_url` when known. A
+    /// link from a page inside it that climbs out of it (`../std/index.html` from an mdBook's
+    /// sources: another book on the same host) is no missing file: with `public_url` it is
+    /// checked there, as the page's deployed URL resolves it (an external link, which
+    /// `check_external(false)` leaves out); without, it is not checked and counted in
+    /// [`Skipped::offline`](crate::Skipped::offline). An mdBook's sources
+    /// ([`mdbook`](Self::mdbook)) are such a root without being named here (pages there are
+    /// deployed as `.html`, a `README.md` as `index.html`); so is the site folder of
+    /// [`base_url`](Self::base_url), deployed there. Defaults to none.
+    pub fn site_root(mut self, folder: impl Into<PathBuf>, public_url: Option<String>) -> Self {
+        self.site_roots.push((folder.into(), public_url));
+        self
+    }
+
+    /// `folder` is a checkout of the GitHub repository `repository`
+    /// (`https://github.com/OWNER/REPO`): a link to one of its files or folders there
+    /// (`/blob/REF/path#anchor`, `/tree/REF/path`) is checked in `folder` instead, like a
+    /// relative link (so with [`check_external(false)`](Self::check_external) too), and the
+    /// report keeps the link as written. The local checkout stands for any branch or tag REF;
+    /// a full commit id is a permalink and stays a link to GitHub. [`Inputs`](crate::Inputs)
+    /// sets it from the `origin` remote of the checked folder's work tree. Defaults to none.
+    pub fn github_checkout(
+        mut self,
+        repository: impl Into<String>,
+        folder: impl Into<PathBuf>,
+    ) -> Self {
+        self.github_checkouts
+            .push((repository.into(), folder.into()));
         self
     }
 

@@ -92,8 +92,9 @@ impl Run {
         self.consider(Ok(url), None, String::new(), via, inline);
     }
 
-    /// A link's URL after the remap rules, with the URL it had before when a rule rewrote it
-    /// (credentials masked). A rewrite that is no URL makes the link invalid.
+    /// A link's URL after the remap rules, or in the checkout of its GitHub repository, with
+    /// the URL it had before when it was rewritten (credentials masked). A rewrite that is no
+    /// URL makes the link invalid.
     pub(super) fn remapped(
         &self,
         url: Result<Url, String>,
@@ -102,10 +103,10 @@ impl Run {
             return (url, None);
         };
         if self.remap.is_empty() {
-            return (url, None);
+            return self.checked_out(url);
         }
         match remap(&self.remap, u) {
-            Remapped::Same => (url, None),
+            Remapped::Same => self.checked_out(url),
             Remapped::To(new) => {
                 if let Some(github) = &self.github {
                     github.note_remapped(u, &new);
@@ -114,6 +115,18 @@ impl Run {
             }
             Remapped::Invalid(message) => (Err(message), Some(redact(u.as_str()).into())),
         }
+    }
+
+    /// A link to a file of a GitHub repository checked out here, as its local file (with the
+    /// link as written, to report; see `policy::github_checkout`); any other link as it is.
+    fn checked_out(&self, url: Result<Url, String>) -> (Result<Url, String>, Option<Box<str>>) {
+        if let Ok(u) = &url
+            && u.scheme() != "file"
+            && let Some(local) = self.checkouts.iter().find_map(|c| c.local(u))
+        {
+            return (Ok(local), Some(redact(u.as_str()).into()));
+        }
+        (url, None)
     }
 
     /// Takes a result of an earlier run (`Config::reuse_result`) as this run's result for its
@@ -151,8 +164,9 @@ impl Run {
         self.consider(url, Some(site), link.raw, via, None);
     }
 
-    /// Finishes a link that is broken as written (no URL to check): claimed under `key`,
-    /// its verdict `outcome` stored once, reported for each occurrence.
+    /// Finishes a link that is broken as written, or not to be checked (no URL to check):
+    /// claimed under `key`, its verdict `outcome` stored once (and counted as `skip`, when
+    /// given), reported for each occurrence.
     pub(super) fn finish_unresolved(
         &self,
         key: String,
@@ -160,6 +174,7 @@ impl Run {
         raw: String,
         outcome: Outcome,
         via: Via<'_>,
+        skip: Option<SkipReason>,
     ) {
         let level = via.level;
         let occ = Occurrence {
@@ -171,7 +186,12 @@ impl Run {
             .claim_at(&key, move || occ, level, false, via.from)
             .0
         {
-            Claim::New => self.complete(&key, CheckResult::immediate(raw, outcome, level)),
+            Claim::New => {
+                if let Some(why) = skip {
+                    self.skipped.add(why);
+                }
+                self.complete(&key, CheckResult::immediate(raw, outcome, level));
+            }
             Claim::Pending => {}
             Claim::Done(r, occ, first) => self.send(&r, occ(), !first),
             Claim::Quiet(occ) => {
@@ -203,7 +223,7 @@ impl Run {
                     kind: FailKind::InvalidUrl,
                     message,
                 };
-                self.finish_unresolved(format!("invalid:{raw}"), site, raw, outcome, via);
+                self.finish_unresolved(format!("invalid:{raw}"), site, raw, outcome, via, None);
                 return;
             }
         };

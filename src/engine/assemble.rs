@@ -30,6 +30,7 @@ use crate::model::error::{Error, ErrorKind};
 use crate::model::stats::SkipCounter;
 use crate::policy::address::{AddressPolicy, class};
 use crate::policy::filter::Filter;
+use crate::policy::github_checkout::Checkout;
 use crate::policy::host_gate::HostGate;
 use crate::policy::host_table::HostTable;
 use crate::policy::robots::{RobotsCache, robots_agent};
@@ -235,6 +236,16 @@ pub(super) fn assemble(
         max_urls: cfg.max_urls,
         ignore_warnings: cfg.ignore_warnings.clone(),
         seed_sitemaps: cfg.seed_sitemaps,
+        sites: super::site_roots::site_roots(
+            cfg,
+            file_root(cfg, starts)?.as_ref(),
+            site_url(cfg)?.as_ref(),
+        ),
+        checkouts: cfg
+            .github_checkouts
+            .iter()
+            .filter_map(|(repository, folder)| Checkout::new(repository, path_url(folder).ok()?))
+            .collect(),
         file_root: file_root(cfg, starts)?,
         site_url: site_url(cfg)?,
         mx: cfg

@@ -390,8 +390,27 @@ impl Run {
                     "no definition `{raw}: URL' in the page: the reference renders as text"
                 ),
             };
-            self.finish_unresolved(format!("undefined:{raw}"), Some(site), raw, outcome, via);
+            let key = format!("undefined:{raw}");
+            self.finish_unresolved(key, Some(site), raw, outcome, via, None);
             return;
+        }
+        // A relative link that climbs out of the page's site (an mdBook's sources): a page of
+        // the deployed host, not a file here.
+        if !self.sites.is_empty()
+            && super::site_roots::may_climb(&value)
+            && let Ok(local) = self.resolve(ctx, &value)
+        {
+            let written = value.clone().into_owned();
+            let leaving = super::left_site::Leaving {
+                page,
+                value: &written,
+                local: &local,
+            };
+            if let Some(site) = self.site_left(&leaving) {
+                let occurrence = self.site_of(ctx, value, line, column, name, Vec::new(), None);
+                self.left_site(site, &leaving, occurrence, via);
+                return;
+            }
         }
         // The fast path: a plain link on a local or web page, joined as text. Its `Url` is built only
         // when the claim needs one (a new key, or one a parse may upgrade).

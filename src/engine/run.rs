@@ -169,6 +169,11 @@ pub(crate) struct Run {
     /// The public URL of `file_root` (ends in `/`): links under it on local pages are checked
     /// in the folder instead.
     pub(crate) site_url: Option<Url>,
+    /// Folders deployed as sites (mdBook sources, `--base-url`'s folder): a link climbing out
+    /// of one goes to the deployed host (see `site_roots`).
+    pub(crate) sites: Vec<super::site_roots::SiteRoot>,
+    /// The GitHub repositories checked out locally: links to their files go to the checkout.
+    pub(crate) checkouts: Vec<crate::policy::github_checkout::Checkout>,
     /// MX lookups of `mailto:` domains, when asked for.
     pub(crate) mx: Option<MxCheck>,
     /// Queue the sitemaps listed in a start site's robots.txt.

@@ -4,7 +4,9 @@
 //! Only files inside the checked folders are read ([`FileScope`]): the decision is made on the
 //! path the file system would open — percent-escapes decoded (`..%2F`), `..` resolved and
 //! symbolic links followed — not on the URL's text, which a link can dress up. A file outside
-//! is checked for existence only.
+//! is checked for existence only, except inside the git work tree of a checked folder
+//! (`work_tree.rs`): GitHub shows the whole tree, so a file there is read when its anchors are
+//! asked for (never parsed for links: it is no page of the check), without a warning.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -19,6 +21,7 @@ use url::Url;
 use super::Fetched;
 use super::real_path::{real_path, real_path_of_entry};
 use super::walked::Walked;
+use super::work_tree::work_tree_root;
 use crate::extract::format::is_parsed;
 use crate::model::outcome::{FailKind, Outcome, Warning};
 
@@ -29,6 +32,9 @@ pub(crate) struct FileScope {
     roots: Vec<PathBuf>,
     /// Read files anywhere (`Config::follow_outside_root`).
     anywhere: bool,
+    /// The canonical roots of the git work trees that hold `roots` (see `work_tree.rs`): their
+    /// files are read for anchors too. Empty with `anywhere`.
+    trees: Vec<PathBuf>,
     /// Extensions tried, in order, for a file that does not exist (`Config::fallback_extensions`).
     pub(crate) fallback: Vec<String>,
     /// A missing `index.html` is its folder's `README.md` (`Config::readme_as_index`).
@@ -94,11 +100,28 @@ fn unrendered(books: &[BookPages], path: &Path) -> Option<String> {
     (!book.pages.contains(&real)).then(|| format!("{}: {UNRENDERED}", path.display()))
 }
 
+/// Where the file system opens a path, for [`FileScope::look_up`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Inside the checked folders (or anywhere, when allowed).
+    Inside,
+    /// Outside them, inside the git work tree of one: read for anchors, not listed.
+    Tree,
+    /// Beyond both: checked for existence only.
+    Outside,
+}
+
 impl FileScope {
     /// The metadata of `path` (symbolic links followed), and whether the file system opens it
     /// inside one of the folders. A plain file costs one `lstat`, as a `stat` would; a
     /// symbolic link a `stat` and a `realpath` more.
     fn look_up(&self, path: &Path) -> std::io::Result<(Metadata, bool)> {
+        self.place(path)
+            .map(|(m, place)| (m, place == Place::Inside))
+    }
+
+    /// [`FileScope::look_up`], telling a file of a checked folder's work tree apart.
+    fn place(&self, path: &Path) -> std::io::Result<(Metadata, Place)> {
         // Without a trailing slash: `lstat("dir/")` follows a symbolic link named `dir`.
         let trimmed;
         let path =
@@ -112,15 +135,19 @@ impl FileScope {
         let link = own.file_type().is_symlink();
         let meta = if link { std::fs::metadata(path)? } else { own };
         if self.anywhere || self.roots.is_empty() {
-            return Ok((meta, true));
+            return Ok((meta, Place::Inside));
         }
         let real = if link {
             std::fs::canonicalize(path).ok()
         } else {
             real_path_of_entry(path)
         };
-        let inside = real.is_some_and(|real| self.roots.iter().any(|r| real.starts_with(r)));
-        Ok((meta, inside))
+        let place = match real {
+            Some(real) if self.roots.iter().any(|r| real.starts_with(r)) => Place::Inside,
+            Some(real) if self.trees.iter().any(|t| real.starts_with(t)) => Place::Tree,
+            _ => Place::Outside,
+        };
+        Ok((meta, place))
     }
     /// `true` when `url` is a `file:` URL the file system opens inside the folders.
     pub(crate) fn holds(&self, url: &Url) -> bool {
@@ -132,12 +159,25 @@ impl FileScope {
 
     /// The scope of `folders` (made canonical here; one that does not exist is left out).
     pub(crate) fn new(folders: impl IntoIterator<Item = PathBuf>, anywhere: bool) -> Self {
+        let roots: Vec<PathBuf> = folders
+            .into_iter()
+            .filter_map(|f| real_path(&f).ok())
+            .collect();
+        let mut trees: Vec<PathBuf> = Vec::new();
+        for tree in roots
+            .iter()
+            .filter(|_| !anywhere)
+            .filter_map(|r| work_tree_root(r))
+        {
+            // Only a tree wider than the folder adds files.
+            if !roots.contains(&tree) && !trees.contains(&tree) {
+                trees.push(tree);
+            }
+        }
         FileScope {
-            roots: folders
-                .into_iter()
-                .filter_map(|f| real_path(&f).ok())
-                .collect(),
+            roots,
             anywhere,
+            trees,
             fallback: Vec::new(),
             readme_index: false,
             books: Vec::new(),
@@ -153,7 +193,7 @@ impl FileScope {
 /// Only what a renderer swaps is swapped: a name with no extension or with the rendered one
 /// (`.html`, `.htm`). `intro.png`, `intro.pdf` or a typo such as `intro.mdr` stay missing
 /// even when `intro.md` exists.
-fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, bool)> {
+fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, Place)> {
     let swappable = path
         .extension()
         .is_none_or(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
@@ -165,8 +205,8 @@ fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, bool)>
     let readme = (scope.readme_index && path.file_name().is_some_and(|n| n == "index.html"))
         .then(|| path.with_file_name("README.md"));
     by_extension.chain(readme).find_map(|p| {
-        let (m, inside) = scope.look_up(&p).ok()?;
-        m.is_file().then_some((p, m, inside))
+        let (m, place) = scope.place(&p).ok()?;
+        m.is_file().then_some((p, m, place))
     })
 }
 
@@ -191,12 +231,15 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
     if want_body && let Some(f) = read_plain_page(url, &path, max_body, scope) {
         return f;
     }
-    let (path, meta, found_as) = match scope.look_up(&path) {
-        Ok((m, true)) => (path, m, None),
-        Ok((_, false)) => return outside_root(url),
+    let (path, meta, found_as) = match scope.place(&path) {
+        Ok((m, Place::Inside)) => (path, m, None),
+        // A folder of the work tree exists; nothing of it is listed.
+        Ok((m, Place::Tree)) if m.is_dir() => return found(&without_query(url), &path, &m),
+        Ok((m, Place::Tree)) => (path, m, None),
+        Ok((_, Place::Outside)) => return outside_root(url),
         Err(e) => match fallback(scope, &path) {
-            Some((_, _, false)) => return outside_root(url),
-            Some((other, m, true)) => {
+            Some((_, _, Place::Outside)) => return outside_root(url),
+            Some((other, m, _)) => {
                 let Ok(u) = Url::from_file_path(&other) else {
                     return not_found(url, &path, &e);
                 };
@@ -470,13 +513,13 @@ struct Folder {
 const FOLDERS_REMEMBERED: usize = 4096;
 
 /// [`not_found`], naming the closest sibling of a missing file when its folder is inside the
-/// scope (outside it, the folder's names are not read).
+/// scope or its work tree (outside them, the folder's names are not read).
 fn missing(url: &Url, path: &Path, e: &std::io::Error, scope: &FileScope) -> Fetched {
     let mut f = not_found(url, path, e);
     let folder_inside = path
         .parent()
-        .and_then(|p| scope.look_up(p).ok())
-        .is_some_and(|(m, inside)| inside && m.is_dir());
+        .and_then(|p| scope.place(p).ok())
+        .is_some_and(|(m, place)| place != Place::Outside && m.is_dir());
     if e.kind() == std::io::ErrorKind::NotFound
         && folder_inside
         && let Some(name) = super::sibling_hint::closest_sibling(path)

@@ -35,6 +35,7 @@ pub(crate) mod tls;
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tunnel;
 pub(crate) mod walked;
+pub(crate) mod work_tree;
 
 use std::fmt;
 use std::time::{Duration, Instant};

@@ -1,8 +1,10 @@
 //! `--changed-since REF`: in a git checkout, the Markdown and HTML files a change touches — the
-//! files changed since REF (committed, staged or not), and the files that name a file renamed,
-//! moved or deleted since REF (a renamed page leaves its old links pointing at nothing) — and
-//! nothing else. Asks the `git` on PATH: `git diff --name-status` for what changed, `git grep`
-//! for who names a file that is gone, so the files not touched are not read by the check.
+//! files changed since REF (committed, staged or not), the files that name a file renamed,
+//! moved or deleted since REF (a renamed page leaves its old links pointing at nothing), and
+//! the files that link into a changed page with a fragment (`guide.md#setup`: a renamed
+//! heading leaves such links pointing at nothing) — and nothing else. Asks the `git` on PATH:
+//! `git diff --name-status` for what changed, `git grep` for who names a file that is gone or
+//! links into a changed one, so the files not touched are not read by the check.
 //!
 //! The checkout is untrusted: git runs with the checkout's code turned off for what is asked
 //! ([`SAFE_GIT`]: no fsmonitor hook, no bare repository found in a subfolder, no hooks, no
@@ -72,37 +74,58 @@ pub(super) fn changed_files(
         ))
     })?;
     let (changed, gone) = parse_name_status(&diff);
-    let mut files: Vec<PathBuf> = changed
-        .into_iter()
-        .filter(|p| is_page(p))
-        .map(|p| top.join(p))
-        .collect();
-    for old in gone {
-        for pattern in names_of(&old) {
-            let mut args: Vec<&OsStr> = ["grep", "-l", "-z", "-F", "--no-textconv", "-e"]
-                .iter()
-                .map(OsStr::new)
-                .collect();
-            args.push(&pattern);
-            args.extend(
-                ["--", "*.md", "*.markdown", "*.html", "*.htm"]
-                    .iter()
-                    .map(OsStr::new),
-            );
-            // `git grep` fails (status 1) when nothing names the file.
-            let found = git(&top, &filters, &args).unwrap_or_default();
-            files.extend(
-                found
-                    .split(|b| *b == 0)
-                    .filter(|p| !p.is_empty())
-                    .map(|p| top.join(os_string(p))),
-            );
-        }
+    let pages: Vec<OsString> = changed.into_iter().filter(|p| is_page(p)).collect();
+    let mut files: Vec<PathBuf> = pages.iter().map(|p| top.join(p)).collect();
+    // Who names a file that is gone, and who links into a changed page's anchors
+    // (`guide.md#`, `guide.html#`): one `git grep` for all the names.
+    let mut patterns: Vec<OsString> = gone.iter().flat_map(|old| names_of(old)).collect();
+    for page in &pages {
+        patterns.extend(names_of(page).into_iter().map(|mut name| {
+            name.push("#");
+            name
+        }));
+    }
+    patterns.sort();
+    patterns.dedup();
+    for some in patterns.chunks(GREP_PATTERNS) {
+        files.extend(
+            grep_files(&top, &filters, some)
+                .into_iter()
+                .map(|p| top.join(p)),
+        );
     }
     files.sort();
     files.dedup();
     let files = inside(files, &top, warn);
     Ok((files, top))
+}
+
+/// Most patterns one `git grep` is given (its command line stays far below the system's limit).
+const GREP_PATTERNS: usize = 200;
+
+/// The Markdown and HTML files of the checkout that hold any of `patterns` (plain text), as
+/// paths relative to `top`.
+fn grep_files(top: &Path, filters: &[OsString], patterns: &[OsString]) -> Vec<OsString> {
+    let mut args: Vec<&OsStr> = ["grep", "-l", "-z", "-F", "--no-textconv"]
+        .iter()
+        .map(OsStr::new)
+        .collect();
+    for pattern in patterns {
+        args.push(OsStr::new("-e"));
+        args.push(pattern);
+    }
+    args.extend(
+        ["--", "*.md", "*.markdown", "*.html", "*.htm"]
+            .iter()
+            .map(OsStr::new),
+    );
+    // `git grep` fails (status 1) when no file holds any.
+    let found = git(top, filters, &args).unwrap_or_default();
+    found
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(os_string)
+        .collect()
 }
 
 /// The regular files of `files` inside `top` once symbolic links are resolved; a changed file

@@ -10,6 +10,10 @@
 //! A `.md` file a chapter pulls in with `{{#include …}}` (mdBook's `links` preprocessor) is
 //! read too, so the links it brings to the chapter are checked: it counts as a page.
 //!
+//! A link from a chapter that climbs out of the sources (`../std/index.html`) goes to another
+//! part of the deployed site: `site-url` of `[output.html]`, when it is a whole URL, says where
+//! the book is deployed, so the link can be checked there (see `Config::site_root`).
+//!
 //! Every file is the checkout's: `book.toml`, `SUMMARY.md` and the chapters are read through
 //! [`super::checkout_file`], as regular files inside the book's folder (the sources for
 //! chapters), up to 4 MiB each, and each chapter once however often it is listed or included.
@@ -30,6 +34,9 @@ pub(super) struct Book {
     pub(super) dir: PathBuf,
     /// Its source folder.
     pub(super) src: PathBuf,
+    /// Where it is deployed: `[output.html] site-url`, when that is an `http(s)` URL (mdBook
+    /// also takes a path alone, `/book/`, which names no host).
+    pub(super) site_url: Option<String>,
     /// The chapters its `SUMMARY.md` lists and the `.md` files they include, relative to
     /// `src`; `None` without a readable `SUMMARY.md`.
     pub(super) chapters: Option<Vec<PathBuf>>,
@@ -44,7 +51,7 @@ pub(super) struct Book {
 impl Book {
     /// The mdBook in `dir`, when `dir` holds a `book.toml` whose sources are inside it.
     pub(super) fn at(dir: &Path) -> Option<Book> {
-        let src = sources(dir)?;
+        let (src, site_url) = sources(dir)?;
         let mut chapters_read = 0;
         let chapters = summary_chapters(&src).map(|listed| {
             // Each chapter once, in the order first listed, then what they include: a
@@ -74,6 +81,7 @@ impl Book {
         Some(Book {
             dir: dir.to_path_buf(),
             src,
+            site_url,
             chapters,
             read,
             chapters_read,
@@ -97,9 +105,10 @@ impl Book {
 }
 
 /// The source folder of the mdBook in `dir` (`src`, or `[book] src` of its `book.toml`), when
-/// `dir` holds a `book.toml`. A book.toml that cannot be read, or whose `src` leaves the
-/// folder (`..`, an absolute path, a symbolic link out), is no mdBook.
-fn sources(dir: &Path) -> Option<PathBuf> {
+/// `dir` holds a `book.toml`, and its `site-url` when it is a whole `http(s)` URL. A book.toml
+/// that cannot be read, or whose `src` leaves the folder (`..`, an absolute path, a symbolic
+/// link out), is no mdBook.
+fn sources(dir: &Path) -> Option<(PathBuf, Option<String>)> {
     let bytes = super::checkout_file::read(&dir.join("book.toml"), Some(dir), MAX_SOURCE).ok()?;
     let table: toml::Table = std::str::from_utf8(&bytes).ok()?.parse().ok()?;
     let src = table
@@ -107,6 +116,13 @@ fn sources(dir: &Path) -> Option<PathBuf> {
         .and_then(|b| b.get("src"))
         .and_then(|s| s.as_str())
         .unwrap_or("src");
+    let site_url = table
+        .get("output")
+        .and_then(|o| o.get("html"))
+        .and_then(|h| h.get("site-url"))
+        .and_then(|s| s.as_str())
+        .filter(|s| url::Url::parse(s).is_ok_and(|u| matches!(u.scheme(), "http" | "https")))
+        .map(str::to_owned);
     let src = Path::new(src);
     if src.is_absolute()
         || src
@@ -121,7 +137,7 @@ fn sources(dir: &Path) -> Option<PathBuf> {
         (Ok(real), Ok(folder)) => real.is_dir() && real.starts_with(folder),
         _ => false,
     };
-    inside.then_some(src)
+    inside.then_some((src, site_url))
 }
 
 /// The chapters `src/SUMMARY.md` lists, as mdBook reads them: the destination of each link,

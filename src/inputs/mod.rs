@@ -19,7 +19,9 @@
 
 mod changed;
 pub(crate) mod checkout_file;
+mod github_origin;
 mod mdbook;
+mod sources;
 mod walk_ignore_files;
 
 use std::cell::RefCell;
@@ -34,6 +36,7 @@ use regex::Regex;
 use url::Url;
 
 use self::mdbook::Book;
+pub use self::sources::SourceMap;
 use crate::config::Config;
 use crate::model::error::{Error, ErrorKind};
 
@@ -161,9 +164,9 @@ impl Inputs {
         self
     }
 
-    /// In a git checkout, checks only the Markdown and HTML files changed since `reference`
-    /// and the files that name a file renamed or deleted since then; folder inputs limit it to
-    /// themselves. Runs the `git` on PATH. Defaults to none.
+    /// In a git checkout, checks only the Markdown and HTML files changed since `reference`,
+    /// the files that name a file renamed or deleted since then, and the files that link into
+    /// a changed file with a fragment (`guide.md#`); folder inputs limit it to themselves. Runs the `git` on PATH. Defaults to none.
     pub fn changed_since(mut self, reference: impl Into<String>) -> Self {
         self.walk.changed_since = Some(reference.into());
         self
@@ -409,6 +412,14 @@ fn add_inputs(
     let books = walk.books.borrow();
     for book in books.iter() {
         config = config.mdbook(&book.src, book.chapters.clone());
+        // Deployed at its `site-url`, else at --base-url when the book is the checked folder.
+        let public = book.site_url.clone().or_else(|| {
+            let checked = root_dir
+                .as_deref()
+                .is_some_and(|r| same_folder(r, &book.dir));
+            config.base_url.clone().filter(|_| checked)
+        });
+        config = config.site_root(&book.src, public);
     }
     if let Some(first) = books.first() {
         let first = first.dir.display();
@@ -432,10 +443,33 @@ fn add_inputs(
     for pattern in ignore_file(&folder, walk) {
         config = config.ignore_file_pattern(pattern);
     }
+    // The checked folder's repository on GitHub: links to its files there are checked here
+    // (only when local files are checked: a web crawl started in a checkout is not about it).
+    let local = config.inputs().iter().any(|i| match i {
+        crate::config::Input::Path(_) => true,
+        crate::config::Input::Url(u) => u.trim_start().starts_with("file:"),
+        _ => false,
+    });
+    if local && let Some((checkout, repository)) = github_origin::github_origin(&folder) {
+        walk.notices.borrow_mut().push(Notice::Note(format!(
+            "`{}' is a checkout of {repository}: links to its files there (blob/…, tree/…) \
+             are checked in the checkout",
+            checkout.display()
+        )));
+        config = config.github_checkout(repository, checkout);
+    }
     if let Some(dir) = root_dir {
         config = config.root_dir(dir);
     }
     Ok(config)
+}
+
+/// `true` when `a` and `b` name one folder.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// The file of URL patterns not to check, at the checked folder's root (as lychee's

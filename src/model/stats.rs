@@ -78,6 +78,10 @@ pub struct Skipped {
     /// `--exclude` pattern: left out before they were read, so their links were never seen.
     /// Not counted in `excluded`.
     pub excluded_starts: usize,
+    /// Links that climb out of a site's folder (an mdBook's sources, `--base-url`'s folder)
+    /// to another part of the deployed site, whose public URL is not known: nothing local
+    /// stands for them, so they are not checked offline ([`Config::site_root`](crate::Config::site_root)).
+    pub offline: usize,
 }
 
 impl Skipped {
@@ -92,6 +96,7 @@ impl Skipped {
             + self.comment
             + self.ignore_file
             + self.excluded_starts
+            + self.offline
     }
 
     /// The reasons with their counts, in the order a summary names them, zeros left out
@@ -107,6 +112,10 @@ impl Skipped {
             ("with a scheme not checked", self.scheme),
             ("by a linkpatrol-ignore comment", self.comment),
             ("by .linkpatrolignore", self.ignore_file),
+            (
+                "leaving the site's folder, not checked offline",
+                self.offline,
+            ),
         ]
         .into_iter()
         .filter(|(_, n)| *n > 0)
@@ -126,12 +135,13 @@ pub(crate) enum SkipReason {
     Comment,
     IgnoreFile,
     ExcludedStart,
+    Offline,
 }
 
 /// [`Skipped`] counted by many workers at once: one relaxed atomic add per URL not checked.
 /// Read when the run's report is made; a statistic, so relaxed ordering is enough.
 #[derive(Debug, Default)]
-pub(crate) struct SkipCounter([AtomicUsize; 9]);
+pub(crate) struct SkipCounter([AtomicUsize; 10]);
 
 impl SkipCounter {
     /// Counts one URL not checked.
@@ -152,6 +162,7 @@ impl SkipCounter {
             comment: n(SkipReason::Comment),
             ignore_file: n(SkipReason::IgnoreFile),
             excluded_starts: n(SkipReason::ExcludedStart),
+            offline: n(SkipReason::Offline),
         }
     }
 }

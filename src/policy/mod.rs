@@ -11,6 +11,7 @@
 
 pub(crate) mod address;
 pub(crate) mod filter;
+pub(crate) mod github_checkout;
 pub(crate) mod host_gate;
 pub(crate) mod host_table;
 pub(crate) mod local_join;

@@ -28,7 +28,7 @@
 //! requests, waited, retries, overloaded, broken, interval, effective_rate}]`, times in
 //! seconds, and `unreachable`, the failure, for a host given up) and `skipped` (URLs not
 //! checked: `{robots, outside_scope, excluded, not_included, url_limit, scheme, comment,
-//! ignore_file, excluded_starts}`; `comment` counts links, the others URLs); when bot protection answered for
+//! ignore_file, excluded_starts, offline}`; `comment` counts links, the others URLs); when bot protection answered for
 //! some links, `blocked` (their entries) and `blocked_hosts` (host names). A shard's run
 //! (`--shard I/N`) also has `shard`: `{index, count, phase, exported}` (`phase` 1 or 2;
 //! `exported`: the links exported to each shard, by index), which `merge` reads to warn of a
@@ -208,6 +208,7 @@ pub fn summary_json(report: &Report) -> Value {
             "comment": stats.skipped.comment,
             "ignore_file": stats.skipped.ignore_file,
             "excluded_starts": stats.skipped.excluded_starts,
+            "offline": stats.skipped.offline,
             "url_limit": stats.skipped.url_limit,
             "scheme": stats.skipped.scheme,
         },

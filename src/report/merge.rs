@@ -273,6 +273,7 @@ fn add_skipped(skipped: &mut Skipped, v: &Value) {
         (&mut skipped.comment, "comment"),
         (&mut skipped.ignore_file, "ignore_file"),
         (&mut skipped.excluded_starts, "excluded_starts"),
+        (&mut skipped.offline, "offline"),
         (&mut skipped.url_limit, "url_limit"),
         (&mut skipped.scheme, "scheme"),
     ] {

@@ -138,7 +138,8 @@ pub struct ReportOptions {
     pub working_dir: Option<std::path::PathBuf>,
     /// The folder SARIF locations of local pages are relative to, under the `uriBaseId`
     /// `SRCROOT` (the binary gives the working folder when the checked folder is inside it,
-    /// else the checked folder). Defaults to none: absolute `file:` URIs.
+    /// else the checked folder), and the HTML report's local paths. Defaults to none:
+    /// absolute `file:` URIs (the HTML report then uses `working_dir`).
     pub source_root: Option<std::path::PathBuf>,
     /// The run asked the web archive for suggestions (`--suggest`): the CSV report gets a last
     /// column, `suggestion`. Defaults to off.
@@ -210,7 +211,9 @@ pub fn reporter_for<'a>(
                 .with_suggestions(options.suggestions),
         ),
         Format::Html => Box::new(
-            HtmlReporter::new(out, options.verbosity).with_settings(options.run_settings.clone()),
+            HtmlReporter::new(out, options.verbosity)
+                .with_settings(options.run_settings.clone())
+                .with_base(options.source_root.as_deref().or(cwd)),
         ),
     }
 }

@@ -97,6 +97,11 @@ pub struct Args {
     #[arg(help_heading = "Config file", short = 'c', long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
+    /// The Markdown sources of the built site being checked (`mdbook build && linkpatrol
+    /// --sources src book`): each problem on a built page is reported at its source's line.
+    #[arg(help_heading = "Inputs", long, value_name = "DIR")]
+    pub sources: Option<PathBuf>,
+
     /// Read no config file (not even the default ones).
     #[arg(help_heading = "Config file", long, conflicts_with = "config")]
     pub no_config: bool,

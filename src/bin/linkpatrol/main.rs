@@ -150,6 +150,15 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let config = settings::config_from(args)?;
     let abort_secs = args.check.abort_timeout;
     let checker = Checker::new(config)?;
+    // `--sources SRC BUILT`: problems on the built pages are reported at their sources.
+    let sources = match &args.sources {
+        Some(src) => {
+            let built = report_setup::checked_folder(args)
+                .ok_or_else(|| anyhow::anyhow!("--sources needs the built site's folder"))?;
+            Some(linkpatrol::SourceMap::new(src, built)?)
+        }
+        None => None,
+    };
     // Every -F file opens before any is truncated (and before the run starts).
     let mut files = ReportFiles::open_all(&args.file_outputs, args.stream)?;
     let mut export = match &args.export_external {
@@ -193,7 +202,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     let mut write_error: Option<io::Error> = None;
     let mut run = checker.spawn()?;
     loop {
-        let entry = match run.next_within(IDLE_INTERVAL) {
+        let mut entry = match run.next_within(IDLE_INTERVAL) {
             Step::Entry(entry) => entry,
             Step::Idle => {
                 // Rows reach their files while the run waits (and survive a kill).
@@ -215,6 +224,9 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         }
         if entry.result.outcome.is_broken() {
             counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(map) = &sources {
+            map.map(&mut entry);
         }
         // Keep feeding after an error so the other outputs stay complete; report it at the end.
         let written = guard.entry(&mut *reporter, &entry, |r| {

@@ -32,6 +32,7 @@ const COMMAND_ONLY: &[&str] = &[
     "print-config",
     "stdin",
     "input-file",
+    "sources",
     "export-external",
     "external-from",
     "reuse-results",

@@ -158,7 +158,7 @@ fn stdout_takes_color(when: &str) -> bool {
 
 /// The folder SARIF locations are relative to: `--root-dir`, else the first folder given as
 /// input, else the folder of the first file given as input; `None` when only URLs are checked.
-fn checked_folder(args: &Args) -> Option<PathBuf> {
+pub(crate) fn checked_folder(args: &Args) -> Option<PathBuf> {
     if let Some(root) = &args.check.root_dir {
         return root.canonicalize().ok();
     }

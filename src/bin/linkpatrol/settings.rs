@@ -206,7 +206,13 @@ pub fn usage_error(e: clap::Error) -> anyhow::Error {
 fn add_inputs(config: Config, mut inputs: Inputs, args: &Args) -> Result<Config> {
     inputs = inputs.stdin(args.stdin);
     for input in &args.inputs {
-        inputs = inputs.input(input);
+        // A built site checked for its sources: every page it built is a start page (the
+        // walk leaves out those that only repeat others, below), not only what links reach.
+        if args.sources.is_some() && std::path::Path::new(input).is_dir() {
+            inputs = inputs.input(format!("{}/**/*.html", input.trim_end_matches('/')));
+        } else {
+            inputs = inputs.input(input);
+        }
     }
     for file in &args.input_file {
         inputs = inputs.list_file(file);
@@ -269,6 +275,18 @@ pub fn config_from(args: &Args) -> Result<Config> {
             )
         })?;
         config = config.basic_auth(BasicAuth::new(pattern, &a.username, &a.password));
+    }
+    // A built book's pages that only repeat others (or have no source) are checked, not
+    // read: each problem is reported once, at its source.
+    if let Some(src) = &args.sources
+        && let Some(built) = crate::report_setup::checked_folder(args)
+        && let Ok(built) = url::Url::from_directory_path(built)
+    {
+        for page in linkpatrol::SourceMap::pages_not_read(src) {
+            let pattern = format!("^{}$", regex::escape(&format!("{built}{page}")));
+            let pattern = Regex::new(&pattern).context("--sources")?;
+            config = config.no_follow(pattern);
+        }
     }
     config = add_inputs(config, inputs, args)?;
     if let Some(shard) = args.check.shard {

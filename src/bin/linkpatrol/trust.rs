@@ -63,8 +63,9 @@ pub enum Refusal {
 /// - `changed-since`: runs git in the checkout, and the checkout's own git configuration (a
 ///   `.git/config` in a tarball, a bare repository in a subfolder) can have git run commands
 ///   (`core.fsmonitor`, filters).
-/// - `inputs`, `root-dir`: a start input or the site's root outside the folder would have the
-///   crawl read, parse and report files the checkout does not contain (`/etc`, `~/.ssh`);
+/// - `inputs`, `root-dir`, `sources`: a start input, the site's root or its sources outside the
+///   folder would have the crawl read, parse and report files the checkout does not contain
+///   (`/etc`, `~/.ssh`);
 ///   inside the folder they work as usual. A glob input is judged by the folder it walks
 ///   (`docs` of `docs/**/*.md`).
 pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
@@ -87,6 +88,7 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("changed-since", Refusal::Always),
     ("inputs", Refusal::OutsideFolder),
     ("root-dir", Refusal::OutsideFolder),
+    ("sources", Refusal::OutsideFolder),
 ];
 
 /// Fails with one line when the config file found in the current folder at `path` sets a key
@@ -280,11 +282,7 @@ pub fn keys_set(file: &FileConfig) -> Result<Vec<(String, String)>> {
 /// `file:` URLs (not `-`, the standard input, nor http(s) URLs).
 fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
     match key {
-        "root-dir" => file
-            .strings("root-dir")
-            .into_iter()
-            .map(PathBuf::from)
-            .collect(),
+        "root-dir" | "sources" => file.strings(key).into_iter().map(PathBuf::from).collect(),
         "inputs" => file
             .strings("inputs")
             .iter()

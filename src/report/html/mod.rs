@@ -8,6 +8,10 @@
 //! filters (warnings, OK, ignored, all). No row is in both: a broken link is listed once, under
 //! its page, with its warnings. Every string that comes from a crawl goes
 //! through [`escape::Escaped`]; only `http`, `https` and `file` URLs become clickable links.
+//! A local page or link inside the base folder (`with_base`: the checked folder) is shown as a
+//! path relative to it (`docs/guide.md`, linking to its `file:` URL), and so is its path in a
+//! result's text, instead of the same `file:///…` prefix on every row. The URLs found and not
+//! checked are counted by reason, as in the text report.
 //!
 //! Entries are buffered and the page is written by `finish`, which also runs after an
 //! interrupted run, so the file is always a complete page. Rows are sorted (problems first,
@@ -20,6 +24,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use self::escape::Escaped;
+use super::page_path::PagePaths;
 use super::text::{mdbook_line, plural};
 use super::{Reporter, Verbosity, human_bytes, human_duration, statistics};
 use crate::model::failure_class::FailureClass;
@@ -42,6 +47,56 @@ pub struct HtmlReporter<W: Write> {
     shown: Vec<Entry>,
     /// What was checked and the settings, as the front end names them.
     settings: Vec<(String, String)>,
+    /// How local pages and links are shown (relative to the base folder).
+    paths: Shown,
+}
+
+/// How local URLs are shown: relative to a base folder, when inside it.
+#[derive(Debug, Default)]
+struct Shown {
+    paths: PagePaths,
+    /// The base folder's `file:` URL and path, each ending in `/`, as they appear in texts.
+    prefixes: Vec<String>,
+}
+
+impl Shown {
+    fn new(base: Option<&std::path::Path>) -> Shown {
+        let mut prefixes = Vec::new();
+        if let Some(base) = base
+            && let Ok(url) = url::Url::from_directory_path(base)
+        {
+            prefixes.push(url.to_string());
+            let path = base.to_string_lossy();
+            let slash = if path.ends_with('/') { "" } else { "/" };
+            prefixes.push(format!("{path}{slash}"));
+        }
+        Shown {
+            paths: PagePaths::new(base),
+            prefixes,
+        }
+    }
+
+    /// The text shown for `url`: a local one inside the base as its relative path (with its
+    /// `#fragment`), any other as it is.
+    fn url<'a>(&self, url: &'a str) -> std::borrow::Cow<'a, str> {
+        let (page, fragment) = url.split_once('#').unwrap_or((url, ""));
+        match self.paths.relative(page) {
+            Some(rel) if fragment.is_empty() => rel.into(),
+            Some(rel) => format!("{rel}#{fragment}").into(),
+            None => url.into(),
+        }
+    }
+
+    /// `text` (a result or warning) with the base folder's URL and path left out of it.
+    fn text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let mut out = std::borrow::Cow::Borrowed(text);
+        for prefix in &self.prefixes {
+            if out.contains(prefix.as_str()) {
+                out = out.replace(prefix.as_str(), "").into();
+            }
+        }
+        out
+    }
 }
 
 impl<W: Write> HtmlReporter<W> {
@@ -53,7 +108,15 @@ impl<W: Write> HtmlReporter<W> {
             verbosity,
             shown: Vec::new(),
             settings: Vec::new(),
+            paths: Shown::default(),
         }
+    }
+
+    /// Shows local pages and links inside `base` (the checked folder) as paths relative to
+    /// it, also in results' texts. Defaults to none: whole `file:` URLs.
+    pub fn with_base(mut self, base: Option<&std::path::Path>) -> Self {
+        self.paths = Shown::new(base);
+        self
     }
 
     /// Names what the run checked and its settings at the top of the page (`("Inputs",
@@ -82,14 +145,15 @@ impl<W: Write> Reporter for HtmlReporter<W> {
         let mut shown = std::mem::take(&mut self.shown);
         shown.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
         let o = &mut self.out;
-        head(o, report, &self.settings)?;
+        let paths = &self.paths;
+        head(o, report, &self.settings, paths)?;
         summary(o, report)?;
-        broken(o, &shown)?;
+        broken(o, &shown, paths)?;
         let others: Vec<Entry> = shown
             .into_iter()
             .filter(|e| !e.result.outcome.is_broken())
             .collect();
-        table(o, &others, self.verbosity, report)?;
+        table(o, &others, self.verbosity, report, paths)?;
         write!(
             o,
             "</main>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
@@ -128,7 +192,12 @@ fn rank(e: &Entry) -> u8 {
 const STARTS_SHOWN: usize = 10;
 
 /// The doctype, `<head>`, the page title, and what was checked and when.
-fn head(o: &mut impl Write, report: &Report, settings: &[(String, String)]) -> io::Result<()> {
+fn head(
+    o: &mut impl Write,
+    report: &Report,
+    settings: &[(String, String)],
+    paths: &Shown,
+) -> io::Result<()> {
     let errors = report.errors();
     let title = match errors {
         0 => "no broken links".to_owned(),
@@ -157,7 +226,7 @@ fn head(o: &mut impl Write, report: &Report, settings: &[(String, String)]) -> i
             if i > 0 {
                 write!(o, ", ")?;
             }
-            url_link(o, url)?;
+            url_link(o, url, paths)?;
         }
         if starts.len() > STARTS_SHOWN {
             write!(o, " and {} more", starts.len() - STARTS_SHOWN)?;
@@ -258,6 +327,22 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             Escaped(&report.stats.blocked_hosts.join(", "))
         )?;
     }
+    let skipped = report.stats.skipped;
+    if skipped.total() > 0 {
+        let reasons: Vec<String> = skipped
+            .reasons()
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        writeln!(
+            o,
+            "<p class=\"more\" id=\"skipped\"><span data-stat=\"skipped\">{}</span> URL{} \
+             not checked: {}.</p>",
+            skipped.total(),
+            plural(skipped.total()),
+            Escaped(&reasons.join(", "))
+        )?;
+    }
     if report.over_limit > 0 {
         writeln!(
             o,
@@ -324,7 +409,7 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
 }
 
 /// The broken links, one block per page that contains them (start URLs in their own block).
-fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
+fn broken(o: &mut impl Write, shown: &[Entry], paths: &Shown) -> io::Result<()> {
     let mut pages: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
     for e in shown.iter().filter(|e| e.result.outcome.is_broken()) {
         let page = e.referrer.as_ref().map_or("", |r| r.parent.as_str());
@@ -352,7 +437,7 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
             write!(o, "Start URLs")?;
         } else {
             write!(o, "On ")?;
-            url_link(o, page)?;
+            url_link(o, page, paths)?;
         }
         writeln!(
             o,
@@ -376,12 +461,12 @@ fn broken(o: &mut impl Write, shown: &[Entry]) -> io::Result<()> {
                 Escaped(r.map_or("", |r| r.name.as_str())),
                 class.map_or("", FailureClass::name),
                 Escaped(class.map_or("", FailureClass::description)),
-                Escaped(&e.result.outcome.to_string()),
+                Escaped(&paths.text(&e.result.outcome.to_string())),
             )?;
-            suggestion(o, e)?;
-            warnings(o, e)?;
+            suggestion(o, e, paths)?;
+            warnings(o, e, paths)?;
             write!(o, "</td><td class=\"real\">")?;
-            real_url(o, e)?;
+            real_url(o, e, paths)?;
             writeln!(o, "</td></tr>")?;
         }
         writeln!(o, "</tbody>\n</table>\n</article>")?;
@@ -396,6 +481,7 @@ fn table(
     others: &[Entry],
     verbosity: Verbosity,
     report: &Report,
+    paths: &Shown,
 ) -> io::Result<()> {
     let count = |class: u8| others.iter().filter(|e| rank(e) == class).count();
     let (warnings, fine, ignored) = (count(1), count(2), count(3));
@@ -449,13 +535,13 @@ fn table(
          <th class=\"num\" data-type=\"num\">Time (s)</th></tr></thead>\n<tbody>"
     )?;
     for e in others {
-        entry_row(o, e)?;
+        entry_row(o, e, paths)?;
     }
     writeln!(o, "</tbody>\n</table>\n</section>")
 }
 
 /// One row of the full table.
-fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+fn entry_row(o: &mut impl Write, e: &Entry, paths: &Shown) -> io::Result<()> {
     let r = &e.result;
     let rf = e.referrer.as_ref();
     let (label, class) = match rank(e) {
@@ -475,10 +561,10 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         Some(f) => format!("{}#{f}", r.url),
         None => r.url.clone(),
     };
-    url_link(o, &url)?;
+    url_link(o, &url, paths)?;
     write!(o, "</td><td class=\"parent\">")?;
     match rf {
-        Some(rf) => url_link(o, &rf.parent)?,
+        Some(rf) => url_link(o, &rf.parent, paths)?,
         None => write!(o, "<span class=\"muted\">(start)</span>")?,
     }
     write!(
@@ -488,13 +574,13 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
         number(rf.and_then(|x| x.line)),
         number(rf.and_then(|x| x.column)),
         Escaped(rf.map_or("", |x| x.name.as_str())),
-        Escaped(&r.outcome.to_string()),
+        Escaped(&paths.text(&r.outcome.to_string())),
     )?;
-    suggestion(o, e)?;
-    warnings(o, e)?;
+    suggestion(o, e, paths)?;
+    warnings(o, e, paths)?;
     if r.real_url.is_some() {
         write!(o, "<div class=\"muted\">→ ")?;
-        real_url(o, e)?;
+        real_url(o, e, paths)?;
         write!(o, "</div>")?;
     }
     writeln!(
@@ -505,45 +591,47 @@ fn entry_row(o: &mut impl Write, e: &Entry) -> io::Result<()> {
 }
 
 /// The URL's warnings, then this occurrence's (`url-whitespace`, a plugin's `anchor-not-found`).
-fn warnings(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+fn warnings(o: &mut impl Write, e: &Entry, paths: &Shown) -> io::Result<()> {
     for w in e.warnings() {
         write!(
             o,
             "<div class=\"warn-text\">[{}] {}</div>",
             Escaped(w.tag),
-            Escaped(&w.message)
+            Escaped(&paths.text(&w.message))
         )?;
     }
     Ok(())
 }
 
 /// The web archive's copy of a broken URL (`--suggest`), as a link.
-fn suggestion(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+fn suggestion(o: &mut impl Write, e: &Entry, paths: &Shown) -> io::Result<()> {
     if let Some(s) = &e.result.suggestion {
         write!(o, "<div class=\"suggestion\">archived copy: ")?;
-        url_link(o, s)?;
+        url_link(o, s, paths)?;
         write!(o, "</div>")?;
     }
     Ok(())
 }
 
 /// Where the URL ended (after redirects), with the redirect hops.
-fn real_url(o: &mut impl Write, e: &Entry) -> io::Result<()> {
+fn real_url(o: &mut impl Write, e: &Entry, paths: &Shown) -> io::Result<()> {
     let r = &e.result;
     url_link(
         o,
         r.real_url.as_ref().map_or(r.url.as_str(), |u| u.as_str()),
+        paths,
     )?;
     for hop in &r.redirects {
         write!(o, "<div class=\"hop\">{} from ", hop.status)?;
-        url_link(o, hop.url.as_str())?;
+        url_link(o, hop.url.as_str(), paths)?;
         write!(o, "</div>")?;
     }
     Ok(())
 }
 
 /// A clickable link for `http`, `https` and `file` URLs; any other URL (`javascript:`) is text.
-fn url_link(o: &mut impl Write, url: &str) -> io::Result<()> {
+/// A local URL inside the base folder reads as its relative path.
+fn url_link(o: &mut impl Write, url: &str, paths: &Shown) -> io::Result<()> {
     let followable = ["http://", "https://", "file:"].iter().any(|p| {
         url.get(..p.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(p))
@@ -554,7 +642,7 @@ fn url_link(o: &mut impl Write, url: &str) -> io::Result<()> {
             "<a href=\"{}\" rel=\"noopener noreferrer\">",
             Escaped(url)
         )?;
-        url_text(o, url)?;
+        url_text(o, &paths.url(url))?;
         write!(o, "</a>")
     } else {
         url_text(o, url)
