@@ -207,8 +207,9 @@ pub struct Args {
     #[arg(long, value_name = "URL")]
     pub proxy: Option<String>,
 
-    /// Check at most N distinct URLs; links to further URLs are only counted, in the summary
-    /// (0: no limit).
+    /// Check at most N distinct URLs; links to further URLs are only counted, and the summary
+    /// says the limit was reached. The default stops a spider trap (a site that makes up
+    /// new links on every page) at a few hundred MB (0: no limit).
     #[arg(long, value_name = "N")]
     pub max_urls: Option<usize>,
 

@@ -255,7 +255,8 @@ pub fn wants_short_help(args: impl IntoIterator<Item = std::ffi::OsString>) -> b
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
 const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("recursion_level", "unlimited"),
-    ("max_urls", "unlimited"),
+    // linkpatrol::DEFAULT_MAX_URLS (a test keeps them equal).
+    ("max_urls", "500000"),
     ("user_agent", DEFAULT_USER_AGENT),
     ("include", "every URL"),
     ("exclude", "none"),
@@ -380,6 +381,15 @@ mod tests {
                 assert!(ids.iter().any(|i| i == id), "`{id}' is no flag");
             }
         }
+    }
+
+    #[test]
+    fn the_default_url_limit_shown_is_the_librarys() {
+        let shown = DEFAULT_NOTES.iter().find(|(id, _)| *id == "max_urls");
+        assert_eq!(
+            shown.map(|(_, v)| *v),
+            Some(linkpatrol::DEFAULT_MAX_URLS.to_string().as_str())
+        );
     }
 
     #[test]

@@ -7,7 +7,10 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
 use linkpatrol::MAX_DURATION;
 use linkpatrol::report::escape_controls;
-use linkpatrol::{AcceptStatus, BasicAuth, Config, CookieJar, HostRule, Inputs, Notice, Remap};
+use linkpatrol::{
+    AcceptStatus, BasicAuth, CancelHandle, Config, CookieJar, ErrorKind, HostRule, Inputs, Notice,
+    Remap,
+};
 use regex::Regex;
 use std::net::SocketAddr;
 
@@ -170,8 +173,9 @@ fn usage_error(e: clap::Error) -> anyhow::Error {
 
 /// The start inputs of `args` added to `config` by the library's [`Inputs`], its notes and
 /// warnings printed. When `--changed-since` finds no page touched, says so and exits with 0.
-fn add_inputs(config: Config, args: &Args) -> Result<Config> {
+fn add_inputs(config: Config, args: &Args, cancel: &CancelHandle) -> Result<Config> {
     let mut inputs = Inputs::new()
+        .cancel_handle(cancel.clone())
         .stdin(args.stdin)
         .no_ignore(args.no_ignore)
         .hidden(args.hidden)
@@ -188,8 +192,18 @@ fn add_inputs(config: Config, args: &Args) -> Result<Config> {
     if let Some(reference) = &args.changed_since {
         inputs = inputs.changed_since(reference);
     }
-    // The message names the input and the reason; the error's source would say it again.
-    let resolved = inputs.resolve(config).map_err(|e| anyhow!("{e}"))?;
+    if !args.no_status {
+        // A huge folder takes a while to read: say so, and that Ctrl-C stops it.
+        inputs = inputs.on_progress(|n| {
+            stderr_line!("linkpatrol: reading the inputs: {n} files so far (Ctrl-C stops)");
+        });
+    }
+    // The message names the input and the reason; the error's source would say it again. A
+    // Ctrl-C keeps its error, for `main` to tell from the others.
+    let resolved = inputs.resolve(config).map_err(|e| match e.kind() {
+        ErrorKind::Interrupted => anyhow::Error::new(e),
+        _ => anyhow!("{e}"),
+    })?;
     for notice in &resolved.notices {
         match notice {
             Notice::Note(text) => stderr_line!("linkpatrol: note: {}", escape_controls(text)),
@@ -208,8 +222,9 @@ fn add_inputs(config: Config, args: &Args) -> Result<Config> {
     Ok(resolved.config)
 }
 
-/// Builds the library configuration from the parsed flags.
-pub fn config_from(args: &Args) -> Result<Config> {
+/// Builds the library configuration from the parsed flags; `cancel` (Ctrl-C) stops the
+/// reading of the inputs.
+pub fn config_from(args: &Args, cancel: &CancelHandle) -> Result<Config> {
     let mut config = Config::new()
         .threads(args.threads)
         .timeout(secs("--timeout", args.timeout)?)
@@ -252,14 +267,16 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .exclude_link_local(args.exclude_link_local)
         .allow_private(args.allow_private)
         .fail_on_blocked(args.fail_on_blocked)
-        // 0 means no limit, like the other limits.
-        .max_urls(args.max_urls.filter(|&n| n > 0))
         .max_body_size(args.max_body_size)
         .max_cache_age(args.max_cache_age)
         .cache_failures(args.cache_failures)
         .resume(args.resume)
         .trust_state_file(!args.state_untrusted)
         .fail_after_runs(args.fail_after_runs);
+    // Not given: the library's default bound. 0 means no limit, like the other limits.
+    if let Some(n) = args.max_urls {
+        config = config.max_urls(Some(n));
+    }
     if let Some(path) = &args.cache_file {
         config = config.state_file(path);
     } else if args.cache || args.resume {
@@ -309,7 +326,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
         config = config.remap(Remap::parse(rule).map_err(|e| anyhow!("--remap {e}"))?);
     }
     config = add_requests(config, args)?;
-    config = add_inputs(config, args)?;
+    config = add_inputs(config, args, cancel)?;
     let mut plugins = args.plugins.clone();
     // `--check-anchors` is `--plugin anchors` (whose settings, when also given, still apply).
     if args.check_anchors && !plugins.iter().any(|(name, _)| name == "anchors") {
