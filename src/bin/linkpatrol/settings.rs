@@ -313,14 +313,14 @@ pub fn config_from(args: &Args, cancel: &CancelHandle) -> Result<Config> {
     if let Some(proxy) = &args.proxy {
         config = config.proxy(proxy);
     }
-    for p in &args.include {
-        config = config.include(regex(p, "--include")?);
+    for r in any_of(&args.include, "--include")? {
+        config = config.include(r);
     }
-    for p in &args.exclude {
-        config = config.exclude(regex(p, "--exclude")?);
+    for r in any_of(&args.exclude, "--exclude")? {
+        config = config.exclude(r);
     }
-    for p in &args.no_follow {
-        config = config.no_follow(regex(p, "--no-follow")?);
+    for r in any_of(&args.no_follow, "--no-follow")? {
+        config = config.no_follow(r);
     }
     for rule in &args.remap {
         config = config.remap(Remap::parse(rule).map_err(|e| anyhow!("--remap {e}"))?);
@@ -426,6 +426,43 @@ fn regex(p: &str, flag: &str) -> Result<Regex> {
     Regex::new(p).with_context(|| format!("{flag} `{p}' is not a valid regex"))
 }
 
+/// Patterns of a flag whose meaning is "any of them matches", compiled into as few regexes as
+/// that takes: each is checked on its own (an error names it), then all of them without
+/// inline flags (`(?i)`, whose `(?x)` comments could swallow the rest) are joined into one
+/// alternation ([`JOINED_PATTERNS`] at a time). A compiled regex costs some 4–6 KB however
+/// short its pattern, and every pattern was tried on every URL; an alternation of a thousand
+/// literal URLs is one Aho-Corasick search that takes a fraction of that (figures in
+/// benches/RESULTS.md). Should an alternation be too big to compile, its patterns stay apart.
+fn any_of(patterns: &[String], flag: &str) -> Result<Vec<Regex>> {
+    for p in patterns {
+        regex(p, flag)?;
+    }
+    let (plain, flagged): (Vec<&String>, Vec<&String>) =
+        patterns.iter().partition(|p| !p.contains("(?"));
+    let mut out = Vec::new();
+    for group in plain.chunks(JOINED_PATTERNS) {
+        let joined: Vec<String> = group.iter().map(|p| format!("(?:{p})")).collect();
+        match regex::RegexBuilder::new(&joined.join("|"))
+            .size_limit(JOINED_SIZE_LIMIT)
+            .build()
+        {
+            Ok(r) => out.push(r),
+            Err(_) => out.extend(group.iter().filter_map(|p| Regex::new(p).ok())),
+        }
+    }
+    out.extend(flagged.iter().filter_map(|p| Regex::new(p).ok()));
+    Ok(out)
+}
+
+/// Patterns joined into one regex by [`any_of`]: compiling an alternation parses it whole
+/// first, about 3 KB of syntax tree per pattern of a URL's length while it compiles, so the
+/// patterns are joined a thousand at a time (figures in benches/RESULTS.md).
+const JOINED_PATTERNS: usize = 1_000;
+
+/// Most compiled size of an alternation [`any_of`] joins (the regex crate's default is
+/// 10 MB, which a thousand long patterns may pass).
+const JOINED_SIZE_LIMIT: usize = 256 * 1024 * 1024;
+
 /// Cookies, basic auth, the method, accepted statuses and the site's public URL.
 fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
     if let Some(path) = &args.cookie_file {
@@ -481,4 +518,33 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
         config = config.base_url(base);
     }
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_are_joined_but_match_as_before() {
+        let patterns: Vec<String> = [r"example\.org/a\.html$", "^https://b", "(?i)/SECRET"]
+            .iter()
+            .map(|p| (*p).to_owned())
+            .collect();
+        let joined = any_of(&patterns, "--exclude").unwrap();
+        assert_eq!(
+            joined.len(),
+            2,
+            "the plain ones joined, the flagged one apart"
+        );
+        let matches = |url: &str| joined.iter().any(|r| r.is_match(url));
+        assert!(matches("https://example.org/a.html"));
+        assert!(!matches("https://example.org/a.html?x"));
+        assert!(matches("https://b.example/"));
+        assert!(!matches("http://b.example/"));
+        assert!(matches("https://c.example/secret/"));
+        assert!(!matches("https://c.example/"));
+        let bad = vec!["ok".to_owned(), "(unclosed".to_owned()];
+        let e = any_of(&bad, "--exclude").unwrap_err();
+        assert!(format!("{e:#}").contains("--exclude `(unclosed'"), "{e:#}");
+    }
 }
