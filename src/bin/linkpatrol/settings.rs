@@ -441,6 +441,11 @@ fn any_of(patterns: &[String], flag: &str) -> Result<Vec<Regex>> {
         patterns.iter().partition(|p| !p.contains("(?"));
     let mut out = Vec::new();
     for group in plain.chunks(JOINED_PATTERNS) {
+        if let [one] = group {
+            // Alone, as given: messages quote it.
+            out.extend(Regex::new(one).ok());
+            continue;
+        }
         let joined: Vec<String> = group.iter().map(|p| format!("(?:{p})")).collect();
         match regex::RegexBuilder::new(&joined.join("|"))
             .size_limit(JOINED_SIZE_LIMIT)
