@@ -137,8 +137,8 @@ fail_on_blocked: bool = False
 proxy: str = None
     Send every request through this http(s) proxy (default: ALL_PROXY, HTTPS_PROXY,
     HTTP_PROXY, except NO_PROXY hosts).
-max_urls: int = 0
-    Check at most this many distinct URLs (0: no limit).
+max_urls: int = 500000
+    Check at most this many distinct URLs (0: no limit); the default stops a spider trap.
 max_body_size: int = 10485760
     Bytes of a page read for link extraction.
 user_agent: str = 'Mozilla/5.0 (compatible; linkpatrol/VERSION)'
