@@ -489,7 +489,8 @@ pub fn effective(args: &Args) -> FileConfig {
         exclude: list(&args.exclude),
         no_follow: list(&args.no_follow),
         remap: list(&args.remap),
-        max_urls: args.max_urls,
+        // Not given: the library's default bound, printed like the other defaults.
+        max_urls: Some(args.max_urls.unwrap_or(linkpatrol::DEFAULT_MAX_URLS)),
         no_robots: Some(args.no_robots),
         follow_outside_root: Some(args.follow_outside_root),
         include_verbatim: Some(args.include_verbatim),
