@@ -1,8 +1,8 @@
 //! Memory per discovered URL of a real crawl on a spider trap, the binary as users run it.
 //!
 //! Serves a trap on loopback (page `/p/N` links `FANOUT` new pages), crawls it with the release
-//! binary (politeness off, no `--max-urls`) for a few seconds, reads the process's peak RSS
-//! after Ctrl-C and its report, and the URLs discovered from its summary. Prints bytes per
+//! binary (politeness off, `--max-urls 0`: no bound) for a few seconds, reads the process's
+//! peak RSS after Ctrl-C and its report, and the URLs discovered from its summary. Prints bytes per
 //! discovered URL above the fixed memory of a run on an empty page. Run:
 //! `cargo build --release && cargo bench --bench spider_trap -- [SECONDS] [THREADS]`
 //! (`LP=path` for another binary). Linux only (reads `/proc`).
@@ -46,6 +46,9 @@ fn linkpatrol(binary: &str, threads: &str, target: &str) -> Child {
             "--no-config",
             "--no-status",
             "--max-requests-per-second",
+            "0",
+            // The default bound (500,000 URLs) would stop the trap: measure the frontier.
+            "--max-urls",
             "0",
         ])
         .args([

@@ -1,9 +1,14 @@
-//! Memory bounded by the limits a user sets: past `--max-urls` links are counted, not stored;
-//! a cancelled run with very many URLs pending exits with its whole report.
+//! Memory bounded by the limits a user sets, and by default: past `--max-urls` links are
+//! counted, not stored; a cancelled run discovers nothing more, and with very many URLs
+//! pending exits with its whole report.
 
+use std::io::{BufRead, BufReader};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
-use linkpatrol::Outcome;
+use linkpatrol::{Config, DEFAULT_MAX_URLS, Outcome};
 
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{config, eventually, linkpatrol, run, signal};
@@ -65,7 +70,9 @@ fn the_summary_states_how_many_links_the_limit_left_unchecked() {
     // 300 pages of 100 new links each, 299 of them stored: 29,701 counted.
     assert!(
         text.contains(
-            "29701 links to further URLs not checked: the limit of --max-urls was reached."
+            "29701 links to further URLs not checked: the limit of 300 URLs (--max-urls) was \
+             reached and no further URLs were discovered; raise it with --max-urls N (0: no \
+             limit)."
         ),
         "{text}"
     );
@@ -100,4 +107,136 @@ fn ctrl_c_with_many_urls_pending_exits_within_the_abort_timeout() {
     let mut csv = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut csv).unwrap();
     assert!(csv.ends_with('\n'), "the report is complete");
+}
+
+#[test]
+fn a_run_is_bounded_by_default() {
+    let server = trap(3);
+    let start_only = |cfg: Config| run(cfg.recursion_level(Some(0)));
+    let by_default = start_only(config(&server.url("/p/0"), 2));
+    assert_eq!(by_default.url_limit, Some(DEFAULT_MAX_URLS));
+    assert_eq!(by_default.urls, 1);
+    let lifted = start_only(config(&server.url("/p/0"), 2).max_urls(Some(0)));
+    assert_eq!((lifted.urls, lifted.url_limit), (1, None));
+}
+
+/// Pages of the gated trap answered at once; the later ones wait for [`Gate::open`].
+const ANSWERED: usize = 10;
+/// New links on each page of the gated trap.
+const FANOUT: usize = 50;
+
+/// Holds the requests of a trap's pages after the first [`ANSWERED`] until opened.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    opened: Condvar,
+    /// Page requests so far (robots.txt aside).
+    asked: AtomicUsize,
+    /// Requests waiting at the gate now.
+    waiting: AtomicUsize,
+}
+
+impl Gate {
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+
+    /// Waits, when `nth` page request is past the answered ones, until the gate opens (at
+    /// most a minute: a failed test must not leave the server's threads behind for good).
+    fn pass(&self, nth: usize) {
+        if nth <= ANSWERED {
+            return;
+        }
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let open = self.open.lock().unwrap();
+        let _ = self
+            .opened
+            .wait_timeout_while(open, Duration::from_secs(60), |open| !*open)
+            .unwrap();
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A trap whose page `/p/N` links to [`FANOUT`] new pages; the pages asked after the first
+/// [`ANSWERED`] wait at `gate`.
+fn gated_trap(gate: &Arc<Gate>) -> TestServer {
+    let gate = Arc::clone(gate);
+    TestServer::start(Routes::new().dynamic(move |req| {
+        let n: usize = req.path_only().strip_prefix("/p/")?.parse().ok()?;
+        gate.pass(gate.asked.fetch_add(1, Ordering::SeqCst) + 1);
+        let mut html = String::new();
+        for i in 1..=FANOUT {
+            html.push_str(&format!("<a href='/p/{}'>x</a>", n * FANOUT + i));
+        }
+        Some(Reply::html(html))
+    }))
+}
+
+#[test]
+fn ctrl_c_stops_discovering_and_the_pages_in_flight_end_the_run() {
+    for threads in [1usize, 8] {
+        let gate = Arc::new(Gate::default());
+        let server = gated_trap(&gate);
+        // The timeouts last a day: the run ends because its pages in flight end.
+        let mut child = linkpatrol()
+            .args(["--no-status", "-t", &threads.to_string()])
+            .args(["--max-requests-per-second", "0", "--timeout", "86400"])
+            .args([
+                "--abort-timeout",
+                "86400",
+                "-o",
+                "json",
+                &server.url("/p/0"),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Every worker waits at the gate: the pages answered before were parsed, their links
+        // claimed (a worker takes its next URL only after that), and nothing else moves.
+        eventually("every worker at the gate", || {
+            gate.waiting.load(Ordering::SeqCst) == threads
+        });
+        let heard = Arc::new(AtomicBool::new(false));
+        let stderr = child.stderr.take().unwrap();
+        let reader = {
+            let heard = Arc::clone(&heard);
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if line.contains("interrupted; finishing active URLs") {
+                        heard.store(true, Ordering::SeqCst);
+                    }
+                }
+            })
+        };
+        signal(&child, "-INT");
+        // The binary says it heard the Ctrl-C once the run is cancelled; then the pages in
+        // flight are answered, each with 50 links to URLs never seen.
+        eventually("the Ctrl-C is heard", || heard.load(Ordering::SeqCst));
+        gate.open();
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(130), "threads {threads}");
+        reader.join().unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let summary = &doc["summary"];
+        // No request after the Ctrl-C: the pages asked are those answered and those in flight.
+        assert_eq!(
+            gate.asked.load(Ordering::SeqCst),
+            ANSWERED + threads,
+            "threads {threads}"
+        );
+        assert_eq!(summary["interrupted"], true);
+        assert_eq!(summary["urls"], ANSWERED + threads, "threads {threads}");
+        // Known at the Ctrl-C: the start page and the links of the pages answered. The pages
+        // in flight added none of theirs.
+        let known = 1 + ANSWERED * FANOUT;
+        assert_eq!(
+            summary["unchecked"],
+            known - ANSWERED - threads,
+            "threads {threads}: {summary}"
+        );
+        assert_eq!(summary["over_limit"], 0, "threads {threads}");
+    }
 }

@@ -1,13 +1,14 @@
-//! Signals sent to the real binary (SIGINT, SIGKILL) while a loopback server hangs, and the
-//! library's cancel bookkeeping: no torn CSV row, no lost finished row, no vanished redirect,
-//! `urls` the reported URLs, and a cancelled checker that runs again.
+//! Signals sent to the real binary (SIGINT, SIGKILL) while a loopback server hangs or a huge
+//! folder is read, and the library's cancel bookkeeping: no torn CSV row, no lost finished
+//! row, no vanished redirect, `urls` the reported URLs, a cancelled checker that runs again,
+//! a walk that stops.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use linkpatrol::{Checker, Report};
+use linkpatrol::{CancelHandle, Checker, Config, ErrorKind, Inputs, Report};
 
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{
@@ -316,4 +317,90 @@ fn a_cancelled_checker_runs_again_uncancelled() {
         assert_eq!(second.entries.len(), 3);
         assert!(!cancel.is_cancelled());
     }
+}
+
+/// A folder `levels` deep, each level holding `files` empty Markdown files: a walk of it takes
+/// a while.
+fn huge_folder(name: &str, levels: usize, files: usize) -> TempDir {
+    let dir = TempDir::new(name);
+    let mut folder = dir.to_path_buf();
+    for level in 0..levels {
+        folder = folder.join(format!("d{level}"));
+        std::fs::create_dir(&folder).unwrap();
+        for i in 0..files {
+            std::fs::write(folder.join(format!("f{i}.md")), "").unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn a_cancel_stops_the_walk_of_a_huge_folder() {
+    let dir = huge_folder("walk-cancel", 3, 3_400);
+    let cancel = CancelHandle::new();
+    let trip = cancel.clone();
+    let e = Inputs::new()
+        .input(dir.to_str().unwrap())
+        .cancel_handle(cancel)
+        .on_progress(move |n| {
+            if n == 10_000 {
+                trip.cancel();
+            }
+        })
+        .resolve(Config::new())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Interrupted);
+    assert!(
+        e.to_string()
+            .contains("interrupted while reading the inputs (10000 files found)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ctrl_c_while_a_huge_folder_is_read_ends_with_a_summary() {
+    use std::io::BufRead;
+    // 60,000 files: the walk goes on long after it says it found 10,000.
+    let dir = huge_folder("walk-ctrl-c", 30, 2_000);
+    let mut child = linkpatrol()
+        .args(["-t", "1", "-o", "text", dir.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut lines = Vec::new();
+    while !lines
+        .iter()
+        .any(|l: &String| l.contains("reading the inputs: 10000 files so far"))
+    {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|e| {
+                panic!("no progress line ({e}): {lines:?}");
+            });
+        lines.push(line);
+    }
+    signal(&child, "-INT");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "{out}");
+    reader.join().unwrap();
+    lines.extend(rx.try_iter());
+    let said = lines.join("\n");
+    assert!(
+        said.contains("interrupted while reading the inputs (")
+            && said.contains("files found): nothing was checked"),
+        "{said}"
+    );
+    assert!(out.contains("The check has been interrupted"), "{out}");
 }

@@ -51,6 +51,13 @@ pub const DEFAULT_MAX_REDIRECTS: usize = 10;
 /// the cap and warned about (`content-too-large`).
 pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;
 
+/// Distinct URLs a run keeps track of before it stops discovering more (`--max-urls`):
+/// 500,000. Far more than any site a user checks (a 20,000-page site has some 30,000 URLs),
+/// while a spider trap (a site that makes up new links on every page) is stopped at about
+/// 300 MB of memory instead of growing until the machine runs out (figures in
+/// benches/RESULTS.md, "A default bound on the URLs of a run").
+pub const DEFAULT_MAX_URLS: usize = 500_000;
+
 /// Largest robots.txt read: a longer one is cut here, when fetched and when read back from
 /// the state file (`--resume`).
 pub(crate) const ROBOTS_TXT_LIMIT: u64 = 512 * 1024;
@@ -224,7 +231,7 @@ impl Default for Config {
             detect_soft_404: false,
             proxy: None,
             proxy_from_env: true,
-            max_urls: None,
+            max_urls: Some(DEFAULT_MAX_URLS),
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
             root_dir: None,
@@ -428,7 +435,11 @@ impl Config {
         self
     }
 
-    /// URLs matching one of these patterns are not checked (reported as ignored).
+    /// URLs matching one of these patterns are not checked (reported as ignored). Defaults to
+    /// empty. Thousands of patterns are best joined into alternations (`(?:a)|(?:b)|…`, a
+    /// thousand a regex, as the command line does): each `Regex` holds some 5 KB and is tried
+    /// on every URL, while an alternation of literal URLs is one Aho-Corasick search that
+    /// takes a fraction of that per pattern (figures in benches/RESULTS.md).
     pub fn exclude(mut self, pattern: Regex) -> Self {
         self.exclude.push(pattern);
         self
@@ -591,8 +602,9 @@ impl Config {
     /// Check at most this many distinct URLs. A link to a new URL found after that is not
     /// stored nor reported, only counted ([`Report::over_limit`](crate::Report::over_limit)),
     /// so the run's memory stays bounded by the limit. Defaults to
-    /// `None`: no limit. `Some(0)` also means no limit, as 0 does for the other limits (a run
-    /// that may check nothing would be of no use).
+    /// `Some(`[`DEFAULT_MAX_URLS`]`)`, which stops a spider trap. `None` means no limit, and so
+    /// does `Some(0)`, as 0 does for the other limits (a run that may check nothing would be
+    /// of no use).
     pub fn max_urls(mut self, n: Option<usize>) -> Self {
         self.max_urls = n.filter(|&n| n > 0);
         self

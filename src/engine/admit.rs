@@ -3,6 +3,7 @@
 //! over the URL limit); a known key records one more referrer. The same for redirect hops and
 //! robots.txt `Sitemap:` lines. A new key found once the cache holds `--max-urls` keys is only
 //! counted (`Run::over_limit`): nothing is stored for it, so memory stays bounded by the limit.
+//! After a cancel no new key is taken at all: the run stops discovering URLs.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -200,7 +201,7 @@ impl Run {
             }
             Claim::OverLimit(occ) => {
                 drop(occ);
-                self.over_limit.fetch_add(1, Ordering::Relaxed);
+                self.count_over_limit();
             }
         }
     }
@@ -270,10 +271,10 @@ impl Run {
                 (!covered).then_some(Next::Upgrade)
             }
             (Claim::OverLimit(occ), _) => {
-                // Past `--max-urls`: counted, not stored (not built, or freed here, not under
-                // the lock).
+                // Past `--max-urls`, or after a cancel: not stored (not built, or freed here,
+                // not under the lock).
                 drop(occ);
-                self.over_limit.fetch_add(1, Ordering::Relaxed);
+                self.count_over_limit();
                 None
             }
             (Claim::Pending, true) => None,
@@ -445,6 +446,15 @@ impl Run {
             self.cache.redirect(&task.key, &key, false);
         }
         false
+    }
+
+    /// Counts a link to a new URL the cache refused: past `--max-urls`. After a cancel the
+    /// cache refuses every new key (`ResultCache::stop_new_keys`): such a link is not
+    /// counted, the run is over and the limit played no part.
+    fn count_over_limit(&self) {
+        if !self.cache.stopped_new_keys() {
+            self.over_limit.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// `true` once more distinct URLs were claimed than `max_urls` allows.

@@ -4,9 +4,10 @@
 //! # Shutdown protocol
 //! 1. A supervisor thread waits until the queue is idle (`unfinished_tasks == 0`) or shut down
 //!    (cancel runs `queue.shutdown` through a cancel hook, discarding queued URLs).
-//! 2. After a cancel it joins the queue for at most the abort timeout (URLs in flight may
-//!    finish and are reported); then it closes every connection (`Agent::shutdown`) so blocked
-//!    requests fail at once, and joins again briefly.
+//! 2. After a cancel it joins the queue (URLs in flight may finish and are reported; the cache
+//!    takes no new key, so they discover nothing); near the end of the abort timeout it closes
+//!    every connection (`Agent::shutdown`) so blocked requests fail at once, and joins again
+//!    until the abort timeout is over.
 //! 3. It closes the queue (idle workers exit) and sends `Finished`. The reader stops there, so
 //!    a worker stuck beyond all of that (a DNS lookup cannot be interrupted) can never hold the
 //!    report back; such a worker is left to end on its own.
@@ -43,7 +44,8 @@ use crate::model::stats::Tally;
 /// How long the result stream may pause before `run_with_idle` calls its `on_idle` (50 ms).
 pub const IDLE_INTERVAL: Duration = Duration::from_millis(50);
 
-/// How long a cancelled run waits, after interrupting connections, for workers to notice.
+/// Most of the abort timeout a cancelled run keeps, after interrupting connections, for
+/// workers to notice (a fifth of it when that is less).
 const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
 
 /// Messages the result channel holds before a worker waits for the reader: enough to ride out
@@ -215,8 +217,11 @@ impl Checker {
         progress.attach(&run, started);
         let hook = {
             // The URLs it discards stay pending in the cache: counted as unchecked at the end.
+            // No new URL is taken from then on: the pages still in flight are parsed, but a
+            // link to a URL not seen yet is dropped, so a cancelled crawl stops growing.
             let run = run.clone();
             cancel.on_cancel(move || {
+                run.cache.stop_new_keys();
                 run.queue.shutdown();
             })
         };
@@ -337,10 +342,15 @@ fn supervise(
             run.queue.wait_idle_or_shutdown();
             let mut idle = run.queue.unfinished() == 0;
             if !idle && cancel.is_cancelled() {
-                idle = run.queue.join(Some(abort_timeout));
+                // The wait, interrupting included, fits in the abort timeout: the last part
+                // of it is left for the interrupted requests to fail.
+                let deadline = Instant::now() + abort_timeout;
+                let grace = (abort_timeout / 5).min(INTERRUPT_GRACE);
+                idle = run.queue.join(Some(abort_timeout - grace));
                 if !idle {
                     run.fetch.interrupt();
-                    idle = run.queue.join(Some(INTERRUPT_GRACE));
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    idle = run.queue.join(Some(left));
                 }
             }
             run.queue.close();
@@ -404,6 +414,7 @@ impl CheckRun {
         if let Some(run) = &self.run {
             report.unchecked = run.cache.counts().1;
             report.over_limit = run.over_limit.load(Ordering::Relaxed);
+            report.url_limit = run.max_urls;
             report.hosts = run.gate.stats();
             report.stats.skipped = run.skipped.get();
         }
@@ -599,6 +610,7 @@ impl CheckRun {
         report.levels = run.cache.settled_levels();
         settle_levels(&report.levels, &mut report.entries);
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
+        report.url_limit = run.max_urls;
         report.interrupted = self.cancel.is_cancelled();
         if report.interrupted {
             // This run is over: a later run of the same checker starts uncancelled.

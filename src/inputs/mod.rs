@@ -23,6 +23,7 @@ mod github_origin;
 mod mdbook;
 mod sources;
 mod walk_ignore_files;
+mod walk_watch;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -37,7 +38,9 @@ use url::Url;
 
 use self::mdbook::Book;
 pub use self::sources::SourceMap;
+use self::walk_watch::{Progress, WalkWatch};
 use crate::config::Config;
+use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 
 type Result<T> = std::result::Result<T, Error>;
@@ -85,6 +88,8 @@ struct WalkOptions {
     follow: bool,
     exclude_path: Vec<String>,
     changed_since: Option<String>,
+    cancel: Option<CancelHandle>,
+    progress: Option<Progress>,
 }
 
 /// What [`Inputs::resolve`] found besides the start inputs.
@@ -172,6 +177,24 @@ impl Inputs {
         self
     }
 
+    /// Stops reading the inputs once `handle` is cancelled (a Ctrl-C while a huge folder is
+    /// walked): [`resolve`](Self::resolve) then fails with [`ErrorKind::Interrupted`], whose
+    /// message says how many files were found. Pass the checker's handle
+    /// ([`Checker::with_cancel_handle`](crate::Checker::with_cancel_handle)) so one Ctrl-C
+    /// stops whichever is running. Defaults to none.
+    pub fn cancel_handle(mut self, handle: CancelHandle) -> Self {
+        self.walk.cancel = Some(handle);
+        self
+    }
+
+    /// Calls `progress` with the number of files found so far every 10,000 files the folder
+    /// walks find, on the thread that resolves: a caller can say that a huge
+    /// folder is being read. Defaults to none.
+    pub fn on_progress(mut self, progress: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.walk.progress = Some(Progress(Arc::new(progress)));
+        self
+    }
+
     /// `true` when `input` names a URL (`http:`, `https:`, `file:`) rather than a path.
     pub fn is_url(input: &str) -> bool {
         looks_like_url(input)
@@ -226,6 +249,8 @@ struct Walk {
     exclude: Vec<Regex>,
     /// The mdBooks read so far.
     books: RefCell<Vec<Book>>,
+    /// The cancel and the progress of all the walks.
+    watch: WalkWatch,
     /// Notes and warnings so far.
     notices: RefCell<Vec<Notice>>,
 }
@@ -247,6 +272,7 @@ impl Walk {
             anywhere: config.follow_outside_root,
             exclude,
             books: RefCell::default(),
+            watch: WalkWatch::new(options.cancel.clone(), options.progress.clone()),
             notices: RefCell::default(),
         })
     }
@@ -304,6 +330,7 @@ impl Walk {
         let mut found = Vec::new();
         let mut seen = HashSet::new();
         for entry in builder.build() {
+            self.watch.check()?;
             let entry = match entry {
                 Ok(e) => e,
                 // A symbolic link back into the walk (only with --follow): skipped, its target
@@ -339,6 +366,7 @@ impl Walk {
             }
             if seen.insert(real) {
                 found.push(path.to_path_buf());
+                self.watch.found_one();
             }
         }
         if let Some(why) = refused.lock().take() {
@@ -382,6 +410,7 @@ fn add_inputs(
         }
     }
     for input in inputs.items.iter().filter(|_| changed_since.is_none()) {
+        walk.watch.check()?;
         if input == "-" {
             from_stdin = true;
             continue;

@@ -18,6 +18,9 @@ pub enum ErrorKind {
     InvalidConfig,
     /// The operating system refused something the run needs (a thread, a file).
     Io,
+    /// Cancelled before the check started: while the inputs were read
+    /// (`Inputs::cancel_handle`). Nothing was checked.
+    Interrupted,
 }
 
 /// A problem that prevents a check from running. Its message never shows the user name or

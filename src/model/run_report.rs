@@ -33,6 +33,10 @@ pub struct Report {
     /// URLs were seen: not checked and not stored (so memory stays bounded by the limit), only
     /// counted here, once per link found (the same URL linked twice counts twice).
     pub over_limit: usize,
+    /// The limit of distinct URLs the run kept to ([`Config::max_urls`](crate::Config::max_urls),
+    /// a default one included), for the summary to name when [`over_limit`](Report::over_limit)
+    /// is not 0; `None` without a limit, and in a report merged from shards' reports.
+    pub url_limit: Option<usize>,
     /// `true` when the run was cancelled before it finished.
     pub interrupted: bool,
     /// Wall time of the run.

@@ -7,6 +7,7 @@
 //! [`CheckOptions::command`]. Options that only shape the command's output stay in the binary.
 
 mod described;
+mod patterns;
 mod to_config;
 pub mod values;
 
@@ -18,8 +19,8 @@ use crate::config::shard::Shard;
 use crate::config::state::{DEFAULT_FAIL_AFTER_RUNS, DEFAULT_MAX_CACHE_AGE};
 use crate::config::{
     DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS,
-    DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT, DEFAULT_THREADS,
-    DEFAULT_TIMEOUT,
+    DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT, DEFAULT_MAX_URLS,
+    DEFAULT_THREADS, DEFAULT_TIMEOUT,
 };
 use values::{
     cache_age, format_cache_age, header, host_header, non_negative, non_negative_secs,
@@ -224,10 +225,11 @@ pub struct CheckOptions {
     #[arg(help_heading = "Requests", long, value_name = "URL")]
     pub proxy: Option<String>,
 
-    /// Check at most N distinct URLs; links to further URLs are only counted, in the summary
-    /// (0: no limit).
-    #[arg(help_heading = "Scope", long, value_name = "N")]
-    pub max_urls: Option<usize>,
+    /// Check at most N distinct URLs; links to further URLs are only counted, and the summary
+    /// says the limit was reached. The default stops a spider trap (a site that makes up new
+    /// links on every page) at a few hundred MB (0: no limit).
+    #[arg(help_heading = "Scope", long, value_name = "N", default_value_t = DEFAULT_MAX_URLS)]
+    pub max_urls: usize,
 
     /// Bytes of a page read for link extraction.
     #[arg(help_heading = "Requests", long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_SIZE)]

@@ -10,6 +10,7 @@ use regex::Regex;
 use url::Url;
 
 use super::CheckOptions;
+use super::patterns::any_of;
 use crate::config::accept::AcceptStatus;
 use crate::config::cookies::CookieJar;
 use crate::config::host_rules::HostRule;
@@ -82,7 +83,7 @@ impl CheckOptions {
             .allow_private(o.allow_private)
             .fail_on_blocked(o.fail_on_blocked)
             // 0 means no limit, like the other limits.
-            .max_urls(o.max_urls.filter(|&n| n > 0))
+            .max_urls(Some(o.max_urls))
             .max_body_size(o.max_body_size)
             .max_cache_age(o.max_cache_age)
             .cache_failures(o.cache_failures)
@@ -118,14 +119,14 @@ impl CheckOptions {
         if let Some(proxy) = &o.proxy {
             config = config.proxy(proxy);
         }
-        for p in &o.include {
-            config = config.include(regex(p, "include")?);
+        for r in any_of(&o.include).map_err(|e| bad("include", e))? {
+            config = config.include(r);
         }
-        for p in &o.exclude {
-            config = config.exclude(regex(p, "exclude")?);
+        for r in any_of(&o.exclude).map_err(|e| bad("exclude", e))? {
+            config = config.exclude(r);
         }
-        for p in &o.no_follow {
-            config = config.no_follow(regex(p, "no-follow")?);
+        for r in any_of(&o.no_follow).map_err(|e| bad("no-follow", e))? {
+            config = config.no_follow(r);
         }
         for rule in &o.remap {
             config = config.remap(Remap::parse(rule).map_err(|e| bad("remap", e.to_string()))?);
@@ -358,6 +359,7 @@ mod tests {
         assert_eq!(ours.max_retries, library.max_retries);
         assert_eq!(ours.max_retry_wait, library.max_retry_wait);
         assert_eq!(ours.max_body_size, library.max_body_size);
+        assert_eq!(ours.max_urls, library.max_urls);
         assert_eq!(ours.user_agent, library.user_agent);
         assert_eq!(ours.state.max_age, library.state.max_age);
         assert_eq!(ours.state.fail_after_runs, library.state.fail_after_runs);

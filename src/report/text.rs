@@ -374,9 +374,10 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     }
     if report.over_limit > 0 {
         lines.push(format!(
-            "{} link{} to further URLs not checked: the limit of --max-urls was reached.",
+            "{} link{} to further URLs not checked: {}",
             report.over_limit,
-            plural(report.over_limit)
+            plural(report.over_limit),
+            url_limit_reached(report.url_limit)
         ));
     }
     lines.extend(
@@ -387,6 +388,16 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     );
     lines.extend(tolerated_line(report));
     lines
+}
+
+/// Why links were left unchecked once the run stopped discovering URLs: the limit, named
+/// with its number when the report knows it, and how to lift it.
+pub(crate) fn url_limit_reached(limit: Option<usize>) -> String {
+    let limit = limit.map_or_else(String::new, |n| format!(" of {n} URLs"));
+    format!(
+        "the limit{limit} (--max-urls) was reached and no further URLs were discovered; \
+         raise it with --max-urls N (0: no limit)."
+    )
 }
 
 /// The line saying that the sources in `src` were read as an mdBook, and how.

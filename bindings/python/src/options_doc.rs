@@ -109,9 +109,10 @@ allow_private: bool = False
 proxy: str = None
     Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
     (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
-max_urls: int = None
-    Check at most N distinct URLs; links to further URLs are only counted, in the summary
-    (0: no limit).
+max_urls: int = 500000
+    Check at most N distinct URLs; links to further URLs are only counted, and the summary
+    says the limit was reached. The default stops a spider trap (a site that makes up new
+    links on every page) at a few hundred MB (0: no limit).
 max_body_size: int = 10485760
     Bytes of a page read for link extraction.
 user_agent: str = None

@@ -137,7 +137,6 @@ pub fn wants_short_help(args: impl IntoIterator<Item = std::ffi::OsString>) -> b
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
 const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("recursion_level", "unlimited"),
-    ("max_urls", "unlimited"),
     ("user_agent", DEFAULT_USER_AGENT),
     ("include", "every URL"),
     ("exclude", "none"),

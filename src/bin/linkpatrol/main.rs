@@ -146,10 +146,72 @@ fn exit_now(
     let _ = files.commit();
 }
 
+/// The reporters of the run: stdout's and every `-F` file's.
+fn reporters(args: &Args, files: &mut ReportFiles) -> Box<dyn linkpatrol::report::Reporter> {
+    let options = report_setup::stdout_options(args);
+    // Files never get colour codes.
+    let file_options = ReportOptions {
+        color: false,
+        ..options.clone()
+    };
+    outputs::reporters(
+        args.output,
+        args.quiet,
+        &options,
+        &args.file_outputs,
+        std::mem::take(&mut files.writers),
+        &file_options,
+        args.stream,
+    )
+}
+
+/// A Ctrl-C while the inputs were read: says so and writes every report, whole and empty,
+/// marked interrupted, as a run cancelled before its first URL would.
+fn interrupted_before_check(args: &Args, why: &linkpatrol::Error) -> anyhow::Result<u8> {
+    stderr_line!("linkpatrol: {}", escape_controls(&why.to_string()));
+    let mut files = ReportFiles::open_all(&args.file_outputs, args.stream)?;
+    let mut reporter = reporters(args, &mut files);
+    let mut report = linkpatrol::Report::default();
+    report.interrupted = true;
+    let finished = reporter.finish(&report).and_then(|()| reporter.flush());
+    drop(reporter);
+    files.commit()?;
+    finished?;
+    Ok(EXIT_INTERRUPTED)
+}
+
 fn run(args: &Args) -> anyhow::Result<u8> {
-    let config = settings::config_from(args)?;
     let abort_secs = args.check.abort_timeout;
-    let checker = Checker::new(config)?;
+    // Ctrl-C is ours from before the inputs are read: a huge folder's walk stops too.
+    let cancel = linkpatrol::CancelHandle::new();
+    let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED, !args.stream));
+    let presses = AtomicUsize::new(0);
+    let handler_guard = guard.clone();
+    let handler_cancel = cancel.clone();
+    ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+            // Cancelled before it is said: once the line is out, nothing new is discovered.
+            handler_cancel.cancel();
+            stderr_line!(
+                "linkpatrol: interrupted; finishing active URLs for up to {abort_secs} s \
+                 (press Ctrl-C again to exit at once)"
+            );
+        } else {
+            handler_guard.exit_at_row_boundary();
+        }
+    })?;
+    let config = match settings::config_from(args, &cancel) {
+        Ok(config) => config,
+        Err(e) => {
+            return match e.downcast_ref::<linkpatrol::Error>() {
+                Some(why) if why.kind() == linkpatrol::ErrorKind::Interrupted => {
+                    interrupted_before_check(args, why)
+                }
+                _ => Err(e),
+            };
+        }
+    };
+    let checker = Checker::new(config)?.with_cancel_handle(cancel);
     // `--sources SRC BUILT`: problems on the built pages are reported at their sources.
     let sources = match &args.sources {
         Some(src) => {
@@ -165,37 +227,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         Some(path) => Some(shard_files::ExportWriter::create(path)?),
         None => None,
     };
-    let cancel = checker.cancel_handle();
-    let guard = Arc::new(ExitGuard::new(EXIT_INTERRUPTED, !args.stream));
-    let presses = AtomicUsize::new(0);
-    let handler_guard = guard.clone();
-    ctrlc::set_handler(move || {
-        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            stderr_line!(
-                "linkpatrol: interrupted; finishing active URLs for up to {abort_secs} s \
-                 (press Ctrl-C again to exit at once)"
-            );
-            cancel.cancel();
-        } else {
-            handler_guard.exit_at_row_boundary();
-        }
-    })?;
-
-    let options = report_setup::stdout_options(args);
-    // Files never get colour codes.
-    let file_options = ReportOptions {
-        color: false,
-        ..options.clone()
-    };
-    let mut reporter = outputs::reporters(
-        args.output,
-        args.quiet,
-        &options,
-        &args.file_outputs,
-        std::mem::take(&mut files.writers),
-        &file_options,
-        args.stream,
-    );
+    let mut reporter = reporters(args, &mut files);
     let counters = Arc::new(status::Counters::default());
     let display =
         status::StatusDisplay::start(checker.progress(), counters.clone(), !args.no_status);

@@ -80,8 +80,16 @@ pub fn run_settings(args: &Args) -> Vec<(String, String)> {
             );
         }
     }
-    if let Some(n) = args.check.max_urls {
-        add("Max URLs", n.to_string());
+    if args.check.max_urls != linkpatrol::DEFAULT_MAX_URLS {
+        let n = args.check.max_urls;
+        add(
+            "Max URLs",
+            if n == 0 {
+                "no limit".into()
+            } else {
+                n.to_string()
+            },
+        );
     }
     if args.check.check_anchors {
         add("Anchors", "checked (--check-anchors)".into());

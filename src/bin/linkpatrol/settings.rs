@@ -5,7 +5,7 @@
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
 use linkpatrol::report::escape_controls;
-use linkpatrol::{BasicAuth, Config, HostRule, Inputs, Notice};
+use linkpatrol::{BasicAuth, CancelHandle, Config, ErrorKind, HostRule, Inputs, Notice};
 use regex::Regex;
 
 use crate::args::Args;
@@ -201,10 +201,15 @@ pub fn usage_error(e: clap::Error) -> anyhow::Error {
 }
 
 /// The start inputs of `args` added by the library's [`Inputs`] (`inputs` holds the walk's
-/// rules), its notes and warnings printed. When `--changed-since` finds no page touched, says
-/// so and exits with 0.
-fn add_inputs(config: Config, mut inputs: Inputs, args: &Args) -> Result<Config> {
-    inputs = inputs.stdin(args.stdin);
+/// rules), its notes and warnings printed; `cancel` (Ctrl-C) stops the reading. When
+/// `--changed-since` finds no page touched, says so and exits with 0.
+fn add_inputs(
+    config: Config,
+    mut inputs: Inputs,
+    args: &Args,
+    cancel: &CancelHandle,
+) -> Result<Config> {
+    inputs = inputs.cancel_handle(cancel.clone()).stdin(args.stdin);
     for input in &args.inputs {
         // A built site checked for its sources: every page it built is a start page (the
         // walk leaves out those that only repeat others, below), not only what links reach.
@@ -217,8 +222,18 @@ fn add_inputs(config: Config, mut inputs: Inputs, args: &Args) -> Result<Config>
     for file in &args.input_file {
         inputs = inputs.list_file(file);
     }
-    // The message names the input and the reason; the error's source would say it again.
-    let resolved = inputs.resolve(config).map_err(|e| anyhow!("{e}"))?;
+    if !args.no_status {
+        // A huge folder takes a while to read: say so, and that Ctrl-C stops it.
+        inputs = inputs.on_progress(|n| {
+            stderr_line!("linkpatrol: reading the inputs: {n} files so far (Ctrl-C stops)");
+        });
+    }
+    // The message names the input and the reason; the error's source would say it again. A
+    // Ctrl-C keeps its error, for `main` to tell from the others.
+    let resolved = inputs.resolve(config).map_err(|e| match e.kind() {
+        ErrorKind::Interrupted => anyhow::Error::new(e),
+        _ => anyhow!("{e}"),
+    })?;
     for notice in &resolved.notices {
         match notice {
             Notice::Note(text) => stderr_line!("linkpatrol: note: {}", escape_controls(text)),
@@ -239,8 +254,8 @@ fn add_inputs(config: Config, mut inputs: Inputs, args: &Args) -> Result<Config>
 
 /// Builds the library configuration from the parsed flags: the check's options by the
 /// library's one mapping, then what only the command has (its reports, the config file's
-/// sections, a shard's files).
-pub fn config_from(args: &Args) -> Result<Config> {
+/// sections, a shard's files); `cancel` (Ctrl-C) stops the reading of the inputs.
+pub fn config_from(args: &Args, cancel: &CancelHandle) -> Result<Config> {
     let config = Config::new()
         // The reporters consume the stream; the report needs only its counts.
         .keep_entries(false)
@@ -288,7 +303,7 @@ pub fn config_from(args: &Args) -> Result<Config> {
             config = config.no_follow(pattern);
         }
     }
-    config = add_inputs(config, inputs, args)?;
+    config = add_inputs(config, inputs, args, cancel)?;
     if let Some(shard) = args.check.shard {
         for link in crate::shard_files::read_exports(&args.external_from, shard)? {
             config = config.found_link(link);

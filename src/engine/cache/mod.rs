@@ -80,6 +80,7 @@ mod slots;
 mod stored;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
@@ -382,6 +383,11 @@ pub(crate) struct ResultCache {
     /// Results are kept in their lean form where they have one (see `cache/lean.rs`): set
     /// once, by [`lean_when_quiet`](Self::lean_when_quiet), before the first claim.
     lean: bool,
+    /// Set by [`stop_new_keys`](Self::stop_new_keys) (a cancel), never cleared: from then on
+    /// a claim of a new key is refused like one over the cap, so a cancelled run discovers
+    /// nothing more while its URLs in flight finish. Relaxed: a claim that misses the store
+    /// by a moment adds one key, which the cancel leaves unchecked like any queued one.
+    stopped: AtomicBool,
 }
 
 impl ResultCache {
@@ -392,7 +398,19 @@ impl ResultCache {
             slots: Mutex::default(),
             cap,
             lean: false,
+            stopped: AtomicBool::new(false),
         }
+    }
+
+    /// Refuses every later claim of a new key ([`Claim::OverLimit`]): the run was cancelled
+    /// and stops discovering URLs. Keys already claimed still take their occurrences.
+    pub(crate) fn stop_new_keys(&self) {
+        self.stopped.store(true, Ordering::Relaxed);
+    }
+
+    /// `true` once [`stop_new_keys`](Self::stop_new_keys) was called.
+    pub(crate) fn stopped_new_keys(&self) -> bool {
+        self.stopped.load(Ordering::Relaxed)
     }
 
     /// Keeps results that are fine in their lean form (`cache/lean.rs`) when `quiet`: only
@@ -444,7 +462,9 @@ impl ResultCache {
         match slots.lookup(key) {
             Err(vacant) => {
                 // The map's own limit (`u32::MAX` keys) counts as a cap too.
-                let full = self.cap.is_some_and(|cap| slots.len() >= cap) || !slots.has_room();
+                let full = self.cap.is_some_and(|cap| slots.len() >= cap)
+                    || !slots.has_room()
+                    || self.stopped_new_keys();
                 if full {
                     return (Claim::OverLimit(occurrence), true);
                 }

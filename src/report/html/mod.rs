@@ -347,8 +347,9 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
         writeln!(
             o,
             "<p class=\"banner\" id=\"over-limit\"><span data-stat=\"over_limit\">{}</span> \
-             links to further URLs not checked: the limit of --max-urls was reached.</p>",
-            report.over_limit
+             links to further URLs not checked: {}</p>",
+            report.over_limit,
+            Escaped(&crate::report::text::url_limit_reached(report.url_limit))
         )?;
     }
     let st = statistics(report);

@@ -174,7 +174,7 @@ class Checker:
         exclude_link_local: bool = ...,
         allow_private: bool = ...,
         proxy: Optional[str] = ...,
-        max_urls: Optional[int] = ...,
+        max_urls: int = ...,
         max_body_size: int = ...,
         user_agent: Optional[str] = ...,
         ignore_warning: _Strings = ...,
