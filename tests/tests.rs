@@ -115,6 +115,9 @@ mod stable_order;
 mod state;
 /// Crafted state files: links, schemas, times, options; and whose file is reused.
 mod state_untrusted;
+/// `--max-run-time`: the run stops at its limit, every report written and saying so first,
+/// exit 124; from the config file too.
+mod time_limit;
 /// Typos get a hint: flags, --format, config keys, negative numbers.
 mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.

@@ -3,7 +3,9 @@
 //!
 //! # Shutdown protocol
 //! 1. A supervisor thread waits until the queue is idle (`unfinished_tasks == 0`) or shut down
-//!    (cancel runs `queue.shutdown` through a cancel hook, discarding queued URLs).
+//!    (cancel runs `queue.shutdown` through a cancel hook, discarding queued URLs). With a
+//!    time limit (`Config::max_run_time`) it waits until the limit at most, then cancels the
+//!    run itself and notes that the limit stopped it: the rest is a cancel's.
 //! 2. After a cancel it joins the queue for at most the abort timeout (URLs in flight may
 //!    finish and are reported); then it closes every connection (`Agent::shutdown`) so blocked
 //!    requests fail at once, and joins again briefly.
@@ -105,7 +107,7 @@ pub struct CheckRun {
     run: Option<Arc<Run>>,
     rx: Receiver<Message>,
     capacity: usize,
-    supervisor: Option<thread::JoinHandle<bool>>,
+    supervisor: Option<thread::JoinHandle<Supervised>>,
     workers: Vec<thread::JoinHandle<()>>,
     cancel: CancelHandle,
     progress: ProgressHandle,
@@ -121,6 +123,8 @@ pub struct CheckRun {
     /// start page without links get named in the report.
     reads_starts: bool,
     insecure: bool,
+    /// `Config::max_run_time`, for the report.
+    max_run_time: Option<Duration>,
     started: Instant,
     /// Reading the channel without blocking until a drain finds it empty.
     draining: bool,
@@ -277,6 +281,7 @@ impl Checker {
             fail_on_blocked: cfg.fail_on_blocked,
             reads_starts: cfg.recursion_level != Some(0),
             insecure: cfg.insecure,
+            max_run_time: cfg.max_run_time,
             started,
             draining: false,
             nap: false,
@@ -301,15 +306,16 @@ fn note_start_without_links(report: &mut Report, r: &CheckResult) {
 }
 
 /// Starts the supervisor: it seeds the start inputs, waits for the queue to be idle (or for a
-/// cancel and the abort timeout), closes the queue and sends `Finished`; it returns whether
-/// every worker went idle.
+/// cancel or the time limit, and the abort timeout), closes the queue and sends `Finished`; it
+/// returns whether every worker went idle and whether the time limit stopped the run.
 fn supervise(
     checker: &Checker,
     run: &Arc<Run>,
     cancel: &CancelHandle,
-) -> std::io::Result<thread::JoinHandle<bool>> {
+) -> std::io::Result<thread::JoinHandle<Supervised>> {
     let cfg = &checker.config;
     let abort_timeout = cfg.abort_timeout;
+    let (max_run_time, started) = (cfg.max_run_time, Instant::now());
     let (run, cancel) = (run.clone(), cancel.clone());
     let starts = checker.starts.clone();
     // Lowest level first: a URL exported from pages at several levels is claimed at the
@@ -334,7 +340,14 @@ fn supervise(
             for link in found {
                 run.seed_found(link);
             }
-            run.queue.wait_idle_or_shutdown();
+            // Measured from the spawn: seeding a long list counts against the limit too.
+            let deadline = max_run_time.map(|t| started + t);
+            let timed_out = run.queue.wait_idle_or_shutdown(deadline);
+            // A cancel that came first (Ctrl-C) is a cancel, not the time limit.
+            let time_limited = timed_out && !cancel.is_cancelled();
+            if time_limited {
+                cancel.cancel();
+            }
             let mut idle = run.queue.unfinished() == 0;
             if !idle && cancel.is_cancelled() {
                 idle = run.queue.join(Some(abort_timeout));
@@ -345,8 +358,17 @@ fn supervise(
             }
             run.queue.close();
             let _ = run.tx.send(Message::Finished);
-            idle
+            Supervised { idle, time_limited }
         })
+}
+
+/// How the supervisor saw the run end.
+#[derive(Debug, Default)]
+struct Supervised {
+    /// Every worker went idle.
+    idle: bool,
+    /// The time limit cancelled the run.
+    time_limited: bool,
 }
 
 impl CheckRun {
@@ -558,10 +580,12 @@ impl CheckRun {
         let Some(run) = self.run.clone() else {
             return;
         };
-        let all_idle = self
+        let supervised = self
             .supervisor
             .take()
-            .is_some_and(|s| s.join().unwrap_or(false));
+            .and_then(|s| s.join().ok())
+            .unwrap_or_default();
+        let all_idle = supervised.idle;
         if self.cancel.is_cancelled() {
             // Redirects deferred on URLs the cancel left unchecked are reported now, with any
             // row a worker sent after `Finished`. The channel is bounded and this thread is
@@ -600,6 +624,7 @@ impl CheckRun {
         settle_levels(&report.levels, &mut report.entries);
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
         report.interrupted = self.cancel.is_cancelled();
+        report.time_limit_reached = self.max_run_time.filter(|_| supervised.time_limited);
         if report.interrupted {
             // This run is over: a later run of the same checker starts uncancelled.
             self.cancel.reset();

@@ -33,8 +33,14 @@ pub struct Report {
     /// URLs were seen: not checked and not stored (so memory stays bounded by the limit), only
     /// counted here, once per link found (the same URL linked twice counts twice).
     pub over_limit: usize,
-    /// `true` when the run was cancelled before it finished.
+    /// `true` when the run was cancelled before it finished (by a cancel, or by its time
+    /// limit).
     pub interrupted: bool,
+    /// The time limit the run stopped at ([`Config::max_run_time`](crate::Config::max_run_time)),
+    /// when it reached it: the run was cut short, [`interrupted`](Report::interrupted) is
+    /// `true` and [`unchecked`](Report::unchecked) counts the URLs it did not check. `None`
+    /// when the run ended on its own or was cancelled first.
+    pub time_limit_reached: Option<Duration>,
     /// Wall time of the run.
     pub duration: Duration,
     /// When the run started (by the system clock); `None` for a report not made by a run

@@ -139,6 +139,9 @@ proxy: str = None
     HTTP_PROXY, except NO_PROXY hosts).
 max_urls: int = 0
     Check at most this many distinct URLs (0: no limit).
+max_run_time: float = 0.0
+    Stop the check after this many seconds (0: no limit): no new URL is started, requests in
+    flight get abort_timeout, and the report says the time limit stopped it.
 max_body_size: int = 10485760
     Bytes of a page read for link extraction.
 user_agent: str = 'Mozilla/5.0 (compatible; linkpatrol/VERSION)'
@@ -241,6 +244,7 @@ pub const OPTIONS: &[&str] = &[
     "fail_on_blocked",
     "proxy",
     "max_urls",
+    "max_run_time",
     "max_body_size",
     "user_agent",
     "ignore_warning",
@@ -436,6 +440,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
             "fail_on_blocked" => config.fail_on_blocked(v.flag()?),
             "proxy" => config.proxy(v.string()?),
             "max_urls" => config.max_urls(Some(v.count()?).filter(|&n| n > 0)),
+            "max_run_time" => config.max_run_time(Some(v.secs()?)),
             "max_body_size" => config.max_body_size(v.count()? as u64),
             "user_agent" => config.user_agent(v.string()?),
             "ignore_warning" => v

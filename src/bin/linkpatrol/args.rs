@@ -212,6 +212,12 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub max_urls: Option<usize>,
 
+    /// Stop the check after this long (seconds, or a duration: 90s, 10m, 1h): no new URL is
+    /// started, requests in flight get --abort-timeout, the reports are written and say so;
+    /// exit status 124 (0: no limit).
+    #[arg(long, value_name = "SECS", value_parser = non_negative_secs, allow_negative_numbers = true)]
+    pub max_run_time: Option<f64>,
+
     /// Bytes of a page read for link extraction.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_SIZE)]
     pub max_body_size: u64,

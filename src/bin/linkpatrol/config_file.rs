@@ -46,6 +46,7 @@ pub struct FileConfig {
     pub no_follow: Option<Vec<String>>,
     pub remap: Option<Vec<String>>,
     pub max_urls: Option<usize>,
+    pub max_run_time: Option<Secs>,
     pub no_robots: Option<bool>,
     pub follow_outside_root: Option<bool>,
     pub include_verbatim: Option<bool>,
@@ -406,6 +407,12 @@ pub fn apply(args: &mut Args, m: &ArgMatches, file: &FileConfig, origin: &Path) 
         values::non_negative
     );
     take_parsed!(abort_timeout, abort_timeout, values::non_negative_secs);
+    if !given(m, "max_run_time")
+        && let Some(v) = &file.max_run_time
+    {
+        let secs = values::non_negative_secs(&v.to_string()).map_err(|e| bad("max_run_time", e))?;
+        args.max_run_time = Some(secs);
+    }
     take_parsed!(output, output, values::format_name);
     take_list!(headers, header, values::header);
     take_list!(host_header, host_header, values::host_header);
@@ -490,6 +497,7 @@ pub fn effective(args: &Args) -> FileConfig {
         no_follow: list(&args.no_follow),
         remap: list(&args.remap),
         max_urls: args.max_urls,
+        max_run_time: args.max_run_time.map(Secs),
         no_robots: Some(args.no_robots),
         follow_outside_root: Some(args.follow_outside_root),
         include_verbatim: Some(args.include_verbatim),
@@ -609,6 +617,7 @@ pub(crate) mod tests {
                 "^https://example\\.test/ http://127.0.0.1:8000/".into(),
             ]),
             max_urls: Some(1000),
+            max_run_time: Some(Secs(600.0)),
             no_robots: Some(true),
             follow_outside_root: Some(true),
             include_verbatim: Some(true),

@@ -47,6 +47,7 @@ const HEADINGS: &[(&str, &[&str])] = &[
             "no_follow",
             "remap",
             "max_urls",
+            "max_run_time",
             "no_robots",
             "follow_outside_root",
             "include_verbatim",
@@ -227,8 +228,9 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 /// The exit statuses, for `-h`, `--help` and the man page.
 pub const EXIT_STATUS: &str = "0 no broken links (or only links --fail-after-runs tolerates, \
                                which the summary says), 1 broken links found, 2 usage or \
-                               runtime error, 130 interrupted (the report of what was checked \
-                               is still written, its summary starting \"Interrupted\").";
+                               runtime error, 124 stopped at --max-run-time and 130 \
+                               interrupted (the report of what was checked is still written, \
+                               its summary saying so first).";
 
 /// What follows the flags in `--help`: commands, examples, exit statuses.
 fn long_after() -> String {
@@ -256,6 +258,7 @@ pub fn wants_short_help(args: impl IntoIterator<Item = std::ffi::OsString>) -> b
 const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("recursion_level", "unlimited"),
     ("max_urls", "unlimited"),
+    ("max_run_time", "unlimited"),
     ("user_agent", DEFAULT_USER_AGENT),
     ("include", "every URL"),
     ("exclude", "none"),

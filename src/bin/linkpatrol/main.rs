@@ -47,6 +47,10 @@ const EXIT_BROKEN: u8 = 1;
 const EXIT_ERROR: u8 = 2;
 /// Exit status: interrupted (the report of what was checked is still written).
 const EXIT_INTERRUPTED: u8 = 130;
+/// Exit status: stopped at `--max-run-time` (the report of what was checked is still
+/// written). `timeout(1)`'s status for a command it stopped, so a run cut short by its own
+/// limit reads as one cut short by `timeout`, never as a complete run.
+const EXIT_TIME_LIMIT: u8 = 124;
 
 fn main() -> ExitCode {
     allocator::tune();
@@ -264,7 +268,9 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     {
         return Err(e.into());
     }
-    Ok(if report.interrupted {
+    Ok(if report.time_limit_reached.is_some() {
+        EXIT_TIME_LIMIT
+    } else if report.interrupted {
         EXIT_INTERRUPTED
     } else if report.failing > 0 || (args.fail_on_warnings && report.warnings() > 0) {
         EXIT_BROKEN

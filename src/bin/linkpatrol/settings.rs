@@ -254,6 +254,11 @@ pub fn config_from(args: &Args) -> Result<Config> {
         .fail_on_blocked(args.fail_on_blocked)
         // 0 means no limit, like the other limits.
         .max_urls(args.max_urls.filter(|&n| n > 0))
+        .max_run_time(
+            args.max_run_time
+                .map(|t| secs("--max-run-time", t))
+                .transpose()?,
+        )
         .max_body_size(args.max_body_size)
         .max_cache_age(args.max_cache_age)
         .cache_failures(args.cache_failures)

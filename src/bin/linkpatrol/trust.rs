@@ -346,6 +346,7 @@ mod tests {
             "scope: links in code of the pages checked",
         ),
         ("max-urls", "scope"),
+        ("max-run-time", "limits: it only shortens the run"),
         ("no-robots", "politeness towards the sites checked"),
         ("timeout", "limits"),
         ("max-redirects", "limits"),

@@ -91,6 +91,8 @@ class Report:
     @property
     def interrupted(self) -> bool: ...
     @property
+    def time_limit_reached(self) -> float | None: ...
+    @property
     def state_warnings(self) -> list[str]: ...
     @property
     def errors(self) -> int: ...
@@ -170,6 +172,7 @@ class Checker:
         fail_on_blocked: bool = ...,
         proxy: str = ...,
         max_urls: int = ...,
+        max_run_time: float = ...,
         max_body_size: int = ...,
         user_agent: str = ...,
         ignore_warning: _Strings = ...,
