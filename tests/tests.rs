@@ -30,6 +30,9 @@ mod faults;
 mod fetching;
 /// A folder check reads only its folders: `..%2F`, `../`, symbolic links pointing out.
 mod folder_scope;
+/// `--login-url`: a form login before the crawl (CSRF token, session cookie), logout links
+/// never followed, a lost session said once, a refused password exits 2, no password shown.
+mod form_login;
 /// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
 mod fragments;
 /// One folder through the command line and the Rust API: the same rows.

@@ -214,6 +214,9 @@ impl Checker {
         let (remembered, state, state_warnings) =
             StateSink::open(cfg, &cancel).map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
         run.remembered = remembered;
+        if let Some(login) = &cfg.login {
+            super::login::log_in(&run, login)?;
+        }
         let run = Arc::new(run);
         let progress = self.progress();
         progress.attach(&run, started);
@@ -630,6 +633,7 @@ impl CheckRun {
             self.cancel.reset();
         }
         report.duration = self.started.elapsed();
+        report.warnings.extend(run.session_lost.get().cloned());
         report.hosts = run.gate.stats();
         report.stats = tally.finish(&report.hosts);
         report.stats.skipped = run.skipped.get();

@@ -18,6 +18,9 @@ pub enum ErrorKind {
     InvalidConfig,
     /// The operating system refused something the run needs (a thread, a file).
     Io,
+    /// The form login before the crawl (`Config::login`) failed: no form, a refused password,
+    /// or no answer.
+    Login,
 }
 
 /// A problem that prevents a check from running. Its message never shows the user name or

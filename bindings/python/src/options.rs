@@ -152,6 +152,19 @@ base_url: str = None
     The public URL of the local site folder: links under it are checked in the folder.
 cookie_file: str | os.PathLike = None
     Send the cookies of this Netscape cookies.txt file.
+login_url: str = None
+    Log in through the form of this page before the crawl (the password from the
+    LINKPATROL_LOGIN_PASSWORD variable, never an option); a refused login raises RuntimeError.
+login_user: str = None
+    The user name for login_url.
+login_user_field: str = 'login'
+    The name of the login form's user field.
+login_password_field: str = 'password'
+    The name of the login form's password field.
+login_extra_field: str | list[str] = []
+    Also send these NAME=VALUE fields with the login form.
+login_logout_pattern: str = '(?i)log-?out|sign-?out'
+    Links whose URL matches this regex would end the login session: not requested.
 accept: str = '100..=399'
     Statuses that count as valid: comma-separated codes and ranges 'A..=B' or 'A..B'.
 method: 'head' | 'get' = 'head'
@@ -250,6 +263,12 @@ pub const OPTIONS: &[&str] = &[
     "ignore_warning",
     "base_url",
     "cookie_file",
+    "login_url",
+    "login_user",
+    "login_user_field",
+    "login_password_field",
+    "login_extra_field",
+    "login_logout_pattern",
     "accept",
     "method",
     "check_mx",
@@ -316,6 +335,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
     let mut token_given = false;
     let mut check_anchors = false;
     let (mut cache, mut cache_file, mut resume) = (false, None, false);
+    let mut login = LoginOptions::default();
     let Some(options) = options else {
         return Ok((config, inputs));
     };
@@ -462,6 +482,36 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
                     CookieJar::parse_netscape(&text).map_err(|e| v.bad_text(&e.to_string()))?;
                 config.cookies(jar)
             }
+            "login_url" => {
+                login.url = Some(v.string()?);
+                config
+            }
+            "login_user" => {
+                login.user = Some(v.string()?);
+                config
+            }
+            "login_user_field" => {
+                login.user_field = Some(v.string()?);
+                config
+            }
+            "login_password_field" => {
+                login.password_field = Some(v.string()?);
+                config
+            }
+            "login_extra_field" => {
+                for field in v.strings()? {
+                    let (name, value) = field
+                        .split_once('=')
+                        .filter(|(n, _)| !n.is_empty())
+                        .ok_or_else(|| v.bad_text(&format!("`{field}' is not NAME=VALUE")))?;
+                    login.extra.push((name.to_owned(), value.to_owned()));
+                }
+                config
+            }
+            "login_logout_pattern" => {
+                login.logout = Some(v.regex(&v.string()?)?);
+                config
+            }
             "accept" => {
                 accept = Some(
                     AcceptStatus::parse(&v.string()?).map_err(|e| v.bad_text(&e.to_string()))?,
@@ -556,6 +606,7 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
     if let Some(accept) = accept {
         config = config.accept(accept);
     }
+    config = config.login(login.build()?);
     // As the CLI: a state file when one is named, or the default one for `cache` and `resume`.
     if let Some(path) = cache_file {
         config = config.state_file(path);
@@ -591,6 +642,57 @@ pub fn config_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<(Config, Inp
         config = config.plugin(plugin);
     }
     Ok((config, inputs))
+}
+
+/// The `login_*` options, made one `FormLogin` once all are read.
+#[derive(Default)]
+struct LoginOptions {
+    url: Option<String>,
+    user: Option<String>,
+    user_field: Option<String>,
+    password_field: Option<String>,
+    extra: Vec<(String, String)>,
+    logout: Option<Regex>,
+}
+
+impl LoginOptions {
+    /// The login, `None` without `login_url`. The password comes from
+    /// `LINKPATROL_LOGIN_PASSWORD`, as for the command line without a terminal: never from
+    /// an option, and no message quotes it.
+    fn build(self) -> PyResult<Option<linkpatrol::FormLogin>> {
+        let Some(url) = self.url else {
+            return Ok(None);
+        };
+        let url = url::Url::parse(&url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("option `login_url': `{url}' is not an http(s) URL"))
+            })?;
+        let user = self
+            .user
+            .ok_or_else(|| PyValueError::new_err("option `login_url' needs `login_user'"))?;
+        let password = std::env::var("LINKPATROL_LOGIN_PASSWORD").map_err(|_| {
+            PyValueError::new_err(
+                "option `login_url' needs the password in the LINKPATROL_LOGIN_PASSWORD \
+                 variable (never an option)",
+            )
+        })?;
+        let mut login = linkpatrol::FormLogin::new(url, user, password);
+        if let Some(f) = self.user_field {
+            login = login.user_field(f);
+        }
+        if let Some(f) = self.password_field {
+            login = login.password_field(f);
+        }
+        if let Some(p) = self.logout {
+            login = login.logout_pattern(p);
+        }
+        for (name, value) in self.extra {
+            login = login.extra_field(name, value);
+        }
+        Ok(Some(login))
+    }
 }
 
 /// One option's name and value, with the conversions that name it in their errors.

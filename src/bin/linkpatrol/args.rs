@@ -359,6 +359,32 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub cookie_file: Option<PathBuf>,
 
+    /// Log in through the form of this page before the crawl, and check with the session's
+    /// cookies. The password comes from LINKPATROL_LOGIN_PASSWORD, or a prompt on a terminal;
+    /// never from a flag or a config file. A refused login exits 2.
+    #[arg(long, value_name = "URL", requires = "login_user")]
+    pub login_url: Option<String>,
+
+    /// The user name for --login-url.
+    #[arg(long, value_name = "NAME", requires = "login_url")]
+    pub login_user: Option<String>,
+
+    /// The name of the login form's user field.
+    #[arg(long, value_name = "NAME", default_value = linkpatrol::DEFAULT_LOGIN_USER_FIELD)]
+    pub login_user_field: String,
+
+    /// The name of the login form's password field.
+    #[arg(long, value_name = "NAME", default_value = linkpatrol::DEFAULT_LOGIN_PASSWORD_FIELD)]
+    pub login_password_field: String,
+
+    /// Also send NAME=VALUE with the login form (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub login_extra_field: Vec<String>,
+
+    /// Links whose URL matches this regex would end the login session: not requested.
+    #[arg(long, value_name = "REGEX", default_value = linkpatrol::DEFAULT_LOGOUT_PATTERN)]
+    pub login_logout_pattern: String,
+
     /// Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
     #[arg(long, value_name = "RANGES", default_value = "100..=399")]
     pub accept: String,

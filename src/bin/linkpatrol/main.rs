@@ -13,6 +13,7 @@ mod exit_guard;
 mod generate;
 mod help;
 mod key_hint;
+mod login;
 mod merge;
 mod outputs;
 mod plugin_flags;
@@ -231,7 +232,8 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         }
     }
     let report = run.finish()?;
-    for w in &report.state_warnings {
+    // The report's own warnings (a login session lost during the crawl).
+    for w in report.state_warnings.iter().chain(&report.warnings) {
         stderr_line!("linkpatrol: warning: {}", escape_controls(w));
     }
     // Named only when the run found nothing beyond its inputs: in a folder of documents, a

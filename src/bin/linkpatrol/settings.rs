@@ -423,6 +423,7 @@ fn add_requests(mut config: Config, args: &Args) -> Result<Config> {
             .map_err(|e| anyhow!("cookie file `{}', {e}", path.display()))?;
         config = config.cookies(jar);
     }
+    config = config.login(crate::login::form_login(args)?);
     for a in &args.auth {
         let pattern = Regex::new(&a.pattern).with_context(|| {
             format!(
