@@ -362,11 +362,11 @@ pub struct Args {
     /// Log in through the form of this page before the crawl, and check with the session's
     /// cookies. The password comes from LINKPATROL_LOGIN_PASSWORD, or a prompt on a terminal;
     /// never from a flag or a config file. A refused login exits 2.
-    #[arg(long, value_name = "URL", requires = "login_user")]
+    #[arg(long, value_name = "URL")]
     pub login_url: Option<String>,
 
     /// The user name for --login-url.
-    #[arg(long, value_name = "NAME", requires = "login_url")]
+    #[arg(long, value_name = "NAME")]
     pub login_user: Option<String>,
 
     /// The name of the login form's user field.

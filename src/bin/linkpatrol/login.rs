@@ -18,6 +18,9 @@ pub const PASSWORD_VAR: &str = "LINKPATROL_LOGIN_PASSWORD";
 /// The login the flags ask for, `None` without `--login-url`.
 pub fn form_login(args: &Args) -> Result<Option<FormLogin>> {
     let Some(url) = &args.login_url else {
+        if args.login_user.is_some() {
+            bail!("--login-user needs --login-url (the page with the login form)");
+        }
         return Ok(None);
     };
     let url = Url::parse(url).with_context(|| format!("--login-url `{url}' is not a URL"))?;

@@ -46,7 +46,7 @@ pub fn args_from_command_line() -> Result<Args> {
             || std::env::var_os("GITHUB_TOKEN").is_some_and(|v| !v.is_empty());
         if untrusted
             && (github_token
-                || ["headers", "host_header", "cookie_file"]
+                || ["headers", "host_header", "cookie_file", "login_url"]
                     .iter()
                     .any(|id| config_file::given(&matches, id)))
         {
