@@ -71,6 +71,14 @@ fn assert_stopped_at_limit(dir: &Path, out: &Output, threads: usize) {
         "{threads} threads: {text}"
     );
     assert!(!text.contains("That's it."), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "stopped at the time limit of 1.5 s (--max-run-time): {HANGS} URLs not checked; \
+             exit status 124"
+        )),
+        "{err}"
+    );
 
     let json: Value =
         serde_json::from_slice(&std::fs::read(dir.join("out.json")).unwrap()).unwrap();

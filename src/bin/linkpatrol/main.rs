@@ -232,6 +232,16 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         }
     }
     let report = run.finish()?;
+    // Said where CI logs show it, whatever stdout is redirected to.
+    if let Some(limit) = report.time_limit_reached {
+        stderr_line!(
+            "linkpatrol: stopped at the time limit of {} s (--max-run-time): {} URL{} not \
+             checked; exit status {EXIT_TIME_LIMIT}",
+            limit.as_secs_f64(),
+            report.unchecked,
+            if report.unchecked == 1 { "" } else { "s" }
+        );
+    }
     // The report's own warnings (a login session lost during the crawl).
     for w in report.state_warnings.iter().chain(&report.warnings) {
         stderr_line!("linkpatrol: warning: {}", escape_controls(w));
