@@ -96,7 +96,7 @@ impl HttpFetcher {
         }
         for _ in 0..=self.settings.max_redirects {
             let host = host_key(&current);
-            let _permit = match self.gate.permit_or_later(&host, false) {
+            let mut permit = match self.gate.permit_or_later(&host, false) {
                 Turn::Now(permit) => permit,
                 Turn::Cancelled => return Err(format!("{}: interrupted", shown(&current))),
                 Turn::Later(_) | Turn::Down(_) => {
@@ -130,6 +130,7 @@ impl HttpFetcher {
                 req.call()
             };
             let mut res = result.map_err(|e| format!("{}: {}", shown(&current), classify(&e).1))?;
+            permit.answered();
             let set_cookie = res.headers().get_all(SET_COOKIE);
             let set_cookie = set_cookie.iter().filter_map(|v| v.to_str().ok());
             self.cookies.store(&current, set_cookie, SystemTime::now());
