@@ -1,14 +1,15 @@
-//! `--max-run-time`: at the limit no new URL starts, what is in flight gets the abort timeout,
-//! every report is written and says first that the time limit stopped the check, and the exit
-//! status (124) never reads as a complete run.
+//! `--max-run-time` (`Config::max_run_time`): at the limit no new URL starts, what is in
+//! flight gets the abort timeout, every report is written and says first that the time limit
+//! stopped the check, and the exit status (124) never reads as a complete run.
 
 use std::path::Path;
 use std::process::Output;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{TempDir, assert_exit, cli_in, csv_records};
+use crate::support::util::{TempDir, assert_exit, cli_in, config, csv_records, entry, run};
 
 /// Hanging links: none ever answers, so the limit is what ends every run.
 const HANGS: usize = 10;
@@ -157,4 +158,32 @@ fn a_run_that_ends_before_its_limit_is_a_complete_one() {
         serde_json::from_slice(&std::fs::read(dir.join("out.json")).unwrap()).unwrap();
     assert!(json["summary"].get("time_limit_reached").is_none());
     assert_eq!(json["summary"]["interrupted"], false);
+}
+
+#[test]
+fn a_url_in_flight_at_the_limit_finishes_within_the_abort_timeout() {
+    for threads in [1, 8] {
+        // /late is asked right after / and answers 3 s later: in flight at the 2 s limit,
+        // done well within the 4 s abort timeout. The hangs never answer.
+        let mut html = String::from("<a href='/late'>late</a>");
+        let mut routes =
+            Routes::new().reply("/late", Reply::html("late").delayed(Duration::from_secs(3)));
+        for i in 0..HANGS {
+            html.push_str(&format!("<a href='/hang{i}'>h</a>"));
+            routes = routes.reply(&format!("/hang{i}"), Reply::hang());
+        }
+        let server = TestServer::start(routes.page("/", &html));
+        let report = run(config(&server.url("/"), threads)
+            .timeout(Duration::from_secs(600))
+            .abort_timeout(Duration::from_secs(4))
+            .max_run_time(Some(Duration::from_secs(2))));
+        assert_eq!(report.time_limit_reached, Some(Duration::from_secs(2)));
+        assert!(report.interrupted);
+        let late = entry(&report, &server.url("/late"));
+        assert!(
+            !late.result.outcome.is_broken(),
+            "{threads} threads: {late:?}"
+        );
+        assert_eq!(report.unchecked, HANGS, "{threads} threads");
+    }
 }
