@@ -105,6 +105,15 @@ fn run_logged_in(dir: &Path, server: &TestServer, threads: usize, password: &str
     )
 }
 
+/// Requests for `path`, whatever their query.
+fn asked(server: &TestServer, path: &str) -> usize {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.path_only() == path)
+        .count()
+}
+
 /// `needle` appears in no output of the run: stdout, stderr, the report files, the state
 /// file.
 fn nowhere(dir: &Path, out: &Output, needle: &str) {
@@ -140,8 +149,8 @@ fn the_crawl_runs_behind_the_login_and_never_follows_logout() {
             "{threads} threads: /b never reached"
         );
         // Nothing ended the session.
-        assert_eq!(server.count("/logout"), 0);
-        assert_eq!(server.count("/account/sign-out"), 0);
+        assert_eq!(asked(&server, "/logout"), 0);
+        assert_eq!(asked(&server, "/account/sign-out"), 0);
 
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("/missing"), "{text}");
@@ -253,4 +262,78 @@ fn a_login_answered_403_exits_2() {
     assert!(err.contains("login failed") && err.contains("403"), "{err}");
     assert_eq!(server.count("/"), 0);
     nowhere(&dir, &out, PASSWORD);
+}
+
+#[test]
+fn a_get_form_with_other_field_names_and_an_extra_field() {
+    for threads in [1, 8] {
+        // The form is sent with GET: the fields go in the query of /enter.
+        let server = TestServer::start(
+            Routes::new()
+                .page(
+                    "/signin",
+                    "<form action='/enter'><input name=user><input type=password name=pass>\
+                     <input type=hidden name=t value=x></form>",
+                )
+                .dynamic(|req| {
+                    if req.path_only() == "/enter" {
+                        let f = form_fields(req.query().unwrap_or("").as_bytes());
+                        let has = |k: &str, v: &str| f.iter().any(|(a, b)| a == k && b == v);
+                        let ok = has("user", "bob")
+                            && has("pass", PASSWORD)
+                            && has("t", "x")
+                            && has("remember", "1");
+                        return Some(if ok {
+                            Reply::html("welcome").header("Set-Cookie", "sid=s3ss10n; Path=/")
+                        } else {
+                            Reply::status(401)
+                        });
+                    }
+                    if !logged_in(req) {
+                        return Some(Reply::redirect(302, "/signin"));
+                    }
+                    Some(match req.path_only() {
+                        "/" => Reply::html("<a href='/in'>in</a> <a href='/bye'>bye</a>"),
+                        "/in" => Reply::html("in"),
+                        _ => Reply::not_found(),
+                    })
+                }),
+        );
+        let dir = TempDir::new(&format!("form-login-get-{threads}"));
+        let out = cli_in(
+            &dir,
+            &[("LINKPATROL_LOGIN_PASSWORD", PASSWORD)],
+            &[
+                "--no-config",
+                "--no-status",
+                "-t",
+                &threads.to_string(),
+                "-v",
+                "-o",
+                "csv",
+                "--login-url",
+                &server.url("/signin"),
+                "--login-user",
+                "bob",
+                "--login-user-field",
+                "user",
+                "--login-password-field",
+                "pass",
+                "--login-extra-field",
+                "remember=1",
+                "--login-logout-pattern",
+                "/bye$",
+                &server.url("/"),
+            ],
+        );
+        assert_exit(&out, 0);
+        assert_eq!(asked(&server, "/enter"), 1);
+        assert_eq!(asked(&server, "/bye"), 0);
+        let rows = csv_records(&out.stdout);
+        assert!(
+            rows.iter().any(|r| &r[0] == "/in" && &r[6] == "True"),
+            "{rows:?}"
+        );
+        nowhere(&dir, &out, PASSWORD);
+    }
 }
