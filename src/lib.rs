@@ -89,6 +89,9 @@ pub use config::accept::DEFAULT_ACCEPT;
 pub use config::basic_auth::BasicAuth;
 pub use config::cookies::CookieJar;
 pub use config::host_rules::HostRule;
+pub use config::login::{
+    DEFAULT_LOGIN_PASSWORD_FIELD, DEFAULT_LOGIN_USER_FIELD, DEFAULT_LOGOUT_PATTERN, FormLogin,
+};
 pub use config::remap::Remap;
 pub use config::setting_syntax::{
     PluginSpec, parse_dns_server, parse_header, parse_pattern_number, parse_plugin_spec,

@@ -30,6 +30,9 @@ mod faults;
 mod fetching;
 /// A folder check reads only its folders: `..%2F`, `../`, symbolic links pointing out.
 mod folder_scope;
+/// `--login-url`: a form login before the crawl (CSRF token, session cookie), logout links
+/// never followed, a lost session said once, a refused password exits 2, no password shown.
+mod form_login;
 /// `--check-anchors`: missing fragments are errors; Markdown heading slugs; start URL fragments.
 mod fragments;
 /// One folder through the command line and the Rust API: the same rows.
@@ -120,6 +123,9 @@ mod stable_order;
 mod state;
 /// Crafted state files: links, schemas, times, options; and whose file is reused.
 mod state_untrusted;
+/// `--max-run-time`: the run stops at its limit, every report written and saying so first,
+/// exit 124; from the config file too.
+mod time_limit;
 /// Typos get a hint: flags, --format, config keys, negative numbers.
 mod typo_hints;
 /// Text that pages and files choose: spelled out on the terminal, no forged lines.

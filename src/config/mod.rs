@@ -12,6 +12,7 @@ pub(crate) mod checked_options;
 pub(crate) mod cookies;
 pub(crate) mod github_token;
 pub(crate) mod host_rules;
+pub(crate) mod login;
 pub(crate) mod plugins;
 pub(crate) mod remap;
 pub(crate) mod setting_syntax;
@@ -141,6 +142,10 @@ pub struct Config {
     pub(crate) max_redirects: usize,
     pub(crate) max_body_size: u64,
     pub(crate) abort_timeout: Duration,
+    /// Log in through a form before the crawl (`login`).
+    pub(crate) login: Option<login::FormLogin>,
+    /// Stop starting new URLs this long after the start (`max_run_time`).
+    pub(crate) max_run_time: Option<Duration>,
     pub(crate) user_agent: String,
     pub(crate) recursion_level: Option<usize>,
     pub(crate) check_external: bool,
@@ -209,6 +214,8 @@ impl Default for Config {
             max_redirects: DEFAULT_MAX_REDIRECTS,
             max_body_size: DEFAULT_MAX_BODY_SIZE,
             abort_timeout: DEFAULT_ABORT_TIMEOUT,
+            max_run_time: None,
+            login: None,
             user_agent: DEFAULT_USER_AGENT.to_owned(),
             recursion_level: None,
             check_external: true,
@@ -404,6 +411,28 @@ impl Config {
     /// [`DEFAULT_ABORT_TIMEOUT`].
     pub fn abort_timeout(mut self, t: Duration) -> Self {
         self.abort_timeout = t;
+        self
+    }
+
+    /// Stop the run this long after it started (LinkChecker's `maxrunseconds`): no new URL is
+    /// started, URLs in flight get the [abort timeout](Self::abort_timeout), the rest are
+    /// counted as not checked, and the report says so
+    /// ([`Report::time_limit_reached`](crate::Report::time_limit_reached)). Defaults to
+    /// `None`: no limit. `Some(Duration::ZERO)` also means no limit.
+    pub fn max_run_time(mut self, t: Option<Duration>) -> Self {
+        self.max_run_time = t.filter(|t| !t.is_zero());
+        self
+    }
+
+    /// Log in through a form before the crawl and check with the session's cookies
+    /// (LinkChecker's `loginurl`). The run starts only once the login succeeded:
+    /// [`Checker::spawn`](crate::Checker::spawn) fails with [`ErrorKind::Login`](crate::ErrorKind::Login)
+    /// when the form is missing, comes back after the submission, or is answered 401 or 403.
+    /// Links matching the login's logout pattern are not followed, and a page that sends the
+    /// crawl back to the login page is named in [`Report::warnings`](crate::Report::warnings),
+    /// once. Defaults to `None`.
+    pub fn login(mut self, login: Option<login::FormLogin>) -> Self {
+        self.login = login;
         self
     }
 
@@ -859,6 +888,7 @@ impl Config {
         for (name, d) in [
             ("timeout", self.timeout),
             ("abort timeout", self.abort_timeout),
+            ("max run time", self.max_run_time.unwrap_or_default()),
             ("retry backoff", self.retry_backoff),
             ("max retry wait", self.max_retry_wait),
             ("max cache age", self.state.max_age),

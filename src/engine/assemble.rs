@@ -211,6 +211,9 @@ pub(super) fn assemble(
         cfg.check_external,
     );
     filter.ignore_file(cfg.ignore_file.clone());
+    if let Some(login) = &cfg.login {
+        filter.logout(login.logout.clone());
+    }
     for s in starts {
         filter.add_start(&s.url);
     }
@@ -268,6 +271,8 @@ pub(super) fn assemble(
             .detect_soft_404
             .then(super::soft_404::SoftNotFound::default),
         remembered: None,
+        login_page: cfg.login.as_ref().map(|l| l.url.clone()),
+        session_lost: std::sync::OnceLock::new(),
         unreported: AtomicUsize::new(0),
         over_limit: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),

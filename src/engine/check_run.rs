@@ -3,7 +3,9 @@
 //!
 //! # Shutdown protocol
 //! 1. A supervisor thread waits until the queue is idle (`unfinished_tasks == 0`) or shut down
-//!    (cancel runs `queue.shutdown` through a cancel hook, discarding queued URLs).
+//!    (cancel runs `queue.shutdown` through a cancel hook, discarding queued URLs). With a
+//!    time limit (`Config::max_run_time`) it waits until the limit at most, then cancels the
+//!    run itself and notes that the limit stopped it: the rest is a cancel's.
 //! 2. After a cancel it joins the queue (URLs in flight may finish and are reported; the cache
 //!    takes no new key, so they discover nothing); near the end of the abort timeout it closes
 //!    every connection (`Agent::shutdown`) so blocked requests fail at once, and joins again
@@ -107,7 +109,7 @@ pub struct CheckRun {
     run: Option<Arc<Run>>,
     rx: Receiver<Message>,
     capacity: usize,
-    supervisor: Option<thread::JoinHandle<bool>>,
+    supervisor: Option<thread::JoinHandle<Supervised>>,
     workers: Vec<thread::JoinHandle<()>>,
     cancel: CancelHandle,
     progress: ProgressHandle,
@@ -123,6 +125,8 @@ pub struct CheckRun {
     /// start page without links get named in the report.
     reads_starts: bool,
     insecure: bool,
+    /// `Config::max_run_time`, for the report.
+    max_run_time: Option<Duration>,
     started: Instant,
     /// Reading the channel without blocking until a drain finds it empty.
     draining: bool,
@@ -212,6 +216,9 @@ impl Checker {
         let (remembered, state, state_warnings) =
             StateSink::open(cfg, &cancel).map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
         run.remembered = remembered;
+        if let Some(login) = &cfg.login {
+            super::login::log_in(&run, login)?;
+        }
         let run = Arc::new(run);
         let progress = self.progress();
         progress.attach(&run, started);
@@ -282,6 +289,7 @@ impl Checker {
             fail_on_blocked: cfg.fail_on_blocked,
             reads_starts: cfg.recursion_level != Some(0),
             insecure: cfg.insecure,
+            max_run_time: cfg.max_run_time,
             started,
             draining: false,
             nap: false,
@@ -306,15 +314,16 @@ fn note_start_without_links(report: &mut Report, r: &CheckResult) {
 }
 
 /// Starts the supervisor: it seeds the start inputs, waits for the queue to be idle (or for a
-/// cancel and the abort timeout), closes the queue and sends `Finished`; it returns whether
-/// every worker went idle.
+/// cancel or the time limit, and the abort timeout), closes the queue and sends `Finished`; it
+/// returns whether every worker went idle and whether the time limit stopped the run.
 fn supervise(
     checker: &Checker,
     run: &Arc<Run>,
     cancel: &CancelHandle,
-) -> std::io::Result<thread::JoinHandle<bool>> {
+) -> std::io::Result<thread::JoinHandle<Supervised>> {
     let cfg = &checker.config;
     let abort_timeout = cfg.abort_timeout;
+    let (max_run_time, started) = (cfg.max_run_time, Instant::now());
     let (run, cancel) = (run.clone(), cancel.clone());
     let starts = checker.starts.clone();
     // Lowest level first: a URL exported from pages at several levels is claimed at the
@@ -339,7 +348,14 @@ fn supervise(
             for link in found {
                 run.seed_found(link);
             }
-            run.queue.wait_idle_or_shutdown();
+            // Measured from the spawn: seeding a long list counts against the limit too.
+            let deadline = max_run_time.map(|t| started + t);
+            let timed_out = run.queue.wait_idle_or_shutdown(deadline);
+            // A cancel that came first (Ctrl-C) is a cancel, not the time limit.
+            let time_limited = timed_out && !cancel.is_cancelled();
+            if time_limited {
+                cancel.cancel();
+            }
             let mut idle = run.queue.unfinished() == 0;
             if !idle && cancel.is_cancelled() {
                 // The wait, interrupting included, fits in the abort timeout: the last part
@@ -355,8 +371,17 @@ fn supervise(
             }
             run.queue.close();
             let _ = run.tx.send(Message::Finished);
-            idle
+            Supervised { idle, time_limited }
         })
+}
+
+/// How the supervisor saw the run end.
+#[derive(Debug, Default)]
+struct Supervised {
+    /// Every worker went idle.
+    idle: bool,
+    /// The time limit cancelled the run.
+    time_limited: bool,
 }
 
 impl CheckRun {
@@ -569,10 +594,12 @@ impl CheckRun {
         let Some(run) = self.run.clone() else {
             return;
         };
-        let all_idle = self
+        let supervised = self
             .supervisor
             .take()
-            .is_some_and(|s| s.join().unwrap_or(false));
+            .and_then(|s| s.join().ok())
+            .unwrap_or_default();
+        let all_idle = supervised.idle;
         if self.cancel.is_cancelled() {
             // Redirects deferred on URLs the cancel left unchecked are reported now, with any
             // row a worker sent after `Finished`. The channel is bounded and this thread is
@@ -612,11 +639,13 @@ impl CheckRun {
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
         report.url_limit = run.max_urls;
         report.interrupted = self.cancel.is_cancelled();
+        report.time_limit_reached = self.max_run_time.filter(|_| supervised.time_limited);
         if report.interrupted {
             // This run is over: a later run of the same checker starts uncancelled.
             self.cancel.reset();
         }
         report.duration = self.started.elapsed();
+        report.warnings.extend(run.session_lost.get().cloned());
         report.hosts = run.gate.stats();
         report.stats = tally.finish(&report.hosts);
         report.stats.skipped = run.skipped.get();

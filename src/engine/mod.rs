@@ -10,6 +10,7 @@ pub(crate) mod check_run;
 mod check_task;
 pub(crate) mod checker;
 mod left_site;
+mod login;
 mod page_links;
 mod plugin_hooks;
 pub(crate) mod plugin_host;

@@ -398,12 +398,21 @@ impl<T> HostLaneQueue<T> {
         true
     }
 
-    /// Waits until every put item is done or the queue was shut down, whichever comes first.
-    pub(crate) fn wait_idle_or_shutdown(&self) {
+    /// Waits until every put item is done or the queue was shut down, whichever comes first,
+    /// or until `deadline`. Returns `true` when the deadline came first.
+    pub(crate) fn wait_idle_or_shutdown(&self, deadline: Option<Instant>) -> bool {
         let mut st = self.state.lock();
         while st.unfinished_tasks > 0 && !st.shut {
-            self.all_done.wait(&mut st);
+            match deadline {
+                Some(d) => {
+                    if self.all_done.wait_until(&mut st, d).timed_out() {
+                        return st.unfinished_tasks > 0 && !st.shut;
+                    }
+                }
+                None => self.all_done.wait(&mut st),
+            }
         }
+        false
     }
 
     /// Stops the queue: discards queued items (returned to the caller so they can be counted),

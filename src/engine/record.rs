@@ -64,6 +64,7 @@ impl Run {
             stopped_at,
             deferred: _,
         } = checked;
+        self.watch_session(&result);
         let mut done = Vec::new();
         let mut keys: Vec<String> = owned.iter().map(|(k, _)| k.clone()).collect();
         keys.push(task.key.clone());

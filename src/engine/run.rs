@@ -215,6 +215,10 @@ pub(crate) struct Run {
     /// broken streaks. Set before the workers start, read-only afterwards; `None` without a
     /// state file.
     pub(crate) remembered: Option<Remembered>,
+    /// The login page of `Config::login`: a redirect chain that ends there lost the session.
+    pub(crate) login_page: Option<Url>,
+    /// The first session loss seen (`login::watch_session`), for the report's warnings.
+    pub(crate) session_lost: std::sync::OnceLock<String>,
 }
 
 impl Run {

@@ -12,6 +12,7 @@ pub(crate) mod format;
 mod gzip;
 mod html;
 mod line_col;
+pub(crate) mod login_form;
 mod markdown;
 mod markdown_anchors;
 mod markdown_refs;

@@ -83,6 +83,17 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     fn fetch_small(&self, _url: &Url, _limit: u64) -> Option<Vec<u8>> {
         None
     }
+    /// One http(s) page exchange outside the crawl, for the login before it: `fields` sent
+    /// with `method` (none: a plain GET), redirects followed, cookies kept for the crawl.
+    /// `Err` quotes the URL and why, never the fields. The default has no network.
+    fn exchange_page(
+        &self,
+        url: &Url,
+        _method: http::FormMethod,
+        _fields: &[(String, String)],
+    ) -> Result<http::PageAnswer, String> {
+        Err(format!("{url}: this fetcher sends no forms"))
+    }
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
     fn interrupt(&self);
 }

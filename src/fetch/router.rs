@@ -4,7 +4,7 @@
 use url::Url;
 
 use super::file::{self, FileScope};
-use super::http::HttpFetcher;
+use super::http::{FormMethod, HttpFetcher, PageAnswer};
 use super::{Chain, Fetch, Fetched, Resume, Validators};
 use crate::model::outcome::FailKind;
 
@@ -62,6 +62,18 @@ impl Fetch for Router {
         matches!(url.scheme(), "http" | "https")
             .then(|| self.http.fetch_small(url, limit))
             .flatten()
+    }
+
+    fn exchange_page(
+        &self,
+        url: &Url,
+        method: FormMethod,
+        fields: &[(String, String)],
+    ) -> Result<PageAnswer, String> {
+        match url.scheme() {
+            "http" | "https" => self.http.exchange_page(method, url, fields),
+            other => Err(format!("{url}: a login page must be http(s), not {other}:")),
+        }
     }
 
     fn interrupt(&self) {

@@ -21,6 +21,9 @@ pub enum ErrorKind {
     /// Cancelled before the check started: while the inputs were read
     /// (`Inputs::cancel_handle`). Nothing was checked.
     Interrupted,
+    /// The form login before the crawl (`Config::login`) failed: no form, a refused password,
+    /// or no answer.
+    Login,
 }
 
 /// A problem that prevents a check from running. Its message never shows the user name or

@@ -37,8 +37,14 @@ pub struct Report {
     /// a default one included), for the summary to name when [`over_limit`](Report::over_limit)
     /// is not 0; `None` without a limit, and in a report merged from shards' reports.
     pub url_limit: Option<usize>,
-    /// `true` when the run was cancelled before it finished.
+    /// `true` when the run was cancelled before it finished (by a cancel, or by its time
+    /// limit).
     pub interrupted: bool,
+    /// The time limit the run stopped at ([`Config::max_run_time`](crate::Config::max_run_time)),
+    /// when it reached it: the run was cut short, [`interrupted`](Report::interrupted) is
+    /// `true` and [`unchecked`](Report::unchecked) counts the URLs it did not check. `None`
+    /// when the run ended on its own or was cancelled first.
+    pub time_limit_reached: Option<Duration>,
     /// Wall time of the run.
     pub duration: Duration,
     /// When the run started (by the system clock); `None` for a report not made by a run

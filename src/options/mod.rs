@@ -14,6 +14,9 @@ pub mod values;
 use std::path::PathBuf;
 
 use crate::config::accept::DEFAULT_ACCEPT;
+use crate::config::login::{
+    DEFAULT_LOGIN_PASSWORD_FIELD, DEFAULT_LOGIN_USER_FIELD, DEFAULT_LOGOUT_PATTERN,
+};
 use crate::config::setting_syntax::PluginSpec;
 use crate::config::shard::Shard;
 use crate::config::state::{DEFAULT_FAIL_AFTER_RUNS, DEFAULT_MAX_CACHE_AGE};
@@ -28,7 +31,7 @@ use values::{
 };
 
 pub use described::{Described, Kind, describe};
-pub use to_config::OptionError;
+pub use to_config::{LOGIN_PASSWORD_VARIABLE, OptionError};
 
 /// The options of a check (every flag but those that shape the command's own output), with
 /// the defaults the library uses.
@@ -231,6 +234,12 @@ pub struct CheckOptions {
     #[arg(help_heading = "Scope", long, value_name = "N", default_value_t = DEFAULT_MAX_URLS)]
     pub max_urls: usize,
 
+    /// Stop the check after this long (seconds, or a duration: 90s, 10m, 1h): no new URL is
+    /// started, requests in flight get --abort-timeout, the reports are written and say so;
+    /// exit status 124 (0: no limit).
+    #[arg(help_heading = "Scope", long, value_name = "SECS", value_parser = non_negative_secs, allow_negative_numbers = true)]
+    pub max_run_time: Option<f64>,
+
     /// Bytes of a page read for link extraction.
     #[arg(help_heading = "Requests", long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY_SIZE)]
     pub max_body_size: u64,
@@ -284,6 +293,38 @@ pub struct CheckOptions {
     /// Send the cookies of this Netscape cookies.txt file (by domain, path, secure, expiry).
     #[arg(help_heading = "Requests", long, value_name = "FILE")]
     pub cookie_file: Option<PathBuf>,
+
+    /// Log in through the form of this page before the crawl, and check with the session's
+    /// cookies. The password comes from LINKPATROL_LOGIN_PASSWORD (or, on the command line, a
+    /// prompt on a terminal); never from an option or a config file. A refused login is an
+    /// error.
+    #[arg(help_heading = "Requests", long, value_name = "URL")]
+    pub login_url: Option<String>,
+
+    /// The user name for --login-url.
+    #[arg(help_heading = "Requests", long, value_name = "NAME")]
+    pub login_user: Option<String>,
+
+    /// The name of the login form's user field.
+    #[arg(help_heading = "Requests", long, value_name = "NAME", default_value = DEFAULT_LOGIN_USER_FIELD)]
+    pub login_user_field: String,
+
+    /// The name of the login form's password field.
+    #[arg(help_heading = "Requests", long, value_name = "NAME", default_value = DEFAULT_LOGIN_PASSWORD_FIELD)]
+    pub login_password_field: String,
+
+    /// Also send NAME=VALUE with the login form (repeatable).
+    #[arg(help_heading = "Requests", long, value_name = "NAME=VALUE")]
+    pub login_extra_field: Vec<String>,
+
+    /// Links whose URL matches this regex would end the login session: not requested.
+    #[arg(help_heading = "Requests", long, value_name = "REGEX", default_value = DEFAULT_LOGOUT_PATTERN)]
+    pub login_logout_pattern: String,
+
+    /// The login's password, when the front door has one (a prompt); else it is read from
+    /// [`LOGIN_PASSWORD_VARIABLE`]. Never a flag.
+    #[arg(skip)]
+    pub login_password: Option<String>,
 
     /// Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
     #[arg(

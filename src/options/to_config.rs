@@ -14,11 +14,15 @@ use super::patterns::any_of;
 use crate::config::accept::AcceptStatus;
 use crate::config::cookies::CookieJar;
 use crate::config::host_rules::HostRule;
+use crate::config::login::FormLogin;
 use crate::config::remap::Remap;
 use crate::config::state::DEFAULT_STATE_FILE;
 use crate::config::{Config, MAX_DURATION, resolver_from_resolv_conf};
 use crate::inputs::Inputs;
 use linkpatrol_plugin_api::Options;
+
+/// The variable the login's password is read from (a prompt may give it instead).
+pub const LOGIN_PASSWORD_VARIABLE: &str = "LINKPATROL_LOGIN_PASSWORD";
 
 /// A value of an option that cannot be used, naming the option (its long flag without `--`).
 #[derive(Debug)]
@@ -84,6 +88,11 @@ impl CheckOptions {
             .fail_on_blocked(o.fail_on_blocked)
             // 0 means no limit, like the other limits.
             .max_urls(Some(o.max_urls))
+            .max_run_time(
+                o.max_run_time
+                    .map(|t| secs("max-run-time", t))
+                    .transpose()?,
+            )
             .max_body_size(o.max_body_size)
             .max_cache_age(o.max_cache_age)
             .cache_failures(o.cache_failures)
@@ -135,6 +144,7 @@ impl CheckOptions {
             config = config.shard(shard);
         }
         config = self.requests(config)?;
+        config = config.login(self.login()?);
         config = self.plugins(config)?;
         Ok((config, self.inputs()?))
     }
@@ -218,6 +228,58 @@ impl CheckOptions {
             config = config.base_url(base);
         }
         Ok(config)
+    }
+
+    /// The form login `--login-url` asks for, `None` without it. The password is
+    /// [`login_password`](CheckOptions::login_password), else [`LOGIN_PASSWORD_VARIABLE`]'s;
+    /// no message quotes it.
+    fn login(&self) -> Result<Option<FormLogin>, OptionError> {
+        let Some(url) = &self.login_url else {
+            if self.login_user.is_some() {
+                return Err(bad(
+                    "login-user",
+                    "needs --login-url (the page with the login form)",
+                ));
+            }
+            return Ok(None);
+        };
+        let url = Url::parse(url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .ok_or_else(|| bad("login-url", format!("`{url}' is not an http(s) URL")))?;
+        let user = self
+            .login_user
+            .as_deref()
+            .ok_or_else(|| bad("login-url", "needs --login-user"))?;
+        let password = match &self.login_password {
+            Some(p) => p.clone(),
+            None => std::env::var(LOGIN_PASSWORD_VARIABLE).map_err(|_| {
+                bad(
+                    "login-url",
+                    format!(
+                        "needs a password: set {LOGIN_PASSWORD_VARIABLE} (a password is never \
+                         read from an option or a config file)"
+                    ),
+                )
+            })?,
+        };
+        let logout = regex(&self.login_logout_pattern, "login-logout-pattern")?;
+        let mut login = FormLogin::new(url, user, password)
+            .user_field(&self.login_user_field)
+            .password_field(&self.login_password_field)
+            .logout_pattern(logout);
+        for field in &self.login_extra_field {
+            match field.split_once('=') {
+                Some((name, value)) if !name.is_empty() => login = login.extra_field(name, value),
+                _ => {
+                    return Err(bad(
+                        "login-extra-field",
+                        format!("`{field}': expected NAME=VALUE"),
+                    ));
+                }
+            }
+        }
+        Ok(Some(login))
     }
 
     /// Each named built-in plugin once, with the settings of every `--plugin` that names it, in

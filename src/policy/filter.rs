@@ -44,6 +44,8 @@ pub(crate) struct Filter {
     /// Patterns of an ignore file (`.linkpatrolignore`): as `exclude`, counted apart.
     ignore_file: Vec<Regex>,
     no_follow: Vec<Regex>,
+    /// Links that end a login session (`FormLogin::logout_pattern`): never requested.
+    logout: Option<Regex>,
     recursion_level: Option<usize>,
     check_external: bool,
     /// The start URLs (without fragment) that `exclude` matches: counted apart, as pages left
@@ -95,6 +97,7 @@ impl Filter {
             exclude,
             ignore_file: Vec::new(),
             no_follow,
+            logout: None,
             recursion_level,
             check_external,
             excluded_starts: HashSet::new(),
@@ -104,6 +107,11 @@ impl Filter {
     /// Adds the patterns of an ignore file.
     pub(crate) fn ignore_file(&mut self, patterns: Vec<Regex>) {
         self.ignore_file = patterns;
+    }
+
+    /// Ignores the links matching `pattern`: they would end the login session.
+    pub(crate) fn logout(&mut self, pattern: Regex) {
+        self.logout = Some(pattern);
     }
 
     /// Makes everything at or below `start` internal.
@@ -172,6 +180,12 @@ impl Filter {
                 SkipReason::Excluded
             };
             return Decision::Ignore(why, "matches an --exclude pattern".into());
+        }
+        if self.logout.as_ref().is_some_and(|r| r.is_match(s)) {
+            return Decision::Ignore(
+                SkipReason::Excluded,
+                "would end the login session (--login-logout-pattern): not requested".into(),
+            );
         }
         if self.ignore_file.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(SkipReason::IgnoreFile, "matches .linkpatrolignore".into());

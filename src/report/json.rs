@@ -21,7 +21,9 @@
 //! snapshot's URL.
 //!
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
-//! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`, `duration` (seconds), `broken_urls`, `bytes`, `content_types`
+//! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`
+//! (`true` also when the time limit stopped the run, which then adds `time_limit_reached`: the
+//! limit in seconds), `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure`, `mdbooks` (`[{src,
 //! chapters}]`: the source folders read as mdBooks, with the number of pages their
 //! SUMMARY.md lists or its chapters include, `null` when no SUMMARY.md was read) and `hosts` (`[{host,
@@ -236,6 +238,10 @@ pub fn summary_json(report: &Report) -> Value {
         // Only with a state file that served something: other reports keep their shape.
         summary["reused"] = json!(stats.reused);
         summary["not_modified"] = json!(stats.not_modified);
+    }
+    if let Some(limit) = report.time_limit_reached {
+        // Only when the time limit stopped the run: other reports keep their shape.
+        summary["time_limit_reached"] = json!(limit.as_secs_f64());
     }
     if let Some(t) = &report.tolerated {
         // Only when broken links did not fail the run (`--fail-after-runs`).

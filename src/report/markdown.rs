@@ -82,7 +82,10 @@ impl<W: Write> Reporter for MarkdownReporter<W> {
         };
         writeln!(o, "## Link check: {verdict}{warned}")?;
         writeln!(o)?;
-        if report.interrupted {
+        if let Some(line) = super::text::time_limit_line(report) {
+            writeln!(o, "**Time limit**: {line}")?;
+            writeln!(o)?;
+        } else if report.interrupted {
             writeln!(
                 o,
                 "**Interrupted**: results are not complete ({} URLs not checked).",

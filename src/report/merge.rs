@@ -7,7 +7,7 @@
 //! shows them together). Lines of `"type": "export"` (a shard's exported links) and unknown
 //! types are skipped. The summary lines give the per-host request numbers (summed; the
 //! interval and rate are the largest), the URLs skipped by reason and `unchecked` (summed),
-//! `interrupted` and `insecure` (any), and the duration (the longest). `urls` is the number of
+//! `interrupted` and `insecure` (any), `time_limit_reached` and the duration (the longest). `urls` is the number of
 //! distinct URLs of the rows ("URLs checked", as a run counts it), and each URL's level its
 //! shortest link distance over the rows of every shard (`merged_levels.rs`). A file that is not a whole
 //! `-v` report is refused, named with the reason: an empty file, one whose first line is not
@@ -305,6 +305,9 @@ fn add_summary(report: &mut Report, hosts: &mut BTreeMap<String, HostStats>, v: 
         .unchecked
         .saturating_add(usize::try_from(number(v, "unchecked").unwrap_or(0)).unwrap_or(usize::MAX));
     report.interrupted |= flag(v, "interrupted");
+    if let Some(limit) = secs(v, "time_limit_reached") {
+        report.time_limit_reached = Some(limit.max(report.time_limit_reached.unwrap_or_default()));
+    }
     report.insecure |= flag(v, "insecure");
     report.duration = report.duration.max(secs(v, "duration").unwrap_or_default());
     for h in v

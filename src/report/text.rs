@@ -180,6 +180,10 @@ impl<W: Write> Reporter for TextReporter<W> {
             }
         }
         let o = &mut self.out;
+        if let Some(line) = time_limit_line(report) {
+            writeln!(o, "{}", self.painter.paint(Tone::Error, line))?;
+            writeln!(o)?;
+        }
         let stats = statistics(report);
         writeln!(o, "Statistics:")?;
         writeln!(o, "Downloaded: {}.", human_bytes(stats.bytes))?;
@@ -211,7 +215,7 @@ impl<W: Write> Reporter for TextReporter<W> {
         if report.insecure {
             writeln!(o, "TLS certificates were NOT verified (--insecure).")?;
         }
-        if report.interrupted {
+        if report.interrupted && report.time_limit_reached.is_none() {
             writeln!(
                 o,
                 "The check has been interrupted; results are not complete ({} URL{} not checked).",
@@ -253,7 +257,15 @@ pub(crate) fn summary_line(report: &Report) -> String {
         plural(links),
         plural(urls)
     );
-    let head = if report.interrupted {
+    let head = if let Some(limit) = report.time_limit_reached {
+        let n = report.unchecked;
+        format!(
+            "Stopped at the time limit of {} s, results not complete: {checked}, {n} URL{} not \
+             checked.",
+            limit.as_secs_f64(),
+            plural(n)
+        )
+    } else if report.interrupted {
         let n = report.unchecked;
         format!(
             "Interrupted, results not complete: {checked}, {n} URL{} not checked.",
@@ -268,6 +280,18 @@ pub(crate) fn summary_line(report: &Report) -> String {
         plural(e),
         plural(broken)
     )
+}
+
+/// The first line of a summary when the time limit cut the run short: `The check stopped at
+/// the time limit of 30 s: 12 URLs not checked (--max-run-time).`
+pub(crate) fn time_limit_line(report: &Report) -> Option<String> {
+    let limit = report.time_limit_reached?;
+    let n = report.unchecked;
+    Some(format!(
+        "The check stopped at the time limit of {} s: {n} URL{} not checked (--max-run-time).",
+        limit.as_secs_f64(),
+        plural(n)
+    ))
 }
 
 /// What the state file saved, when it served anything: `12 results reused from the state

@@ -42,10 +42,12 @@ pub enum Step {
 }
 
 impl Drive {
-    /// Starts `checker` on a thread of its own.
-    pub fn start(checker: Checker) -> PyResult<Drive> {
-        let run = checker
-            .spawn()
+    /// Starts `checker` on a thread of its own. Without the GIL: a form login
+    /// (`login_url`) makes requests before the run starts, and other Python threads (a
+    /// server in this very process) go on meanwhile.
+    pub fn start(py: Python<'_>, checker: Checker) -> PyResult<Drive> {
+        let run = py
+            .detach(|| checker.spawn())
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start the run: {e}")))?;
         Ok(Drive {
             cancel: run.cancel_handle(),

@@ -152,7 +152,7 @@ impl PyChecker {
         let checker = linkpatrol::Checker::new(config)
             .map_err(engine_error)?
             .with_cancel_handle(self.cancel.clone());
-        Drive::start(checker).map(Some)
+        Drive::start(py, checker).map(Some)
     }
 }
 

@@ -113,6 +113,10 @@ max_urls: int = 500000
     Check at most N distinct URLs; links to further URLs are only counted, and the summary
     says the limit was reached. The default stops a spider trap (a site that makes up new
     links on every page) at a few hundred MB (0: no limit).
+max_run_time: float | str = None
+    Stop the check after this long (seconds, or a duration: 90s, 10m, 1h): no new URL is
+    started, requests in flight get abort_timeout, the reports are written and say so; exit
+    status 124 (0: no limit).
 max_body_size: int = 10485760
     Bytes of a page read for link extraction.
 user_agent: str = None
@@ -143,6 +147,21 @@ base_url: str = None
     to URLs under it are checked in the folder instead.
 cookie_file: str | os.PathLike = None
     Send the cookies of this Netscape cookies.txt file (by domain, path, secure, expiry).
+login_url: str = None
+    Log in through the form of this page before the crawl, and check with the session's
+    cookies. The password comes from LINKPATROL_LOGIN_PASSWORD (or, on the command line, a
+    prompt on a terminal); never from an option or a config file. A refused login is an
+    error.
+login_user: str = None
+    The user name for login_url.
+login_user_field: str = 'login'
+    The name of the login form's user field.
+login_password_field: str = 'password'
+    The name of the login form's password field.
+login_extra_field: str | list[str] = []
+    Also send NAME=VALUE with the login form (repeatable).
+login_logout_pattern: str = '(?i)log-?out|sign-?out'
+    Links whose URL matches this regex would end the login session: not requested.
 accept: str = '100..=399'
     Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
 method: 'head' | 'get' = 'head'

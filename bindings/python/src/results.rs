@@ -254,6 +254,13 @@ impl PyReport {
         self.report.interrupted
     }
 
+    /// The time limit in seconds (`max_run_time`) when it stopped the run (then
+    /// `interrupted` is `True` too), else `None`.
+    #[getter]
+    fn time_limit_reached(&self) -> Option<f64> {
+        self.report.time_limit_reached.map(|d| d.as_secs_f64())
+    }
+
     /// Why the state file (`cache`, `cache_file`, `resume`) was not used or was set aside,
     /// one line each; the run went on without it.
     #[getter]

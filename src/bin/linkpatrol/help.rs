@@ -109,8 +109,9 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 /// The exit statuses, for `-h`, `--help` and the man page.
 pub const EXIT_STATUS: &str = "0 no broken links (or only links --fail-after-runs tolerates, \
                                which the summary says), 1 broken links found, 2 usage or \
-                               runtime error, 130 interrupted (the report of what was checked \
-                               is still written, its summary starting \"Interrupted\").";
+                               runtime error, 124 stopped at --max-run-time and 130 \
+                               interrupted (the report of what was checked is still written, \
+                               its summary saying so first).";
 
 /// What follows the flags in `--help`: commands, examples, exit statuses.
 fn long_after() -> String {
@@ -137,6 +138,7 @@ pub fn wants_short_help(args: impl IntoIterator<Item = std::ffi::OsString>) -> b
 /// Defaults that clap cannot show (the value is "none" rather than a value), added to the help.
 const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("recursion_level", "unlimited"),
+    ("max_run_time", "unlimited"),
     ("user_agent", DEFAULT_USER_AGENT),
     ("include", "every URL"),
     ("exclude", "none"),
@@ -145,6 +147,9 @@ const DEFAULT_NOTES: &[(&str, &str)] = &[
     ("headers", "none"),
     ("input_file", "none"),
     ("cookie_file", "none"),
+    ("login_url", "none"),
+    ("login_user", "none"),
+    ("login_extra_field", "none"),
     ("cache_file", "./.linkpatrol-cache.sqlite with --cache"),
     ("root_dir", "the folder given as input"),
 ];

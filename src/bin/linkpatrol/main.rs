@@ -13,6 +13,7 @@ mod exit_guard;
 mod generate;
 mod help;
 mod key_hint;
+mod login;
 mod merge;
 mod outputs;
 mod plugin_flags;
@@ -47,6 +48,10 @@ const EXIT_BROKEN: u8 = 1;
 const EXIT_ERROR: u8 = 2;
 /// Exit status: interrupted (the report of what was checked is still written).
 const EXIT_INTERRUPTED: u8 = 130;
+/// Exit status: stopped at `--max-run-time` (the report of what was checked is still
+/// written). `timeout(1)`'s status for a command it stopped, so a run cut short by its own
+/// limit reads as one cut short by `timeout`, never as a complete run.
+const EXIT_TIME_LIMIT: u8 = 124;
 
 fn main() -> ExitCode {
     allocator::tune();
@@ -269,7 +274,18 @@ fn run(args: &Args) -> anyhow::Result<u8> {
         }
     }
     let report = run.finish()?;
-    for w in &report.state_warnings {
+    // Said where CI logs show it, whatever stdout is redirected to.
+    if let Some(limit) = report.time_limit_reached {
+        stderr_line!(
+            "linkpatrol: stopped at the time limit of {} s (--max-run-time): {} URL{} not \
+             checked; exit status {EXIT_TIME_LIMIT}",
+            limit.as_secs_f64(),
+            report.unchecked,
+            if report.unchecked == 1 { "" } else { "s" }
+        );
+    }
+    // The report's own warnings (a login session lost during the crawl).
+    for w in report.state_warnings.iter().chain(&report.warnings) {
         stderr_line!("linkpatrol: warning: {}", escape_controls(w));
     }
     // Named only when the run found nothing beyond its inputs: in a folder of documents, a
@@ -306,7 +322,9 @@ fn run(args: &Args) -> anyhow::Result<u8> {
     {
         return Err(e.into());
     }
-    Ok(if report.interrupted {
+    Ok(if report.time_limit_reached.is_some() {
+        EXIT_TIME_LIMIT
+    } else if report.interrupted {
         EXIT_INTERRUPTED
     } else if report.failing > 0 || (args.fail_on_warnings && report.warnings() > 0) {
         EXIT_BROKEN

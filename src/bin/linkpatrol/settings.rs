@@ -46,7 +46,7 @@ pub fn args_from_command_line() -> Result<Args> {
         || std::env::var_os("GITHUB_TOKEN").is_some_and(|v| !v.is_empty());
     if untrusted
         && (github_token
-            || ["headers", "host_header", "cookie_file"]
+            || ["headers", "host_header", "cookie_file", "login_url"]
                 .iter()
                 .any(|id| config_file::given(&matches, id)))
     {
@@ -268,8 +268,10 @@ pub fn config_from(args: &Args, cancel: &CancelHandle) -> Result<Config> {
                     .any(|f| f.lists_every_entry()),
         )
         .trust_state_file(!args.state_untrusted);
+    let mut check = args.check.clone();
+    check.login_password = crate::login::prompted_password(&check)?;
     // An option the config file set is named with the file and line.
-    let (mut config, inputs) = args.check.to_config(config).map_err(|e| {
+    let (mut config, inputs) = check.to_config(config).map_err(|e| {
         let place = args
             .file_places
             .as_ref()

@@ -63,6 +63,9 @@ pub enum Refusal {
 /// - `changed-since`: runs git in the checkout, and the checkout's own git configuration (a
 ///   `.git/config` in a tarball, a bare repository in a subfolder) can have git run commands
 ///   (`core.fsmonitor`, filters).
+/// - `login-url`, `login-user`: the login sends the user's password (from
+///   `LINKPATROL_LOGIN_PASSWORD`) to the form the page names, so a checkout could have it sent
+///   to a server of its choosing; and the user name is the user's to choose.
 /// - `inputs`, `root-dir`, `sources`: a start input, the site's root or its sources outside the
 ///   folder would have the crawl read, parse and report files the checkout does not contain
 ///   (`/etc`, `~/.ssh`);
@@ -86,6 +89,8 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("remap", Refusal::Always),
     ("cache-file", Refusal::Always),
     ("changed-since", Refusal::Always),
+    ("login-url", Refusal::Always),
+    ("login-user", Refusal::Always),
     ("inputs", Refusal::OutsideFolder),
     ("root-dir", Refusal::OutsideFolder),
     ("sources", Refusal::OutsideFolder),
@@ -344,6 +349,23 @@ mod tests {
             "scope: links in code of the pages checked",
         ),
         ("max-urls", "scope"),
+        ("max-run-time", "limits: it only shortens the run"),
+        (
+            "login-user-field",
+            "the login form's field names: only with login-url, which it may not set",
+        ),
+        (
+            "login-password-field",
+            "the login form's field names: only with login-url, which it may not set",
+        ),
+        (
+            "login-extra-field",
+            "fields of the login form: only with login-url, which it may not set",
+        ),
+        (
+            "login-logout-pattern",
+            "which links are not followed once logged in (only with login-url)",
+        ),
         ("no-robots", "politeness towards the sites checked"),
         ("timeout", "limits"),
         ("max-redirects", "limits"),

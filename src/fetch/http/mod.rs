@@ -41,9 +41,10 @@
 //!
 //! The module is split by job: `agent` (settings, pool, TLS, proxy), `socket` (the TCP
 //! transport), `retry` (one request with its retries), `redirect` (the chain of one check) and
-//! `response` (reading answers).
+//! `response` (reading answers); `form` is the login's page exchange, outside the crawl.
 
 mod agent;
+mod form;
 mod redirect;
 mod response;
 mod retry;
@@ -55,6 +56,7 @@ use ureq::Agent;
 use url::Url;
 
 pub(crate) use self::agent::{HttpSettings, parse_proxy, proxy_for};
+pub(crate) use self::form::{FormMethod, PageAnswer};
 pub(crate) use self::response::host_key;
 use self::response::{drain, header, location, read_capped};
 use self::retry::{Budget, Exchange};

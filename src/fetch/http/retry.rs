@@ -72,7 +72,7 @@ pub(super) enum Exchange<'a> {
 
 impl HttpFetcher {
     /// The headers to send to `url`.
-    fn headers_for<'a>(
+    pub(super) fn headers_for<'a>(
         &'a self,
         url: &'a Url,
         host: &'a str,

@@ -291,7 +291,16 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
         )?;
     }
     writeln!(o, "</dl>")?;
-    if report.interrupted {
+    if let Some(limit) = report.time_limit_reached {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"interrupted\" role=\"alert\"><strong>Stopped at the time \
+             limit.</strong> The check reached its time limit of {} s (--max-run-time); results \
+             are not complete (<span data-stat=\"unchecked\">{}</span> URLs not checked).</p>",
+            limit.as_secs_f64(),
+            report.unchecked
+        )?;
+    } else if report.interrupted {
         writeln!(
             o,
             "<p class=\"banner\" id=\"interrupted\" role=\"alert\"><strong>Interrupted.</strong> \

@@ -91,6 +91,8 @@ class Report:
     @property
     def interrupted(self) -> bool: ...
     @property
+    def time_limit_reached(self) -> Optional[float]: ...
+    @property
     def state_warnings(self) -> list[str]: ...
     @property
     def errors(self) -> int: ...
@@ -175,6 +177,7 @@ class Checker:
         allow_private: bool = ...,
         proxy: Optional[str] = ...,
         max_urls: int = ...,
+        max_run_time: Optional[Union[float, str]] = ...,
         max_body_size: int = ...,
         user_agent: Optional[str] = ...,
         ignore_warning: _Strings = ...,
@@ -187,6 +190,12 @@ class Checker:
         fail_after_runs: int = ...,
         base_url: Optional[str] = ...,
         cookie_file: Optional[Union[str, "os.PathLike[str]"]] = ...,
+        login_url: Optional[str] = ...,
+        login_user: Optional[str] = ...,
+        login_user_field: str = ...,
+        login_password_field: str = ...,
+        login_extra_field: _Strings = ...,
+        login_logout_pattern: str = ...,
         accept: str = ...,
         method: Literal["head", "get"] = ...,
         check_mx: bool = ...,

@@ -1,0 +1,146 @@
+//! The form login before the crawl (`Config::login`), and the watch for a session lost during
+//! it.
+//!
+//! Before the first worker starts, [`log_in`] GETs the login page, finds the form that has the
+//! user and password fields (`extract::login_form`), fills them into the form's own fields
+//! (its hidden CSRF token included) and submits it with the form's method to its action, all
+//! through the run's fetcher, so the session's cookies land in the run's jar and go with every
+//! request of the crawl. A login fails, and the run does not start, when the page has no such
+//! form, when an answer is 401 or 403 (or another error status), or when the form comes back
+//! after the submission (the password was refused). Messages quote URLs without their query
+//! (a GET form puts the password there), never the fields.
+//!
+//! During the crawl, [`Run::watch_session`] looks at each result's redirect chain: one that
+//! ends at the login page means the session was lost (expired, or ended by a link the logout
+//! pattern missed). It is noted once, with the URL where it happened, for the report's
+//! warnings. Logout links themselves are never followed: the filter ignores them.
+
+use url::{Position, Url};
+
+use crate::config::login::FormLogin;
+use crate::extract::login_form::find_login_form;
+use crate::fetch::http::{FormMethod, PageAnswer};
+use crate::model::error::{Error, ErrorKind};
+use crate::model::outcome::CheckResult;
+
+use super::run::Run;
+
+/// `url` without its query and fragment: what a login message may quote.
+fn shown(url: &Url) -> &str {
+    &url[..Position::AfterPath]
+}
+
+fn failed(message: String) -> Error {
+    Error::new(ErrorKind::Login, format!("login failed: {message}"))
+}
+
+/// Refuses an answer with an error status: 401 and 403 as a refused login.
+fn check_status(answer: &PageAnswer, what: &str) -> Result<(), Error> {
+    match answer.status {
+        401 | 403 => Err(failed(format!(
+            "{what} {} was answered {}: the user name or password was refused, or this user \
+             may not log in",
+            shown(&answer.url),
+            answer.status
+        ))),
+        s if s >= 400 => Err(failed(format!(
+            "{what} {} was answered {s}",
+            shown(&answer.url)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Logs in with `login` through `run`'s fetcher. `Err` (of [`ErrorKind::Login`]) says why not.
+pub(super) fn log_in(run: &Run, login: &FormLogin) -> Result<(), Error> {
+    let page = run
+        .fetch
+        .exchange_page(&login.url, FormMethod::Get, &[])
+        .map_err(|why| failed(format!("cannot read the login page: {why}")))?;
+    check_status(&page, "the login page")?;
+    let form =
+        find_login_form(&page.body, &login.user_field, &login.password_field).ok_or_else(|| {
+            failed(format!(
+                "the login page {} has no form with the fields `{}' and `{}' (set their names \
+                 with --login-user-field and --login-password-field)",
+                shown(&page.url),
+                login.user_field,
+                login.password_field
+            ))
+        })?;
+    let action = match &form.action {
+        Some(a) => page.url.join(a).map_err(|e| {
+            failed(format!(
+                "the login form's action on {} is not a URL: {e}",
+                shown(&page.url)
+            ))
+        })?,
+        None => page.url.clone(),
+    };
+    if !matches!(action.scheme(), "http" | "https") {
+        return Err(failed(format!(
+            "the login form's action {} is not http(s)",
+            shown(&action)
+        )));
+    }
+    let method = if form.post {
+        FormMethod::Post
+    } else {
+        FormMethod::Get
+    };
+    let fields = login.submission(&form.fields);
+    let answer = run
+        .fetch
+        .exchange_page(&action, method, &fields)
+        // The action's URL may carry the fields (a GET form): the message names the action.
+        .map_err(|_| {
+            failed(format!(
+                "no answer from the login form's action {}",
+                shown(&action)
+            ))
+        })?;
+    check_status(&answer, "the login form's action")?;
+    if find_login_form(&answer.body, &login.user_field, &login.password_field).is_some() {
+        return Err(failed(format!(
+            "the login form came back after it was sent to {}: the user name or password was \
+             refused",
+            shown(&action)
+        )));
+    }
+    Ok(())
+}
+
+/// `true` when `url` is the login page (scheme, host, port and path; the query aside).
+fn is_login_page(login: &Url, url: &Url) -> bool {
+    url[..Position::AfterPath] == login[..Position::AfterPath]
+}
+
+impl Run {
+    /// Notes, once, a result whose redirect chain ends at the login page: the session was
+    /// lost there. Only a chain counts: a link to the login page itself is no news.
+    pub(super) fn watch_session(&self, result: &CheckResult) {
+        let Some(login) = &self.login_page else {
+            return;
+        };
+        if self.session_lost.get().is_some() || result.redirects.is_empty() {
+            return;
+        }
+        let lands = result
+            .real_url
+            .as_ref()
+            .is_some_and(|u| is_login_page(login, u))
+            || result
+                .redirects
+                .iter()
+                .skip(1)
+                .any(|h| is_login_page(login, &h.url));
+        if lands {
+            let _ = self.session_lost.set(format!(
+                "the login session was lost: {} sent the crawl back to the login page {}; \
+                 pages checked after that may be the login page's answer",
+                result.url,
+                shown(login)
+            ));
+        }
+    }
+}
