@@ -72,8 +72,6 @@ mod fetch;
 #[cfg(feature = "inputs")]
 mod inputs;
 mod model;
-/// Every option of a check, defined once (`CheckOptions`): the command line's flags, the config
-/// file's keys and Python's keywords all read their values with it.
 #[cfg(feature = "options")]
 pub mod options;
 mod policy;

@@ -1,10 +1,11 @@
 //! Every option of a check, defined once: its flag, type, default and help text are the
 //! fields of [`CheckOptions`] (clap's derive), and [`CheckOptions::to_config`] is the one
-//! mapping from options to a [`Config`] and the [`Inputs`] rules. The command line flattens
-//! these flags into its own; the config file and Python hand their values to the same parser
-//! as `--name=value` arguments ([`CheckOptions::from_arguments`]), so a value means the same
-//! through every front door, and the Python docstring and stubs are generated from
-//! [`CheckOptions::command`]. Options that only shape the command's output stay in the binary.
+//! mapping from options to a [`Config`](crate::Config) and the [`Inputs`](crate::Inputs)
+//! rules. The command line flattens these flags into its own; the config file and Python hand
+//! their values to the same parser as `--name=value` arguments
+//! ([`CheckOptions::from_arguments`]), so a value means the same through every front door, and
+//! the Python docstring and stubs are generated from [`CheckOptions::command`]. Options that
+//! only shape the command's output stay in the binary.
 
 mod described;
 mod patterns;
@@ -34,7 +35,9 @@ pub use described::{Described, Kind, describe};
 pub use to_config::{LOGIN_PASSWORD_VARIABLE, OptionError};
 
 /// The options of a check (every flag but those that shape the command's own output), with
-/// the defaults the library uses.
+/// the defaults the library uses. Each field's doc is its `--help` text, written for a terminal
+/// (bare URLs included).
+#[allow(rustdoc::bare_urls)]
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckOptions {
     /// Extensions to try, in order, for a local file that does not exist and whose name has no

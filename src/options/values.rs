@@ -48,7 +48,7 @@ fn unit_secs(unit: char) -> Option<u64> {
     }
 }
 
-/// Seconds: a number (`30`, `2.5`) or a number with a unit of [`unit_secs`] (`5s`, `1.5m`,
+/// Seconds: a number (`30`, `2.5`) or a number with a unit (`s`, `m`, `h`, `d`) (`5s`, `1.5m`,
 /// `2h`, `1d`). `None` for anything else; the caller checks the range.
 pub fn seconds(s: &str) -> Option<f64> {
     let t = s.trim();
