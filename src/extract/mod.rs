@@ -131,6 +131,17 @@ impl IgnoreState {
     }
 }
 
+/// A link's label from a document's own text (a PDF annotation's, an Office link's): as an
+/// `<a>`'s text becomes [`RawLink::name`], whitespace collapsed, trimmed, at most 256 characters.
+pub(crate) fn label(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(256)
+        .collect()
+}
+
 impl RawLink {
     /// A link found outside HTML markup (CSS, Markdown, sitemaps, plain text): no label, no
     /// `rel`, nothing trimmed.

@@ -13,7 +13,7 @@ use std::io::{Cursor, Read};
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
-use super::RawLink;
+use super::{RawLink, label};
 
 /// The most entries of an archive looked at.
 pub(crate) const MAX_ENTRIES: usize = 20_000;
@@ -176,15 +176,14 @@ fn open_document_links(xml: &[u8]) -> Vec<RawLink> {
                 if let Some((at, depth)) = &mut open {
                     *depth -= 1;
                     if *depth == 0 {
-                        let name = links[*at].name.trim().to_owned();
-                        links[*at].name = name;
+                        links[*at].name = label(&links[*at].name);
                         open = None;
                     }
                 }
             }
             Event::Text(t) => {
                 if let Some((at, _)) = open
-                    && links[at].name.len() < 200
+                    && links[at].name.len() < 4096
                 {
                     links[at].name.push_str(&t.xml10_content());
                 }

@@ -8,7 +8,7 @@
 
 use lopdf::{Dictionary, Document, LoadOptions, Object};
 
-use super::RawLink;
+use super::{RawLink, label};
 
 /// The most bytes one stream of the PDF may decompress to.
 pub(crate) const MAX_STREAM: usize = 16 << 20;
@@ -62,7 +62,7 @@ fn link_of(doc: &Document, annotation: &Dictionary, page: usize) -> Option<RawLi
     }
     let mut link = RawLink::plain(target, "pdf", attr, (page, 1));
     if let Some(contents) = annotation.get(b"Contents").ok().and_then(|c| text(doc, c)) {
-        link.name = contents.trim().to_owned();
+        link.name = label(&contents);
     }
     Some(link)
 }
@@ -148,7 +148,7 @@ pub(crate) mod tests {
     fn link_annotations_are_read_with_their_page_and_contents() {
         let remote = dictionary! { "S" => "GoToR", "F" => Object::string_literal("other.pdf") };
         let body = pdf(&[
-            vec![(uri("https://example.test/a"), Some("the spec"))],
+            vec![(uri("https://example.test/a"), Some("  the\n  spec "))],
             vec![],
             vec![(remote, None), (dictionary! { "S" => "GoTo" }, None)],
         ]);
@@ -164,6 +164,14 @@ pub(crate) mod tests {
                 ("other.pdf", 3, "", "file"),
             ]
         );
+    }
+
+    #[test]
+    fn a_long_annotation_text_is_capped_as_a_links_text_is() {
+        let long = "word ".repeat(200);
+        let body = pdf(&[vec![(uri("https://example.test/"), Some(long.as_str()))]]);
+        let links = extract_pdf(&body).unwrap();
+        assert_eq!(links[0].name.chars().count(), 256);
     }
 
     #[test]

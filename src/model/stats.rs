@@ -121,6 +121,16 @@ impl Skipped {
         .filter(|(_, n)| *n > 0)
         .collect()
     }
+
+    /// The reasons as a summary writes them: `2 disallowed by robots.txt, 1 by --exclude`.
+    pub fn reasons_text(&self) -> String {
+        let reasons: Vec<String> = self
+            .reasons()
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        reasons.join(", ")
+    }
 }
 
 /// Why a URL was not checked (one counter of [`Skipped`]).

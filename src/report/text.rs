@@ -360,16 +360,11 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     let mut lines = start_urls_unreached(report);
     let skipped = report.stats.skipped;
     if skipped.total() > 0 {
-        let reasons: Vec<String> = skipped
-            .reasons()
-            .iter()
-            .map(|(why, n)| format!("{n} {why}"))
-            .collect();
         lines.push(format!(
             "{} URL{} not checked: {}.",
             skipped.total(),
             plural(skipped.total()),
-            reasons.join(", ")
+            skipped.reasons_text()
         ));
     }
     let unreachable = unreachable_hosts(report);

@@ -338,18 +338,13 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
     }
     let skipped = report.stats.skipped;
     if skipped.total() > 0 {
-        let reasons: Vec<String> = skipped
-            .reasons()
-            .iter()
-            .map(|(why, n)| format!("{n} {why}"))
-            .collect();
         writeln!(
             o,
             "<p class=\"more\" id=\"skipped\"><span data-stat=\"skipped\">{}</span> URL{} \
              not checked: {}.</p>",
             skipped.total(),
             plural(skipped.total()),
-            Escaped(&reasons.join(", "))
+            Escaped(&skipped.reasons_text())
         )?;
     }
     if report.over_limit > 0 {
