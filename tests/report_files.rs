@@ -218,3 +218,65 @@ fn a_full_disk_keeps_the_previous_report_and_the_error_names_the_file() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("cannot write /dev/full"), "{stderr}");
 }
+
+/// A checkout that ships `linkpatrol-out.compact.txt -> ../victim/bashrc` would have the
+/// report's lines, whose text its pages chose, written into the victim. The link itself is
+/// replaced by the report, in a whole run, under `--stream` and for `--export-external`; the
+/// file it pointed at keeps its contents.
+#[test]
+#[cfg(unix)]
+fn a_symbolic_link_at_a_report_path_is_replaced_never_followed() {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new("report-link");
+    let checkout = dir.join("checkout");
+    let victim = dir.join("victim");
+    std::fs::create_dir_all(&checkout).unwrap();
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(
+        checkout.join("index.md"),
+        "[x](<gone.md;touch${IFS}PWNED;#>)\n",
+    )
+    .unwrap();
+    for (case, extra) in [
+        ("whole", &[][..]),
+        ("stream", &["--stream"][..]),
+        (
+            "export",
+            &["--shard", "0/1", "--export-external", "export.ndjson"][..],
+        ),
+    ] {
+        for threads in ["1", "8"] {
+            let bashrc = victim.join(format!("bashrc-{case}-{threads}"));
+            std::fs::write(&bashrc, "export PATH=/usr/bin\n").unwrap();
+            let names = ["linkpatrol-out.compact.txt", "export.ndjson"];
+            for name in names {
+                let _ = std::fs::remove_file(checkout.join(name));
+                symlink(&bashrc, checkout.join(name)).unwrap();
+            }
+            let mut cmd = linkpatrol();
+            let out = cmd
+                .current_dir(&checkout)
+                .args(["--no-status", "-q", "-t", threads, "-F", "compact"])
+                .args(extra)
+                .arg("index.md")
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{case} -t {threads}: {stderr}");
+            assert_eq!(
+                std::fs::read_to_string(&bashrc).unwrap(),
+                "export PATH=/usr/bin\n",
+                "{case} -t {threads}: the link's target is untouched"
+            );
+            let report = checkout.join("linkpatrol-out.compact.txt");
+            let meta = std::fs::symlink_metadata(&report).unwrap();
+            assert!(meta.is_file(), "{case} -t {threads}: the link is replaced");
+            let text = std::fs::read_to_string(&report).unwrap();
+            assert!(text.contains("gone.md"), "{case} -t {threads}: {text}");
+            if case == "export" {
+                let meta = std::fs::symlink_metadata(checkout.join("export.ndjson")).unwrap();
+                assert!(meta.is_file(), "-t {threads}: the export replaces its link");
+            }
+        }
+    }
+}

@@ -42,6 +42,7 @@ mod markdown;
 mod merge;
 mod merged_levels;
 mod ndjson;
+pub mod out_file;
 mod page_path;
 mod problems;
 mod sarif;

@@ -413,7 +413,7 @@ fn write_report(
     path: &std::path::Path,
     options: &ReportOptions,
 ) -> std::io::Result<()> {
-    let file = File::create(path).map_err(|e| {
+    let file = linkpatrol::report::out_file::create_report_file(path).map_err(|e| {
         std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
     })?;
     let mut out = BufWriter::new(file);

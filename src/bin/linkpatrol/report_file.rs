@@ -4,6 +4,9 @@
 //! previous report as it was. Under `--stream`, whose rows must reach the file as they finish
 //! (a killed run keeps them), and for a device or a pipe (`-F csv//dev/stdout`), the file
 //! itself is written. Either way a failed write names the file.
+//!
+//! A symbolic link at a report's path is replaced, never followed
+//! (`linkpatrol::report::out_file`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -12,6 +15,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Result, anyhow, bail};
+
+use linkpatrol::report::out_file::{At, create_beside, no_follow};
 
 use crate::values::FileOutput;
 
@@ -74,7 +79,7 @@ impl ReportFiles {
         let mut in_place = Vec::new();
         for f in outputs {
             match open_one(f, stream, &mut files, &mut created) {
-                Ok(truncate) => in_place.push(truncate),
+                Ok(then) => in_place.push(then),
                 Err(e) => {
                     for path in &created {
                         let _ = fs::remove_file(path);
@@ -84,11 +89,17 @@ impl ReportFiles {
                 }
             }
         }
-        for (w, truncate) in files.writers.iter().zip(in_place) {
-            if truncate {
-                w.file
+        for (w, then) in files.writers.iter().zip(in_place) {
+            match then {
+                InPlace::Nothing => {}
+                InPlace::Truncate => w
+                    .file
                     .set_len(0)
-                    .map_err(|e| anyhow!("cannot write {}: {e}", w.name))?;
+                    .map_err(|e| anyhow!("cannot write {}: {e}", w.name))?,
+                InPlace::ReplaceLink(tmp) => fs::rename(&tmp, &w.name).map_err(|e| {
+                    let _ = fs::remove_file(&tmp);
+                    anyhow!("cannot write {}: {e}", w.name)
+                })?,
             }
         }
         Ok(files)
@@ -125,79 +136,83 @@ impl Drop for ReportFiles {
     }
 }
 
-/// Opens one output; returns whether it is a regular file written in place, to be truncated
-/// once every output opened.
+/// What [`ReportFiles::open_all`] does to an output written in place once every output opened.
+enum InPlace {
+    Nothing,
+    /// A regular file that existed: emptied.
+    Truncate,
+    /// A symbolic link stood at the path: this new file, open for writing, is renamed over it.
+    ReplaceLink(PathBuf),
+}
+
+/// Opens one output; returns what is left to do to it once every output opened.
 fn open_one(
     f: &FileOutput,
     stream: bool,
     files: &mut ReportFiles,
     created: &mut Vec<PathBuf>,
-) -> Result<bool> {
+) -> Result<InPlace> {
     let cannot = |e: io::Error| anyhow!("cannot write {}: {e}", f.path);
     let path = Path::new(&f.path);
-    let existing = fs::metadata(path).ok();
     let failed = Arc::new(AtomicBool::new(false));
-    let regular = existing.as_ref().is_none_or(fs::Metadata::is_file);
-    if stream || !regular {
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(cannot)?;
-        if existing.is_none() {
+    let at = At::of(path);
+    let whole = !stream && matches!(at, At::Nothing | At::Regular(_) | At::Link);
+    let (file, then) = if whole || matches!(at, At::Link) {
+        // A new file beside the path: renamed over it when whole, or at once (a link under
+        // --stream). A regular file that exists must be writable by us, as it would be
+        // written in place, and keeps its permissions.
+        let permissions = match &at {
+            At::Regular(meta) => {
+                no_follow(OpenOptions::new().write(true))
+                    .open(path)
+                    .map_err(cannot)?;
+                Some(meta.permissions())
+            }
+            _ => None,
+        };
+        let (file, tmp) = create_beside(path).map_err(cannot)?;
+        created.push(tmp.clone());
+        if let Some(p) = permissions {
+            let _ = file.set_permissions(p);
+        }
+        if whole {
+            files.pending.push(Pending {
+                tmp,
+                target: path.to_owned(),
+                failed: failed.clone(),
+            });
+            (file, InPlace::Nothing)
+        } else {
+            (file, InPlace::ReplaceLink(tmp))
+        }
+    } else {
+        let mut options = OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        if !matches!(at, At::System) {
+            no_follow(&mut options);
+        }
+        let file = options.open(path).map_err(cannot)?;
+        if matches!(at, At::Nothing) {
             created.push(path.to_owned());
         }
-        files.writers.push(NamedFile {
+        let regular = match at {
+            At::Nothing | At::Regular(_) => true,
+            At::System => file.metadata().is_ok_and(|m| m.is_file()),
+            At::Link | At::Other => false,
+        };
+        (
             file,
-            name: f.path.clone(),
-            failed,
-        });
-        return Ok(regular);
-    }
-    // A file that exists must be writable by us, as it would be written in place; a link
-    // to it is replaced through, not itself.
-    let target = match existing {
-        Some(meta) => {
-            OpenOptions::new().write(true).open(path).map_err(cannot)?;
-            let target = fs::canonicalize(path).map_err(cannot)?;
-            Some((target, meta.permissions()))
-        }
-        None => None,
+            if regular {
+                InPlace::Truncate
+            } else {
+                InPlace::Nothing
+            },
+        )
     };
-    let (target, permissions) = match target {
-        Some((t, p)) => (t, Some(p)),
-        None => (path.to_owned(), None),
-    };
-    let tmp = temporary_beside(&target);
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(cannot)?;
-    created.push(tmp.clone());
-    if let Some(p) = permissions {
-        let _ = file.set_permissions(p);
-    }
-    files.pending.push(Pending {
-        tmp,
-        target,
-        failed: failed.clone(),
-    });
     files.writers.push(NamedFile {
         file,
         name: f.path.clone(),
         failed,
     });
-    Ok(false)
-}
-
-/// `dir/.NAME.PID.tmp` for `dir/NAME`: in the same folder, so the rename stays on one file
-/// system.
-fn temporary_beside(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    Ok(then)
 }

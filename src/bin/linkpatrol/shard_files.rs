@@ -24,9 +24,9 @@ pub struct ExportWriter {
 }
 
 impl ExportWriter {
-    /// Creates (truncates) `path`.
+    /// Creates (truncates) `path`; a symbolic link there is replaced, never followed.
     pub fn create(path: &Path) -> Result<ExportWriter> {
-        let file = File::create(path)
+        let file = linkpatrol::report::out_file::create_report_file(path)
             .with_context(|| format!("cannot write --export-external {}", path.display()))?;
         Ok(ExportWriter {
             out: BufWriter::new(file),
