@@ -6,6 +6,7 @@
 
 use linkpatrol::{Config, Outcome, Report};
 
+use crate::support::proxy::TestProxy;
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{TempDir, assert_exit, config, csv_run_in, run};
 
@@ -136,4 +137,56 @@ fn exclude_loopback_leaves_out_links_and_redirects_but_not_the_start_site() {
     // The start site's own pages and its redirect were requested.
     assert_eq!(start.count("/own"), 3);
     assert_eq!(start.count("/r"), 3);
+}
+
+/// A proxy (`HTTP_PROXY` on a corporate CI runner) would connect wherever it is asked, the
+/// metadata service included: a link to a refused address, as a literal or as a name that
+/// resolves to one, is refused before the proxy is asked, exactly as without a proxy. The
+/// proxy here refuses every request and connects nowhere; only the public link reaches it.
+#[test]
+fn a_proxy_is_never_asked_for_a_refused_address() {
+    let refused = [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fd00:ec2::254]/latest/meta-data/",
+        "http://100.100.100.200/latest/meta-data/",
+        "http://10.0.0.1/admin",
+        "http://localhost:9/x",
+        "http://127.1:9/y",
+    ];
+    for threads in [1, 8] {
+        let proxy = TestProxy::refusing();
+        let links: String = refused
+            .iter()
+            .chain(&["http://192.0.2.2/public"])
+            .map(|u| format!("<a href='{u}'>x</a>\n"))
+            .collect();
+        let report = run(Config::new()
+            .input_html(links, "http://192.0.2.1/index.html")
+            .proxy(proxy.url())
+            .threads(threads)
+            .max_requests_per_second(0.0)
+            .max_retries(0));
+        let targets = proxy.targets();
+        assert!(
+            !targets.is_empty() && targets.iter().all(|t| t == "192.0.2.2:80"),
+            "{threads} threads: the proxy is asked for the public link only: {targets:?}"
+        );
+        let reasons = ignored(&report);
+        assert_eq!(
+            reasons.len(),
+            refused.len(),
+            "{threads} threads: {reasons:?}"
+        );
+        for class in [
+            "a link-local address",
+            "a cloud metadata address",
+            "a private address",
+            "a loopback address",
+        ] {
+            assert!(
+                reasons.iter().any(|r| r.contains(class)),
+                "{threads} threads: {class}: {reasons:?}"
+            );
+        }
+    }
 }

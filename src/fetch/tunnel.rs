@@ -123,13 +123,20 @@ impl Route {
             .proxy
             .as_ref()
             .filter(|p| !target.is_ok_and(|t| p.is_no_proxy(&t)));
+        let exempt = self
+            .exempt
+            .contains(&format!("{host}:{port}").to_ascii_lowercase());
+        let policy = (!exempt && !self.addresses.is_open()).then_some(self.addresses);
         let Some(proxy) = proxy else {
-            let exempt = self
-                .exempt
-                .contains(&format!("{host}:{port}").to_ascii_lowercase());
-            let policy = (!exempt).then_some(self.addresses);
             return Ok(Box::new(connect(host, port, until, budget, policy)?));
         };
+        // The proxy would connect wherever it is asked: the target is checked as a direct
+        // connection's would be. A name this machine cannot resolve goes to the proxy.
+        if let Some(policy) = policy
+            && let Ok(addrs) = look_up(host, port, until, budget)
+        {
+            refuse(host, port, &addrs, policy)?;
+        }
         let shown = format!("proxy {}:{}", proxy.host(), proxy.port());
         let sock = connect(proxy.host(), proxy.port(), until, budget, None)
             .map_err(|e| format!("{shown}: {e}"))?;
@@ -239,6 +246,47 @@ pub(crate) fn bare(host: &str) -> &str {
     host.trim_start_matches('[').trim_end_matches(']')
 }
 
+/// The addresses of `host` (a literal is its own), looked up within the deadline.
+fn look_up(
+    host: &str,
+    port: u16,
+    until: Instant,
+    budget: Duration,
+) -> Result<Vec<SocketAddr>, String> {
+    let at = format!("{host}:{port}");
+    match bare(host).parse::<IpAddr>() {
+        Ok(ip) => Ok(vec![SocketAddr::new(ip, port)]),
+        Err(_) => {
+            let (tx, rx) = mpsc::sync_channel(1);
+            let name = (bare(host).to_owned(), port);
+            thread::spawn(move || {
+                let _ = tx.send(name.to_socket_addrs().map(Iterator::collect::<Vec<_>>));
+            });
+            let wait = left(until, budget).map_err(|e| format!("{at}: {e}"))?;
+            match rx.recv_timeout(wait) {
+                Ok(found) => found.map_err(|e| format!("{at}: {e}")),
+                Err(_) => Err(format!("{at}: the name lookup {}", timed_out(budget))),
+            }
+        }
+    }
+}
+
+/// The error that refuses `addrs` when `policy` refuses one of them.
+fn refuse(
+    host: &str,
+    port: u16,
+    addrs: &[SocketAddr],
+    policy: AddressPolicy,
+) -> Result<(), String> {
+    match addrs.iter().find_map(|a| policy.refuses(a.ip())) {
+        Some(class) => Err(format!(
+            "{host}:{port} resolves to {}, not connected to",
+            class.name()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A TCP connection to `host:port` made by `until`: the name looked up on a thread of its own
 /// (std's lookup cannot be cut short; the thread ends when the lookup does), then each of its
 /// addresses tried in turn with the time left. With `policy`, a name with an address it
@@ -251,26 +299,9 @@ fn connect(
     policy: Option<AddressPolicy>,
 ) -> Result<Deadline, String> {
     let at = format!("{host}:{port}");
-    let addrs: Vec<SocketAddr> = match bare(host).parse::<IpAddr>() {
-        Ok(ip) => vec![SocketAddr::new(ip, port)],
-        Err(_) => {
-            let (tx, rx) = mpsc::sync_channel(1);
-            let name = (bare(host).to_owned(), port);
-            thread::spawn(move || {
-                let _ = tx.send(name.to_socket_addrs().map(Iterator::collect::<Vec<_>>));
-            });
-            let wait = left(until, budget).map_err(|e| format!("{at}: {e}"))?;
-            match rx.recv_timeout(wait) {
-                Ok(found) => found.map_err(|e| format!("{at}: {e}"))?,
-                Err(_) => return Err(format!("{at}: the name lookup {}", timed_out(budget))),
-            }
-        }
-    };
-    if let Some(class) = policy.and_then(|p| addrs.iter().find_map(|a| p.refuses(a.ip()))) {
-        return Err(format!(
-            "{at} resolves to {}, not connected to",
-            class.name()
-        ));
+    let addrs = look_up(host, port, until, budget)?;
+    if let Some(policy) = policy {
+        refuse(host, port, &addrs, policy)?;
     }
     let mut last = format!("{at}: no address");
     for addr in addrs {
@@ -315,5 +346,28 @@ mod tests {
             ..route
         };
         assert!(route.open("127.0.0.1", port, budget).is_ok());
+    }
+
+    #[test]
+    fn a_proxy_is_not_asked_for_a_refused_address() {
+        let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        proxy.set_nonblocking(true).unwrap();
+        let port = proxy.local_addr().unwrap().port();
+        let route = Route {
+            proxy: Some(Proxy::new(&format!("http://127.0.0.1:{port}")).unwrap()),
+            addresses: AddressPolicy::ALL,
+            ..Route::default()
+        };
+        let budget = Duration::from_secs(5);
+        for (host, class) in [
+            ("169.254.169.254", "a link-local address"),
+            ("[fd00:ec2::254]", "a cloud metadata address"),
+            ("10.0.0.1", "a private address"),
+            ("localhost", "a loopback address"),
+        ] {
+            let e = route.open(host, 80, budget).err().unwrap();
+            assert!(e.contains(class), "{host}: {e}");
+        }
+        assert!(proxy.accept().is_err(), "the proxy was never asked");
     }
 }

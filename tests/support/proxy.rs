@@ -43,6 +43,8 @@ struct Shared {
     log: Mutex<Vec<ProxyRequest>>,
     /// Clones of every socket opened, so `Drop` can shut them down; `None` once stopping.
     open: Mutex<Option<Vec<TcpStream>>>,
+    /// Answer every request with 403 and connect nowhere.
+    refuse: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -72,11 +74,21 @@ pub struct TestProxy {
 impl TestProxy {
     /// Listens on `127.0.0.1:<free port>`.
     pub fn start() -> TestProxy {
+        TestProxy::listen(false)
+    }
+
+    /// Listens on `127.0.0.1:<free port>`, records every request and refuses it (403).
+    pub fn refusing() -> TestProxy {
+        TestProxy::listen(true)
+    }
+
+    fn listen(refuse: bool) -> TestProxy {
         let listener = TcpListener::bind("127.0.0.1:0").expect("TestProxy: bind");
         let addr = listener.local_addr().expect("TestProxy: local_addr");
         let shared = Arc::new(Shared {
             log: Mutex::new(Vec::new()),
             open: Mutex::new(Some(Vec::new())),
+            refuse,
         });
         let accept_shared = shared.clone();
         let accept = thread::Builder::new()
@@ -168,7 +180,9 @@ fn serve(client: TcpStream, shared: &Shared) {
     };
     lock(&shared.log).push(req.clone());
     let mut client = client;
-    if req.method == "CONNECT" {
+    if shared.refuse {
+        let _ = client.write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
+    } else if req.method == "CONNECT" {
         tunnel(&req.target, reader, client, shared);
     } else if let Err(e) = forward(&req, &mut client, shared) {
         let _ = write!(

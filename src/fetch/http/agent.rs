@@ -7,6 +7,7 @@ use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConne
 use ureq::{Agent, Proxy, ProxyProtocol};
 
 use super::HttpFetcher;
+use super::proxied_target::ProxiedTargetCheck;
 use super::socket::LeanTcpConnector;
 use crate::config::host_rules::HostRules;
 use crate::fetch::connection::NoteNewConnection;
@@ -70,14 +71,18 @@ impl HttpFetcher {
                     .build(),
             )
             .build();
-        // ureq's default chain (CONNECT proxy, TCP, TLS) with our TCP transport, which saves
+        // ureq's default chain (CONNECT proxy, TCP, TLS) after the address check of a proxied
+        // target (`proxied_target`), with our TCP transport, which saves
         // system calls per request (see `socket`), plus a last link that tells whether a call
         // opened a connection. Socks proxies are refused before they get here (`proxy_for`).
-        let connector =
-            ().chain(ConnectProxyConnector::default())
-                .chain(LeanTcpConnector)
-                .chain(RustlsConnector::default())
-                .chain(NoteNewConnection);
+        let connector = ()
+            .chain(ProxiedTargetCheck {
+                open: settings.addresses.is_open(),
+            })
+            .chain(ConnectProxyConnector::default())
+            .chain(LeanTcpConnector)
+            .chain(RustlsConnector::default())
+            .chain(NoteNewConnection);
         let exempt = settings
             .proxy
             .iter()

@@ -45,6 +45,7 @@
 
 mod agent;
 mod form;
+mod proxied_target;
 mod redirect;
 mod response;
 mod retry;
