@@ -6,7 +6,8 @@
 //! untrusted pull request too): nothing a checked page links to is served there. The check is made on the
 //! address a connection would use, after resolution and on every redirect hop, so every
 //! spelling of an address (`0x7f.1`, `2130706433`, `0177.0.0.1`, `127.1`,
-//! `[::ffff:127.0.0.1]`, a name that resolves to it) is caught.
+//! `[::ffff:127.0.0.1]`, a name that resolves to it) is caught. Through a proxy the target is
+//! checked the same way before the proxy is asked (`fetch/http/proxied_target.rs`).
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
