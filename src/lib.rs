@@ -106,6 +106,7 @@ pub use config::{
 pub use engine::check_run::{CheckRun, IDLE_INTERVAL, Step};
 pub use engine::checker::Checker;
 pub use engine::progress::{Progress, ProgressHandle};
+pub use fetch::start_address::refused_untrusted_start;
 #[cfg(feature = "inputs")]
 pub use inputs::{Inputs, LOCAL_PATTERN_BUDGET, Notice, Resolved, SourceMap};
 

@@ -701,3 +701,56 @@ fn a_local_config_may_not_set_a_year_of_timeout_or_endless_retries() {
     );
     assert!(out.stderr.is_empty());
 }
+
+/// A start site's host is requested whatever its address, so a checkout's config that names
+/// `http://169.254.169.254/` (or a service on the CI runner) as an input would have it read.
+/// A local config's start URLs go through the address policy: link-local and metadata never,
+/// loopback and private only under the user's own `--allow-private`. No test here sends
+/// traffic anywhere but to its loopback server.
+#[test]
+fn a_local_config_start_url_into_this_machines_network_is_refused() {
+    let site = TestServer::start(Routes::new().page("/", "<p>ok</p>"));
+    for threads in ["1", "8"] {
+        for (input, why) in [
+            (site.url("/"), "a loopback address"),
+            (
+                format!("http://localhost:{}/", site.addr().port()),
+                "a loopback address",
+            ),
+            ("http://10.0.0.1/".to_owned(), "a private address"),
+            (
+                "http://169.254.169.254/latest/meta-data/".to_owned(),
+                "a link-local address",
+            ),
+            (
+                "http://[fd00:ec2::254]/".to_owned(),
+                "a cloud metadata address",
+            ),
+        ] {
+            let toml = format!("inputs = [\"{input}\"]\n");
+            let dir = checkout("cfg-local-start-url", "<p>in</p>", &toml);
+            let out = run_in(&dir, &[], &["-t", threads]);
+            assert_refused(&out, &format!("`inputs` `{input}' ({why})"));
+            assert!(site.requests().is_empty(), "no request: {toml}");
+            let allowed = run_in(
+                &dir,
+                &[],
+                &["-t", threads, "--allow-private", "--print-config"],
+            );
+            if why.contains("link-local") || why.contains("metadata") {
+                assert_refused(&allowed, &format!("`inputs` `{input}' ({why})"));
+            } else {
+                assert_exit(&allowed, 0);
+            }
+        }
+        // Allowed by the user, the loopback start is checked.
+        let dir = checkout(
+            "cfg-local-start-url",
+            "<p>in</p>",
+            &format!("inputs = [\"{}\"]\n", site.url("/")),
+        );
+        assert_exit(&run_in(&dir, &[], &["-t", threads, "--allow-private"]), 0);
+        assert_eq!(site.count("/"), 1, "-t {threads}");
+        site.clear_requests();
+    }
+}

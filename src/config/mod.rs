@@ -382,7 +382,8 @@ impl Config {
     /// its own network. `true` requests them all. A check with a local start site (or none, a
     /// folder), or with [`remap`](Self::remap) rules, may request loopback and private
     /// addresses; the `exclude_*` settings apply whatever the start sites. The start sites'
-    /// own hosts are always requested. Defaults to `false`.
+    /// own hosts are requested on loopback and private addresses, but on a link-local or
+    /// metadata address only when this is `true`. Defaults to `false`.
     pub fn allow_private(mut self, yes: bool) -> Self {
         self.allow_private = yes;
         self

@@ -23,12 +23,13 @@ use crate::fetch::mail_mx::MxCheck;
 use crate::fetch::real_path::real_path;
 use crate::fetch::request_extras::RequestExtras;
 use crate::fetch::router::Router;
+use crate::fetch::start_address;
 use crate::fetch::tls::CertReader;
 use crate::fetch::walked::Walked;
 use crate::model::cancel::CancelHandle;
 use crate::model::error::{Error, ErrorKind};
 use crate::model::stats::SkipCounter;
-use crate::policy::address::{AddressPolicy, class};
+use crate::policy::address::AddressPolicy;
 use crate::policy::filter::Filter;
 use crate::policy::github_checkout::Checkout;
 use crate::policy::host_gate::HostGate;
@@ -80,39 +81,14 @@ fn address_policy(cfg: &Config, starts: &[Start]) -> AddressPolicy {
         .filter(|u| seen.insert((u.host_str().map(str::to_owned), u.port_or_known_default())))
         .take(LOOKED_UP)
         .collect();
-    if sites.is_empty() || !sites.iter().all(|u| is_public(u, cfg.timeout)) {
+    if sites.is_empty()
+        || !sites
+            .iter()
+            .all(|u| start_address::classes(u, cfg.timeout).is_empty())
+    {
         return explicit;
     }
     AddressPolicy::ALL
-}
-
-/// `true` when `url`'s host is a public address or a name that resolves to public ones only
-/// (a name that does not resolve within `timeout` counts as public: its requests fail
-/// anyway). The lookup runs on a thread of its own, as std's cannot be cut short.
-fn is_public(url: &Url, timeout: std::time::Duration) -> bool {
-    use std::net::ToSocketAddrs;
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => class(ip.into()).is_none(),
-        Some(url::Host::Ipv6(ip)) => class(ip.into()).is_none(),
-        Some(url::Host::Domain(name)) => {
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            if name == "localhost" || name.ends_with(".localhost") {
-                return false;
-            }
-            let port = url.port_or_known_default().unwrap_or(80);
-            let (tx, rx) = crossbeam_channel::bounded(1);
-            let looked_up = std::thread::Builder::new()
-                .name("linkpatrol-start-lookup".into())
-                .spawn(move || {
-                    let public = (name.as_str(), port)
-                        .to_socket_addrs()
-                        .map_or(true, |mut addrs| addrs.all(|a| class(a.ip()).is_none()));
-                    let _ = tx.send(public);
-                });
-            looked_up.is_err() || rx.recv_timeout(timeout).unwrap_or(true)
-        }
-        None => false,
-    }
 }
 
 /// Builds one run of `cfg` from its validated `starts`: the queue with its host table, the

@@ -27,6 +27,7 @@ pub(crate) mod resolver;
 pub(crate) mod router;
 pub(crate) mod session_cookies;
 pub(crate) mod sibling_hint;
+pub(crate) mod start_address;
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod tls;
 #[cfg(not(feature = "plugin-cert-expiry"))]

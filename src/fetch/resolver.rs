@@ -28,10 +28,12 @@ const TTL: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 pub(crate) struct CachingResolver {
     inner: DefaultResolver,
-    /// The address classes not connected to, and the `host:port`s exempt from them (the start
-    /// sites' and the proxy's, which the user chose).
+    /// The address classes not connected to, and the `host:port`s of the start sites, which
+    /// are requested on loopback and private addresses (`AddressPolicy::for_start_site`).
     policy: AddressPolicy,
     exempt: Vec<String>,
+    /// The run's proxy (`host:port`), which the user chose: never refused.
+    proxies: Vec<String>,
     /// `host:port` → when it was looked up and its addresses. Locked only to read or store an
     /// entry, never across a lookup: two threads may look a new name up at once, and the later
     /// answer is kept.
@@ -64,12 +66,18 @@ impl RefusedAddress {
 }
 
 impl CachingResolver {
-    /// A resolver that refuses the addresses `policy` leaves out, except for the `exempt`
-    /// `host:port`s (the start sites', the proxy's; lower case, the port always given).
-    pub(crate) fn with_policy(policy: AddressPolicy, exempt: Vec<String>) -> Self {
+    /// A resolver that refuses the addresses `policy` leaves out, less loopback and private
+    /// ones for the `exempt` `host:port`s (the start sites'), and none for the `proxies`
+    /// (lower case, the port always given).
+    pub(crate) fn with_policy(
+        policy: AddressPolicy,
+        exempt: Vec<String>,
+        proxies: Vec<String>,
+    ) -> Self {
         CachingResolver {
             policy,
             exempt,
+            proxies,
             ..CachingResolver::default()
         }
     }
@@ -84,6 +92,7 @@ impl CachingResolver {
         if self.policy.is_open() {
             return Ok(addrs);
         }
+        let mut policy = self.policy;
         if let Some(a) = uri.authority() {
             let port = a.port_u16().or_else(|| match uri.scheme_str()? {
                 "http" => Some(80),
@@ -91,11 +100,14 @@ impl CachingResolver {
                 _ => None,
             });
             let key = format!("{}:{}", a.host(), port.unwrap_or(0)).to_ascii_lowercase();
-            if self.exempt.contains(&key) {
+            if self.proxies.contains(&key) {
                 return Ok(addrs);
             }
+            if self.exempt.contains(&key) {
+                policy = policy.for_start_site();
+            }
         }
-        match addrs.iter().find_map(|a| self.policy.refuses(a.ip())) {
+        match addrs.iter().find_map(|a| policy.refuses(a.ip())) {
             None => Ok(addrs),
             Some(class) => Err(ureq::Error::Io(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
@@ -208,7 +220,11 @@ mod tests {
 
     #[test]
     fn a_refused_class_is_refused_by_address_and_a_start_host_is_exempt() {
-        let r = CachingResolver::with_policy(AddressPolicy::ALL, vec!["127.0.0.1:8080".into()]);
+        let r = CachingResolver::with_policy(
+            AddressPolicy::ALL,
+            vec!["127.0.0.1:8080".into()],
+            Vec::new(),
+        );
         let config = Config::default();
         let refused = |u: &str| {
             let e = r
@@ -238,5 +254,21 @@ mod tests {
             r.resolve(&uri("http://192.0.2.1/"), &config, NextTimeout::default())
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn a_start_host_on_a_metadata_address_is_refused_but_a_proxy_never() {
+        let r = CachingResolver::with_policy(
+            AddressPolicy::ALL,
+            vec!["169.254.169.254:80".into(), "[fd00:ec2::254]:80".into()],
+            vec!["169.254.0.9:3128".into()],
+        );
+        let config = Config::default();
+        let resolve = |u: &str| r.resolve(&uri(u), &config, NextTimeout::default());
+        for start in ["http://169.254.169.254/", "http://[fd00:ec2::254]/"] {
+            let e = resolve(start).unwrap_err();
+            assert!(RefusedAddress::of(&e).is_some(), "{start}: {e}");
+        }
+        assert!(resolve("http://169.254.0.9:3128/").is_ok());
     }
 }

@@ -126,7 +126,12 @@ impl Route {
         let exempt = self
             .exempt
             .contains(&format!("{host}:{port}").to_ascii_lowercase());
-        let policy = (!exempt && !self.addresses.is_open()).then_some(self.addresses);
+        let policy = if exempt {
+            self.addresses.for_start_site()
+        } else {
+            self.addresses
+        };
+        let policy = (!policy.is_open()).then_some(policy);
         let Some(proxy) = proxy else {
             return Ok(Box::new(connect(host, port, until, budget, policy)?));
         };

@@ -132,6 +132,17 @@ impl AddressPolicy {
         self == AddressPolicy::default()
     }
 
+    /// The policy for a start site's own host: loopback and private addresses are requested
+    /// (a development server, an intranet the user named), link-local and metadata ones only
+    /// when the run allows them (`--allow-private`), whoever named the start.
+    pub(crate) fn for_start_site(self) -> AddressPolicy {
+        AddressPolicy {
+            loopback: false,
+            private: false,
+            link_local: self.link_local,
+        }
+    }
+
     /// Why `ip` is not to be connected to, or `None`.
     pub(crate) fn refuses(self, ip: IpAddr) -> Option<AddressClass> {
         let c = class(ip)?;

@@ -39,7 +39,7 @@ pub fn args_from_command_line() -> Result<Args> {
     let mut file = config_file::load(&path, found)?;
     let untrusted = found == Found::InCurrentFolder && !args.trust_config;
     if untrusted {
-        trust::check_local(&file, &path)?;
+        trust::check_local(&file, &path, config_file::given(&matches, "allow_private"))?;
     }
     // A GitHub token reads private repositories: credentials too.
     let github_token = config_file::given(&matches, "github_token")

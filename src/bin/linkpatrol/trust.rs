@@ -21,8 +21,9 @@ pub enum Refusal {
     /// Whatever its value.
     Always,
     /// When one of its local paths (or `file:` URLs) leads outside the current folder, once
-    /// symbolic links are resolved.
-    OutsideFolder,
+    /// symbolic links are resolved, or one of its http(s) URLs into this machine's network
+    /// ([`linkpatrol::refused_untrusted_start`]).
+    Leaves,
 }
 
 /// The keys a config file found in the current folder may not set, and why each is
@@ -70,7 +71,11 @@ pub enum Refusal {
 ///   folder would have the crawl read, parse and report files the checkout does not contain
 ///   (`/etc`, `~/.ssh`);
 ///   inside the folder they work as usual. A glob input is judged by the folder it walks
-///   (`docs` of `docs/**/*.md`).
+///   (`docs` of `docs/**/*.md`). An `inputs` URL whose host is or resolves to a link-local or
+///   cloud metadata address is refused, and one on a loopback or private address unless the
+///   user's own `--allow-private`: a start site's host is requested whatever its address, so
+///   the checkout's `http://169.254.169.254/` would have the metadata service's answers (the
+///   machine's credentials) read, and quoted by a plugin.
 pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("plugins.command", Refusal::Always),
     ("file-output", Refusal::Always),
@@ -91,14 +96,15 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("changed-since", Refusal::Always),
     ("login-url", Refusal::Always),
     ("login-user", Refusal::Always),
-    ("inputs", Refusal::OutsideFolder),
-    ("root-dir", Refusal::OutsideFolder),
-    ("sources", Refusal::OutsideFolder),
+    ("inputs", Refusal::Leaves),
+    ("root-dir", Refusal::Leaves),
+    ("sources", Refusal::Leaves),
 ];
 
 /// Fails with one line when the config file found in the current folder at `path` sets a key
 /// of [`REFUSED_IN_LOCAL`], or when its patterns need more than [`LOCAL_PATTERN_BUDGET`].
-pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
+/// `allow_private`: the user's own flags or variables allow private addresses.
+pub fn check_local(file: &FileConfig, path: &Path, allow_private: bool) -> Result<()> {
     let folder = std::env::current_dir()
         .and_then(|d| d.canonicalize())
         .context("cannot read the current folder")?;
@@ -108,7 +114,10 @@ pub fn check_local(file: &FileConfig, path: &Path) -> Result<()> {
         for (_, shown) in set.iter().filter(|(k, _)| k == key) {
             match refusal {
                 Refusal::Always => refused.push(shown.clone()),
-                Refusal::OutsideFolder => {
+                Refusal::Leaves => {
+                    for (url, why) in urls_into_network(file, key, allow_private) {
+                        refused.push(format!("{shown} `{url}' ({why})"));
+                    }
                     for p in paths_of(file, key) {
                         if leaves(&folder, &p) {
                             refused.push(format!(
@@ -304,6 +313,29 @@ fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The http(s) URLs among `key`'s values (`inputs`) that may not be requested for an untrusted
+/// config, each with why (`a link-local address`), shown without a password.
+fn urls_into_network(
+    file: &FileConfig,
+    key: &str,
+    allow_private: bool,
+) -> Vec<(String, &'static str)> {
+    if key != "inputs" {
+        return Vec::new();
+    }
+    // A name is looked up with the run's default timeout at most.
+    let timeout = std::time::Duration::from_secs(5);
+    file.strings("inputs")
+        .iter()
+        .filter(|i| Inputs::is_url(i))
+        .filter_map(|i| Url::parse(i.trim()).ok())
+        .filter_map(|url| {
+            let why = linkpatrol::refused_untrusted_start(&url, allow_private, timeout)?;
+            Some((linkpatrol::redact_text(url.as_str()).into_owned(), why))
+        })
+        .collect()
 }
 
 /// `true` when `path` (relative to `folder`, the canonical current folder) exists and leads
@@ -505,7 +537,7 @@ mod tests {
              username = 'u'\npassword = 'p'\n",
         )
         .unwrap();
-        let e = check_local(&file, Path::new("./linkpatrol.toml"))
+        let e = check_local(&file, Path::new("./linkpatrol.toml"), false)
             .unwrap_err()
             .to_string();
         assert_eq!(e.lines().count(), 1, "{e}");
@@ -515,7 +547,7 @@ mod tests {
         );
         assert!(e.ends_with("-c ./linkpatrol.toml"), "{e}");
         let harmless = parse("threads = 2\ninputs = ['.', 'https://example.test/', '-']\n");
-        assert!(check_local(&harmless.unwrap(), Path::new("x")).is_ok());
+        assert!(check_local(&harmless.unwrap(), Path::new("x"), false).is_ok());
     }
 
     #[test]
@@ -527,7 +559,9 @@ mod tests {
         assert!(leaves(&folder, Path::new("/")));
         assert!(!leaves(&folder, Path::new("no/such/path")));
         let file = parse("inputs = ['file:///', 'src']\nroot-dir = '/'\n").unwrap();
-        let e = check_local(&file, Path::new("x")).unwrap_err().to_string();
+        let e = check_local(&file, Path::new("x"), false)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("`inputs` outside the current folder (`/')")
                 && e.contains("`root-dir` outside the current folder (`/')")

@@ -83,13 +83,13 @@ impl HttpFetcher {
             .chain(LeanTcpConnector)
             .chain(RustlsConnector::default())
             .chain(NoteNewConnection);
-        let exempt = settings
+        let proxies = settings
             .proxy
             .iter()
             .map(|p| format!("{}:{}", p.host(), p.port()).to_ascii_lowercase())
-            .chain(settings.start_hosts.iter().cloned())
             .collect();
-        let resolver = CachingResolver::with_policy(settings.addresses, exempt);
+        let resolver =
+            CachingResolver::with_policy(settings.addresses, settings.start_hosts.clone(), proxies);
         let agent = Agent::with_parts(config, connector, resolver);
         HttpFetcher {
             agent,
