@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Output;
 
 use crate::support::proxy::TestProxy;
-use crate::support::server::{Routes, TestServer};
+use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{TempDir, assert_exit, assert_one_line_error, cli_in};
 
 fn stdout(out: &Output) -> String {
@@ -651,6 +651,90 @@ fn a_local_config_prints_nothing_fetched_with_the_users_credentials() {
     let dir = checkout("cfg-local-printing-none", "", "threads = 2\n");
     let out = run_in(&dir, &[], &["-v", "-H", "Cookie: login=me", &site.url("/")]);
     assert_exit(&out, 0);
+}
+
+/// A login page with a search form (to `other`) before the login form (`/session`, which
+/// takes any POST as a login).
+fn login_site(other: &TestServer) -> TestServer {
+    let page = format!(
+        "<form action='{}'><input name=q><input name=lang></form>\
+         <form method=post action=/session><input name=login>\
+         <input type=password name=password></form>",
+        other.url("/search")
+    );
+    TestServer::start(
+        Routes::new()
+            .page("/login", &page)
+            .reply(
+                "/session",
+                Reply::redirect(302, "/").header("Set-Cookie", "sid=1; Path=/"),
+            )
+            .page("/", "home"),
+    )
+}
+
+/// Runs a login as `me` at `site`'s `/login` with `threads` workers and `flags`, in `dir`.
+fn log_in_from(dir: &Path, site: &TestServer, threads: &str, flags: &[&str]) -> Output {
+    let (login, start) = (site.url("/login"), site.url("/"));
+    let mut args = vec!["-t", threads, "--login-url", &login, "--login-user", "me"];
+    args.extend_from_slice(flags);
+    args.push(&start);
+    run_in(dir, &[("LINKPATROL_LOGIN_PASSWORD", "pa55word")], &args)
+}
+
+/// `toml` (where `OTHER` stands for another loopback server) is refused at 1 and 8 threads,
+/// naming `shown`, before any request; then the same file is run trusted, in the folder
+/// returned, for the caller to look at `(site, other)`.
+fn assert_login_key_refused(toml: &str, shown: &str) -> (TempDir, TestServer, TestServer) {
+    let other = TestServer::start(Routes::new().page("/search", "results"));
+    let site = login_site(&other);
+    let name = format!("cfg-local-{}", shown.trim_matches('`'));
+    let dir = checkout(&name, "", &toml.replace("OTHER", &other.base()));
+    for threads in ["1", "8"] {
+        let out = log_in_from(&dir, &site, threads, &[]);
+        assert_refused(&out, shown);
+        assert!(site.requests().is_empty(), "{:?}", site.requests());
+        assert!(other.requests().is_empty(), "{:?}", other.requests());
+    }
+    (dir, site, other)
+}
+
+#[test]
+fn a_local_login_user_field_is_refused() {
+    let (dir, site, _) =
+        assert_login_key_refused("login-user-field = \"login\"\n", "`login-user-field`");
+    let out = log_in_from(&dir, &site, "2", &["--trust-config"]);
+    assert_exit(&out, 0);
+    assert_eq!(site.count_method("POST", "/session"), 1);
+}
+
+#[test]
+fn a_local_login_password_field_is_refused() {
+    // The fields of the search form: the password would go to the other host's query.
+    let (dir, site, other) = assert_login_key_refused(
+        "login-user-field = \"q\"\nlogin-password-field = \"lang\"\n",
+        "`login-password-field`",
+    );
+    // Trusted, the search form is still no login form: it has no password input.
+    let out = log_in_from(&dir, &site, "2", &["--trust-config"]);
+    assert_exit(&out, 2);
+    assert!(other.requests().is_empty(), "{:?}", other.requests());
+}
+
+#[test]
+fn a_local_login_extra_field_is_refused() {
+    let (dir, site, _) = assert_login_key_refused(
+        "login-extra-field = [\"next=OTHER/steal\"]\n",
+        "`login-extra-field`",
+    );
+    let out = log_in_from(&dir, &site, "2", &["--trust-config"]);
+    assert_exit(&out, 0);
+    let sent = site.requests();
+    let post = sent.iter().find(|r| r.method == "POST").expect("a login");
+    assert!(
+        String::from_utf8_lossy(&post.body).contains("next="),
+        "trusted"
+    );
 }
 
 #[test]

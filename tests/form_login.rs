@@ -1,7 +1,9 @@
 //! `--login-url`: a form login before the crawl on a loopback site whose pages send a visitor
 //! without the session cookie to the login form. The form carries a CSRF token, the session
-//! cookie opens the pages, the logout link is never requested, a session lost mid-crawl is
-//! said once, a refused password exits 2, and the password shows nowhere.
+//! cookie opens the pages, the logout links (in many spellings) are never requested, a session
+//! lost mid-crawl is said once, a refused password exits 2, and the password shows nowhere. It
+//! goes to the form's action only: not over http from an https page, not again after a 307 to
+//! another origin, never into a form without a password input.
 
 use std::path::Path;
 use std::process::Output;
@@ -9,6 +11,7 @@ use std::process::Output;
 use serde_json::Value;
 
 use crate::support::server::{Reply, Request, Routes, TestServer};
+use crate::support::tls_server::TlsServer;
 use crate::support::util::{TempDir, assert_exit, cli_in, csv_records};
 
 const PASSWORD: &str = "pa55-w0rd secret";
@@ -335,5 +338,197 @@ fn a_get_form_with_other_field_names_and_an_extra_field() {
             "{rows:?}"
         );
         nowhere(&dir, &out, PASSWORD);
+    }
+}
+
+/// Runs the binary with `threads` workers, logging in as alice at `login_url` with
+/// [`PASSWORD`], then `extra` and `start`.
+fn log_in_at(dir: &Path, threads: usize, login_url: &str, extra: &[&str], start: &str) -> Output {
+    let threads = threads.to_string();
+    let mut args = vec![
+        "--no-config",
+        "--no-status",
+        "--max-requests-per-second",
+        "0",
+        "-t",
+        &threads,
+        "--login-url",
+        login_url,
+        "--login-user",
+        "alice",
+    ];
+    args.extend_from_slice(extra);
+    args.push(start);
+    cli_in(dir, &[("LINKPATROL_LOGIN_PASSWORD", PASSWORD)], &args)
+}
+
+/// A server that takes whatever it is sent as a login: the host a password must not reach.
+fn taker() -> TestServer {
+    TestServer::start(
+        Routes::new()
+            .fallback(Reply::html("welcome").header("Set-Cookie", &format!("{SESSION}; Path=/"))),
+    )
+}
+
+/// The run failed its login (exit 2, one line) naming `named`, never `hidden` nor the password.
+#[track_caller]
+fn login_refused(dir: &Path, out: &Output, named: &str, hidden: &str) {
+    assert_exit(out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("login failed") && err.contains(named), "{err}");
+    assert!(!err.contains(hidden), "{err}");
+    nowhere(dir, out, PASSWORD);
+}
+
+#[test]
+fn a_307_resends_the_password_only_to_the_actions_origin() {
+    for threads in [1, 8] {
+        let other = taker();
+        let steal = other.url("/steal?keep=me");
+        let site = TestServer::start(
+            Routes::new()
+                .page("/login", LOGIN_FORM)
+                .reply("/session", Reply::redirect(307, &steal))
+                .page("/", "home"),
+        );
+        let dir = TempDir::new(&format!("form-login-307-{threads}"));
+        let out = log_in_at(&dir, threads, &site.url("/login"), &[], &site.url("/"));
+        login_refused(&dir, &out, &other.url("/steal"), "keep=me");
+        assert!(other.requests().is_empty(), "{:?}", other.requests());
+        assert_eq!(site.count("/"), 0, "the crawl never started");
+
+        // Within the action's origin, a 307 repeats the form as a browser does.
+        let site = TestServer::start(Routes::new().page("/login", LOGIN_FORM).dynamic(|req| {
+            match req.path_only() {
+                "/session" => Some(Reply::redirect(307, "/session2")),
+                "/session2" if form_fields(&req.body).iter().any(|(_, v)| v == PASSWORD) => {
+                    Some(Reply::html("in").header("Set-Cookie", &format!("{SESSION}; Path=/")))
+                }
+                "/" if logged_in(req) => Some(Reply::html("home")),
+                _ => Some(Reply::status(403)),
+            }
+        }));
+        let out = log_in_at(&dir, threads, &site.url("/login"), &[], &site.url("/"));
+        assert_exit(&out, 0);
+        assert_eq!(site.count_method("POST", "/session2"), 1);
+    }
+}
+
+#[test]
+fn an_https_login_page_never_sends_the_password_over_http() {
+    for threads in [1, 8] {
+        let plain = taker();
+        let to_plain = plain.url("/session");
+        // The https page's form names a plain http action.
+        let direct = TlsServer::start(
+            &LOGIN_FORM.replace("action='/session'", &format!("action='{to_plain}?keep=me'")),
+        );
+        // The https action answers 307 to plain http.
+        let bounce = format!("{to_plain}?keep=me");
+        let bounced = TlsServer::start_answering(move |req| match req.target.as_str() {
+            "/session" => (
+                307,
+                vec![("Location".into(), bounce.clone())],
+                String::new(),
+            ),
+            _ => (200, Vec::new(), LOGIN_FORM.to_owned()),
+        });
+        for (tls, why) in [(&direct, "plain http"), (&bounced, "another origin")] {
+            let dir = TempDir::new(&format!("form-login-https-{threads}"));
+            let out = log_in_at(
+                &dir,
+                threads,
+                &tls.url("/login"),
+                &["--insecure"],
+                &tls.url("/"),
+            );
+            login_refused(&dir, &out, &to_plain, "keep=me");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(why), "{err}");
+            assert!(plain.requests().is_empty(), "{:?}", plain.requests());
+        }
+        // The https action itself had the form.
+        assert_eq!(
+            bounced
+                .requests()
+                .iter()
+                .filter(|r| r.method == "POST")
+                .count(),
+            1
+        );
+    }
+}
+
+#[test]
+fn a_form_without_a_password_input_is_never_filled() {
+    for threads in [1, 8] {
+        // A search form whose fields are named as the login's user and password fields.
+        let other = taker();
+        let page = format!(
+            "<form action='{}'><input name=q><input name=lang value=en></form>{LOGIN_FORM}",
+            other.url("/search")
+        );
+        let site = TestServer::start(Routes::new().page("/login", &page).page("/", "home"));
+        let dir = TempDir::new(&format!("form-login-search-form-{threads}"));
+        let fields = ["--login-user-field", "q", "--login-password-field", "lang"];
+        let out = log_in_at(&dir, threads, &site.url("/login"), &fields, &site.url("/"));
+        login_refused(&dir, &out, "password field `lang'", "search");
+        assert!(other.requests().is_empty(), "{:?}", other.requests());
+    }
+}
+
+/// Logout links in the spellings of common frameworks, `%4F` for `O` among them.
+const LOGOUTS: [&str; 7] = [
+    "/users/sign_out",
+    "/log_out",
+    "/logoff",
+    "/Account/SignOff",
+    "/session/destroy",
+    "/Log%4Fut",
+    "/auth/sign-out",
+];
+
+#[test]
+fn the_default_logout_pattern_knows_more_spellings() {
+    for threads in [1, 8] {
+        let server = TestServer::start(Routes::new().page("/login", LOGIN_FORM).dynamic(|req| {
+            let path = req.path_only();
+            if path == "/session" {
+                return Some(
+                    Reply::redirect(302, "/")
+                        .header("Set-Cookie", &format!("{SESSION}; Path=/; HttpOnly")),
+                );
+            }
+            if !logged_in(req) {
+                return Some(Reply::redirect(302, "/login"));
+            }
+            if LOGOUTS.contains(&path) {
+                return Some(
+                    Reply::redirect(302, "/login").header("Set-Cookie", "sid=; Max-Age=0; Path=/"),
+                );
+            }
+            Some(match path {
+                "/" => {
+                    let links: String = LOGOUTS
+                        .iter()
+                        .map(|l| format!("<a href='{l}'>bye</a> "))
+                        .collect();
+                    Reply::html(format!("{links}<a href='/in'>in</a>"))
+                }
+                "/in" => Reply::html("<a href='/in2'>more</a>"),
+                "/in2" => Reply::html("in"),
+                _ => Reply::not_found(),
+            })
+        }));
+        let dir = TempDir::new(&format!("form-login-logouts-{threads}"));
+        let out = log_in_at(&dir, threads, &server.url("/login"), &[], &server.url("/"));
+        assert_exit(&out, 0);
+        for logout in LOGOUTS {
+            assert_eq!(asked(&server, logout), 0, "{threads} threads: {logout}");
+        }
+        assert_eq!(server.count("/in2"), 1, "the session held");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("session was lost"), "{err}");
     }
 }

@@ -12,8 +12,13 @@ use url::Url;
 pub const DEFAULT_LOGIN_USER_FIELD: &str = "login";
 /// The password field's name by default, as in LinkChecker.
 pub const DEFAULT_LOGIN_PASSWORD_FIELD: &str = "password";
-/// Links that end a session, by default: never followed once logged in.
-pub const DEFAULT_LOGOUT_PATTERN: &str = "(?i)log-?out|sign-?out";
+/// Links that end a session, by default: never followed once logged in. It is matched against
+/// the URL as written and with its path and query percent-decoded, and names `/logout`,
+/// `/log_out`, `/LogOff`, `/signoff`, Devise's `/users/sign_out`, `/session/destroy` and
+/// `/session/end`. It also leaves out a few links that end no session (`/blog-offers`,
+/// `/changelog-output`): a narrower `--login-logout-pattern` checks them.
+pub const DEFAULT_LOGOUT_PATTERN: &str =
+    "(?i)log[-_ ]?(out|off)|sign[-_ ]?(out|off)|session/(destroy|end)";
 
 /// A form login: the page that has the form, the user and password, the fields' names, extra
 /// fields to send, and the pattern of the links that would end the session.
@@ -64,7 +69,8 @@ impl FormLogin {
         self
     }
 
-    /// The name of the form's password field. Defaults to [`DEFAULT_LOGIN_PASSWORD_FIELD`].
+    /// The name of the form's password field, an input of type password (a form without one
+    /// is never filled). Defaults to [`DEFAULT_LOGIN_PASSWORD_FIELD`].
     pub fn password_field(mut self, name: impl Into<String>) -> Self {
         self.password_field = name.into();
         self
@@ -77,8 +83,9 @@ impl FormLogin {
         self
     }
 
-    /// Links whose URL matches `pattern` end the session: they are not followed (nor
-    /// requested) once logged in. Defaults to [`DEFAULT_LOGOUT_PATTERN`].
+    /// Links whose URL matches `pattern`, as written or with its path and query
+    /// percent-decoded, end the session: they are not followed (nor requested) once logged
+    /// in. Defaults to [`DEFAULT_LOGOUT_PATTERN`].
     pub fn logout_pattern(mut self, pattern: Regex) -> Self {
         self.logout = pattern;
         self

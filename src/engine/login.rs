@@ -2,13 +2,17 @@
 //! it.
 //!
 //! Before the first worker starts, [`log_in`] GETs the login page, finds the form that has the
-//! user and password fields (`extract::login_form`), fills them into the form's own fields
-//! (its hidden CSRF token included) and submits it with the form's method to its action, all
-//! through the run's fetcher, so the session's cookies land in the run's jar and go with every
-//! request of the crawl. A login fails, and the run does not start, when the page has no such
-//! form, when an answer is 401 or 403 (or another error status), or when the form comes back
-//! after the submission (the password was refused). Messages quote URLs without their query
-//! (a GET form puts the password there), never the fields.
+//! user field and a password input of the password field's name (`extract::login_form`), fills
+//! them into the form's own fields (its hidden CSRF token included) and submits it with the
+//! form's method to its action, all through the run's fetcher, so the session's cookies land in
+//! the run's jar and go with every request of the crawl. A login fails, and the run does not
+//! start, when the page has no such form, when an answer is 401 or 403 (or another error
+//! status), or when the form comes back after the submission (the password was refused).
+//!
+//! Where the password may go: to the form's action only, never over plain `http` when the login
+//! page is `https` (its URL as given or as reached), and again after a 307/308 only to the
+//! action's origin; a redirect elsewhere fails the login, naming its Location. Messages quote
+//! URLs without their query (a GET form puts the password there), never the fields.
 //!
 //! During the crawl, [`Run::watch_session`] looks at each result's redirect chain: one that
 //! ends at the login page means the session was lost (expired, or ended by a link the logout
@@ -61,8 +65,8 @@ pub(super) fn log_in(run: &Run, login: &FormLogin) -> Result<(), Error> {
     let form =
         find_login_form(&page.body, &login.user_field, &login.password_field).ok_or_else(|| {
             failed(format!(
-                "the login page {} has no form with the fields `{}' and `{}' (set their names \
-                 with --login-user-field and --login-password-field)",
+                "the login page {} has no form with a field `{}' and a password field `{}' \
+                 (set their names with --login-user-field and --login-password-field)",
                 shown(&page.url),
                 login.user_field,
                 login.password_field
@@ -83,6 +87,15 @@ pub(super) fn log_in(run: &Run, login: &FormLogin) -> Result<(), Error> {
             shown(&action)
         )));
     }
+    if action.scheme() == "http" && (login.url.scheme() == "https" || page.url.scheme() == "https")
+    {
+        return Err(failed(format!(
+            "the login form of the https page {} sends the password over plain http to {}: \
+             not sent",
+            shown(&page.url),
+            shown(&action)
+        )));
+    }
     let method = if form.post {
         FormMethod::Post
     } else {
@@ -99,6 +112,15 @@ pub(super) fn log_in(run: &Run, login: &FormLogin) -> Result<(), Error> {
                 shown(&action)
             ))
         })?;
+    if let Some(to) = &answer.withheld {
+        return Err(failed(format!(
+            "the login form's action {} redirected it ({}) to {}, another origin: the password \
+             is sent again only to the action's origin",
+            shown(&action),
+            answer.status,
+            shown(to)
+        )));
+    }
     check_status(&answer, "the login form's action")?;
     if find_login_form(&answer.body, &login.user_field, &login.password_field).is_some() {
         return Err(failed(format!(

@@ -1,5 +1,7 @@
 //! The login form of a page (LinkChecker's `loginurl` form search): the first `<form>` that has
-//! an input named like the user field and one named like the password field. Pure: bytes in,
+//! an input named like the user field and a `type=password` input named like the password
+//! field. The password type is required so that no other form (a search form whose `lang`
+//! field was named as the password field) is ever filled with the password. Pure: bytes in,
 //! the form's action, method and fields out, as written (the caller resolves the action).
 //!
 //! The fields are what a browser would submit untouched: every named `<input>` with its
@@ -26,9 +28,20 @@ pub(crate) struct LoginForm {
 struct Open {
     form: LoginForm,
     names: Vec<String>,
+    /// The names of its `type=password` inputs.
+    passwords: Vec<String>,
 }
 
-/// The first form of `html` with an input named `user_field` and one named `password_field`.
+impl Open {
+    /// `true` when it has both fields, the password one of type password.
+    fn fits(&self, user_field: &str, password_field: &str) -> bool {
+        self.names.iter().any(|n| n == user_field)
+            && self.passwords.iter().any(|n| n == password_field)
+    }
+}
+
+/// The first form of `html` with an input named `user_field` and a `type=password` input named
+/// `password_field`.
 pub(crate) fn find_login_form(
     html: &[u8],
     user_field: &str,
@@ -54,6 +67,7 @@ pub(crate) fn find_login_form(
                                 fields: Vec::new(),
                             },
                             names: Vec::new(),
+                            passwords: Vec::new(),
                         });
                     }
                     b"input" => {
@@ -63,6 +77,9 @@ pub(crate) fn find_login_form(
                         };
                         o.names.push(name.clone());
                         let kind = attr("type").unwrap_or_default().to_ascii_lowercase();
+                        if kind == "password" {
+                            o.passwords.push(name.clone());
+                        }
                         let sent = match kind.as_str() {
                             "submit" | "button" | "image" | "reset" | "file" => false,
                             "checkbox" | "radio" => {
@@ -85,8 +102,7 @@ pub(crate) fn find_login_form(
             }
             Token::EndTag(tag) if tag.name.as_slice() == b"form" => {
                 if let Some(o) = open.take()
-                    && o.names.iter().any(|n| n == user_field)
-                    && o.names.iter().any(|n| n == password_field)
+                    && o.fits(user_field, password_field)
                 {
                     return Some(o.form);
                 }
@@ -95,10 +111,8 @@ pub(crate) fn find_login_form(
         }
     }
     // A form the page never closed ends with it.
-    open.filter(|o| {
-        o.names.iter().any(|n| n == user_field) && o.names.iter().any(|n| n == password_field)
-    })
-    .map(|o| o.form)
+    open.filter(|o| o.fits(user_field, password_field))
+        .map(|o| o.form)
 }
 
 #[cfg(test)]
@@ -146,8 +160,15 @@ mod tests {
             )
             .is_none()
         );
-        let open = find_login_form(b"<form><input name=user><input name=pw>", "user", "pw");
+        let open = find_login_form(
+            b"<form><input name=user><input type=PassWord name=pw>",
+            "user",
+            "pw",
+        );
         assert_eq!(open.unwrap().action, None);
+        // A form whose field of the password's name is no password input: a search form.
+        let search = b"<form action='//other.test/search'><input name=q><input name=lang></form>";
+        assert!(find_login_form(search, "q", "lang").is_none());
         for junk in [&b""[..], b"<form", b"\xff\xfe<form action=\x00>", b"<<<>>>"] {
             let _ = find_login_form(junk, "login", "password");
         }

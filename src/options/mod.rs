@@ -312,7 +312,7 @@ pub struct CheckOptions {
     #[arg(help_heading = "Requests", long, value_name = "NAME", default_value = DEFAULT_LOGIN_USER_FIELD)]
     pub login_user_field: String,
 
-    /// The name of the login form's password field.
+    /// The name of the login form's password field (an input of type password).
     #[arg(help_heading = "Requests", long, value_name = "NAME", default_value = DEFAULT_LOGIN_PASSWORD_FIELD)]
     pub login_password_field: String,
 
@@ -320,7 +320,8 @@ pub struct CheckOptions {
     #[arg(help_heading = "Requests", long, value_name = "NAME=VALUE")]
     pub login_extra_field: Vec<String>,
 
-    /// Links whose URL matches this regex would end the login session: not requested.
+    /// Links whose URL matches this regex (as written, or with its path and query
+    /// percent-decoded) would end the login session: not requested.
     #[arg(help_heading = "Requests", long, value_name = "REGEX", default_value = DEFAULT_LOGOUT_PATTERN)]
     pub login_logout_pattern: String,
 

@@ -13,6 +13,7 @@ use regex::Regex;
 use url::{Position, Url};
 
 use crate::model::stats::SkipReason;
+use crate::policy::mail::percent_decode;
 use crate::policy::origin::origin_text;
 
 /// The scope one start input opens.
@@ -181,7 +182,7 @@ impl Filter {
             };
             return Decision::Ignore(why, "matches an --exclude pattern".into());
         }
-        if self.logout.as_ref().is_some_and(|r| r.is_match(s)) {
+        if self.logout.as_ref().is_some_and(|r| ends_session(r, url)) {
             return Decision::Ignore(
                 SkipReason::Excluded,
                 "would end the login session (--login-logout-pattern): not requested".into(),
@@ -209,6 +210,21 @@ impl Filter {
             && !self.no_follow.iter().any(|r| r.is_match(s));
         Decision::Check { internal, recurse }
     }
+}
+
+/// `true` when the logout pattern matches `url`, as written or with its path and query
+/// percent-decoded: `/Log%4Fut` and `/session%2Fdestroy` end a session as `/LogOut` does.
+fn ends_session(logout: &Regex, url: &Url) -> bool {
+    if logout.is_match(url.as_str()) {
+        return true;
+    }
+    let rest = &url[Position::BeforePath..Position::AfterQuery];
+    rest.contains('%')
+        && logout.is_match(&format!(
+            "{}{}",
+            &url[..Position::BeforePath],
+            percent_decode(rest)
+        ))
 }
 
 #[cfg(test)]
@@ -353,5 +369,31 @@ mod tests {
         f.add_start(&u("file:///site/index.html"));
         assert!(f.is_internal(&u("file:///site/sub/a.html")));
         assert!(!f.is_internal(&u("file:///other/a.html")));
+    }
+
+    #[test]
+    fn the_default_logout_pattern_matches_decoded_paths() {
+        let logout = Regex::new(crate::config::login::DEFAULT_LOGOUT_PATTERN).unwrap();
+        for yes in [
+            "http://a.test/logout",
+            "http://a.test/users/sign_out",
+            "http://a.test/log_out",
+            "http://a.test/Account/LogOff",
+            "http://a.test/signoff",
+            "http://a.test/session/destroy",
+            "http://a.test/session%2Fend",
+            "http://a.test/Log%4Fut",
+            "http://a.test/wp-login.php?action=log%6fut",
+        ] {
+            assert!(ends_session(&logout, &u(yes)), "{yes}");
+        }
+        for no in [
+            "http://a.test/login",
+            "http://a.test/users/sign_in",
+            "http://a.test/session/new",
+            "http://a.test/%ZZlog",
+        ] {
+            assert!(!ends_session(&logout, &u(no)), "{no}");
+        }
     }
 }

@@ -104,7 +104,9 @@ fn is_quoted_string(local: &str) -> bool {
     false // no closing quote
 }
 
-fn percent_decode(s: &str) -> String {
+/// `s` with every `%XX` decoded (bytes that are no UTF-8 as U+FFFD); a `%` without two hex
+/// digits stays as written.
+pub(crate) fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

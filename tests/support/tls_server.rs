@@ -1,18 +1,36 @@
 //! A tiny HTTPS server on 127.0.0.1:0 (rustls, the self-signed test certificate in
 //! tests/data/tls) answering every request with one HTML page: for the cert-expiry plugin, and
-//! for certificate failures (verified, the certificate is refused). Or one that serves its
-//! first connection only and, on every later one, sends the start of a TLS record one byte at
-//! a time, every 1.5 s.
+//! for certificate failures (verified, the certificate is refused). Or one whose answers a
+//! closure gives, by method and target (an https login page). Or one that serves its first
+//! connection only and, on every later one, sends the start of a TLS record one byte at a
+//! time, every 1.5 s.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
+
+/// One request as the server read it.
+#[derive(Clone, Debug)]
+pub struct TlsRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The request target, query included.
+    pub target: String,
+    /// The body (read when `Content-Length` is given).
+    pub body: Vec<u8>,
+}
+
+/// An answer: the status, header fields beside `Content-Length`, the HTML body.
+pub type TlsReply = (u16, Vec<(String, String)>, String);
+
+/// What answers each request.
+type Handler = dyn Fn(&TlsRequest) -> TlsReply + Send + Sync;
 
 /// The server; dropping it stops accepting (connections in flight end on their own).
 pub struct TlsServer {
@@ -20,6 +38,8 @@ pub struct TlsServer {
     stop: Arc<AtomicBool>,
     /// Connections accepted so far.
     accepted: Arc<AtomicUsize>,
+    /// Every request read, in arrival order.
+    log: Arc<Mutex<Vec<TlsRequest>>>,
 }
 
 /// The gap between two bytes of a dripping connection.
@@ -28,16 +48,23 @@ pub const DRIP_EVERY: Duration = Duration::from_millis(1500);
 impl TlsServer {
     /// Serves `html` for every path.
     pub fn start(html: &str) -> TlsServer {
-        TlsServer::start_with(html, false)
+        TlsServer::start_with(page(html), false)
+    }
+
+    /// Answers each request with what `handler` says.
+    pub fn start_answering(
+        handler: impl Fn(&TlsRequest) -> TlsReply + Send + Sync + 'static,
+    ) -> TlsServer {
+        TlsServer::start_with(Arc::new(handler), false)
     }
 
     /// Serves `html` on its first connection; every later one gets a TLS record header, then
     /// one byte every [`DRIP_EVERY`] until the client goes away.
     pub fn start_dripping_after_first(html: &str) -> TlsServer {
-        TlsServer::start_with(html, true)
+        TlsServer::start_with(page(html), true)
     }
 
-    fn start_with(html: &str, drip: bool) -> TlsServer {
+    fn start_with(handler: Arc<Handler>, drip: bool) -> TlsServer {
         let cert = include_bytes!("../data/tls/localhost.cert.der").to_vec();
         let key = include_bytes!("../data/tls/localhost.key.der").to_vec();
         let config =
@@ -55,7 +82,8 @@ impl TlsServer {
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
         let accepted = Arc::new(AtomicUsize::new(0));
-        let (flag, count, html) = (stop.clone(), accepted.clone(), html.to_owned());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (flag, count, requests) = (stop.clone(), accepted.clone(), log.clone());
         thread::spawn(move || {
             for stream in listener.incoming() {
                 if flag.load(Ordering::SeqCst) {
@@ -63,11 +91,11 @@ impl TlsServer {
                 }
                 let Ok(stream) = stream else { continue };
                 let first = count.fetch_add(1, Ordering::SeqCst) == 0;
-                let (config, html) = (config.clone(), html.clone());
+                let (config, handler, log) = (config.clone(), handler.clone(), requests.clone());
                 if drip && !first {
                     thread::spawn(move || drip_to(stream));
                 } else {
-                    thread::spawn(move || serve(stream, config, &html));
+                    thread::spawn(move || serve(stream, config, &*handler, &log));
                 }
             }
         });
@@ -75,7 +103,13 @@ impl TlsServer {
             port,
             stop,
             accepted,
+            log,
         }
+    }
+
+    /// Every request read so far.
+    pub fn requests(&self) -> Vec<TlsRequest> {
+        self.log.lock().unwrap().clone()
     }
 
     /// Connections accepted so far.
@@ -112,8 +146,19 @@ fn drip_to(mut stream: TcpStream) {
     }
 }
 
+/// A handler that answers `html` with 200 to everything.
+fn page(html: &str) -> Arc<Handler> {
+    let html = html.to_owned();
+    Arc::new(move |_: &TlsRequest| (200, Vec::new(), html.clone()))
+}
+
 /// Answers the requests of one connection (keep-alive) until it closes or fails.
-fn serve(stream: TcpStream, config: Arc<ServerConfig>, html: &str) {
+fn serve(
+    stream: TcpStream,
+    config: Arc<ServerConfig>,
+    handler: &Handler,
+    log: &Mutex<Vec<TlsRequest>>,
+) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(conn) = ServerConnection::new(config) else {
         return;
@@ -129,15 +174,31 @@ fn serve(stream: TcpStream, config: Arc<ServerConfig>, html: &str) {
                 Ok(_) => head.push(line),
             }
         }
-        let body = if head.first().is_some_and(|l| l.starts_with("HEAD")) {
-            ""
-        } else {
-            html
+        let mut words = head.first().map_or("", |l| l.as_str()).split_whitespace();
+        let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        let length = head.iter().find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.trim()
+                .eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        });
+        let mut body = vec![0; length.unwrap_or(0).min(1 << 20)];
+        if tls.read_exact(&mut body).is_err() {
+            return;
+        }
+        let request = TlsRequest {
+            method: method.to_owned(),
+            target: target.to_owned(),
+            body,
         };
-        let response = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-            html.len()
-        );
+        let (status, headers, html) = handler(&request);
+        log.lock().unwrap().push(request);
+        let mut response = format!("HTTP/1.1 {status} Status\r\nContent-Type: text/html\r\n");
+        for (name, value) in headers {
+            response.push_str(&format!("{name}: {value}\r\n"));
+        }
+        let body = if method == "HEAD" { "" } else { &html };
+        response.push_str(&format!("Content-Length: {}\r\n\r\n{body}", html.len()));
         let out = tls.get_mut();
         if out
             .write_all(response.as_bytes())

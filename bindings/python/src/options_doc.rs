@@ -157,11 +157,12 @@ login_user: str = None
 login_user_field: str = 'login'
     The name of the login form's user field.
 login_password_field: str = 'password'
-    The name of the login form's password field.
+    The name of the login form's password field (an input of type password).
 login_extra_field: str | list[str] = []
     Also send NAME=VALUE with the login form (repeatable).
-login_logout_pattern: str = '(?i)log-?out|sign-?out'
-    Links whose URL matches this regex would end the login session: not requested.
+login_logout_pattern: str = '(?i)log[-_ ]?(out|off)|sign[-_ ]?(out|off)|session/(destroy|end)'
+    Links whose URL matches this regex (as written, or with its path and query
+    percent-decoded) would end the login session: not requested.
 accept: str = '100..=399'
     Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
 method: 'head' | 'get' = 'head'

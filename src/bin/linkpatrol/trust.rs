@@ -67,6 +67,12 @@ pub enum Refusal {
 /// - `login-url`, `login-user`: the login sends the user's password (from
 ///   `LINKPATROL_LOGIN_PASSWORD`) to the form the page names, so a checkout could have it sent
 ///   to a server of its choosing; and the user name is the user's to choose.
+/// - `login-user-field`, `login-password-field`: choose the form the password fills on the
+///   login page, so a checkout could have it put in a search form's field and sent to that
+///   form's host (`GET /search?q=me&lang=PASSWORD`).
+/// - `login-extra-field`: fields sent with the user's password, replacing the form's own: a
+///   `redirect_uri`, `next` or `return_to` of its choosing has the site send the new session's
+///   code or token (in the redirect's query) to a server the file names.
 /// - `inputs`, `root-dir`, `sources`: a start input, the site's root or its sources outside the
 ///   folder would have the crawl read, parse and report files the checkout does not contain
 ///   (`/etc`, `~/.ssh`);
@@ -96,6 +102,9 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("changed-since", Refusal::Always),
     ("login-url", Refusal::Always),
     ("login-user", Refusal::Always),
+    ("login-user-field", Refusal::Always),
+    ("login-password-field", Refusal::Always),
+    ("login-extra-field", Refusal::Always),
     ("inputs", Refusal::Leaves),
     ("root-dir", Refusal::Leaves),
     ("sources", Refusal::Leaves),
@@ -382,18 +391,6 @@ mod tests {
         ),
         ("max-urls", "scope"),
         ("max-run-time", "limits: it only shortens the run"),
-        (
-            "login-user-field",
-            "the login form's field names: only with login-url, which it may not set",
-        ),
-        (
-            "login-password-field",
-            "the login form's field names: only with login-url, which it may not set",
-        ),
-        (
-            "login-extra-field",
-            "fields of the login form: only with login-url, which it may not set",
-        ),
         (
             "login-logout-pattern",
             "which links are not followed once logged in (only with login-url)",

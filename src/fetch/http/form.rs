@@ -1,7 +1,10 @@
 //! One page exchange outside the crawl, for the login before it (`engine/login.rs`): a GET of
 //! the login page, or the form's submission (POST `application/x-www-form-urlencoded`, or GET
 //! with the fields in the query), redirects followed by hand as browsers follow a form's:
-//! 301/302/303 turn into a GET without the body, 307/308 repeat the request.
+//! 301/302/303 turn into a GET without the body, 307/308 repeat the request. A 307/308 repeats
+//! a body (the password) only to the origin of the first URL (the form's action): one to any
+//! other origin, plain `http` from `https` among them, ends the exchange unfollowed, its
+//! Location in [`PageAnswer::withheld`].
 //!
 //! The request carries what a crawl request carries (the user's headers for the URL, its
 //! credentials, the run's cookies) and stores the cookies each answer sets into the run's jar,
@@ -40,6 +43,9 @@ pub(crate) struct PageAnswer {
     pub(crate) url: Url,
     /// The body, capped at the run's `max_body_size`.
     pub(crate) body: Vec<u8>,
+    /// The Location of a 307/308 that would have sent the body again to another origin than
+    /// the first URL's: not followed, and `status` is that redirect's. `None` otherwise.
+    pub(crate) withheld: Option<Url>,
 }
 
 impl HttpFetcher {
@@ -139,8 +145,16 @@ impl HttpFetcher {
                 && let Some(next) = location(&res).and_then(|l| current.join(&l).ok())
             {
                 drain(res.body_mut());
-                // A browser resends a form only after 307 and 308.
+                // A browser resends a form only after 307 and 308; we only to the same origin.
                 post &= matches!(status, 307 | 308);
+                if post && next.origin() != url.origin() {
+                    return Ok(PageAnswer {
+                        status,
+                        url: current,
+                        body: Vec::new(),
+                        withheld: Some(next),
+                    });
+                }
                 current = next;
                 continue;
             }
@@ -151,6 +165,7 @@ impl HttpFetcher {
                 status,
                 url: current,
                 body,
+                withheld: None,
             });
         }
         Err(format!(
