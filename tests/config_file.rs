@@ -838,3 +838,104 @@ fn a_local_config_start_url_into_this_machines_network_is_refused() {
         site.clear_requests();
     }
 }
+
+/// A local config could lift the brakes that bound a run's memory and requests: a 2 GB page
+/// read whole, no URL limit on a spider trap, a thousand redirects. Each is cut to its cap
+/// with a warning, as the timeouts are; the command line or a trusted file may ask for more.
+#[test]
+fn a_local_config_may_not_lift_the_body_url_and_redirect_limits() {
+    // /r/N redirects to /r/N+1, for ever.
+    let site = TestServer::start(Routes::new().dynamic(|req| {
+        let n: u32 = req.path.strip_prefix("/r/")?.parse().ok()?;
+        Some(Reply::redirect(302, &format!("/r/{}", n + 1)))
+    }));
+    let page = format!("<a href='{}'>trap</a>", site.url("/r/0"));
+    let dir = checkout(
+        "cfg-local-limits",
+        &page,
+        "max-body-size = 2000000000\nmax-urls = 0\nmax-redirects = 1000\n",
+    );
+    let out = run_in(&dir, &[], &["--print-config"]);
+    assert_exit(&out, 0);
+    let printed = stdout(&out);
+    for line in [
+        "max-body-size = 67108864",
+        "max-urls = 500000",
+        "max-redirects = 20",
+    ] {
+        assert!(
+            printed.lines().any(|l| l == line),
+            "{line} not in {printed}"
+        );
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    for key in [
+        "max-body-size 2000000000",
+        "max-urls 0 (no limit)",
+        "max-redirects 1000",
+    ] {
+        assert!(
+            err.lines().any(
+                |l| l.starts_with("linkpatrol: warning: ./linkpatrol.toml: ") && l.contains(key)
+            ),
+            "{key}: {err}"
+        );
+    }
+    for threads in ["1", "8"] {
+        site.clear_requests();
+        let out = run_in(&dir, &[], &["-t", threads, "index.html"]);
+        assert_exit(&out, 1);
+        let hops = site
+            .requests()
+            .iter()
+            .filter(|r| r.path.starts_with("/r/"))
+            .count();
+        assert_eq!(hops, 21, "-t {threads}: the first request and 20 hops");
+    }
+    let out = run_in(&dir, &[], &["--trust-config", "--print-config"]);
+    assert!(stdout(&out).lines().any(|l| l == "max-urls = 0"));
+}
+
+/// Every pattern a local config sets shares the one budget: `exclude-path`, the logout
+/// pattern and the regex plugin's patterns (in its section or in `plugin = […]`) too. Before,
+/// heavy `exclude-path` patterns ran for tens of seconds at hundreds of MB.
+#[test]
+fn every_pattern_of_a_local_config_shares_the_budget() {
+    let heavy: Vec<String> = (0..8).map(|i| format!("\"\\\\w{{150}}{i}\"")).collect();
+    let list = heavy.join(", ");
+    let specs: Vec<String> = (0..8)
+        .map(|i| format!("\"regex:pattern=\\\\w{{150}}{i}\""))
+        .collect();
+    for (toml, key) in [
+        (format!("exclude-path = [{list}]\n"), "exclude-path"),
+        (
+            format!("login-logout-pattern = \"(\\\\w{{150}}){{8}}\"\n"),
+            "login-logout-pattern",
+        ),
+        (
+            format!("[plugins.regex]\npattern = [{list}]\n"),
+            "plugins.regex",
+        ),
+        (
+            format!("plugin = [{}]\n", specs.join(", ")),
+            "plugins.regex",
+        ),
+    ] {
+        let dir = checkout(
+            "cfg-local-all-patterns",
+            "<a href='index.html'>me</a>",
+            &toml,
+        );
+        // Refused before any thread starts.
+        let out = run_in(&dir, &[], &["."]);
+        assert_one_line_error(
+            &out,
+            &[
+                &format!("./linkpatrol.toml: a `{key}' pattern"),
+                "needs more than its share",
+                "--trust-config",
+            ],
+        );
+        assert!(out.stdout.is_empty(), "no report: {toml}");
+    }
+}

@@ -30,7 +30,7 @@ fn refused_with(flags: &[&str], env: Env) -> (Option<i32>, String) {
 
 #[test]
 fn values_no_request_can_carry_exit_2_naming_the_option() {
-    let cases: [(&[&str], Env, &str); 11] = [
+    let cases: [(&[&str], Env, &str); 15] = [
         (&["--user-agent", "a\nb"], &[], "--user-agent"),
         (&["--user-agent", "a\u{1}b"], &[], "--user-agent"),
         (&["-H", "X-A: a\r\nEvil: 1"], &[], "--header"),
@@ -42,6 +42,27 @@ fn values_no_request_can_carry_exit_2_naming_the_option() {
         (&[], &[("LINKPATROL_USER_AGENT", "a\rb")], "--user-agent"),
         (&[], &[("LINKPATROL_QUIET", "2")], "--quiet"),
         (&[], &[("LINKPATROL_QUIET", "maybe")], "--quiet"),
+        // An extension that names a path panicked on every missing file.
+        (
+            &["--fallback-extensions", "md,x/y"],
+            &[],
+            "--fallback-extensions",
+        ),
+        (
+            &["--fallback-extensions", "..md"],
+            &[],
+            "--fallback-extensions",
+        ),
+        (
+            &["--fallback-extensions", "a\\b"],
+            &[],
+            "--fallback-extensions",
+        ),
+        (
+            &[],
+            &[("LINKPATROL_FALLBACK_EXTENSIONS", "/etc/passwd")],
+            "--fallback-extensions",
+        ),
     ];
     for (flags, env, option) in cases {
         let (code, stderr) = refused_with(flags, env);
@@ -97,6 +118,9 @@ fn the_library_refuses_the_same_values_as_invalid_config() {
         base().header("X-A", "a\nb"),
         base().header("X A", "b"),
         base().host_rule(HostRule::new(Regex::new(".*").unwrap()).header("X-A", "\u{0}")),
+        base().fallback_extensions(vec!["md".into(), "../x".into()]),
+        base().fallback_extensions(vec!["a\u{0}b".into()]),
+        base().fallback_extensions(vec!["x\\y".into()]),
     ] {
         let err = Checker::new(config).expect_err("refused");
         assert_eq!(err.kind(), ErrorKind::InvalidConfig, "{err}");

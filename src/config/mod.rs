@@ -885,6 +885,11 @@ impl Config {
                 ));
             }
         }
+        for ext in &self.fallback_extensions {
+            if let Err(e) = setting_syntax::fallback_extension(ext) {
+                return bad(format!("fallback extensions: {e}"));
+            }
+        }
         let max = MAX_DURATION.as_secs();
         for (name, d) in [
             ("timeout", self.timeout),

@@ -49,6 +49,19 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.trim().to_owned()))
 }
 
+/// An extension of `--fallback-extensions` (`md`, `.md`), trimmed and without its dot: one
+/// with `/`, `\`, `..` or NUL would name another path than the missing file's sibling.
+pub(crate) fn fallback_extension(s: &str) -> Result<String, String> {
+    let given = s.trim();
+    if given.contains(['/', '\\', '\0']) || given.contains("..") {
+        return Err(format!(
+            "`{}' is not a file extension (no `/', `\\', `..' or NUL)",
+            s.escape_debug()
+        ));
+    }
+    Ok(given.trim_start_matches('.').to_owned())
+}
+
 /// `NAME` or `NAME:key=value,key=value`, as `--plugin` reads it. A value with a comma stays
 /// whole when some piece after a comma is not `key=value` (`pattern=a{1,2}`); otherwise repeat
 /// the flag.
@@ -95,6 +108,15 @@ pub fn parse_pattern_number<T: std::str::FromStr>(s: &str) -> Result<(String, T)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fallback_extension_names_no_path() {
+        assert_eq!(fallback_extension(" .md ").as_deref(), Ok("md"));
+        assert_eq!(fallback_extension("tar.gz").as_deref(), Ok("tar.gz"));
+        for bad in ["a/b", "/", "..", "..md", "a\\b", "a\0b"] {
+            assert!(fallback_extension(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn headers_need_a_token_name() {

@@ -27,8 +27,8 @@ use crate::config::{
     DEFAULT_THREADS, DEFAULT_TIMEOUT,
 };
 use values::{
-    cache_age, format_cache_age, header, host_header, non_negative, non_negative_secs,
-    pattern_number, positive_secs, shard, thread_count, user_agent,
+    cache_age, fallback_extension, format_cache_age, header, host_header, non_negative,
+    non_negative_secs, pattern_number, positive_secs, shard, thread_count, user_agent,
 };
 
 pub use described::{Described, Kind, describe};
@@ -50,7 +50,8 @@ pub struct CheckOptions {
         help_heading = "Inputs",
         long,
         value_name = "EXT,…",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = fallback_extension
     )]
     pub fallback_extensions: Vec<String>,
 

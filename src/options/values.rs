@@ -7,6 +7,11 @@ pub fn user_agent(s: &str) -> Result<String, String> {
     crate::config::setting_syntax::parse_header(&format!("User-Agent: {s}")).map(|(_, v)| v)
 }
 
+/// One of `--fallback-extensions`: an extension, never a path (`/`, `\`, `..`, NUL).
+pub fn fallback_extension(s: &str) -> Result<String, String> {
+    crate::config::setting_syntax::fallback_extension(s)
+}
+
 /// `NAME: VALUE` (`--header`), read as every front end reads it.
 pub fn header(s: &str) -> Result<(String, String), String> {
     crate::config::setting_syntax::parse_header(s)

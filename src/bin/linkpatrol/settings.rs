@@ -85,10 +85,23 @@ pub const LOCAL_MAX_SECS: f64 = 300.0;
 /// The most retries a config file found in the current folder may set.
 pub const LOCAL_MAX_RETRIES: u32 = 10;
 
+/// The whole numbers a config file found in the current folder may raise only so far, each
+/// with its cap; 0, where it means "no limit", counts as over the cap:
+/// - `max-retries`: [`LOCAL_MAX_RETRIES`];
+/// - `max-body-size`: 64 MiB (a 2 GB page would take 3 GB to read and parse);
+/// - `max-urls`: the default, [`linkpatrol::DEFAULT_MAX_URLS`] (the brake on a spider trap);
+/// - `max-redirects`: 20, as browsers follow.
+pub const LOCAL_CAPPED_NUMBERS: [(&str, u64, bool); 4] = [
+    ("max-retries", LOCAL_MAX_RETRIES as u64, false),
+    ("max-body-size", 64 << 20, false),
+    ("max-urls", linkpatrol::DEFAULT_MAX_URLS as u64, true),
+    ("max-redirects", 20, false),
+];
+
 /// Caps what an untrusted local config `file` at `path` sets (and the command line does not)
-/// to [`LOCAL_MAX_SECS`] and [`LOCAL_MAX_RETRIES`], returning a warning for each value cut: a
-/// checkout could otherwise have one run wait a year on a host, or retry it four billion
-/// times.
+/// to [`LOCAL_MAX_SECS`] and [`LOCAL_CAPPED_NUMBERS`], returning a warning for each value cut:
+/// a checkout could otherwise have one run wait a year on a host, retry it four billion
+/// times, read a 2 GB page or never stop on a spider trap.
 fn cap_local(
     file: &mut FileConfig,
     matches: &clap::ArgMatches,
@@ -97,9 +110,12 @@ fn cap_local(
     use toml::Value;
     let p = path.display();
     let mut warnings = Vec::new();
-    let capped = ["timeout", "abort-timeout", "max-retry-wait", "max-retries"];
+    let seconds = ["timeout", "abort-timeout", "max-retry-wait"];
     for key in &mut file.keys {
-        if !capped.contains(&key.key.as_str())
+        let number = LOCAL_CAPPED_NUMBERS
+            .iter()
+            .find(|(k, _, _)| *k == key.key.as_str());
+        if !(seconds.contains(&key.key.as_str()) || number.is_some())
             || config_file::given(matches, &key.key.replace('-', "_"))
         {
             continue;
@@ -121,15 +137,26 @@ fn cap_local(
                 key.value = Value::Float(LOCAL_MAX_SECS);
             }
         }
-        if key.key == "max-retries"
-            && let Value::Integer(n) = key.value
-            && n > i64::from(LOCAL_MAX_RETRIES)
+        // A number as the flag's parser would read it: an integer, or a string of digits.
+        let given = match &key.value {
+            Value::Integer(n) => u64::try_from(*n).ok(),
+            Value::String(s) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        if let Some(&(name, cap, zero_unlimited)) = number
+            && let Some(n) = given
+            && (n > cap || (zero_unlimited && n == 0))
         {
+            let what = if n == 0 {
+                "0 (no limit)".to_owned()
+            } else {
+                n.to_string()
+            };
             warnings.push(format!(
-                "{p}: max-retries {n} is more than a config found in the current folder may \
-                 set; using {LOCAL_MAX_RETRIES} (give it on the command line, or trust the file)"
+                "{p}: {name} {what} is more than a config found in the current folder may \
+                 set; using {cap} (give it on the command line, or trust the file)"
             ));
-            key.value = Value::Integer(i64::from(LOCAL_MAX_RETRIES));
+            key.value = Value::Integer(i64::try_from(cap).unwrap_or(i64::MAX));
         }
     }
     warnings

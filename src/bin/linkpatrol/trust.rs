@@ -209,7 +209,14 @@ fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
     patterns.extend(list("host-rate", true));
     patterns.extend(list("host-max-concurrency", true));
     patterns.extend(list("host-header", true));
+    patterns.extend(list("exclude-path", false));
+    patterns.extend(list("login-logout-pattern", false));
     patterns.extend(file.hosts.iter().map(|h| ("hosts", h.pattern.clone())));
+    patterns.extend(
+        regex_plugin_patterns(file)
+            .into_iter()
+            .map(|p| ("plugins.regex", p)),
+    );
     let Some(share) = LOCAL_PATTERN_BUDGET.checked_div(patterns.len()) else {
         return Ok(());
     };
@@ -234,6 +241,34 @@ fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The patterns `file` gives the regex plugin, by its `[plugins.regex]` section or by
+/// `plugin = ["regex:pattern=…"]`.
+fn regex_plugin_patterns(file: &FileConfig) -> Vec<String> {
+    let mut patterns = Vec::new();
+    if let Some(value) = file.plugins.get("regex").and_then(|s| s.get("pattern")) {
+        match value {
+            toml::Value::String(p) => patterns.push(p.clone()),
+            toml::Value::Array(list) => {
+                patterns.extend(list.iter().filter_map(|v| v.as_str().map(str::to_owned)))
+            }
+            _ => {}
+        }
+    }
+    for spec in file.strings("plugin") {
+        if let Ok((name, pairs)) = linkpatrol::parse_plugin_spec(&spec)
+            && name == "regex"
+        {
+            patterns.extend(
+                pairs
+                    .into_iter()
+                    .filter(|(k, _)| k == "pattern")
+                    .map(|(_, v)| v),
+            );
+        }
+    }
+    patterns
 }
 
 /// A pattern as an error shows it: at most 60 characters.
