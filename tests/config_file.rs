@@ -909,7 +909,7 @@ fn every_pattern_of_a_local_config_shares_the_budget() {
     for (toml, key) in [
         (format!("exclude-path = [{list}]\n"), "exclude-path"),
         (
-            format!("login-logout-pattern = \"(\\\\w{{150}}){{8}}\"\n"),
+            "login-logout-pattern = \"(\\\\w{150}){8}\"\n".to_owned(),
             "login-logout-pattern",
         ),
         (
