@@ -20,6 +20,11 @@ impl FailureClass {
     /// Every class: `http-error`, then each [`FailKind`] in declaration order. The order is
     /// that of the SARIF rules.
     pub fn all() -> impl Iterator<Item = FailureClass> {
+        // No wildcard: a new variant stops this compiling, to send whoever adds it to the
+        // chain below (`FailKind`s come from their declaration).
+        let _every_variant = |c: FailureClass| match c {
+            FailureClass::HttpError | FailureClass::Failed(_) => (),
+        };
         std::iter::once(FailureClass::HttpError)
             .chain(FailKind::ALL.into_iter().map(FailureClass::Failed))
     }

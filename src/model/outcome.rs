@@ -13,97 +13,75 @@ use url::Url;
 
 use crate::model::redact::redact_text;
 
-/// Why a URL could not be fetched or was found broken, short of an HTTP status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FailKind {
+/// Declares [`FailKind`] with each kind's name: the list of every kind ([`FailKind::ALL`]) and
+/// the names come from the declaration itself, so no kind can be left out of either.
+macro_rules! fail_kinds {
+    ($($(#[doc = $doc:literal])* $kind:ident = $name:literal,)*) => {
+        /// Why a URL could not be fetched or was found broken, short of an HTTP status.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum FailKind {
+            $($(#[doc = $doc])* $kind,)*
+        }
+
+        impl FailKind {
+            /// Every kind, in declaration order: for reading a name back
+            /// ([`as_str`](Self::as_str)) and for listing them (the SARIF rules).
+            pub const ALL: [FailKind; [$($name),*].len()] = [$(FailKind::$kind),*];
+
+            /// A short, stable, lower-case name (`timeout`, `redirect-loop`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(FailKind::$kind => $name,)*
+                }
+            }
+        }
+    };
+}
+
+fail_kinds! {
     /// The link could not be parsed as a URL.
-    InvalidUrl,
+    InvalidUrl = "invalid-url",
     /// The host name could not be resolved.
-    Dns,
+    Dns = "dns",
     /// The TCP connection was refused or could not be made.
-    Connect,
+    Connect = "connect",
     /// A connect, response or body timeout passed.
-    Timeout,
+    Timeout = "timeout",
     /// A TLS handshake or certificate problem.
-    Tls,
+    Tls = "tls",
     /// The server broke the HTTP protocol (malformed status line, bad headers).
-    Protocol,
+    Protocol = "protocol",
     /// The connection broke while reading (reset, unexpected EOF).
-    Io,
+    Io = "io",
     /// A redirect led back to a URL already in its chain.
-    RedirectLoop,
+    RedirectLoop = "redirect-loop",
     /// More redirect hops than allowed.
-    TooManyRedirects,
+    TooManyRedirects = "too-many-redirects",
     /// A redirect without a usable `Location`.
-    BadRedirect,
+    BadRedirect = "bad-redirect",
     /// A local file or directory that does not exist.
-    FileNotFound,
+    FileNotFound = "file-not-found",
     /// A mail address with invalid syntax.
-    BadMailAddress,
+    BadMailAddress = "bad-mail-address",
     /// The run was cancelled while this URL was in flight.
-    Interrupted,
+    Interrupted = "interrupted",
     /// A bug: the check of this URL panicked (the run went on).
-    Internal,
+    Internal = "internal",
     /// A plugin found the URL broken (its message says which and why).
-    Plugin,
+    Plugin = "plugin",
     /// This link's `#fragment` names nothing on its page (the `anchors` plugin). The URL itself
     /// is fine: only the entries of links with that fragment carry this verdict.
-    Fragment,
+    Fragment = "fragment",
     /// A Markdown reference (`[text][label]`, `[label][]`) whose label no definition names:
     /// it renders as literal text.
-    UndefinedReference,
+    UndefinedReference = "undefined-reference",
 }
 
 impl FailKind {
-    /// Every kind, in declaration order: for reading a name back ([`as_str`](Self::as_str))
-    /// and for listing them (the SARIF rules). A test keeps it whole.
-    pub const ALL: [FailKind; 17] = [
-        FailKind::InvalidUrl,
-        FailKind::Dns,
-        FailKind::Connect,
-        FailKind::Timeout,
-        FailKind::Tls,
-        FailKind::Protocol,
-        FailKind::Io,
-        FailKind::RedirectLoop,
-        FailKind::TooManyRedirects,
-        FailKind::BadRedirect,
-        FailKind::FileNotFound,
-        FailKind::BadMailAddress,
-        FailKind::Interrupted,
-        FailKind::Internal,
-        FailKind::Plugin,
-        FailKind::Fragment,
-        FailKind::UndefinedReference,
-    ];
-
     /// The kind named `name` (the inverse of [`as_str`](Self::as_str)).
     pub fn from_name(name: &str) -> Option<FailKind> {
         FailKind::ALL.into_iter().find(|k| k.as_str() == name)
-    }
-
-    /// A short, stable, lower-case name (`timeout`, `redirect-loop`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailKind::InvalidUrl => "invalid-url",
-            FailKind::Dns => "dns",
-            FailKind::Connect => "connect",
-            FailKind::Timeout => "timeout",
-            FailKind::Tls => "tls",
-            FailKind::Protocol => "protocol",
-            FailKind::Io => "io",
-            FailKind::RedirectLoop => "redirect-loop",
-            FailKind::TooManyRedirects => "too-many-redirects",
-            FailKind::BadRedirect => "bad-redirect",
-            FailKind::FileNotFound => "file-not-found",
-            FailKind::BadMailAddress => "bad-mail-address",
-            FailKind::Interrupted => "interrupted",
-            FailKind::Internal => "internal",
-            FailKind::Fragment => "fragment",
-            FailKind::Plugin => "plugin",
-            FailKind::UndefinedReference => "undefined-reference",
-        }
     }
 }
 
@@ -461,33 +439,16 @@ pub struct Entry {
 mod tests {
     use super::FailKind;
 
-    /// `ALL` holds each kind once, in declaration order, and every name reads back. The match
-    /// stops compiling when a kind is added, to send whoever adds it to `ALL`.
+    /// Every name is distinct and reads back.
     #[test]
     fn all_lists_every_kind_once_and_names_read_back() {
-        let position = |k: FailKind| match k {
-            FailKind::InvalidUrl => 0,
-            FailKind::Dns => 1,
-            FailKind::Connect => 2,
-            FailKind::Timeout => 3,
-            FailKind::Tls => 4,
-            FailKind::Protocol => 5,
-            FailKind::Io => 6,
-            FailKind::RedirectLoop => 7,
-            FailKind::TooManyRedirects => 8,
-            FailKind::BadRedirect => 9,
-            FailKind::FileNotFound => 10,
-            FailKind::BadMailAddress => 11,
-            FailKind::Interrupted => 12,
-            FailKind::Internal => 13,
-            FailKind::Plugin => 14,
-            FailKind::Fragment => 15,
-            FailKind::UndefinedReference => 16,
-        };
-        for (i, kind) in FailKind::ALL.into_iter().enumerate() {
-            assert_eq!(position(kind), i, "{kind:?}");
+        let mut names: Vec<&str> = FailKind::ALL.iter().map(|k| k.as_str()).collect();
+        for kind in FailKind::ALL {
             assert_eq!(FailKind::from_name(kind.as_str()), Some(kind));
         }
         assert_eq!(FailKind::from_name("no-such-kind"), None);
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FailKind::ALL.len());
     }
 }

@@ -59,88 +59,161 @@ impl CheckOptions {
     /// These options applied to `config`, and the rules by which inputs are read (the folder
     /// walk, `changed-since`) as an [`Inputs`] without inputs yet.
     pub fn to_config(&self, mut config: Config) -> Result<(Config, Inputs), OptionError> {
-        let o = self;
+        // Every option by name: a new one is a compile error here until it is mapped below,
+        // or by the helper named beside it (`every_option_is_mapped` checks that it is).
+        let CheckOptions {
+            fallback_extensions,
+            changed_since,
+            threads,
+            timeout,
+            max_requests_per_second,
+            host_concurrency,
+            recursion_level,
+            internal_only,
+            check_extern,
+            include,
+            exclude,
+            remap,
+            no_follow,
+            max_redirects,
+            abort_timeout,
+            root_dir,
+            include_verbatim,
+            no_robots,
+            follow_outside_root,
+            sitemaps,
+            max_retries,
+            max_retry_wait,
+            headers,
+            insecure,
+            exclude_private,
+            exclude_loopback,
+            exclude_link_local,
+            allow_private,
+            proxy,
+            max_urls,
+            max_run_time,
+            max_body_size,
+            user_agent,
+            ignore_warning,
+            fail_on_blocked,
+            cache,
+            cache_file,
+            max_cache_age,
+            cache_failures,
+            resume,
+            fail_after_runs,
+            method,
+            suggest,
+            detect_soft_404,
+            rate_given,
+            shard,
+            // `inputs()`:
+            no_ignore: _,
+            hidden: _,
+            follow: _,
+            exclude_path: _,
+            // `host_rules()`:
+            host_rate: _,
+            host_max_concurrency: _,
+            host_header: _,
+            // `requests()`:
+            base_url: _,
+            cookie_file: _,
+            accept: _,
+            check_mx: _,
+            dns_server: _,
+            archive_url: _,
+            github_token: _,
+            // `login()`:
+            login_url: _,
+            login_user: _,
+            login_user_field: _,
+            login_password_field: _,
+            login_extra_field: _,
+            login_logout_pattern: _,
+            login_password: _,
+            // `plugins()`:
+            check_anchors: _,
+            plugins: _,
+        } = self.clone();
         config = config
-            .threads(o.threads)
-            .timeout(secs("timeout", o.timeout)?)
-            .max_requests_per_second(rate("max-requests-per-second", o.max_requests_per_second)?)
+            .threads(threads)
+            .timeout(secs("timeout", timeout)?)
+            .max_requests_per_second(rate("max-requests-per-second", max_requests_per_second)?)
             // Loopback (a local development server) is exempt from the default rate only.
-            .loopback_unthrottled(!o.rate_given)
-            .host_concurrency(o.host_concurrency)
+            .loopback_unthrottled(!rate_given)
+            .host_concurrency(host_concurrency)
             // What a change touches is checked, not the pages it links to (unless -r says so).
-            .recursion_level(o.recursion_level.or(o.changed_since.as_ref().map(|_| 1)))
+            .recursion_level(recursion_level.or(changed_since.as_ref().map(|_| 1)))
             // LinkChecker's `--check-extern=false` means what --internal-only does.
-            .check_external(!o.internal_only && o.check_extern != Some(false))
-            .max_redirects(o.max_redirects)
-            .abort_timeout(secs("abort-timeout", o.abort_timeout)?)
-            .robots(!o.no_robots)
-            .follow_outside_root(o.follow_outside_root)
-            .include_verbatim(o.include_verbatim)
-            .fallback_extensions(o.fallback_extensions.clone())
-            .seed_sitemaps(o.sitemaps)
-            .max_retries(o.max_retries)
-            .max_retry_wait(secs("max-retry-wait", o.max_retry_wait)?)
-            .insecure(o.insecure)
-            .exclude_private(o.exclude_private)
-            .exclude_loopback(o.exclude_loopback)
-            .exclude_link_local(o.exclude_link_local)
-            .allow_private(o.allow_private)
-            .fail_on_blocked(o.fail_on_blocked)
+            .check_external(!internal_only && check_extern != Some(false))
+            .max_redirects(max_redirects)
+            .abort_timeout(secs("abort-timeout", abort_timeout)?)
+            .robots(!no_robots)
+            .follow_outside_root(follow_outside_root)
+            .include_verbatim(include_verbatim)
+            .fallback_extensions(fallback_extensions.clone())
+            .seed_sitemaps(sitemaps)
+            .max_retries(max_retries)
+            .max_retry_wait(secs("max-retry-wait", max_retry_wait)?)
+            .insecure(insecure)
+            .exclude_private(exclude_private)
+            .exclude_loopback(exclude_loopback)
+            .exclude_link_local(exclude_link_local)
+            .allow_private(allow_private)
+            .fail_on_blocked(fail_on_blocked)
             // 0 means no limit, like the other limits.
-            .max_urls(Some(o.max_urls))
-            .max_run_time(
-                o.max_run_time
-                    .map(|t| secs("max-run-time", t))
-                    .transpose()?,
-            )
-            .max_body_size(o.max_body_size)
-            .max_cache_age(o.max_cache_age)
-            .cache_failures(o.cache_failures)
-            .resume(o.resume)
-            .fail_after_runs(o.fail_after_runs)
-            .suggest(o.suggest)
-            .detect_soft_404(o.detect_soft_404)
-            .always_get(o.method == "get");
-        if !["head", "get"].contains(&o.method.as_str()) {
-            return Err(bad("method", format!("`{}' is not head or get", o.method)));
+            .max_urls(Some(max_urls))
+            .max_run_time(max_run_time.map(|t| secs("max-run-time", t)).transpose()?)
+            .max_body_size(max_body_size)
+            .max_cache_age(max_cache_age)
+            .cache_failures(cache_failures)
+            .resume(resume)
+            .fail_after_runs(fail_after_runs)
+            .suggest(suggest)
+            .detect_soft_404(detect_soft_404)
+            .always_get(method == "get");
+        if !["head", "get"].contains(&method.as_str()) {
+            return Err(bad("method", format!("`{}' is not head or get", method)));
         }
-        if o.fail_after_runs == 0 {
+        if fail_after_runs == 0 {
             return Err(bad("fail-after-runs", "must be at least 1"));
         }
-        if let Some(path) = &o.cache_file {
+        if let Some(path) = &cache_file {
             config = config.state_file(path);
-        } else if o.cache || o.resume {
+        } else if cache || resume {
             config = config.state_file(DEFAULT_STATE_FILE);
         }
-        for tag in &o.ignore_warning {
+        for tag in &ignore_warning {
             config = config.ignore_warning(tag);
         }
-        for (name, value) in &o.headers {
+        for (name, value) in &headers {
             config = config.header(name, value);
         }
         config = self.host_rules(config)?;
-        if let Some(dir) = &o.root_dir {
+        if let Some(dir) = &root_dir {
             config = config.root_dir(dir);
         }
-        if let Some(ua) = &o.user_agent {
+        if let Some(ua) = &user_agent {
             config = config.user_agent(ua);
         }
-        if let Some(proxy) = &o.proxy {
+        if let Some(proxy) = &proxy {
             config = config.proxy(proxy);
         }
-        for r in any_of(&o.include).map_err(|e| bad("include", e))? {
+        for r in any_of(&include).map_err(|e| bad("include", e))? {
             config = config.include(r);
         }
-        for r in any_of(&o.exclude).map_err(|e| bad("exclude", e))? {
+        for r in any_of(&exclude).map_err(|e| bad("exclude", e))? {
             config = config.exclude(r);
         }
-        for r in any_of(&o.no_follow).map_err(|e| bad("no-follow", e))? {
+        for r in any_of(&no_follow).map_err(|e| bad("no-follow", e))? {
             config = config.no_follow(r);
         }
-        for rule in &o.remap {
+        for rule in &remap {
             config = config.remap(Remap::parse(rule).map_err(|e| bad("remap", e.to_string()))?);
         }
-        if let Some(shard) = o.shard {
+        if let Some(shard) = shard {
             config = config.shard(shard);
         }
         config = self.requests(config)?;
@@ -465,5 +538,123 @@ mod tests {
             let e = options(arguments).to_config(Config::new()).unwrap_err();
             assert_eq!(e.option, option, "{arguments:?}: {e}");
         }
+    }
+
+    /// What `to_config` makes of `arguments`, as text (every field of both values).
+    fn mapped(arguments: &[String]) -> String {
+        let mut o = CheckOptions::from_arguments(arguments)
+            .unwrap_or_else(|e| panic!("{arguments:?}: {e}"));
+        o.login_password = Some("pw".into());
+        let made = o
+            .to_config(Config::new())
+            .unwrap_or_else(|e| panic!("{arguments:?}: {e}"));
+        // The token's Debug hides it: its header is compared instead.
+        let token = made.0.github_token.as_ref().map(|t| t.header_value());
+        format!("{made:?} {token:?}")
+    }
+
+    /// Every option changes what `to_config` makes: each is given a sample value (with the
+    /// options it needs), and the result is compared with the same without it. An option whose
+    /// mapping line is left out fails here, and so does a new option until it has a sample.
+    #[test]
+    fn every_option_is_mapped() {
+        let dir = std::env::temp_dir().join(format!("linkpatrol-mapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cookies = dir.join("cookies.txt");
+        std::fs::write(&cookies, ".example.test\tTRUE\t/\tFALSE\t0\tid\t1\n").unwrap();
+        let cookies = cookies.display().to_string();
+        let login: &[&str] = &["--login-url=http://127.0.0.1:9/a", "--login-user=me"];
+        // (option, sample value, `None` for a switch, the options it needs)
+        let samples: &[(&str, Option<&str>, &[&str])] = &[
+            ("fallback-extensions", Some("md"), &[]),
+            ("changed-since", Some("HEAD"), &[]),
+            ("no-ignore", None, &[]),
+            ("hidden", None, &[]),
+            ("follow", None, &[]),
+            ("exclude-path", Some("x"), &[]),
+            ("threads", Some("3"), &[]),
+            ("timeout", Some("7"), &[]),
+            ("max-requests-per-second", Some("3"), &[]),
+            ("host-concurrency", Some("5"), &[]),
+            ("recursion-level", Some("2"), &[]),
+            ("internal-only", None, &[]),
+            ("check-extern", Some("false"), &[]),
+            ("include", Some("x"), &[]),
+            ("exclude", Some("x"), &[]),
+            ("remap", Some("a b"), &[]),
+            ("no-follow", Some("x"), &[]),
+            ("max-redirects", Some("3"), &[]),
+            ("abort-timeout", Some("3"), &[]),
+            ("root-dir", Some("/tmp"), &[]),
+            ("include-verbatim", None, &[]),
+            ("no-robots", None, &[]),
+            ("follow-outside-root", None, &[]),
+            ("sitemaps", None, &[]),
+            ("max-retries", Some("5"), &[]),
+            ("max-retry-wait", Some("3"), &[]),
+            ("header", Some("X-A: 1"), &[]),
+            ("host-rate", Some("x=1"), &[]),
+            ("host-max-concurrency", Some("x=1"), &[]),
+            ("host-header", Some("x=X-A: 1"), &[]),
+            ("insecure", None, &[]),
+            ("exclude-private", None, &[]),
+            ("exclude-loopback", None, &[]),
+            ("exclude-link-local", None, &[]),
+            ("allow-private", None, &[]),
+            ("proxy", Some("http://127.0.0.1:9"), &[]),
+            ("max-urls", Some("7"), &[]),
+            ("max-run-time", Some("7"), &[]),
+            ("max-body-size", Some("7"), &[]),
+            ("user-agent", Some("x"), &[]),
+            ("ignore-warning", Some("x"), &[]),
+            ("fail-on-blocked", None, &[]),
+            ("cache", None, &[]),
+            ("cache-file", Some("x.sqlite"), &[]),
+            ("max-cache-age", Some("2d"), &[]),
+            ("cache-failures", None, &[]),
+            ("resume", None, &[]),
+            ("fail-after-runs", Some("3"), &[]),
+            ("base-url", Some("http://127.0.0.1:9/"), &[]),
+            ("cookie-file", Some(&cookies), &[]),
+            ("login-url", Some("http://127.0.0.1:9/b"), login),
+            ("login-user", Some("you"), login),
+            ("login-user-field", Some("u"), login),
+            ("login-password-field", Some("p"), login),
+            ("login-extra-field", Some("a=b"), login),
+            ("login-logout-pattern", Some("x"), login),
+            ("accept", Some("200"), &[]),
+            ("method", Some("get"), &[]),
+            ("check-mx", None, &["--dns-server=127.0.0.1:53"]),
+            (
+                "dns-server",
+                Some("127.0.0.2:53"),
+                &["--check-mx", "--dns-server=127.0.0.1:53"],
+            ),
+            ("suggest", None, &[]),
+            ("archive-url", Some("http://127.0.0.1:9/"), &["--suggest"]),
+            ("github-token", Some("x"), &["--github-token=y"]),
+            ("detect-soft-404", None, &[]),
+            ("shard", Some("0/2"), &[]),
+            ("check-anchors", None, &[]),
+            ("plugin", Some("anchors"), &[]),
+        ];
+        for arg in CheckOptions::command().get_arguments() {
+            let long = arg.get_long().expect("every option has a long name");
+            let Some((_, value, needs)) = samples.iter().find(|(l, _, _)| *l == long) else {
+                panic!("--{long} has no sample in this test: give it one");
+            };
+            let base: Vec<String> = needs.iter().map(|a| (*a).to_owned()).collect();
+            let mut given: Vec<String> = base
+                .iter()
+                .filter(|a| !a.starts_with(&format!("--{long}=")))
+                .cloned()
+                .collect();
+            given.push(match value {
+                Some(v) => format!("--{long}={v}"),
+                None => format!("--{long}"),
+            });
+            assert_ne!(mapped(&base), mapped(&given), "--{long} changes nothing");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
