@@ -94,6 +94,35 @@ fn markdown_heading_anchors_are_checked_with_github_slugs() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// Headings whose slugs need combining marks (Devanagari's virama, Thai vowels, Arabic
+/// harakat, a Latin combining accent): GitHub keeps every mark, so these links are good. A
+/// link that drops the mark is not.
+#[test]
+fn markdown_slugs_keep_combining_marks() {
+    let dir = TempDir::new("fragments-marks");
+    std::fs::write(
+        dir.join("README.md"),
+        "# दिशानिर्देश\n\n## ภาษาไทย\n\n## العَرَبِيَّة\n\n## Cafe\u{301}\n\n\
+         [hi](#दिशानिर्देश) [th](#ภาษาไทย) [ar](#العَرَبِيَّة) [fr](#cafe\u{301}) \
+         [no-virama](#दिशानिरदेश)\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = cli(&[
+            &CSV_FLAGS[..],
+            &["--threads", threads, "--check-anchors"],
+            &[dir.to_str().unwrap()],
+        ]
+        .concat());
+        let rows = rows(&out);
+        assert_eq!(
+            broken_rows(&rows),
+            BTreeSet::from([pair("#दिशानिरदेश", "README.md")]),
+            "threads={threads}: {rows:#?}"
+        );
+    }
+}
+
 #[test]
 fn check_anchors_is_a_config_file_key() {
     let dir = markdown_folder("fragments-config");

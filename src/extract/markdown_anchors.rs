@@ -2,14 +2,17 @@
 //! GitHub's rules, an explicit heading id (`## Setup {#install}`), and the `id`/`name` of raw
 //! HTML (`<a id="x"></a>`). Pure.
 //!
-//! GitHub's slug of a heading's text: lower-cased, every character dropped that is not a
-//! letter, a digit, a space, `-` or `_`, then each space turned into `-` (`Set up & run!` →
-//! `set-up--run`). A slug already taken gets `-1`, `-2`, … (the second `## Notes` is
+//! GitHub's slug of a heading's text, as github-slugger makes it: lower-cased, every character
+//! dropped that is not a letter, a combining mark, a number, connector punctuation (`_`), a
+//! space or `-`, then each space turned into `-` (`Set up & run!` → `set-up--run`). Marks
+//! stay: a Devanagari virama or an Arabic haraka is part of the slug. A slug already taken gets `-1`, `-2`, … (the second `## Notes` is
 //! `notes-1`). An explicit id replaces the slug, as kramdown, Pandoc and Hugo do.
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use regex::Regex;
 
 use super::extract_html;
 
@@ -57,12 +60,11 @@ pub fn markdown_anchors(body: &[u8]) -> Vec<String> {
 
 /// GitHub's slug of a heading's text (see the module docs), before it is made unique.
 pub(super) fn github_slug(text: &str) -> String {
-    text.trim()
-        .to_lowercase()
-        .chars()
-        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
-        .map(|c| if c == ' ' { '-' } else { c })
-        .collect()
+    static DROPPED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[^\p{L}\p{M}\p{N}\p{Pc} -]").expect("a valid pattern"));
+    DROPPED
+        .replace_all(&text.trim().to_lowercase(), "")
+        .replace(' ', "-")
 }
 
 /// The slugs given so far in one document.
@@ -103,6 +105,22 @@ mod tests {
         );
         assert_eq!(github_slug("Ünïcode Straße"), "ünïcode-straße");
         assert_eq!(github_slug("What's new? (2026)"), "whats-new-2026");
+    }
+
+    /// github-slugger keeps every combining mark (`\p{M}`), which `char::is_alphanumeric`
+    /// drops when it is not also alphabetic (the Devanagari virama, U+094D).
+    #[test]
+    fn slugs_keep_combining_marks() {
+        assert_eq!(github_slug("दिशानिर्देश"), "दिशानिर्देश");
+        assert_eq!(github_slug("हिन्दी में सहायता"), "हिन्दी-में-सहायता");
+        assert_eq!(github_slug("ภาษาไทย ที่นี่"), "ภาษาไทย-ที่นี่");
+        assert_eq!(github_slug("العَرَبِيَّة"), "العَرَبِيَّة");
+        assert_eq!(
+            github_slug("Cafe\u{301} Noe\u{308}l"),
+            "cafe\u{301}-noe\u{308}l"
+        );
+        // Symbols go, as on GitHub: a circled letter, an emoji.
+        assert_eq!(github_slug("Ⓐ rocket 🚀"), "-rocket-");
     }
 
     #[test]
