@@ -130,6 +130,29 @@ fn a_reference_to_an_undefined_label_is_an_error_at_its_line() {
     }
 }
 
+/// CommonMark allows no link inside a link: `[outer [inner][label]](gone.md)` is a link to
+/// `gone.md` whose text holds `[inner][label]` as text, not an undefined reference.
+#[test]
+fn a_reference_inside_a_links_text_is_text() {
+    let dir = TempDir::new("render-nested-reference");
+    fs::write(
+        dir.join("README.md"),
+        "# Readme\n\nSee [outer [inner][label] text](gone.md) and [ok [x][y]](README.md).\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let bad: Vec<String> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| r[0].to_owned())
+            .collect();
+        assert_eq!(bad, ["gone.md"], "-t {threads}: {rows:#?}");
+    }
+}
+
 /// A repository with a Markdown guide (headings `setup`, `the-tuple-type`), an HTML page
 /// (id `Intro`), and an mdBook in `book/` whose chapter has the heading `the-tuple-type`.
 fn repo_with_cased_fragments(name: &str) -> TempDir {

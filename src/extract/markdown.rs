@@ -31,6 +31,63 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS;
+    // Each undefined reference is made a link so its place reaches the events. One inside a
+    // link's text is literal text (CommonMark allows no link in a link), and making it a link
+    // would unmake the outer one: when there is such a reference, the document is read again
+    // with it left as text. A document without one is read once.
+    let converted = std::cell::RefCell::new(Vec::new());
+    let first = collect(
+        &text,
+        verbatim,
+        Parser::new_with_broken_link_callback(
+            &text,
+            options,
+            Some(|broken: pulldown_cmark::BrokenLink<'_>| {
+                keep_as_link(&broken).inspect(|_| converted.borrow_mut().push(broken.span))
+            }),
+        )
+        .into_offset_iter(),
+    );
+    let converted = converted.into_inner();
+    if converted.is_empty() {
+        return first;
+    }
+    let links: Vec<Range<usize>> = Parser::new_ext(&text, options)
+        .into_offset_iter()
+        .filter_map(|(e, r)| matches!(e, Event::Start(Tag::Link { .. })).then_some(r))
+        .collect();
+    let in_a_link = |span: &Range<usize>| {
+        links
+            .iter()
+            .any(|l| l.start <= span.start && span.end <= l.end)
+    };
+    if !converted.iter().any(in_a_link) {
+        return first;
+    }
+    collect(
+        &text,
+        verbatim,
+        Parser::new_with_broken_link_callback(
+            &text,
+            options,
+            Some(|broken: pulldown_cmark::BrokenLink<'_>| {
+                if in_a_link(&broken.span) {
+                    None
+                } else {
+                    keep_as_link(&broken)
+                }
+            }),
+        )
+        .into_offset_iter(),
+    )
+}
+
+/// The links of `text`, read from the `events` of its parse.
+fn collect<'a>(
+    text: &'a str,
+    verbatim: bool,
+    events: impl Iterator<Item = (Event<'a>, Range<usize>)>,
+) -> Vec<RawLink> {
     // Event offsets follow the document, so the counter moves forward (and starts over, still
     // right, should one ever go back).
     let mut lines = LineCounter::new(text.as_bytes(), Convention::Plain);
@@ -47,8 +104,7 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
     // The `linkpatrol-ignore` comments read so far, and the links they were applied to.
     let mut ignore = IgnoreState::default();
     let mut applied = 0;
-    let parser = Parser::new_with_broken_link_callback(&text, options, Some(keep_as_link));
-    for (event, range) in parser.into_offset_iter() {
+    for (event, range) in events {
         let literal_text = matches!(event, Event::Text(_))
             && open.is_none()
             && images == 0

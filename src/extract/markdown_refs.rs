@@ -10,7 +10,7 @@ use pulldown_cmark::{BrokenLink, CowStr, LinkType};
 /// The parser's broken-link callback: a full or collapsed reference becomes a link (of type
 /// `ReferenceUnknown` or `CollapsedUnknown`, with an empty destination), so its place and label
 /// reach the events; a shortcut stays text.
-pub(super) fn keep_as_link(broken: BrokenLink<'_>) -> Option<(CowStr<'_>, CowStr<'_>)> {
+pub(super) fn keep_as_link<'a>(broken: &BrokenLink<'_>) -> Option<(CowStr<'a>, CowStr<'a>)> {
     matches!(broken.link_type, LinkType::Reference | LinkType::Collapsed)
         .then_some((CowStr::Borrowed(""), CowStr::Borrowed("")))
 }
@@ -78,5 +78,20 @@ mod tests {
                   [Command][crate::Command] and [vectors][`Vec`].\n\n\
                   `[code][span]`\n\n```\n[block][label]\n```\n\n    [indented][label]\n";
         assert_eq!(undefined(md), []);
+    }
+
+    /// CommonMark allows no link inside a link: in `[outer [inner][label]](url)` the inner
+    /// reference is text, and the outer link stays a link. Outside a link it is still reported.
+    #[test]
+    fn a_reference_inside_a_links_text_is_text() {
+        let md = "See [outer [inner][label] text](https://example.test/x) here.\n\n\
+                  And [alone][label] there.\n";
+        assert_eq!(undefined(md), [("[label]".to_owned(), 3, 5)]);
+        let values: Vec<String> = extract_markdown(md.as_bytes())
+            .into_iter()
+            .filter(|l| !l.undefined_label)
+            .map(|l| l.value)
+            .collect();
+        assert_eq!(values, ["https://example.test/x"]);
     }
 }
