@@ -113,13 +113,13 @@ fn collect<'a>(
             run = Some(match run {
                 Some(r) if r.end == range.start => r.start..range.end,
                 Some(r) => {
-                    literals(&text, r, &mut lines, &mut links);
+                    literals(text, r, &mut lines, &mut links);
                     range.clone()
                 }
                 None => range.clone(),
             });
         } else if let Some(r) = run.take() {
-            literals(&text, r, &mut lines, &mut links);
+            literals(text, r, &mut lines, &mut links);
         }
         // Each Markdown link is one link for `linkpatrol-ignore`.
         for i in applied..links.len() {
@@ -136,14 +136,14 @@ fn collect<'a>(
                     .get(range.clone())
                     .and_then(|span| span.find(code.as_ref()))
                     .map_or(range.start, |i| range.start + i);
-                literals(&text, at..at + code.len(), &mut lines, &mut links);
+                literals(text, at..at + code.len(), &mut lines, &mut links);
             }
             _ => {}
         }
         match event {
             // A reference to a label defined nowhere: reported, or (after a word) prose.
             Event::Start(Tag::Link { link_type, id, .. })
-                if is_undefined(link_type, &id, &text, range.start) =>
+                if is_undefined(link_type, &id, text, range.start) =>
             {
                 open = Some(links.len());
                 titles.push(String::new());
@@ -152,7 +152,7 @@ fn collect<'a>(
             Event::Start(Tag::Link { link_type, .. }) if is_unknown(link_type) => {}
             Event::Start(Tag::Image { link_type, id, .. }) if is_unknown(link_type) => {
                 images += 1;
-                if is_undefined(link_type, &id, &text, range.start) {
+                if is_undefined(link_type, &id, text, range.start) {
                     links.push(undefined(lines.locate(range.start), &id, "img", "src"));
                 }
             }
@@ -221,7 +221,7 @@ fn collect<'a>(
         applied = links.len();
     }
     if let Some(r) = run {
-        literals(&text, r, &mut lines, &mut links);
+        literals(text, r, &mut lines, &mut links);
     }
     for i in applied..links.len() {
         ignore.apply(&mut links[i..=i]);
