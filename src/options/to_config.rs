@@ -165,7 +165,7 @@ impl CheckOptions {
         Ok(inputs)
     }
 
-    /// `--host-rate`, `--host-max-concurrency` and `--host-header`.
+    /// `--host-rate`, `--host-max-concurrency`, `--host-header` and `--host-method`.
     fn host_rules(&self, mut config: Config) -> Result<Config, OptionError> {
         for (pattern, n) in &self.host_rate {
             let n = rate("host-rate", *n)?;
@@ -178,6 +178,10 @@ impl CheckOptions {
         }
         for (pattern, (name, value)) in &self.host_header {
             let rule = HostRule::new(regex(pattern, "host-header")?).header(name, value);
+            config = config.host_rule(rule);
+        }
+        for (pattern, method) in &self.host_method {
+            let rule = HostRule::new(regex(pattern, "host-method")?).always_get(method == "get");
             config = config.host_rule(rule);
         }
         Ok(config)

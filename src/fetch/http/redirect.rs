@@ -40,7 +40,7 @@ impl HttpFetcher {
         // The keys of the chain so far, to stop a loop: built at the first redirect (most
         // checks have none).
         let mut seen: Option<HashSet<String>> = None;
-        let mut use_head = !want_body && !self.settings.extras.always_get && resume != Some(true);
+        let mut use_head = !want_body && !self.always_get(url) && resume != Some(true);
         // Only the first hop is conditional: the validators are the start URL's.
         let mut budget = Budget::first_hop(*retries, resume.is_some(), validators.cloned());
         loop {
@@ -127,6 +127,8 @@ impl HttpFetcher {
                 if !own {
                     owned.push((key, hops.len()));
                 }
+                // A hop to a host whose HEAD is not trusted is asked with GET.
+                use_head &= !self.always_get(&next);
                 current = next;
                 budget = Budget::default();
                 continue;
@@ -199,6 +201,18 @@ impl HttpFetcher {
             }
             return f;
         }
+    }
+
+    /// `true` when checked links on `url`'s host are asked with GET only: `--method get`, or a
+    /// host rule for the hosts whose HEAD answers otherwise than GET.
+    fn always_get(&self, url: &Url) -> bool {
+        let default = self.settings.extras.always_get;
+        let rules = &self.settings.rules;
+        // No `host:port` to build for a run without host rules.
+        if rules.is_empty() {
+            return default;
+        }
+        rules.always_get(&host_key(url), default)
     }
 
     fn fail(&self, at: &Url, hops: Vec<Hop>, kind: FailKind, message: String) -> Fetched {
