@@ -1,13 +1,100 @@
-//! Where a browser and linkpatrol could disagree: a host whose HEAD says 200 where GET says
-//! 404 is asked with GET under a per-host rule, other hosts still with HEAD.
+//! Where a browser and linkpatrol could disagree: a page sent without a usable Content-Type is
+//! sniffed as a browser sniffs it (an explicit type is kept), and a host whose HEAD says 200
+//! where GET says 404 is asked with GET under a per-host rule, other hosts still with HEAD.
 
-use linkpatrol::HostRule;
+use std::collections::BTreeSet;
+
+use linkpatrol::{HostRule, Outcome};
 use regex::Regex;
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{TempDir, broken, cli_in, config, run};
+use crate::support::util::{TempDir, broken, cli_in, config, entry, run};
 
 const THREADS: [usize; 2] = [1, 8];
+
+/// A page whose body says `<a href='/gone-NAME'>`.
+fn page_linking(name: &str) -> Vec<u8> {
+    format!("\n  <!DOCTYPE html>\n<title>{name}</title><a href='/gone-{name}'>x</a>\n").into_bytes()
+}
+
+#[test]
+fn html_without_a_content_type_is_read_for_links_and_an_explicit_type_is_kept() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/untyped'>u</a><a href='/unknown'>k</a><a href='/bare-tag'>b</a>\
+                 <a href='/plain'>p</a><a href='/download'>d</a><a href='/nosniff'>n</a>\
+                 <a href='/words'>w</a>",
+            )
+            // No Content-Type at all, and the standard's "unknown" ones: sniffed.
+            .reply("/untyped", Reply::status(200).body(page_linking("untyped")))
+            .reply(
+                "/unknown",
+                Reply::status(200)
+                    .content_type("unknown/unknown")
+                    .body(page_linking("unknown")),
+            )
+            .reply(
+                "/bare-tag",
+                Reply::status(200).body("<a href='/gone-bare-tag'>first thing</a>"),
+            )
+            // Explicit types: text is shown as text, octet-stream is a download.
+            .reply(
+                "/plain",
+                Reply::status(200)
+                    .content_type("text/plain")
+                    .body(page_linking("plain")),
+            )
+            .reply(
+                "/download",
+                Reply::status(200)
+                    .content_type("application/octet-stream")
+                    .body(page_linking("download")),
+            )
+            // The server forbids sniffing; and text that is no HTML.
+            .reply(
+                "/nosniff",
+                Reply::status(200)
+                    .header("X-Content-Type-Options", "nosniff")
+                    .body(page_linking("nosniff")),
+            )
+            .reply(
+                "/words",
+                Reply::status(200).body("see <a href='/gone-words'>here</a>"),
+            ),
+    );
+    for threads in THREADS {
+        server.clear_requests();
+        let report = run(config(&server.url("/"), threads));
+        let want: BTreeSet<String> = ["untyped", "unknown", "bare-tag"]
+            .iter()
+            .map(|n| server.url(&format!("/gone-{n}")))
+            .collect();
+        assert_eq!(broken(&report), want, "-t {threads}");
+        for n in ["plain", "download", "nosniff", "words"] {
+            assert_eq!(
+                server.count(&format!("/gone-{n}")),
+                0,
+                "{n} is not read, -t {threads}"
+            );
+            assert_eq!(server.count(&format!("/{n}")), 1, "{n}, -t {threads}");
+        }
+        let untyped = &entry(&report, &server.url("/untyped")).result;
+        assert_eq!(untyped.content_type.as_deref(), Some("text/html"));
+        assert!(
+            untyped
+                .infos
+                .iter()
+                .any(|i| i.contains("Content-Type") && i.contains("sniff")),
+            "{:?}",
+            untyped.infos
+        );
+        let plain = &entry(&report, &server.url("/plain")).result;
+        assert_eq!(plain.outcome, Outcome::Ok { status: Some(200) });
+        assert!(plain.infos.iter().all(|i| !i.contains("sniff")));
+    }
+}
 
 /// A host that answers HEAD 200 and GET 404 for its dead pages, with the same paths on an
 /// honest host beside it.

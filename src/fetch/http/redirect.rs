@@ -9,11 +9,13 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{
-    all_headers, charset_param, classify_io, drain, final_outcome, head_refused, header, host_key,
-    location, login_redirect, media_type, must_locate, read_capped, redirected, status_text,
+    Sniffed, all_headers, charset_param, classify_io, drain, final_outcome, head_refused, header,
+    host_key, location, login_redirect, media_type, must_locate, no_sniff, read_capped,
+    read_sniffed, redirected, status_text,
 };
 use super::retry::{Budget, Exchange};
 use crate::extract::format::is_parsed;
+use crate::extract::sniff::is_unknown;
 use crate::fetch::{Chain, Fetched, Validators};
 use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 use crate::policy::url_norm::cache_key;
@@ -153,10 +155,30 @@ impl HttpFetcher {
             if use_head {
                 return f;
             }
-            if want_body && status < 300 && is_parsed(&current, f.content_type.as_deref()) {
+            // Without a usable type, a browser sniffs the body: so do we (`extract::sniff`).
+            let sniffing = want_body && status < 300 && is_unknown(f.content_type.as_deref());
+            if sniffing
+                || want_body && status < 300 && is_parsed(&current, f.content_type.as_deref())
+            {
                 let t = Instant::now();
-                match read_capped(res.body_mut(), self.settings.max_body, f.size) {
-                    Ok((body, truncated)) => {
+                let read = if sniffing {
+                    let scriptable = !no_sniff(&res);
+                    match read_sniffed(res.body_mut(), self.settings.max_body, f.size, scriptable) {
+                        Ok(Sniffed::Read(media_type, body, truncated)) => {
+                            f.content_type = Some(media_type.to_owned());
+                            f.sniffed = true;
+                            Ok(Some((body, truncated)))
+                        }
+                        Ok(Sniffed::Not) => Ok(None),
+                        Err(e) => Err(e),
+                    }
+                } else {
+                    read_capped(res.body_mut(), self.settings.max_body, f.size).map(Some)
+                };
+                match read {
+                    // Drained: not a type we read.
+                    Ok(None) => return f,
+                    Ok(Some((body, truncated))) => {
                         f.size = Some(body.len() as u64);
                         if truncated {
                             f.warnings.push(Warning {
