@@ -6,6 +6,8 @@ pub mod support;
 /// Memory bounded by the limits: links past --max-urls counted, not stored; a prompt exit
 /// after Ctrl-C with many URLs queued.
 mod bounded;
+/// Where a browser and linkpatrol could disagree: HTML without a Content-Type, a HEAD that lies.
+mod browser_agreement;
 /// Cancel: prompt return, interrupted report with every finished result.
 mod cancel;
 /// `--changed-since` in an untrusted checkout: its git configuration runs nothing, no changed

@@ -1,5 +1,6 @@
-//! Per-host settings given by the user: request rate, concurrency and extra headers for the
-//! hosts whose `host:port` matches a pattern. The first matching rule that sets a value wins.
+//! Per-host settings given by the user: request rate, concurrency, extra headers and the
+//! method of checked links for the hosts whose `host:port` matches a pattern. The first
+//! matching rule that sets a value wins.
 
 use regex::Regex;
 
@@ -15,6 +16,10 @@ pub struct HostRule {
     /// Extra request headers sent to these hosts only (never to another host, not even on a
     /// redirect).
     pub headers: Vec<(String, String)>,
+    /// `Some(true)`: links on these hosts that are only checked are asked with GET, never
+    /// HEAD (a host whose HEAD answers 200 where GET answers 404); `Some(false)`: HEAD first
+    /// even under `Config::always_get`; `None` keeps the run's method.
+    pub always_get: Option<bool>,
 }
 
 impl HostRule {
@@ -25,6 +30,7 @@ impl HostRule {
             max_requests_per_second: None,
             concurrency: None,
             headers: Vec::new(),
+            always_get: None,
         }
     }
 
@@ -38,6 +44,13 @@ impl HostRule {
     /// Sets the in-flight cap for these hosts.
     pub fn concurrency(mut self, n: usize) -> Self {
         self.concurrency = Some(n);
+        self
+    }
+
+    /// Sets the method of the links on these hosts that are only checked: GET when `yes`,
+    /// else HEAD first (GET when HEAD fails), as `Config::always_get` does for every host.
+    pub fn always_get(mut self, yes: bool) -> Self {
+        self.always_get = Some(yes);
         self
     }
 
@@ -77,6 +90,18 @@ impl HostRules {
             .unwrap_or(default)
     }
 
+    /// `true` when no rule was given (most runs): nothing to look up.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Whether checked links on `host` are asked with GET only, or `default`.
+    pub(crate) fn always_get(&self, host: &str, default: bool) -> bool {
+        self.matching(host)
+            .find_map(|r| r.always_get)
+            .unwrap_or(default)
+    }
+
     /// Every header of every rule matching `host`.
     pub(crate) fn headers<'a>(
         &'a self,
@@ -97,7 +122,9 @@ mod tests {
             HostRule::new(Regex::new("\\.test:").unwrap())
                 .max_requests_per_second(5.0)
                 .concurrency(2)
-                .header("X-Token", "t"),
+                .header("X-Token", "t")
+                .always_get(true),
+            HostRule::new(Regex::new("^head\\.").unwrap()).always_get(false),
         ]);
         assert_eq!(rules.rate("slow.test:80", 10.0), 0.5);
         assert_eq!(rules.rate("a.test:80", 10.0), 5.0);
@@ -105,5 +132,11 @@ mod tests {
         assert_eq!(rules.concurrency("slow.test:80", 16), 2);
         assert_eq!(rules.headers("a.test:443").count(), 1);
         assert_eq!(rules.headers("other:443").count(), 0);
+        assert!(rules.always_get("a.test:80", false));
+        assert!(
+            !rules.always_get("head.other:80", true),
+            "HEAD for these, whatever the run's"
+        );
+        assert!(rules.always_get("other:80", true) && !rules.always_get("other:80", false));
     }
 }

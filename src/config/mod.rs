@@ -781,6 +781,7 @@ impl Config {
 
     /// Use GET for every request, also for links that are only checked (some servers answer
     /// HEAD wrongly). Defaults to `false`: HEAD, with a GET fallback when HEAD is refused.
+    /// A [`HostRule::always_get`] decides for the hosts it matches.
     pub fn always_get(mut self, yes: bool) -> Self {
         self.always_get = yes;
         self

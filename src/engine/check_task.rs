@@ -152,6 +152,13 @@ impl Run {
                 .infos
                 .push(format!("checked after {} tries", fetched.retries + 1));
         }
+        if fetched.sniffed
+            && let Some(ct) = &fetched.content_type
+        {
+            result.infos.push(format!(
+                "sent without a usable Content-Type: read as {ct}, as a browser sniffs it"
+            ));
+        }
         result.content_type = fetched.content_type;
         result.size = fetched.size;
         result.download_time = fetched.download_time;

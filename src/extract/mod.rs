@@ -20,6 +20,7 @@ mod office;
 pub(crate) mod page_text;
 mod pdf;
 mod sitemap;
+pub(crate) mod sniff;
 mod text;
 
 #[cfg(test)]

@@ -159,6 +159,8 @@ pub(crate) struct Fetched {
     pub(crate) content_type: Option<String>,
     /// The `charset` of the Content-Type header, when sent.
     pub(crate) charset: Option<String>,
+    /// `content_type` was sniffed from the body: the server sent none we could use.
+    pub(crate) sniffed: bool,
     /// Requests that were retries.
     pub(crate) retries: u32,
     /// The body, when it was asked for, the verdict is OK and the content is one we parse.
@@ -195,6 +197,7 @@ impl Fetched {
             redirects: Vec::new(),
             content_type: None,
             charset: None,
+            sniffed: false,
             retries: 0,
             body: None,
             size: None,

@@ -15,7 +15,8 @@ use crate::fetch::github_auth::GithubAuth;
 /// Per-request additions, set once per run and only read afterwards.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RequestExtras {
-    /// Use GET even for links that are only checked (`--method get`).
+    /// Use GET even for links that are only checked (`--method get`); a host rule
+    /// (`HostRule::always_get`) decides for its hosts.
     pub(crate) always_get: bool,
     /// Cookies sent to the URLs they match.
     pub(crate) cookies: CookieJar,

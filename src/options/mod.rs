@@ -27,8 +27,9 @@ use crate::config::{
     DEFAULT_THREADS, DEFAULT_TIMEOUT,
 };
 use values::{
-    cache_age, fallback_extension, format_cache_age, header, host_header, non_negative,
-    non_negative_secs, pattern_number, positive_secs, shard, thread_count, user_agent,
+    METHODS, cache_age, fallback_extension, format_cache_age, header, host_header, host_method,
+    non_negative, non_negative_secs, pattern_number, positive_secs, shard, thread_count,
+    user_agent,
 };
 
 pub use described::{Described, Kind, describe};
@@ -342,8 +343,15 @@ pub struct CheckOptions {
 
     /// Request method of links that are only checked: head (falls back to GET when the server
     /// refuses HEAD) or get. Pages parsed for links are always fetched with GET.
-    #[arg(help_heading = "Requests", long, value_name = "METHOD", default_value = "head", value_parser = ["head", "get"])]
+    #[arg(help_heading = "Requests", long, value_name = "METHOD", default_value = "head", value_parser = METHODS)]
     pub method: String,
+
+    /// The method of links that are only checked, for hosts matching a regex (against
+    /// host:port), `REGEX=METHOD` (repeatable): get for a host whose HEAD answers 200 where GET
+    /// answers 404 (a stale cache, HEAD routed apart), head to keep HEAD first on a host under
+    /// --method get.
+    #[arg(help_heading = "Requests", long, value_name = "REGEX=METHOD", value_parser = host_method)]
+    pub host_method: Vec<(String, String)>,
 
     /// Also look up the MX (else A/AAAA) records of mailto: domains, each domain once.
     #[arg(help_heading = "Requests", long)]

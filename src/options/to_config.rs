@@ -117,6 +117,7 @@ impl CheckOptions {
             host_rate: _,
             host_max_concurrency: _,
             host_header: _,
+            host_method: _,
             // `requests()`:
             base_url: _,
             cookie_file: _,
@@ -238,7 +239,7 @@ impl CheckOptions {
         Ok(inputs)
     }
 
-    /// `--host-rate`, `--host-max-concurrency` and `--host-header`.
+    /// `--host-rate`, `--host-max-concurrency`, `--host-header` and `--host-method`.
     fn host_rules(&self, mut config: Config) -> Result<Config, OptionError> {
         for (pattern, n) in &self.host_rate {
             let n = rate("host-rate", *n)?;
@@ -251,6 +252,10 @@ impl CheckOptions {
         }
         for (pattern, (name, value)) in &self.host_header {
             let rule = HostRule::new(regex(pattern, "host-header")?).header(name, value);
+            config = config.host_rule(rule);
+        }
+        for (pattern, method) in &self.host_method {
+            let rule = HostRule::new(regex(pattern, "host-method")?).always_get(method == "get");
             config = config.host_rule(rule);
         }
         Ok(config)
@@ -596,6 +601,7 @@ mod tests {
             ("host-rate", Some("x=1"), &[]),
             ("host-max-concurrency", Some("x=1"), &[]),
             ("host-header", Some("x=X-A: 1"), &[]),
+            ("host-method", Some("x=get"), &[]),
             ("insecure", None, &[]),
             ("exclude-private", None, &[]),
             ("exclude-loopback", None, &[]),

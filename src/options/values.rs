@@ -28,6 +28,27 @@ pub fn host_header(s: &str) -> Result<(String, (String, String)), String> {
     Ok((pattern.to_owned(), header(h)?))
 }
 
+/// The methods of links that are only checked (`--method`, `--host-method`, the `method` of
+/// a `[[hosts]]` section).
+pub const METHODS: [&str; 2] = ["head", "get"];
+
+/// `head` or `get` (see [`METHODS`]).
+pub fn method(s: &str) -> Result<String, String> {
+    if METHODS.contains(&s) {
+        Ok(s.to_owned())
+    } else {
+        Err(format!("`{s}' is not head or get"))
+    }
+}
+
+/// `REGEX=METHOD` (`--host-method`): the pattern is before the last `=`.
+pub fn host_method(s: &str) -> Result<(String, String), String> {
+    let (pattern, m) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("`{s}' is not REGEX=METHOD"))?;
+    Ok((pattern.to_owned(), method(m)?))
+}
+
 /// `--threads`: 1 to 1024.
 pub fn thread_count(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {

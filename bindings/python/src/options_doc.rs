@@ -168,6 +168,11 @@ accept: str = '100..=399'
 method: 'head' | 'get' = 'head'
     Request method of links that are only checked: head (falls back to GET when the server
     refuses HEAD) or get. Pages parsed for links are always fetched with GET.
+host_method: str | list[str] = []
+    The method of links that are only checked, for hosts matching a regex (against
+    host:port), `REGEX=METHOD` (repeatable): get for a host whose HEAD answers 200 where GET
+    answers 404 (a stale cache, HEAD routed apart), head to keep HEAD first on a host under
+    method get.
 check_mx: bool = False
     Also look up the MX (else A/AAAA) records of mailto: domains, each domain once.
 dns_server: str = None

@@ -414,6 +414,9 @@ pub fn add_sections(
     for h in &file.hosts {
         regex::Regex::new(&h.pattern)
             .map_err(|e| bad("[[hosts]] pattern", format!("`{}': {e}", h.pattern)))?;
+        if let Some(m) = &h.method {
+            linkpatrol::options::values::method(m).map_err(|e| bad("[[hosts]] method", e))?;
+        }
     }
     for a in &file.auth {
         regex::Regex::new(&a.pattern)

@@ -376,5 +376,10 @@ fn host_section(section: &HostSection) -> Result<HostRule> {
     for (name, value) in &section.headers {
         rule = rule.header(name, value);
     }
+    if let Some(m) = &section.method {
+        let m = linkpatrol::options::values::method(m)
+            .map_err(|e| anyhow!("config file: [[hosts]] method: {e}"))?;
+        rule = rule.always_get(m == "get");
+    }
     Ok(rule)
 }

@@ -211,6 +211,7 @@ fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
     patterns.extend(list("host-header", true));
     patterns.extend(list("exclude-path", false));
     patterns.extend(list("login-logout-pattern", false));
+    patterns.extend(list("host-method", true));
     patterns.extend(file.hosts.iter().map(|h| ("hosts", h.pattern.clone())));
     patterns.extend(
         regex_plugin_patterns(file)
@@ -445,6 +446,7 @@ mod tests {
         ("host-header", "as header"),
         ("accept", "which statuses count as valid"),
         ("method", "HEAD or GET"),
+        ("host-method", "HEAD or GET, per host"),
         ("exclude-private", "requests fewer addresses"),
         ("exclude-loopback", "requests fewer addresses"),
         ("exclude-link-local", "requests fewer addresses"),
@@ -499,7 +501,10 @@ mod tests {
             "plugin",
             "the list itself; each plugin it names is classified as plugins.NAME",
         ),
-        ("hosts", "per-host rates, caps and headers, as the flags"),
+        (
+            "hosts",
+            "per-host rates, caps, headers and methods, as the flags",
+        ),
         ("plugins.anchors", "reads the pages being checked"),
         ("plugins.regex", "reads the pages being checked"),
         (

@@ -28,6 +28,9 @@ pub struct HostSection {
     /// Headers sent to these hosts only.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
+    /// The method of links on these hosts that are only checked, as `--method` takes it
+    /// (`get` for a host whose HEAD says 200 where GET says 404).
+    pub method: Option<String>,
 }
 
 /// `[[auth]]`: HTTP basic auth for the URLs matching `pattern` (a regex on the whole URL; a URL

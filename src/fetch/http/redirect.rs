@@ -9,11 +9,13 @@ use url::Url;
 
 use super::HttpFetcher;
 use super::response::{
-    all_headers, charset_param, classify_io, drain, final_outcome, head_refused, header, host_key,
-    location, login_redirect, media_type, must_locate, read_capped, redirected, status_text,
+    Sniffed, all_headers, charset_param, classify_io, drain, final_outcome, head_refused, header,
+    host_key, location, login_redirect, media_type, must_locate, no_sniff, read_capped,
+    read_sniffed, redirected, status_text,
 };
 use super::retry::{Budget, Exchange};
 use crate::extract::format::is_parsed;
+use crate::extract::sniff::is_unknown;
 use crate::fetch::{Chain, Fetched, Validators};
 use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
 use crate::policy::url_norm::cache_key;
@@ -40,7 +42,7 @@ impl HttpFetcher {
         // The keys of the chain so far, to stop a loop: built at the first redirect (most
         // checks have none).
         let mut seen: Option<HashSet<String>> = None;
-        let mut use_head = !want_body && !self.settings.extras.always_get && resume != Some(true);
+        let mut use_head = !want_body && !self.always_get(url) && resume != Some(true);
         // Only the first hop is conditional: the validators are the start URL's.
         let mut budget = Budget::first_hop(*retries, resume.is_some(), validators.cloned());
         loop {
@@ -127,6 +129,8 @@ impl HttpFetcher {
                 if !own {
                     owned.push((key, hops.len()));
                 }
+                // A hop to a host whose HEAD is not trusted is asked with GET.
+                use_head &= !self.always_get(&next);
                 current = next;
                 budget = Budget::default();
                 continue;
@@ -151,10 +155,30 @@ impl HttpFetcher {
             if use_head {
                 return f;
             }
-            if want_body && status < 300 && is_parsed(&current, f.content_type.as_deref()) {
+            // Without a usable type, a browser sniffs the body: so do we (`extract::sniff`).
+            let sniffing = want_body && status < 300 && is_unknown(f.content_type.as_deref());
+            if sniffing
+                || want_body && status < 300 && is_parsed(&current, f.content_type.as_deref())
+            {
                 let t = Instant::now();
-                match read_capped(res.body_mut(), self.settings.max_body, f.size) {
-                    Ok((body, truncated)) => {
+                let read = if sniffing {
+                    let scriptable = !no_sniff(&res);
+                    match read_sniffed(res.body_mut(), self.settings.max_body, f.size, scriptable) {
+                        Ok(Sniffed::Read(media_type, body, truncated)) => {
+                            f.content_type = Some(media_type.to_owned());
+                            f.sniffed = true;
+                            Ok(Some((body, truncated)))
+                        }
+                        Ok(Sniffed::Not) => Ok(None),
+                        Err(e) => Err(e),
+                    }
+                } else {
+                    read_capped(res.body_mut(), self.settings.max_body, f.size).map(Some)
+                };
+                match read {
+                    // Drained: not a type we read.
+                    Ok(None) => return f,
+                    Ok(Some((body, truncated))) => {
                         f.size = Some(body.len() as u64);
                         if truncated {
                             f.warnings.push(Warning {
@@ -199,6 +223,18 @@ impl HttpFetcher {
             }
             return f;
         }
+    }
+
+    /// `true` when checked links on `url`'s host are asked with GET only: `--method get`, or a
+    /// host rule for the hosts whose HEAD answers otherwise than GET.
+    fn always_get(&self, url: &Url) -> bool {
+        let default = self.settings.extras.always_get;
+        let rules = &self.settings.rules;
+        // No `host:port` to build for a run without host rules.
+        if rules.is_empty() {
+            return default;
+        }
+        rules.always_get(&host_key(url), default)
     }
 
     fn fail(&self, at: &Url, hops: Vec<Hop>, kind: FailKind, message: String) -> Fetched {

@@ -198,6 +198,7 @@ class Checker:
         login_logout_pattern: str = ...,
         accept: str = ...,
         method: Literal["head", "get"] = ...,
+        host_method: _Strings = ...,
         check_mx: bool = ...,
         dns_server: Optional[str] = ...,
         suggest: bool = ...,
