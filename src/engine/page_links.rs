@@ -26,6 +26,7 @@ use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::local_join::{JoinBase, join_local_key};
 use crate::policy::parse_near::parse_near;
+use crate::policy::url_cap::MAX_URL_LENGTH;
 use crate::state::{Packer, PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
@@ -419,7 +420,11 @@ impl Run {
             && let Some(dir) = &ctx.fast_dir
         {
             let mut key = ctx.key.borrow_mut();
-            if let Some(fragment) = join_local_key(dir, ctx.fast_root.as_ref(), &value, &mut key) {
+            // A link whose URL may be over the cap takes the slow path, which keys it by a
+            // digest (`Run::consider`).
+            if let Some(fragment) = join_local_key(dir, ctx.fast_root.as_ref(), &value, &mut key)
+                && key.len() <= MAX_URL_LENGTH
+            {
                 // The key, then the fragment as written: `key` holds the whole URL, to be
                 // parsed only if the claim needs it.
                 let key_len = key.len();

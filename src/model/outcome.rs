@@ -53,12 +53,15 @@ pub enum FailKind {
     /// A Markdown reference (`[text][label]`, `[label][]`) whose label no definition names:
     /// it renders as literal text.
     UndefinedReference,
+    /// A URL longer than the run requests (8,192 characters, `policy::url_cap`): not
+    /// requested, as a server would refuse it.
+    UrlTooLong,
 }
 
 impl FailKind {
     /// Every kind, in declaration order: for reading a name back ([`as_str`](Self::as_str))
     /// and for listing them (the SARIF rules). A test keeps it whole.
-    pub const ALL: [FailKind; 17] = [
+    pub const ALL: [FailKind; 18] = [
         FailKind::InvalidUrl,
         FailKind::Dns,
         FailKind::Connect,
@@ -76,6 +79,7 @@ impl FailKind {
         FailKind::Plugin,
         FailKind::Fragment,
         FailKind::UndefinedReference,
+        FailKind::UrlTooLong,
     ];
 
     /// The kind named `name` (the inverse of [`as_str`](Self::as_str)).
@@ -103,6 +107,7 @@ impl FailKind {
             FailKind::Fragment => "fragment",
             FailKind::Plugin => "plugin",
             FailKind::UndefinedReference => "undefined-reference",
+            FailKind::UrlTooLong => "url-too-long",
         }
     }
 }
@@ -483,6 +488,7 @@ mod tests {
             FailKind::Plugin => 14,
             FailKind::Fragment => 15,
             FailKind::UndefinedReference => 16,
+            FailKind::UrlTooLong => 17,
         };
         for (i, kind) in FailKind::ALL.into_iter().enumerate() {
             assert_eq!(position(kind), i, "{kind:?}");
