@@ -165,3 +165,15 @@ fn a_local_link_too_long_is_reported_and_a_long_encoded_name_is_not() {
         );
     }
 }
+
+#[test]
+fn a_start_url_too_long_is_an_error_and_sends_nothing() {
+    let server = trap();
+    let long = server.url(&format!("/t/{}", "s".repeat(9000)));
+    for threads in [1, 8] {
+        let report = run(config(&long, threads));
+        assert_eq!(too_long(&report).len(), 1, "threads {threads}");
+        assert_eq!(report.entries.len(), 1, "threads {threads}");
+        assert!(server.requests().is_empty(), "threads {threads}");
+    }
+}

@@ -8,6 +8,7 @@
 //!  site PAGES EXT_PORT NEXT: /s/i pages (ETag) each linking 10 pages + one external link
 //!  slow MS: every answer after MS ms; /bad/* 404 else 200
 //!  longtrap: /p/N links 20 new pages /p/M?xxx… whose URLs are 30,000 characters long
+//!  mixtrap: /p/N links 20 new pages /p/M and 20 new URLs /l/M?xxx… of 30,000 characters
 //!  robots N KIND: / links one page on each of N origins 127.0.0.(2+i/10):(PORT+1+i%10), each
 //!    also served here with a 500 KiB robots.txt of `User-agent: *` and KIND rules
 //!    (`plain`: `Disallow: /path/to/N/`, `dollar`: `Disallow: /pN$`)
@@ -47,6 +48,16 @@ fn handle(s: TcpStream, mode: Arc<Vec<String>>) {
                 let mut h = String::from("<!doctype html><title>t</title>\n");
                 for k in n * 20 + 1..=n * 20 + 20 { h.push_str(&format!("<a href=\"/p/{k}?{pad}\">{k}</a>\n")); }
                 ("200 OK", h, String::new())
+            }
+            "mixtrap" => {
+                if let Some(n) = path.strip_prefix("/p/").and_then(|x| x.parse::<u64>().ok()) {
+                    let pad = "x".repeat(30_000);
+                    let mut h = String::from("<!doctype html><title>t</title>\n");
+                    for k in n * 20 + 1..=n * 20 + 20 {
+                        h.push_str(&format!("<a href=\"/p/{k}\">{k}</a> <a href=\"/l/{k}?{pad}\">l</a>\n"));
+                    }
+                    ("200 OK", h, String::new())
+                } else { ("200 OK", "x".into(), String::new()) }
             }
             "robots" => {
                 if path == "/robots.txt" {
