@@ -177,3 +177,20 @@ fn a_start_url_too_long_is_an_error_and_sends_nothing() {
         assert!(server.requests().is_empty(), "threads {threads}");
     }
 }
+
+#[test]
+fn a_long_link_not_checked_for_its_scheme_is_no_error_and_kept_short() {
+    let page = format!("<a href='data:text/plain,{}'>inline</a>", "x".repeat(9000));
+    let server = TestServer::start(Routes::new().page("/", &page));
+    for threads in [1, 8] {
+        let report = run(config(&server.url("/"), threads));
+        assert!(too_long(&report).is_empty(), "threads {threads}");
+        let e = report
+            .entries
+            .iter()
+            .find(|e| e.result.url.starts_with("data:"))
+            .expect("the data: link is listed");
+        assert!(e.result.outcome.is_ignored(), "{}", e.result.outcome);
+        assert!(e.result.url.ends_with('…') && e.result.url.chars().count() < 300);
+    }
+}

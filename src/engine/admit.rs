@@ -425,13 +425,16 @@ impl Run {
                 };
                 self.complete(
                     &key,
-                    CheckResult::immediate(clean.to_string(), outcome, level),
+                    CheckResult::immediate(url_cap::result_url(&clean), outcome, level),
                 );
             }
             Decision::Ignore(why, reason) => {
                 self.skipped.add(why);
-                let r =
-                    CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
+                let r = CheckResult::immediate(
+                    url_cap::result_url(&clean),
+                    Outcome::Ignored { reason },
+                    level,
+                );
                 self.complete(&key, r);
             }
         }

@@ -83,6 +83,16 @@ pub(crate) fn shown(text: &str) -> String {
     }
 }
 
+/// `url` as a result names it: shortened (see [`shown`]) when it is over the cap, so that a
+/// link not checked for another reason (an excluded or `data:` URL) keeps no more of it.
+pub(crate) fn result_url(url: &Url) -> String {
+    if is_too_long(url) {
+        shown(url.as_str())
+    } else {
+        url.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
