@@ -304,3 +304,50 @@ fn many_origins_with_large_robots_txt_files_keep_their_verdicts() {
         }
     }
 }
+
+/// Past the 64 MiB that all origins' robots.txt rules may take, an origin allows everything,
+/// and the run says how many were treated so.
+#[test]
+fn past_the_robots_budget_the_run_says_how_many_origins_allow_all() {
+    let mut robots = String::from("User-agent: *\nDisallow: /private/\n");
+    while robots.len() < 500 * 1024 {
+        robots.push_str("Disallow: /path/to/filler/\n");
+    }
+    let origins: Vec<TestServer> = (0..40)
+        .map(|_| {
+            TestServer::start(
+                Routes::new()
+                    .reply(
+                        "/robots.txt",
+                        Reply::html(robots.clone()).content_type("text/plain"),
+                    )
+                    .fallback(Reply::html("page")),
+            )
+        })
+        .collect();
+    let links: String = origins
+        .iter()
+        .map(|o| format!("<a href='{}'>x</a>\n", o.url("/private/a")))
+        .collect();
+    let site = TestServer::start(Routes::new().page("/", &links));
+    for threads in ["1", "8"] {
+        for o in &origins {
+            o.clear_requests();
+        }
+        let out = linkpatrol()
+            .args(["--no-status", "-t", threads, &site.url("/")])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        // 10,000 rules of 16 characters are estimated at 1.92 MB: 34 origins fit in 64 MiB.
+        assert!(
+            stderr.contains("robots.txt: the rules of 6 origins were not kept, past the 64 MiB"),
+            "threads {threads}: {stderr}"
+        );
+        let requested = origins
+            .iter()
+            .filter(|o| o.requests().iter().any(|r| r.path == "/private/a"))
+            .count();
+        assert_eq!(requested, 6, "threads {threads}");
+    }
+}

@@ -15,7 +15,8 @@
 //! would go past it has them dropped and is treated as one without robots.txt, allowing
 //! everything, for the rest of the run (its `Crawl-delay` still applies). Rules once kept are
 //! never evicted, so an origin's verdicts do not change during a run and no robots.txt is
-//! fetched twice. A run reaches the budget only with thousands of origins of large files.
+//! fetched twice. A run reaches the budget only with thousands of origins of large files; the
+//! report then says how many origins were treated so (`budget_note`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -120,9 +121,21 @@ impl RobotsCache {
     }
 
     /// How many origins had their rules dropped for the budget.
-    #[cfg(test)]
     pub(crate) fn over_budget(&self) -> usize {
         self.over_budget.load(Ordering::Relaxed)
+    }
+
+    /// The report's line about origins whose rules were dropped for the budget, if any.
+    pub(crate) fn budget_note(&self) -> Option<String> {
+        let n = self.over_budget();
+        (n > 0).then(|| {
+            format!(
+                "robots.txt: the rules of {n} origin{} were not kept, past the {} MiB the rules \
+                 of all origins may take; their URLs were checked as if they had no robots.txt",
+                if n == 1 { "" } else { "s" },
+                self.budget >> 20
+            )
+        })
     }
 
     /// Takes `bytes` of the budget; `false` (nothing taken) when they do not fit.
@@ -265,6 +278,15 @@ mod tests {
         let kept = budget / per_origin;
         assert_eq!(cache.bytes(), kept * per_origin);
         assert_eq!(cache.over_budget(), origins - kept);
+        let note = cache.budget_note().unwrap();
+        assert!(
+            note.contains(&format!(
+                "the rules of {} origins were not kept",
+                origins - kept
+            )),
+            "{note}"
+        );
+        assert_eq!(RobotsCache::new("linkpatrol").budget_note(), None);
         // Kept rules stay: a second question of a kept origin is answered by them.
         let first = Url::parse("http://h.test:1000/private/y").unwrap();
         assert!(!cache.allowed(&first, |_| panic!("fetched twice"), |_| {}));
