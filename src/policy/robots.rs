@@ -15,8 +15,8 @@
 //! would go past it has them dropped and is treated as one without robots.txt, allowing
 //! everything, for the rest of the run (its `Crawl-delay` still applies). Rules once kept are
 //! never evicted, so an origin's verdicts do not change during a run and no robots.txt is
-//! fetched twice. A run reaches the budget only with thousands of origins of large files; the
-//! report then says how many origins were treated so (`budget_note`).
+//! fetched twice. A run reaches the budget only with dozens of origins of thousands of rules;
+//! the report then says how many origins were treated so (`budget_note`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
