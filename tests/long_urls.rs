@@ -194,3 +194,30 @@ fn a_long_link_not_checked_for_its_scheme_is_no_error_and_kept_short() {
         assert!(e.result.url.ends_with('…') && e.result.url.chars().count() < 300);
     }
 }
+
+#[test]
+fn a_link_that_long_and_no_url_is_kept_short_in_every_text() {
+    // Invalid (an unclosed IPv6 host) and padded with whitespace: every text naming it is cut.
+    let value = format!("http://[{}", "a".repeat(9000));
+    let page = format!("<a href=' {value} '>bad</a>");
+    let server = TestServer::start(Routes::new().page("/", &page));
+    for threads in [1, 8] {
+        let report = run(config(&server.url("/"), threads));
+        let e = report
+            .entries
+            .iter()
+            .find(|e| failed_kind(&e.result.outcome) == Some(FailKind::InvalidUrl))
+            .expect("the invalid link is reported");
+        let site = e.referrer.as_ref().unwrap();
+        let texts = [
+            e.result.url.clone(),
+            e.result.outcome.to_string(),
+            site.raw.clone(),
+        ];
+        for text in texts.iter().chain(site.warnings.iter().map(|w| &w.message)) {
+            assert!(text.len() < 600, "threads {threads}: {} bytes", text.len());
+        }
+        assert!(e.result.url.starts_with("http://[aaa"), "{}", e.result.url);
+        assert_eq!(site.warnings.len(), 1, "url-whitespace");
+    }
+}

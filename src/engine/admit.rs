@@ -227,7 +227,13 @@ impl Run {
                     kind: FailKind::InvalidUrl,
                     message,
                 };
-                self.finish_unresolved(format!("invalid:{raw}"), site, raw, outcome, via, None);
+                // Over the cap, as for a URL: a digest and the first characters are kept.
+                let (key, raw) = if raw.len() > url_cap::MAX_URL_LENGTH {
+                    (url_cap::digest_key("invalid", &raw), url_cap::shown(&raw))
+                } else {
+                    (format!("invalid:{raw}"), raw)
+                };
+                self.finish_unresolved(key, site, raw, outcome, via, None);
                 return;
             }
         };

@@ -7,7 +7,8 @@
 //! 8,190 bytes; such a URL could only ever be an error, and a page of ever-longer URLs (a
 //! spider trap) would otherwise grow every copy of each. What the run keeps of it is bounded
 //! too: its key is a digest ([`too_long_key`]) and the reports show its first
-//! [`SHOWN_CHARS`] characters and its length ([`shown`]).
+//! [`SHOWN_CHARS`] characters and its length ([`shown`]). So does a link as written that long,
+//! and one that is no URL at all.
 //!
 //! A `file:` URL is measured by its decoded path, the bytes the file system is asked for (a
 //! path of non-ASCII names is three characters a byte as a URL): no path that long names a
@@ -68,10 +69,14 @@ pub(crate) fn message(url: &Url, what: &str) -> String {
 /// a copy of it. Two such URLs sharing a digest would share one row's text; their verdict is
 /// the same anyway.
 pub(crate) fn too_long_key(url: &Url) -> String {
+    digest_key("too-long", &url[..Position::AfterQuery])
+}
+
+/// A fixed-size key for `text` (a URL or a link over the cap), under `prefix`.
+pub(crate) fn digest_key(prefix: &str, text: &str) -> String {
     let mut h = fnv::FnvHasher::default();
-    let text = &url[..Position::AfterQuery];
     h.write(text.as_bytes());
-    format!("too-long:{}:{:016x}", text.len(), h.finish())
+    format!("{prefix}:{}:{:016x}", text.len(), h.finish())
 }
 
 /// `text` as the reports show a too-long URL or link: its first [`SHOWN_CHARS`] characters,
@@ -80,6 +85,16 @@ pub(crate) fn shown(text: &str) -> String {
     match text.char_indices().nth(SHOWN_CHARS) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
+    }
+}
+
+/// `text` (a link as written, a message naming one) as it is, or [`shown`] when it is over the
+/// cap.
+pub(crate) fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() > MAX_URL_LENGTH {
+        shown(text).into()
+    } else {
+        text.into()
     }
 }
 
