@@ -240,3 +240,114 @@ fn ctrl_c_stops_discovering_and_the_pages_in_flight_end_the_run() {
         assert_eq!(summary["over_limit"], 0, "threads {threads}");
     }
 }
+
+/// A robots.txt of 500 KiB and more: a group for another agent, then ours with `/private/`,
+/// `/*.pdf$` and plain rules up to 500 KiB, then `/late/`, which Google (reading 500 KiB) and
+/// linkpatrol never read.
+fn large_robots_txt() -> String {
+    let mut body = String::from("User-agent: otherbot\n");
+    while body.len() < 200 * 1024 {
+        body.push_str("Disallow: /public$\nDisallow: /late/\n");
+    }
+    body.push_str("User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\n");
+    let mut i = 0;
+    while body.len() < 500 * 1024 {
+        body.push_str(&format!("Disallow: /filler/{i}/\n"));
+        i += 1;
+    }
+    body.push_str("Disallow: /late/\n");
+    body
+}
+
+#[test]
+fn many_origins_with_large_robots_txt_files_keep_their_verdicts() {
+    let robots = large_robots_txt();
+    let origins: Vec<TestServer> = (0..20)
+        .map(|_| {
+            let routes = Routes::new()
+                .reply(
+                    "/robots.txt",
+                    Reply::html(robots.clone()).content_type("text/plain"),
+                )
+                .fallback(Reply::html("page"));
+            TestServer::start(routes)
+        })
+        .collect();
+    let paths = ["/public", "/private/a", "/doc.pdf", "/doc.pdfx", "/late/a"];
+    let mut links = String::new();
+    for o in &origins {
+        for p in paths {
+            links.push_str(&format!("<a href='{}'>x</a>\n", o.url(p)));
+        }
+    }
+    let site = TestServer::start(Routes::new().page("/", &links));
+    for threads in [1, 8] {
+        for o in &origins {
+            o.clear_requests();
+        }
+        let report = run(config(&site.url("/"), threads));
+        for o in &origins {
+            let asked: Vec<String> = o.requests().into_iter().map(|r| r.path).collect();
+            assert_eq!(
+                asked.iter().filter(|p| *p == "/robots.txt").count(),
+                1,
+                "threads {threads}: {asked:?}"
+            );
+            for p in ["/public", "/doc.pdfx", "/late/a"] {
+                assert!(asked.iter().any(|a| a == p), "threads {threads}: {p}");
+            }
+            for p in ["/private/a", "/doc.pdf"] {
+                assert!(!asked.iter().any(|a| a == p), "threads {threads}: {p}");
+                let e = crate::support::util::entry(&report, &o.url(p));
+                assert!(e.result.outcome.is_ignored(), "{}", e.result.outcome);
+            }
+        }
+    }
+}
+
+/// Past the 64 MiB that all origins' robots.txt rules may take, an origin allows everything,
+/// and the run says how many were treated so.
+#[test]
+fn past_the_robots_budget_the_run_says_how_many_origins_allow_all() {
+    let mut robots = String::from("User-agent: *\nDisallow: /private/\n");
+    while robots.len() < 500 * 1024 {
+        robots.push_str("Disallow: /path/to/filler/\n");
+    }
+    let origins: Vec<TestServer> = (0..40)
+        .map(|_| {
+            TestServer::start(
+                Routes::new()
+                    .reply(
+                        "/robots.txt",
+                        Reply::html(robots.clone()).content_type("text/plain"),
+                    )
+                    .fallback(Reply::html("page")),
+            )
+        })
+        .collect();
+    let links: String = origins
+        .iter()
+        .map(|o| format!("<a href='{}'>x</a>\n", o.url("/private/a")))
+        .collect();
+    let site = TestServer::start(Routes::new().page("/", &links));
+    for threads in ["1", "8"] {
+        for o in &origins {
+            o.clear_requests();
+        }
+        let out = linkpatrol()
+            .args(["--no-status", "-t", threads, &site.url("/")])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        // 10,000 rules of 16 characters are estimated at 1.92 MB: 34 origins fit in 64 MiB.
+        assert!(
+            stderr.contains("robots.txt: the rules of 6 origins were not kept, past the 64 MiB"),
+            "threads {threads}: {stderr}"
+        );
+        let requested = origins
+            .iter()
+            .filter(|o| o.requests().iter().any(|r| r.path == "/private/a"))
+            .count();
+        assert_eq!(requested, 6, "threads {threads}");
+    }
+}

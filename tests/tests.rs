@@ -59,6 +59,8 @@ mod library;
 mod limits;
 /// A local folder and its index.html, a file and its query strings: one document each.
 mod local_documents;
+/// URLs over 8,192 characters: never requested, an error for every page linking one.
+mod long_urls;
 /// --check-mx against a fake DNS resolver on loopback UDP.
 mod mail_dns;
 /// Links inside Office documents the test builds: each at its slide or sheet.

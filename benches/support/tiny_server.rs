@@ -7,6 +7,11 @@
 //!  bigpage N: / has N unique links /l/i (each answered 200 empty)
 //!  site PAGES EXT_PORT NEXT: /s/i pages (ETag) each linking 10 pages + one external link
 //!  slow MS: every answer after MS ms; /bad/* 404 else 200
+//!  longtrap: /p/N links 20 new pages /p/M?xxx… whose URLs are 30,000 characters long
+//!  mixtrap: /p/N links 20 new pages /p/M and 20 new URLs /l/M?xxx… of 30,000 characters
+//!  robots N KIND: / links one page on each of N origins 127.0.0.(2+i/10):(PORT+1+i%10), each
+//!    also served here with a 500 KiB robots.txt of `User-agent: *` and KIND rules
+//!    (`plain`: `Disallow: /path/to/N/`, `dollar`: `Disallow: /pN$`)
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
@@ -36,6 +41,36 @@ fn handle(s: TcpStream, mode: Arc<Vec<String>>) {
                 let mut h = String::from("<!doctype html><title>t</title>\n");
                 for k in n * 20 + 1..=n * 20 + 20 { h.push_str(&format!("<a href=\"/p/{k}\">{k}</a>\n")); }
                 ("200 OK", h, String::new())
+            }
+            "longtrap" => {
+                let n: u64 = path.strip_prefix("/p/").and_then(|x| x.split('?').next()?.parse().ok()).unwrap_or(0);
+                let pad = "x".repeat(30_000);
+                let mut h = String::from("<!doctype html><title>t</title>\n");
+                for k in n * 20 + 1..=n * 20 + 20 { h.push_str(&format!("<a href=\"/p/{k}?{pad}\">{k}</a>\n")); }
+                ("200 OK", h, String::new())
+            }
+            "mixtrap" => {
+                if let Some(n) = path.strip_prefix("/p/").and_then(|x| x.parse::<u64>().ok()) {
+                    let pad = "x".repeat(30_000);
+                    let mut h = String::from("<!doctype html><title>t</title>\n");
+                    for k in n * 20 + 1..=n * 20 + 20 {
+                        h.push_str(&format!("<a href=\"/p/{k}\">{k}</a> <a href=\"/l/{k}?{pad}\">l</a>\n"));
+                    }
+                    ("200 OK", h, String::new())
+                } else { ("200 OK", "x".into(), String::new()) }
+            }
+            "robots" => {
+                if path == "/robots.txt" {
+                    ("200 OK", mode[mode.len() - 1].clone(), "Content-Type: text/plain\r\n".into())
+                } else if path == "/" {
+                    let n: usize = mode[1].parse().unwrap();
+                    let port: u16 = mode[3].parse().unwrap();
+                    let mut h = String::from("<!doctype html><title>origins</title>\n");
+                    for i in 0..n {
+                        h.push_str(&format!("<a href=\"http://127.0.0.{}:{}/page\">o</a>\n", 2 + i / 10, port + 1 + (i % 10) as u16));
+                    }
+                    ("200 OK", h, String::new())
+                } else { ("200 OK", "page".into(), String::new()) }
             }
             "bigpage" => {
                 if path == "/" {
@@ -77,10 +112,36 @@ fn handle(s: TcpStream, mode: Arc<Vec<String>>) {
     }
 }
 
+/// The 500 KiB robots.txt of mode `robots`, of `kind` rules.
+fn robots_txt(kind: &str) -> String {
+    let mut body = String::from("User-agent: *\n");
+    let mut i = 0;
+    while body.len() < 500 * 1024 {
+        if kind == "dollar" { body.push_str(&format!("Disallow: /p{i}$\n")) } else { body.push_str(&format!("Disallow: /path/to/{i}/\n")) }
+        i += 1;
+    }
+    body
+}
+
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let addr = a[1].clone();
-    let mode = Arc::new(a[0..1].iter().chain(a[2..].iter()).cloned().collect::<Vec<_>>());
+    let mut mode: Vec<String> = a[0..1].iter().chain(a[2..].iter()).cloned().collect();
+    if mode[0] == "robots" {
+        // mode: robots N KIND PORT BODY; one listener per origin.
+        let port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+        let body = robots_txt(&mode[2]);
+        mode.push(port.to_string());
+        mode.push(body);
+        let n: usize = mode[1].parse().unwrap();
+        let shared = Arc::new(mode.clone());
+        for i in 0..n {
+            let l = TcpListener::bind(format!("127.0.0.{}:{}", 2 + i / 10, port + 1 + (i % 10) as u16)).unwrap();
+            let m = shared.clone();
+            std::thread::spawn(move || for s in l.incoming().flatten() { let m = m.clone(); std::thread::spawn(move || handle(s, m)); });
+        }
+    }
+    let mode = Arc::new(mode);
     let l = TcpListener::bind(&addr).unwrap();
     for s in l.incoming().flatten() {
         let m = mode.clone();

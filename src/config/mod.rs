@@ -60,8 +60,8 @@ pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;
 pub const DEFAULT_MAX_URLS: usize = 500_000;
 
 /// Largest robots.txt read: a longer one is cut here, when fetched and when read back from
-/// the state file (`--resume`).
-pub(crate) const ROBOTS_TXT_LIMIT: u64 = 512 * 1024;
+/// the state file (`--resume`). 500 KiB, as Google reads: what follows is ignored.
+pub(crate) const ROBOTS_TXT_LIMIT: u64 = 500 * 1024;
 
 /// How long a cancelled run waits for URLs in flight before interrupting them. Defaults to 10 s.
 pub const DEFAULT_ABORT_TIMEOUT: Duration = Duration::from_secs(10);

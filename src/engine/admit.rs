@@ -1,10 +1,12 @@
 //! Admitting a link into the run: claim its cache key, then — for a key seen for the first
 //! time — decide (scope, patterns, depth) and queue it or finish it at once (ignored, mail,
-//! over the URL limit); a known key records one more referrer. The same for redirect hops and
-//! robots.txt `Sitemap:` lines. A new key found once the cache holds `--max-urls` keys is only
-//! counted (`Run::over_limit`): nothing is stored for it, so memory stays bounded by the limit.
+//! over the URL limit, longer than the longest URL requested: `policy::url_cap`); a known key
+//! records one more referrer. The same for redirect hops and robots.txt `Sitemap:` lines. A
+//! new key found once the cache holds `--max-urls` keys is only counted (`Run::over_limit`):
+//! nothing is stored for it, so memory stays bounded by the limit.
 //! After a cancel no new key is taken at all: the run stops discovering URLs.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -22,6 +24,7 @@ use crate::policy::filter::Decision;
 use crate::policy::mail::check_mailto;
 use crate::policy::origin::origin_text;
 use crate::policy::remap::{Remapped, remap};
+use crate::policy::url_cap;
 use crate::policy::url_norm::{cache_key, cache_key_ref};
 
 use super::run::{Message, Run, Task};
@@ -224,18 +227,41 @@ impl Run {
                     kind: FailKind::InvalidUrl,
                     message,
                 };
-                self.finish_unresolved(format!("invalid:{raw}"), site, raw, outcome, via, None);
+                // Over the cap, as for a URL: a digest and the first characters are kept.
+                let (key, raw) = if raw.len() > url_cap::MAX_URL_LENGTH {
+                    (url_cap::digest_key("invalid", &raw), url_cap::shown(&raw))
+                } else {
+                    (format!("invalid:{raw}"), raw)
+                };
+                self.finish_unresolved(key, site, raw, outcome, via, None);
                 return;
             }
         };
         let fragment = url.fragment().filter(|f| !f.is_empty()).map(str::to_owned);
-        // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
-        // A local folder with an index.html and the index.html are one key (`document_key`).
-        let key = fetch::file::document_key(&url, cache_key_ref(&url));
+        // A URL over the cap is kept as a digest and its link shortened: it is never requested
+        // (`start`), so its bytes need not be kept (`url_cap`).
+        let too_long = url_cap::is_too_long(&url);
+        let key = if too_long {
+            Cow::Owned(url_cap::too_long_key(&url))
+        } else {
+            // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
+            // A local folder with an index.html and the index.html are one key
+            // (`document_key`).
+            fetch::file::document_key(&url, cache_key_ref(&url))
+        };
+        let site = match site {
+            Some(mut s) if too_long => {
+                s.raw = url_cap::shown(&s.raw);
+                Some(s)
+            }
+            site => site,
+        };
         let warned = site.as_ref().is_some_and(|s| !s.warnings.is_empty());
         let occ = Occurrence { site, fragment };
         match self.claim_link(&key, warned, move || occ, level, via.from) {
             None => {}
+            // Never requested, so never parsed: nothing to upgrade.
+            Some(Next::Upgrade) if too_long => {}
             Some(next) => {
                 let key = key.into_owned();
                 self.carry_on(next, key, url, via, inline);
@@ -328,10 +354,18 @@ impl Run {
     }
 
     /// Decides about a URL whose key the caller just claimed: queues it, or finishes it at
-    /// once (ignored, mail, over the URL limit).
+    /// once (ignored, mail, too long to request, over the URL limit).
     pub(super) fn start(&self, key: String, clean: Url, via: Via<'_>, inline: Option<Arc<str>>) {
         let Via { level, follow, .. } = via;
         match via.decide(self, &clean) {
+            Decision::Check { .. } if url_cap::is_too_long(&clean) => {
+                let r = CheckResult::immediate(
+                    url_cap::shown(&redact(clean.as_str())),
+                    url_cap::too_long(&clean, "the URL"),
+                    level,
+                );
+                self.complete(&key, r);
+            }
             Decision::Check { .. } if self.over_url_limit() => {
                 self.skipped.add(SkipReason::UrlLimit);
                 let reason = format!(
@@ -397,13 +431,16 @@ impl Run {
                 };
                 self.complete(
                     &key,
-                    CheckResult::immediate(clean.to_string(), outcome, level),
+                    CheckResult::immediate(url_cap::result_url(&clean), outcome, level),
                 );
             }
             Decision::Ignore(why, reason) => {
                 self.skipped.add(why);
-                let r =
-                    CheckResult::immediate(clean.to_string(), Outcome::Ignored { reason }, level);
+                let r = CheckResult::immediate(
+                    url_cap::result_url(&clean),
+                    Outcome::Ignored { reason },
+                    level,
+                );
                 self.complete(&key, r);
             }
         }

@@ -646,6 +646,9 @@ impl CheckRun {
         }
         report.duration = self.started.elapsed();
         report.warnings.extend(run.session_lost.get().cloned());
+        report
+            .warnings
+            .extend(run.robots.as_ref().and_then(|r| r.budget_note()));
         report.hosts = run.gate.stats();
         report.stats = tally.finish(&report.hosts);
         report.stats.skipped = run.skipped.get();

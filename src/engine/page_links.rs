@@ -26,6 +26,7 @@ use crate::model::stats::SkipReason;
 use crate::policy::filter::Decision;
 use crate::policy::local_join::{JoinBase, join_local_key};
 use crate::policy::parse_near::parse_near;
+use crate::policy::url_cap::{self, MAX_URL_LENGTH};
 use crate::state::{Packer, PageLinks as StoredLinks, StoredLink};
 
 use super::admit::Via;
@@ -419,7 +420,11 @@ impl Run {
             && let Some(dir) = &ctx.fast_dir
         {
             let mut key = ctx.key.borrow_mut();
-            if let Some(fragment) = join_local_key(dir, ctx.fast_root.as_ref(), &value, &mut key) {
+            // A link whose URL may be over the cap takes the slow path, which keys it by a
+            // digest (`Run::consider`).
+            if let Some(fragment) = join_local_key(dir, ctx.fast_root.as_ref(), &value, &mut key)
+                && key.len() <= MAX_URL_LENGTH
+            {
                 // The key, then the fragment as written: `key` holds the whole URL, to be
                 // parsed only if the claim needs it.
                 let key_len = key.len();
@@ -563,7 +568,7 @@ impl Run {
             },
         }
         .map(|u| self.local_copy(page, u))
-        .map_err(|e| format!("cannot resolve `{value}': {e}"))
+        .map_err(|e| format!("cannot resolve `{}': {e}", url_cap::capped(value)))
     }
 
     /// The warnings of one link, `value` as written (`file-no-index` when `no_index`,
@@ -577,15 +582,19 @@ impl Run {
             warnings.push(Warning {
                 tag: "file-no-index",
                 message: format!(
-                    "`{value}' is a folder without index.html: a web server would not serve \
-                     a page here (its entries are listed and checked)."
+                    "`{}' is a folder without index.html: a web server would not serve \
+                     a page here (its entries are listed and checked).",
+                    url_cap::capped(value)
                 ),
             });
         }
         if padded {
             warnings.push(Warning {
                 tag: "url-whitespace",
-                message: format!("URL `{value}' has whitespace at the beginning or end."),
+                message: format!(
+                    "URL `{}' has whitespace at the beginning or end.",
+                    url_cap::capped(value)
+                ),
             });
         }
         warnings.retain(|w| self.keeps(w));
@@ -608,6 +617,11 @@ impl Run {
         let raw = match redact(&value) {
             Cow::Owned(masked) => masked,
             Cow::Borrowed(_) => value.into_owned(),
+        };
+        // A link over the cap is shown by its first characters (`policy::url_cap`).
+        let raw = match url_cap::capped(&raw) {
+            Cow::Owned(short) => short,
+            Cow::Borrowed(_) => raw,
         };
         LinkSite {
             parent: ctx.parent.clone(),

@@ -77,6 +77,9 @@ impl FailureClass {
             FailKind::UndefinedReference => {
                 "The Markdown reference's label is defined nowhere: it renders as text."
             }
+            FailKind::UrlTooLong => {
+                "The URL is longer than 8,192 characters: not requested, servers refuse it."
+            }
         }
     }
 }

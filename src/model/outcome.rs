@@ -76,6 +76,9 @@ fail_kinds! {
     /// A Markdown reference (`[text][label]`, `[label][]`) whose label no definition names:
     /// it renders as literal text.
     UndefinedReference = "undefined-reference",
+    /// A URL longer than the run requests (8,192 characters, `policy::url_cap`): not
+    /// requested, as a server would refuse it.
+    UrlTooLong = "url-too-long",
 }
 
 impl FailKind {

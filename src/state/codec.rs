@@ -46,12 +46,13 @@ pub(crate) struct Row {
     pub(crate) retries: u32,
 }
 
-/// Whether a stored row may name `kind`: not `Interrupted` and `Internal` (never stored), nor
-/// `Fragment`, a verdict on one link and not on its URL (a row naming it is checked again).
+/// Whether a stored row may name `kind`: not `Interrupted`, `Internal` and `UrlTooLong` (never
+/// stored: the last is decided without a request, under a shortened URL), nor `Fragment`, a
+/// verdict on one link and not on its URL (a row naming it is checked again).
 fn stored_kind(kind: &FailKind) -> bool {
     !matches!(
         kind,
-        FailKind::Interrupted | FailKind::Internal | FailKind::Fragment
+        FailKind::Interrupted | FailKind::Internal | FailKind::Fragment | FailKind::UrlTooLong
     )
 }
 
@@ -71,13 +72,16 @@ const TAGS: [&str; 11] = [
 ];
 
 /// The row for `result`, or `None` for a result not worth keeping (ignored, blocked by bot
-/// protection, interrupted, an internal error).
+/// protection, interrupted, an internal error, a URL too long to request).
 pub(crate) fn encode(result: &CheckResult) -> Option<Row> {
     let (outcome, status, fail_kind, message) = match &result.outcome {
         Outcome::Ok { status } => ("ok", *status, None, None),
         Outcome::Broken { status } => ("broken", Some(*status), None, None),
         Outcome::Failed { kind, message } => {
-            if matches!(kind, FailKind::Interrupted | FailKind::Internal) {
+            if matches!(
+                kind,
+                FailKind::Interrupted | FailKind::Internal | FailKind::UrlTooLong
+            ) {
                 return None;
             }
             ("failed", None, Some(kind.as_str()), Some(message.clone()))
@@ -245,7 +249,10 @@ mod tests {
             let stored = kind_name(kind.as_str()).is_some();
             let never = matches!(
                 kind,
-                FailKind::Interrupted | FailKind::Internal | FailKind::Fragment
+                FailKind::Interrupted
+                    | FailKind::Internal
+                    | FailKind::Fragment
+                    | FailKind::UrlTooLong
             );
             assert_eq!(stored, !never, "{kind:?}");
         }

@@ -18,6 +18,7 @@ use crate::extract::format::is_parsed;
 use crate::extract::sniff::is_unknown;
 use crate::fetch::{Chain, Fetched, Validators};
 use crate::model::outcome::{FailKind, Hop, Outcome, Warning};
+use crate::policy::url_cap;
 use crate::policy::url_norm::cache_key;
 
 impl HttpFetcher {
@@ -96,6 +97,10 @@ impl HttpFetcher {
                 if !matches!(next.scheme(), "http" | "https") {
                     let message = format!("redirect to unsupported URL {next}");
                     return self.fail(&current, hops, FailKind::BadRedirect, message);
+                }
+                if url_cap::is_too_long(&next) {
+                    let message = url_cap::message(&next, "the redirect target");
+                    return self.fail(&current, hops, FailKind::UrlTooLong, message);
                 }
                 let key = cache_key(&next);
                 if budget.cookies_changed {

@@ -18,10 +18,7 @@ use crate::model::outcome::{FailKind, Warning};
 use crate::policy::host_gate::{HostPermit, Turn};
 use crate::policy::host_table::HostDown;
 use crate::policy::origin::origin_text;
-
-/// Longest URL sent. Longer ones fail at once: ureq cannot write a request line that long
-/// (its output buffer is 128 KiB), and no server would take it.
-const MAX_REQUEST_URL: usize = 64 * 1024;
+use crate::policy::url_cap;
 
 /// The retry state of one URL (one redirect hop), shared by its HEAD, GET and body reads.
 #[derive(Debug, Default)]
@@ -103,12 +100,10 @@ impl HttpFetcher {
         warnings: &mut Vec<Warning>,
     ) -> Exchange<'_> {
         let host = host_key(url);
-        if url.as_str().len() > MAX_REQUEST_URL {
-            let message = format!(
-                "the URL is {} bytes long; at most {MAX_REQUEST_URL} are sent",
-                url.as_str().len()
-            );
-            return Exchange::Failed(FailKind::InvalidUrl, message);
+        // Links and redirects over the cap never get here; a URL made from one (a web archive
+        // lookup) may.
+        if url_cap::is_too_long(url) {
+            return Exchange::Failed(FailKind::UrlTooLong, url_cap::message(url, "the URL"));
         }
         loop {
             let mut permit = match self.gate.permit_or_later(&host, budget.may_defer) {
