@@ -1,15 +1,15 @@
 //! Out-of-range settings: huge timeouts, tiny or negative rates, control characters in the
 //! user agent or a header, a resolver that is no address, a switch variable that is no yes or
-//! no, a huge robots.txt `Crawl-delay`, the largest body size. Each is refused with one clear
+//! no, the largest body size (a huge robots.txt `Crawl-delay`: the robots unit tests). Each is refused with one clear
 //! line (exit 2) naming the option, or clamped — never a panic.
 
 use std::time::Duration;
 
-use linkpatrol::{Checker, Config, ErrorKind, HostRule, Outcome};
+use linkpatrol::{Checker, Config, ErrorKind, HostRule};
 use regex::Regex;
 
-use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{cli, cli_with_env, config, run};
+use crate::support::server::{Routes, TestServer};
+use crate::support::util::{cli, cli_with_env};
 
 /// Runs the binary with `flags` against a dead local port and returns (exit code, stderr).
 fn refused(flags: &[&str]) -> (Option<i32>, String) {
@@ -129,29 +129,6 @@ fn the_library_refuses_the_same_values_as_invalid_config() {
     let year = linkpatrol::MAX_DURATION;
     assert!(Checker::new(base().timeout(year).max_retry_wait(year)).is_ok());
     assert!(Checker::new(base().max_requests_per_second(1.0 / year.as_secs_f64())).is_ok());
-}
-
-#[test]
-fn a_huge_crawl_delay_is_clamped_not_a_panic() {
-    let server = TestServer::start(
-        Routes::new()
-            .reply(
-                "/robots.txt",
-                Reply::status(200)
-                    .body("User-agent: *\nCrawl-delay: 1e20\n")
-                    .content_type("text/plain"),
-            )
-            .page("/", "no links"),
-    );
-    let report = run(config(&server.url("/"), 2));
-    let start = &report.entries[0];
-    assert_eq!(start.result.outcome, Outcome::Ok { status: Some(200) });
-    let host = &report.hosts[0];
-    assert_eq!(
-        host.interval,
-        Duration::from_secs(30),
-        "clamped to the longest host interval"
-    );
 }
 
 #[test]

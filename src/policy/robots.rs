@@ -245,6 +245,28 @@ mod tests {
         assert!(cache.allowed(&u("http://h.test:8080/private/x"), |_| None, |_| {}));
     }
 
+    /// A huge or odd `Crawl-delay` is clamped to the longest host interval, never a panic or
+    /// an endless wait; the host table clamps what it is given too (`host_table`'s tests).
+    #[test]
+    fn a_huge_crawl_delay_is_clamped_not_a_panic() {
+        for (value, want) in [
+            ("1e20", Some(MAX_HOST_INTERVAL)),
+            ("3600", Some(MAX_HOST_INTERVAL)),
+            ("2.5", Some(Duration::from_millis(2500))),
+            ("inf", None),
+            ("NaN", None),
+            ("-5", None),
+            ("0", None),
+        ] {
+            let cache = RobotsCache::new("linkpatrol");
+            let body = format!("User-agent: *\nCrawl-delay: {value}\n").into_bytes();
+            let mut delay = Some(Duration::ZERO);
+            let u = Url::parse("http://h.test/").unwrap();
+            cache.rules(&u, |_| Some(body), |r| delay = r.crawl_delay());
+            assert_eq!(delay, want, "Crawl-delay: {value}");
+        }
+    }
+
     /// 500 KiB of rules for another agent, then ours: `/private/` and 20,000 rules with `$`.
     fn large_robots_txt() -> Vec<u8> {
         let mut body = String::from("User-agent: otherbot\n");
