@@ -1,7 +1,7 @@
 //! Out-of-range settings: huge timeouts, tiny or negative rates, control characters in the
 //! user agent or a header, a resolver that is no address, a switch variable that is no yes or
-//! no, the largest body size (a huge robots.txt `Crawl-delay`: the robots unit tests). Each is refused with one clear
-//! line (exit 2) naming the option, or clamped — never a panic.
+//! no, the largest body size (a huge robots.txt `Crawl-delay`: the robots unit tests). Each is
+//! refused with one clear line (exit 2) naming the option, or clamped — never a panic.
 
 use std::time::Duration;
 
