@@ -155,3 +155,38 @@ fn an_exclude_that_matches_pages_of_the_checked_folder_says_how_many() {
         assert_eq!(json["summary"]["skipped"]["excluded_starts"], 2, "{json}");
     }
 }
+
+/// Exclude patterns and `.linkpatrolignore` apply to every scheme: `^mailto:` drops mail
+/// addresses (as in lychee), a bad one included. Without them the bad address is broken.
+#[test]
+fn exclude_patterns_and_the_ignore_file_drop_mail_addresses() {
+    let dir = TempDir::new("skip-mailto");
+    std::fs::write(
+        dir.join("index.html"),
+        "<a href='mailto:not-an-address'>m</a> <a href='mailto:team@example.com'>t</a>",
+    )
+    .unwrap();
+    let folder = dir.to_str().unwrap();
+    for threads in ["1", "8"] {
+        let plain = cli(&["--no-status", "-t", threads, folder]);
+        assert_exit(&plain, 1);
+        let excluded = cli(&[
+            "--no-status",
+            "-t",
+            threads,
+            "--exclude",
+            "^mailto:",
+            folder,
+        ]);
+        assert_exit(&excluded, 0);
+        let text = String::from_utf8_lossy(&excluded.stdout);
+        assert!(
+            text.contains("2 URLs not checked: 2 by --exclude"),
+            "{text}"
+        );
+        std::fs::write(dir.join(".linkpatrolignore"), "^mailto:not-\n").unwrap();
+        let ignored = cli_in(&dir, &[], &["--no-status", "-t", threads, "."]);
+        assert_exit(&ignored, 0);
+        std::fs::remove_file(dir.join(".linkpatrolignore")).unwrap();
+    }
+}

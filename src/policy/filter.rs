@@ -159,8 +159,7 @@ impl Filter {
                     "a file: link on a web page is not opened".into(),
                 );
             }
-            "file" => {}
-            "mailto" => return Decision::Mail,
+            "file" | "mailto" => {}
             s @ ("ftp" | "ftps" | "sftp") => {
                 return Decision::Ignore(
                     SkipReason::Scheme,
@@ -190,6 +189,11 @@ impl Filter {
         }
         if self.ignore_file.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(SkipReason::IgnoreFile, "matches .linkpatrolignore".into());
+        }
+        // Exclude patterns and the ignore file apply to every scheme; a mail address is
+        // checked for its syntax (and MX), with no scope or recursion of its own.
+        if url.scheme() == "mailto" {
+            return Decision::Mail;
         }
         if !seed && !self.include.is_empty() && !self.include.iter().any(|r| r.is_match(s)) {
             return Decision::Ignore(
@@ -305,6 +309,28 @@ mod tests {
         ));
         assert_eq!(
             f.decide(&u("mailto:a@b.test"), 1, false, true),
+            Decision::Mail
+        );
+        // Exclude patterns apply to mail addresses too.
+        let mail = Filter::new(
+            vec![],
+            vec![Regex::new("^mailto:").unwrap()],
+            vec![],
+            None,
+            true,
+        );
+        assert!(matches!(
+            mail.decide(&u("mailto:a@b.test"), 1, false, true),
+            Decision::Ignore(SkipReason::Excluded, _)
+        ));
+        let mut ignored = Filter::new(vec![], vec![], vec![], None, true);
+        ignored.ignore_file(vec![Regex::new("@b\\.test$").unwrap()]);
+        assert!(matches!(
+            ignored.decide(&u("mailto:a@b.test"), 1, false, true),
+            Decision::Ignore(SkipReason::IgnoreFile, _)
+        ));
+        assert_eq!(
+            ignored.decide(&u("mailto:a@c.test"), 1, false, true),
             Decision::Mail
         );
         assert!(matches!(
