@@ -130,6 +130,37 @@ fn a_reference_to_an_undefined_label_is_an_error_at_its_line() {
     }
 }
 
+/// GFM's extended autolinks make a bare `mailto:` or `xmpp:` address a link, as GitHub shows
+/// it: the mail address is checked (a bad one is an error), the `xmpp:` one listed.
+#[test]
+fn bare_mailto_and_xmpp_addresses_in_markdown_are_links() {
+    let dir = TempDir::new("render-bare-mailto");
+    fs::write(
+        dir.join("README.md"),
+        "# Readme\n\nWrite to mailto:team@example.com or mailto:x..y@example.com, \
+         chat at xmpp:team@example.com/web.\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "."]);
+        let rows = rows(&out);
+        let url = |u: &str| rows.iter().find(|r| &r[0] == u).cloned();
+        assert_eq!(
+            url("mailto:team@example.com")
+                .map(|r| r[6].to_owned())
+                .as_deref(),
+            Some("True"),
+            "-t {threads}: {rows:#?}"
+        );
+        assert!(
+            url("mailto:x..y@example.com").is_some_and(|r| &r[6] == "False"),
+            "{rows:#?}"
+        );
+        assert!(url("xmpp:team@example.com/web").is_some(), "{rows:#?}");
+        assert_exit(&out, 1);
+    }
+}
+
 /// CommonMark allows no link inside a link: `[outer [inner][label]](gone.md)` is a link to
 /// `gone.md` whose text holds `[inner][label]` as text, not an undefined reference.
 #[test]

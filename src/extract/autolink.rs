@@ -14,7 +14,8 @@
 //!   a trailing entity reference (`&amp;`).
 //! - An e-mail address: letters, digits, `.`, `-`, `_` and `+`, then `@`, then a domain of
 //!   letters, digits, `-` and `_` with at least one `.`, not ending in `-` or `_` (a trailing
-//!   `.` is left out).
+//!   `.` is left out). Written after `mailto:` or `xmpp:`, the scheme is part of the link (an
+//!   `xmpp:` address may end in `/` and a resource of letters, digits, `@` and `.`).
 
 /// One autolink literal: its byte offset in the text, the URL it links to, and the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,8 +174,19 @@ fn email(text: &str, at: usize, floor: usize) -> Option<Autolink> {
     while start > floor && local(bytes[start - 1]) {
         start -= 1;
     }
-    // Not part of a path or a URL (`a/b@c.d`, `user:pw@host`).
-    if start == at || (start > 0 && matches!(bytes[start - 1], b'/' | b':' | b'@')) {
+    if start == at {
+        return None;
+    }
+    // `mailto:` or `xmpp:` before the address makes it that scheme's link (GFM's extended
+    // protocols).
+    let scheme = ["mailto:", "xmpp:"].into_iter().find(|s| {
+        start >= floor + s.len()
+            && start >= s.len()
+            && bytes[start - s.len()..start].eq_ignore_ascii_case(s.as_bytes())
+            && (start == s.len() || !bytes[start - s.len() - 1].is_ascii_alphanumeric())
+    });
+    // Else not part of a path or a URL (`a/b@c.d`, `user:pw@host`).
+    if scheme.is_none() && start > 0 && matches!(bytes[start - 1], b'/' | b':' | b'@') {
         return None;
     }
     let mut end = at + 1;
@@ -194,10 +206,32 @@ fn email(text: &str, at: usize, floor: usize) -> Option<Autolink> {
     {
         return None;
     }
+    let Some(scheme) = scheme else {
+        let written = &text[start..end];
+        return Some(Autolink {
+            start,
+            url: format!("mailto:{written}"),
+            text: written.to_owned(),
+        });
+    };
+    if scheme == "xmpp:" && bytes.get(end) == Some(&b'/') {
+        let resource = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'@' | b'.');
+        let mut after = end + 1;
+        while after < bytes.len() && resource(bytes[after]) {
+            after += 1;
+        }
+        while after > end + 1 && bytes[after - 1] == b'.' {
+            after -= 1;
+        }
+        if after > end + 1 {
+            end = after;
+        }
+    }
+    let start = start - scheme.len();
     let written = &text[start..end];
     Some(Autolink {
         start,
-        url: format!("mailto:{written}"),
+        url: written.to_owned(),
         text: written.to_owned(),
     })
 }
@@ -272,6 +306,32 @@ mod tests {
         assert_eq!(
             urls("https://user@ex.org/ and me@ex.org"),
             ["https://user@ex.org/", "mailto:me@ex.org"]
+        );
+    }
+
+    /// GFM's extended protocols: `mailto:` and `xmpp:` before an address make the link.
+    #[test]
+    fn mailto_and_xmpp_addresses_are_links() {
+        assert_eq!(
+            urls("Mail mailto:foo@bar.baz today."),
+            ["mailto:foo@bar.baz"]
+        );
+        assert_eq!(urls("MAILTO:foo@bar.baz"), ["MAILTO:foo@bar.baz"]);
+        assert_eq!(urls("xmpp:foo@bar.baz"), ["xmpp:foo@bar.baz"]);
+        assert_eq!(
+            urls("xmpp:foo@bar.baz/txt@bin.com."),
+            ["xmpp:foo@bar.baz/txt@bin.com"]
+        );
+        assert_eq!(urls("mailto:foo@bar"), Vec::<String>::new(), "no dot");
+        assert_eq!(
+            urls("notmailto:a@b.cd"),
+            Vec::<String>::new(),
+            "a longer scheme"
+        );
+        let found = autolinks("see mailto:a@b.cd");
+        assert_eq!(
+            (found[0].start, found[0].text.as_str()),
+            (4, "mailto:a@b.cd")
         );
     }
 
