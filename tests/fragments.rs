@@ -123,6 +123,35 @@ fn markdown_slugs_keep_combining_marks() {
     }
 }
 
+/// A page accepted with an error status (`--accept 200,404`) is accepted as it is: its
+/// fragments are not looked for (as lychee does), while a 200 page's still are.
+#[test]
+fn fragments_of_a_page_accepted_with_an_error_status_are_not_checked() {
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/gone#part'>g</a> <a href='/here#nowhere'>h</a>",
+            )
+            .page("/here", "<h1 id='top'>here</h1>"),
+    );
+    for threads in ["1", "8"] {
+        let out = cli(&[
+            &CSV_FLAGS[..],
+            &["-t", threads, "--check-anchors", "--accept", "200,404"],
+            &[&server.url("/")],
+        ]
+        .concat());
+        let rows = rows(&out);
+        let bad: Vec<&str> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| &r[0])
+            .collect();
+        assert_eq!(bad, ["/here#nowhere"], "-t {threads}: {rows:#?}");
+    }
+}
+
 #[test]
 fn check_anchors_is_a_config_file_key() {
     let dir = markdown_folder("fragments-config");

@@ -181,7 +181,8 @@ impl Run {
             written_target: written.as_ref(),
             fragment,
             parent,
-            target_ok: matches!(result.outcome, Outcome::Ok { .. }),
+            // A page accepted with an error status (`--accept 404`) is no page to look in.
+            target_ok: matches!(result.outcome, Outcome::Ok { status } if status.is_none_or(|s| s < 400)),
             target_content_type: result.content_type.as_deref(),
             from_mdbook: !parent.is_empty() && !self.files.outside_books(parent),
         };

@@ -79,7 +79,9 @@ pub struct LinkView<'a> {
     pub fragment: &'a str,
     /// The page that contains the link; empty for a start URL.
     pub parent: &'a str,
-    /// `true` when the target was found reachable.
+    /// `true` when the target was found reachable with a success status (a 2xx after
+    /// redirects, an existing file). A page accepted with an error status (`--accept 404`) is
+    /// not: as lychee does, its fragments are not looked for.
     pub target_ok: bool,
     /// The target's media type without parameters, when known.
     pub target_content_type: Option<&'a str>,
