@@ -1,4 +1,5 @@
-//! Throughput of `extract_html` on deterministic synthetic pages of about 50 KB and 1 MB.
+//! Throughput of `extract_html` on deterministic synthetic pages of about 50 KB and 1 MB, and
+//! of `extract_markdown` and `markdown_anchors` on a synthetic README of about 50 KB.
 //!
 //! The generator writes what a content-heavy site looks like: a head with stylesheets, hints and
 //! an inline script full of link-like strings, a navigation list, sections of text paragraphs
@@ -10,7 +11,7 @@ use std::fmt::Write;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use linkpatrol::extract::extract_html;
+use linkpatrol::extract::{extract_html, extract_markdown, markdown_anchors};
 
 /// A small linear congruential generator: deterministic, no dependencies.
 struct Lcg(u64);
@@ -225,5 +226,48 @@ fn bench_extract(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_extract);
+/// A Markdown document of about `target` bytes: headings in several scripts (Latin,
+/// Devanagari with its virama, Arabic with harakat), paragraphs with inline links, reference
+/// links (defined and not), bare URLs and mail addresses, and a code block.
+fn markdown(target: usize) -> String {
+    const HEADINGS: [&str; 4] = [
+        "Getting started",
+        "दिशानिर्देश",
+        "العَرَبِيَّة",
+        "What's new (2026)",
+    ];
+    let mut rng = Lcg(7);
+    let mut out = String::new();
+    let mut n = 0;
+    while out.len() < target {
+        let _ = writeln!(out, "## {} {n}\n", rng.pick(&HEADINGS));
+        words(&mut out, &mut rng, 40);
+        let _ = write!(
+            out,
+            " See [the guide](guide.md#setup-{n}), [docs][docs] and [missing][nowhere-{n}], \
+             https://example.com/page/{n}?a=1 or mailto:team{n}@example.com.\n\n"
+        );
+        if n % 5 == 0 {
+            out.push_str("```rust\nlet url = \"https://in.code/example\";\n```\n\n");
+        }
+        n += 1;
+    }
+    out.push_str("[docs]: https://docs.example.com/\n");
+    out
+}
+
+fn bench_markdown(c: &mut Criterion) {
+    let md = markdown(50_000);
+    let mut group = c.benchmark_group("extract_markdown");
+    group.throughput(Throughput::Bytes(md.len() as u64));
+    group.bench_function("links_50KB", |b| {
+        b.iter(|| extract_markdown(black_box(md.as_bytes())))
+    });
+    group.bench_function("anchors_50KB", |b| {
+        b.iter(|| markdown_anchors(black_box(md.as_bytes())))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_extract, bench_markdown);
 criterion_main!(benches);
