@@ -122,24 +122,31 @@ fn page_tree_loaded(doc: &Document) -> bool {
 /// The load filter: every object passes, counted; an object stream is decompressed and
 /// counted first. A budget spent unwinds with [`Spent`].
 fn count(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)> {
-    let keep = TALLY.with(|t| {
+    let member = TALLY.with(|t| {
         let mut tally = t.borrow_mut();
         if let Object::Stream(stream) = object
             && stream.dict.has_type(b"ObjStm")
         {
-            return object_stream(&mut tally, stream);
+            return object_stream(&mut tally, stream).then_some(false);
         }
-        if !tally.members.remove(&id.0) {
-            tally.members.clear();
-            tally.objects += size(object);
-            if tally.objects > MAX_OBJECTS {
-                spend(format!("it has more than {MAX_OBJECTS} objects"));
-            }
+        if tally.members.remove(&id.0) {
+            return Some(true);
         }
-        true
-    });
-    // lopdf keeps `object` itself at the top level and the copy for a stream's members.
-    keep.then(|| (id, object.clone()))
+        tally.members.clear();
+        tally.objects += size(object);
+        if tally.objects > MAX_OBJECTS {
+            spend(format!("it has more than {MAX_OBJECTS} objects"));
+        }
+        Some(false)
+    })?;
+    // lopdf keeps what is returned for a stream's member and `object` itself for any other
+    // object (what is returned is dropped): neither is copied.
+    let kept = if member {
+        std::mem::replace(object, Object::Null)
+    } else {
+        Object::Null
+    };
+    Some((id, kept))
 }
 
 /// Decompresses an object stream in place and counts its members' tokens; `false` drops a
@@ -294,6 +301,57 @@ fn spend(why: String) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A PDF of a catalog (object 1) and an uncompressed object stream of `members`
+    /// (number, offset) over `text`.
+    fn with_object_stream(members: &[(u32, usize)], text: &str) -> Vec<u8> {
+        let header: String = members.iter().map(|(n, o)| format!("{n} {o} ")).collect();
+        let stream = format!(
+            "<< /Type /ObjStm /N {} /First {} /Length {} >>\nstream\n{header}{text}\nendstream",
+            members.len(),
+            header.len(),
+            header.len() + text.len()
+        );
+        let mut out = b"%PDF-1.5\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, body) in ["<< /Type /Catalog /Pages 3 0 R >>", &stream]
+            .iter()
+            .enumerate()
+        {
+            offsets.push(out.len());
+            out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+        }
+        let xref = out.len();
+        out.extend_from_slice(b"xref\n0 3\n0000000000 65535 f \n");
+        for o in offsets {
+            out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+        }
+        let trailer = format!("trailer\n<< /Size 3 /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n");
+        out.extend_from_slice(trailer.as_bytes());
+        out
+    }
+
+    #[test]
+    fn object_streams_are_counted_and_overlapping_ones_dropped() {
+        let pages = "<< /Type /Pages /Kids [] /Count 0 >>";
+        let doc = load(&with_object_stream(&[(3, 0)], pages)).unwrap();
+        assert!(doc.get_dictionary((3, 0)).is_ok());
+        // Member 4 starts inside member 3's array: each would be parsed again.
+        let doc = load(&with_object_stream(&[(3, 0), (4, 1)], "[[0 0 0]]")).unwrap();
+        assert!(doc.get_object((3, 0)).is_err() && doc.get_object((4, 0)).is_err());
+        let many = format!("[{}]", "0 ".repeat(MAX_OBJECTS));
+        let why = load(&with_object_stream(&[(3, 0)], &many)).unwrap_err();
+        assert!(why.contains("more than 2000000 objects"), "{why}");
+    }
+
+    #[test]
+    fn an_encrypted_pdf_is_not_loaded() {
+        let mut pdf = with_object_stream(&[(3, 0)], "null");
+        let at = pdf.windows(5).position(|w| w == b"/Root").unwrap();
+        pdf.splice(at..at, b"/Encr#79pt 9 0 R ".iter().copied());
+        assert!(load(&pdf).unwrap_err().contains("encrypted"));
+        assert!(!names_encrypt(b"/EncryptMetadata true /Encrypted"));
+    }
 
     #[test]
     fn tokens_are_counted_and_overlap_is_refused() {
