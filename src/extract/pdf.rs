@@ -233,6 +233,22 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_pdf_with_object_and_cross_reference_streams_is_read() {
+        let plain = pdf(&[vec![(uri("https://example.test/a"), Some("the spec"))]]);
+        let mut doc = Document::load_mem(&plain).unwrap();
+        let mut modern = Vec::new();
+        doc.save_modern(&mut modern).unwrap();
+        assert!(modern.windows(7).any(|w| w == b"/ObjStm"));
+        let (links, trouble) = extract_pdf(&modern);
+        assert_eq!(trouble, None);
+        assert_eq!(links.len(), 1);
+        assert_eq!(
+            (links[0].value.as_str(), links[0].name.as_str()),
+            ("https://example.test/a", "the spec")
+        );
+    }
+
+    #[test]
     fn a_long_annotation_text_is_capped_as_a_links_text_is() {
         let long = "word ".repeat(200);
         let body = pdf(&[vec![(uri("https://example.test/"), Some(long.as_str()))]]);
