@@ -25,6 +25,8 @@ mod crawl;
 /// Credentials: masked in every report format, error message and plugin program; `[[auth]]`
 /// only for its own origin.
 mod credentials;
+/// Hostile PDFs and Office documents: read within their document's budgets, never a bomb.
+mod document_budgets;
 /// A server that fails: refused, dropped and reset connections, hangs, 429/503 with
 /// Retry-After, slow, huge and compressed bodies; each fault a clear row, retried as it should.
 mod faults;

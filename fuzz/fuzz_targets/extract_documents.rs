@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 use linkpatrol::extract::{extract_office, extract_pdf};
 
 fuzz_target!(|data: &[u8]| {
-    let pdf = extract_pdf(data).unwrap_or_default();
+    let (pdf, _) = extract_pdf(data);
     let (office, _) = extract_office(data);
     for link in pdf.iter().chain(&office) {
         assert!(link.line >= 1 && link.column >= 1, "{link:?}");

@@ -263,10 +263,11 @@ impl Run {
                     unreadable = trouble.map(|t| t.to_string());
                     links
                 }
-                Some(Format::Pdf) => extract_pdf(body).unwrap_or_else(|why| {
-                    unreadable = Some(why);
-                    Vec::new()
-                }),
+                Some(Format::Pdf) => {
+                    let (links, trouble) = extract_pdf(body);
+                    unreadable = trouble;
+                    links
+                }
                 // A text file given as a start input is a list of URLs; other text is not read.
                 Some(Format::Text) if level == 1 => extract_text_urls(body),
                 _ if is_gzip(body) => match gunzip_capped(body, self.max_body) {

@@ -19,6 +19,7 @@ mod markdown_refs;
 mod office;
 pub(crate) mod page_text;
 mod pdf;
+mod pdf_load;
 mod sitemap;
 pub(crate) mod sniff;
 mod text;

@@ -6,7 +6,9 @@
 //!
 //! Pure: bytes in, links out. The archive is read in memory, never unpacked to disk (so no
 //! path inside it can reach a file), and bounded: at most [`MAX_ENTRIES`] entries, each part
-//! read up to [`MAX_PART`] bytes and [`MAX_TOTAL`] in all, so a zip bomb costs a bounded read.
+//! read up to [`MAX_PART`] bytes and [`MAX_TOTAL`] in all, so a zip bomb costs a bounded read;
+//! at most [`MAX_LINKS`] links are read (as from a PDF), and a part is named by at most
+//! [`MAX_KIND`] characters of its file name, so a long part name is not copied into every link.
 
 use std::io::{Cursor, Read};
 
@@ -21,6 +23,10 @@ pub(crate) const MAX_ENTRIES: usize = 20_000;
 pub(crate) const MAX_PART: u64 = 16 << 20;
 /// The most bytes read from one archive in all.
 pub(crate) const MAX_TOTAL: u64 = 64 << 20;
+/// The most links read from one document, as from one PDF.
+pub(crate) const MAX_LINKS: usize = super::pdf::MAX_LINKS;
+/// The most characters of a part's kind (`slide`, `sheet`) in its links' names.
+pub(crate) const MAX_KIND: usize = 32;
 
 /// Why an Office document's links could not all be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +35,8 @@ pub enum OfficeTrouble {
     NotAnArchive(String),
     /// A part, or the archive, was larger than the bounds: links past them are not read.
     TooLarge,
+    /// More than [`MAX_LINKS`] links: the first ones are kept.
+    TooManyLinks,
 }
 
 impl std::fmt::Display for OfficeTrouble {
@@ -38,6 +46,10 @@ impl std::fmt::Display for OfficeTrouble {
             OfficeTrouble::TooLarge => {
                 f.write_str("larger than linkpatrol reads; the links past its bounds were not read")
             }
+            OfficeTrouble::TooManyLinks => write!(
+                f,
+                "more than {MAX_LINKS} links; the links past the first {MAX_LINKS} were not read"
+            ),
         }
     }
 }
@@ -78,11 +90,19 @@ pub fn extract_office(body: &[u8]) -> (Vec<RawLink>, Option<OfficeTrouble>) {
             trouble = Some(OfficeTrouble::TooLarge);
         }
         budget -= bytes.len() as u64;
-        if is_rels {
-            links.extend(relationship_links(&name, &bytes));
+        let room = MAX_LINKS - links.len();
+        let mut found = if is_rels {
+            relationship_links(&name, &bytes, room + 1)
         } else {
-            links.extend(open_document_links(&bytes));
+            open_document_links(&bytes, room + 1)
+        };
+        if found.len() > room {
+            found.truncate(room);
+            links.extend(found);
+            trouble = Some(OfficeTrouble::TooManyLinks);
+            break;
         }
+        links.extend(found);
         if budget == 0 {
             trouble = Some(OfficeTrouble::TooLarge);
             break;
@@ -102,8 +122,8 @@ fn part_of(rels: &str) -> Option<(&str, usize)> {
 }
 
 /// The external hyperlinks of one `.rels` file (`<Relationship Type="…/hyperlink"
-/// TargetMode="External" Target="URL"/>`), each at its part's number.
-fn relationship_links(rels: &str, xml: &[u8]) -> Vec<RawLink> {
+/// TargetMode="External" Target="URL"/>`), each at its part's number; at most `most`.
+fn relationship_links(rels: &str, xml: &[u8], most: usize) -> Vec<RawLink> {
     let Some((kind, number)) = part_of(rels) else {
         return Vec::new();
     };
@@ -111,10 +131,15 @@ fn relationship_links(rels: &str, xml: &[u8]) -> Vec<RawLink> {
     if kind.is_empty() {
         return Vec::new();
     }
+    // One short name for all the part's links: the part's file name is the archive's to choose.
+    let name = format!(
+        "{} {number}",
+        label(kind).chars().take(MAX_KIND).collect::<String>()
+    );
     let mut reader = Reader::from_reader(xml);
     let mut buf = Vec::new();
     let mut links = Vec::new();
-    loop {
+    while links.len() < most {
         match reader.read_event_into(&mut buf) {
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) => {
                 if e.local_name().as_ref() == "Relationship"
@@ -123,7 +148,7 @@ fn relationship_links(rels: &str, xml: &[u8]) -> Vec<RawLink> {
                     && let Some(target) = attribute(&e, "Target").filter(|t| !t.is_empty())
                 {
                     let mut link = RawLink::plain(target, "office", "hyperlink", (number, 1));
-                    link.name = format!("{kind} {number}");
+                    link.name.clone_from(&name);
                     links.push(link);
                 }
             }
@@ -136,8 +161,9 @@ fn relationship_links(rels: &str, xml: &[u8]) -> Vec<RawLink> {
 }
 
 /// The links of an OpenDocument `content.xml`: `text:a` and `draw:a` (`xlink:href`), each at
-/// the number of its sheet (`table:table`) or slide (`draw:page`), named by its text.
-fn open_document_links(xml: &[u8]) -> Vec<RawLink> {
+/// the number of its sheet (`table:table`) or slide (`draw:page`), named by its text; at most
+/// `most`.
+fn open_document_links(xml: &[u8], most: usize) -> Vec<RawLink> {
     let mut reader = Reader::from_reader(xml);
     let mut buf = Vec::new();
     let mut links: Vec<RawLink> = Vec::new();
@@ -146,7 +172,8 @@ fn open_document_links(xml: &[u8]) -> Vec<RawLink> {
     let mut part = 0usize;
     // The link being read (its index in `links`) and how deep inside it the reader is.
     let mut open: Option<(usize, usize)> = None;
-    loop {
+    // Past `most`, only the last link's text is read to its end.
+    while links.len() < most || open.is_some() {
         let event = match reader.read_event_into(&mut buf) {
             Ok(Event::Eof) | Err(_) => break,
             Ok(e) => e,
