@@ -257,3 +257,58 @@ fn a_fragment_in_another_case_is_valid_only_where_github_shows_the_file() {
         }
     }
 }
+
+/// An mdBook whose book.toml redirects old pages (`[output.html.redirect]`): into the book,
+/// in a chain, in a circle, to nowhere, and off the book; its intro links to each.
+fn book_with_redirects(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(
+        dir.join("book.toml"),
+        "[book]\ntitle = \"t\"\n\n[output.html.redirect]\n\"old.html\" = \"new.html\"\n\
+         \"/inner/older.html\" = \"../old.html\"\n\"gone.html\" = \"nowhere.html\"\n\
+         \"away.html\" = \"https://example.invalid/x\"\n\"up.html\" = \"../../secret.md\"\n\"loop.html\" = \"./loop.html\"\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Intro](intro.md)\n- [New](new.md)\n",
+    )
+    .unwrap();
+    fs::write(dir.join("src/new.md"), "# New\n\n## Section\n").unwrap();
+    fs::write(
+        dir.join("src/intro.md"),
+        "# Intro\n\n[a](old.html) [b](old.html#section) [c](old.html#nope)\n\
+         [d](inner/older.html#section) [e](gone.html) [f](away.html) [g](never.html)\n\
+         [h](up.html) [i](loop.html)\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_page_an_mdbook_redirects_is_as_good_as_its_target() {
+    let dir = book_with_redirects("render-book-redirects");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "--check-anchors", "."]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert_eq!(
+            broken(&rows),
+            ["gone.html", "loop.html", "never.html", "old.html#nope"],
+            "{rows:#?}"
+        );
+        for good in ["old.html", "old.html#section", "inner/older.html#section"] {
+            assert_eq!(&row_named(&rows, good)[6], "True", "{good}: {rows:#?}");
+        }
+        // A target that is missing is named; one off the book is not followed.
+        let gone = row_named(&rows, "gone.html");
+        assert!(gone[3].contains("redirected by book.toml"), "{gone:?}");
+        let circle = row_named(&rows, "loop.html");
+        assert!(circle[3].contains("redirects in a row"), "{circle:?}");
+        for away in ["away.html", "up.html"] {
+            let row = row_named(&rows, away);
+            assert!(row[3].contains("outside the book: not checked"), "{row:?}");
+        }
+    }
+}

@@ -317,3 +317,56 @@ fn a_built_book_is_reported_at_its_sources() {
         assert_eq!(bad, want, "each once, at its source: {rows:#?}");
     }
 }
+
+/// A book (`src/`) with an old edition nested in `old/` (its own book.toml and SUMMARY.md),
+/// whose chapter links out of the old edition to the main book's pages as deployed
+/// (`../appendix-00.html`), to its own pages, and to a source its summary does not list.
+fn book_with_nested_edition(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::create_dir_all(dir.join("old/src")).unwrap();
+    for book in ["book.toml", "old/book.toml"] {
+        fs::write(dir.join(book), "[book]\ntitle = \"t\"\n").unwrap();
+    }
+    fs::write(dir.join("src/SUMMARY.md"), "- [Appendix](appendix-00.md)\n").unwrap();
+    fs::write(dir.join("src/appendix-00.md"), "# Appendix\n").unwrap();
+    fs::write(
+        dir.join("old/src/SUMMARY.md"),
+        "- [Ch1](ch01.md)\n- [Ch2](ch02.md)\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("old/src/ch01.md"),
+        "# Ch1\n\n[appendix](../appendix-00.html) [next](ch02.html) [typo](ch03.html)\n\
+         [draft](draft.md)\n",
+    )
+    .unwrap();
+    fs::write(dir.join("old/src/ch02.md"), "# Ch2\n").unwrap();
+    fs::write(dir.join("old/src/draft.md"), "# Draft\n\n[x](nowhere.md)\n").unwrap();
+    dir
+}
+
+#[test]
+fn a_book_below_the_checked_book_is_read_as_a_book() {
+    let dir = book_with_nested_edition("bounds-nested-book");
+    for threads in ["1", "8"] {
+        let out = csv_run_in(
+            &dir,
+            &["-t", threads, "--internal-only", "--check-anchors", "."],
+        );
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        // Out of the nested book's sources: the deployed site, not a file of the checkout.
+        let up = row_named(&rows, "../appendix-00.html");
+        assert!(up[3].contains("not checked offline"), "{up:?}");
+        assert_eq!(&row_named(&rows, "ch02.html")[6], "True", "{rows:#?}");
+        // Its summary decides its pages: an unlisted source is no page, and is not read.
+        let mut bad: Vec<String> = rows
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| r[0].to_owned())
+            .collect();
+        bad.sort();
+        assert_eq!(bad, ["ch03.html", "draft.md"], "{rows:#?}");
+    }
+}

@@ -50,6 +50,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--fallback-extensions", cfg.fallback_extensions.join(",")),
         ("mdbook", cfg.readme_as_index.to_string()),
         ("mdbook chapters", format!("{:?}", cfg.mdbooks)),
+        ("mdbook redirects", format!("{:?}", cfg.mdbook_redirects)),
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
         ("--ignore-warning", cfg.ignore_warnings.join(" ")),

@@ -179,6 +179,8 @@ pub struct Config {
     /// Folders walked, with the files each walk kept (`walked_folder`).
     pub(crate) walked_folders: Vec<(PathBuf, Vec<PathBuf>)>,
     pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
+    /// The pages mdBooks' redirect tables create: `(src, page, target)` (`mdbook_redirect`).
+    pub(crate) mdbook_redirects: Vec<(PathBuf, String, String)>,
     /// GitHub repositories and the folders of their checkouts (`github_checkout`).
     pub(crate) github_checkouts: Vec<(String, PathBuf)>,
     /// Folders that are the root of a deployed site, with its public URL (`site_root`).
@@ -248,6 +250,7 @@ impl Default for Config {
             readme_as_index: false,
             walked_folders: Vec::new(),
             mdbooks: Vec::new(),
+            mdbook_redirects: Vec::new(),
             site_roots: Vec::new(),
             github_checkouts: Vec::new(),
             keep_entries: true,
@@ -717,6 +720,23 @@ impl Config {
     /// [`readme_as_index`](Self::readme_as_index), as the binary does. Defaults to none.
     pub fn mdbook(mut self, src: impl Into<PathBuf>, chapters: Option<Vec<PathBuf>>) -> Self {
         self.mdbooks.push((src.into(), chapters));
+        self
+    }
+
+    /// A page the `[output.html.redirect]` table of the mdBook with sources in `src` creates:
+    /// `page` (as written in book.toml: relative to the book's root) sends the browser to
+    /// `target` (relative to `page`'s folder, or a URL), keeping the link's fragment. A link to
+    /// `page`, which has no source, is as good as a link to `target` when that is in the book
+    /// (its anchors are the target's); a target outside the book is not checked. Only the book's
+    /// sources are looked at. Defaults to none.
+    pub fn mdbook_redirect(
+        mut self,
+        src: impl Into<PathBuf>,
+        page: impl Into<String>,
+        target: impl Into<String>,
+    ) -> Self {
+        self.mdbook_redirects
+            .push((src.into(), page.into(), target.into()));
         self
     }
 

@@ -16,6 +16,7 @@ use super::run::{Message, Run};
 use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
+use crate::fetch::book_redirects::BookRedirects;
 use crate::fetch::file::{BookPages, FileScope};
 use crate::fetch::github_auth::GithubAuth;
 use crate::fetch::http::{HttpFetcher, HttpSettings, proxy_for};
@@ -284,6 +285,7 @@ fn file_scope(cfg: &Config, starts: &[Start]) -> FileScope {
         .iter()
         .filter_map(|(src, chapters)| BookPages::new(src, chapters.as_deref()?))
         .collect();
+    scope.redirects = BookRedirects::new(&cfg.mdbook_redirects);
     scope
 }
 

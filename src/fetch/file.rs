@@ -19,6 +19,7 @@ use std::time::Instant;
 use url::Url;
 
 use super::Fetched;
+use super::book_redirects::{BookRedirects, Target};
 use super::real_path::{real_path, real_path_of_entry};
 use super::walked::Walked;
 use super::work_tree::work_tree_root;
@@ -41,6 +42,8 @@ pub(crate) struct FileScope {
     pub(crate) readme_index: bool,
     /// The mdBooks whose summaries are known (`Config::mdbook`): only their chapters are pages.
     pub(crate) books: Vec<BookPages>,
+    /// The pages the mdBooks' `[output.html.redirect]` tables create (`Config::mdbook_redirect`).
+    pub(crate) redirects: BookRedirects,
     /// What the folder walks kept (`Config::walked_folder`): all a listing inside them names.
     pub(crate) walked: Walked,
 }
@@ -181,6 +184,7 @@ impl FileScope {
             fallback: Vec::new(),
             readme_index: false,
             books: Vec::new(),
+            redirects: BookRedirects::default(),
             walked: Walked::default(),
         }
     }
@@ -210,6 +214,50 @@ fn fallback(scope: &FileScope, path: &Path) -> Option<(PathBuf, Metadata, Place)
     })
 }
 
+/// A link to `path`, a page an mdBook's redirect table creates: as good as its `target`, a
+/// file of the book looked up as a link to it would be (its content and anchors are the
+/// page's), or not checked when the target is outside the book.
+fn redirected(
+    url: &Url,
+    path: &Path,
+    target: Target,
+    want_body: bool,
+    max_body: u64,
+    scope: &FileScope,
+    hops: usize,
+) -> Fetched {
+    let to = match target {
+        Target::Away(to) => {
+            let reason = format!(
+                "book.toml redirects it to `{}', outside the book: not checked",
+                crate::policy::url_cap::capped(&to)
+            );
+            return Fetched::bare(url, Outcome::Ignored { reason });
+        }
+        Target::Page(to) => to,
+    };
+    let shown = format!(
+        "{} (redirected by book.toml to {})",
+        path.display(),
+        to.display()
+    );
+    if hops >= MAX_BOOK_REDIRECTS {
+        let message = format!("more than {MAX_BOOK_REDIRECTS} redirects in a row");
+        return Fetched::failed(url, FailKind::FileNotFound, message);
+    }
+    let Ok(to_url) = Url::from_file_path(&to) else {
+        return Fetched::failed(url, FailKind::InvalidUrl, shown);
+    };
+    let mut f = fetch_hop(&to_url, want_body, max_body, scope, hops + 1);
+    // The link's own page names the first redirect; what failed further on says the rest.
+    if hops == 0
+        && let Outcome::Failed { message, .. } = &mut f.outcome
+    {
+        *message = format!("{shown}: {message}");
+    }
+    f
+}
+
 /// A file that exists outside the checked folders: nothing it holds is read.
 fn outside_root(url: &Url) -> Fetched {
     let mut f = Fetched::bare(url, Outcome::Ok { status: None });
@@ -225,6 +273,14 @@ fn outside_root(url: &Url) -> Fetched {
 /// Checks a `file:` URL; reads the file (up to `max_body` bytes) when `want_body` and it is a
 /// page we parse, and only inside `scope`.
 pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope) -> Fetched {
+    fetch_hop(url, want_body, max_body, scope, 0)
+}
+
+/// Most mdBook redirect pages followed one after the other (a table may lead in a circle).
+const MAX_BOOK_REDIRECTS: usize = 8;
+
+/// [`fetch`], `hops` mdBook redirects after the link.
+fn fetch_hop(url: &Url, want_body: bool, max_body: u64, scope: &FileScope, hops: usize) -> Fetched {
     let Ok(path) = url.to_file_path() else {
         return Fetched::failed(url, FailKind::InvalidUrl, "not a local file path");
     };
@@ -245,7 +301,12 @@ pub(crate) fn fetch(url: &Url, want_body: bool, max_body: u64, scope: &FileScope
                 };
                 (other, m, Some(u))
             }
-            None => return missing(url, &path, &e, scope),
+            None => match scope.redirects.target(&path) {
+                Some(target) => {
+                    return redirected(url, &path, target, want_body, max_body, scope, hops);
+                }
+                None => return missing(url, &path, &e, scope),
+            },
         },
     };
     let (path, final_url, meta) = if let Some(u) = found_as {

@@ -15,6 +15,7 @@
 // of it, and `tls_off` says so to a plugin that asks.
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod accept_any_cert;
+pub(crate) mod book_redirects;
 pub(crate) mod connection;
 pub(crate) mod dns;
 pub(crate) mod file;

@@ -13,6 +13,10 @@
 //! A link from a chapter that climbs out of the sources (`../std/index.html`) goes to another
 //! part of the deployed site: `site-url` of `[output.html]`, when it is a whole URL, says where
 //! the book is deployed, so the link can be checked there (see `Config::site_root`).
+//! `[output.html.redirect]` names pages mdBook writes that send the browser elsewhere: they
+//! are handed on as they are written (`Config::mdbook_redirect`, judged in
+//! `fetch/book_redirects.rs`). A `book.toml` found below a checked folder, a checked book's
+//! too, starts a book there, read by the same rules.
 //!
 //! Every file is the checkout's: `book.toml`, `SUMMARY.md` and the chapters are read through
 //! [`super::checkout_file`], as regular files inside the book's folder (the sources for
@@ -40,6 +44,8 @@ pub(super) struct Book {
     /// The chapters its `SUMMARY.md` lists and the `.md` files they include, relative to
     /// `src`; `None` without a readable `SUMMARY.md`.
     pub(super) chapters: Option<Vec<PathBuf>>,
+    /// The pages its `[output.html.redirect]` table creates and their targets, as written.
+    pub(super) redirects: Vec<(String, String)>,
     /// The same, canonical, with `SUMMARY.md` and `404.md`: the `.md` files that are read.
     read: HashSet<PathBuf>,
     /// How many chapters were read for their includes: each chapter once (the tests count
@@ -51,7 +57,11 @@ pub(super) struct Book {
 impl Book {
     /// The mdBook in `dir`, when `dir` holds a `book.toml` whose sources are inside it.
     pub(super) fn at(dir: &Path) -> Option<Book> {
-        let (src, site_url) = sources(dir)?;
+        let BookToml {
+            src,
+            site_url,
+            redirects,
+        } = sources(dir)?;
         let mut chapters_read = 0;
         let chapters = summary_chapters(&src).map(|listed| {
             // Each chapter once, in the order first listed, then what they include: a
@@ -83,6 +93,7 @@ impl Book {
             src,
             site_url,
             chapters,
+            redirects,
             read,
             chapters_read,
         })
@@ -104,11 +115,21 @@ impl Book {
     }
 }
 
+/// What is read of a `book.toml`.
+struct BookToml {
+    /// The source folder.
+    src: PathBuf,
+    /// `[output.html] site-url`, when it is a whole `http(s)` URL.
+    site_url: Option<String>,
+    /// `[output.html.redirect]`: the pages it creates and their targets (string values only).
+    redirects: Vec<(String, String)>,
+}
+
 /// The source folder of the mdBook in `dir` (`src`, or `[book] src` of its `book.toml`), when
-/// `dir` holds a `book.toml`, and its `site-url` when it is a whole `http(s)` URL. A book.toml
-/// that cannot be read, or whose `src` leaves the folder (`..`, an absolute path, a symbolic
-/// link out), is no mdBook.
-fn sources(dir: &Path) -> Option<(PathBuf, Option<String>)> {
+/// `dir` holds a `book.toml`, its `site-url` when it is a whole `http(s)` URL, and its redirect
+/// table. A book.toml that cannot be read, or whose `src` leaves the folder (`..`, an absolute
+/// path, a symbolic link out), is no mdBook.
+fn sources(dir: &Path) -> Option<BookToml> {
     let bytes = super::checkout_file::read(&dir.join("book.toml"), Some(dir), MAX_SOURCE).ok()?;
     let table: toml::Table = std::str::from_utf8(&bytes).ok()?.parse().ok()?;
     let src = table
@@ -116,9 +137,15 @@ fn sources(dir: &Path) -> Option<(PathBuf, Option<String>)> {
         .and_then(|b| b.get("src"))
         .and_then(|s| s.as_str())
         .unwrap_or("src");
-    let site_url = table
-        .get("output")
-        .and_then(|o| o.get("html"))
+    let html = table.get("output").and_then(|o| o.get("html"));
+    let redirects = html
+        .and_then(|h| h.get("redirect"))
+        .and_then(|r| r.as_table())
+        .into_iter()
+        .flatten()
+        .filter_map(|(page, target)| Some((page.clone(), target.as_str()?.to_owned())))
+        .collect();
+    let site_url = html
         .and_then(|h| h.get("site-url"))
         .and_then(|s| s.as_str())
         .filter(|s| url::Url::parse(s).is_ok_and(|u| matches!(u.scheme(), "http" | "https")))
@@ -137,7 +164,11 @@ fn sources(dir: &Path) -> Option<(PathBuf, Option<String>)> {
         (Ok(real), Ok(folder)) => real.is_dir() && real.starts_with(folder),
         _ => false,
     };
-    inside.then_some((src, site_url))
+    inside.then_some(BookToml {
+        src,
+        site_url,
+        redirects,
+    })
 }
 
 /// The chapters `src/SUMMARY.md` lists, as mdBook reads them: the destination of each link,

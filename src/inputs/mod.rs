@@ -449,6 +449,9 @@ fn add_inputs(
             config.base_url.clone().filter(|_| checked)
         });
         config = config.site_root(&book.src, public);
+        for (page, target) in &book.redirects {
+            config = config.mdbook_redirect(&book.src, page, target);
+        }
     }
     if let Some(first) = books.first() {
         let first = first.dir.display();
@@ -669,28 +672,16 @@ fn add_one(
     {
         // The book's sources and the repository's other Markdown (README, CONTRIBUTING);
         // `/` in a link is the book's root. A source the book does not render is no page.
-        let mut files = walk.files(path, &is_markdown)?;
-        files.retain(|f| !book.unrendered(f));
+        let (files, nested) = books_below(walk, path, Some(&book))?;
         if !files.is_empty() {
             root_dir.get_or_insert(book.src.clone());
             walk.books.borrow_mut().push(book);
+            walk.books.borrow_mut().extend(nested);
             return Ok(files.into_iter().fold(config, Config::input_path));
         }
     }
     if meta.is_dir() && !path.join("index.html").is_file() {
-        let mut files = walk.files(path, &|p: &Path| {
-            is_markdown(p) || p.file_name().is_some_and(|n| n == "book.toml")
-        })?;
-        // A book inside the repository (`guide/book.toml`): its links are resolved as mdBook
-        // resolves them too, and the sources it does not render are no pages.
-        let books: Vec<Book> = files
-            .iter()
-            .filter(|f| f.file_name().is_some_and(|n| n == "book.toml"))
-            .filter_map(|f| Book::at(f.parent()?))
-            .collect();
-        files.retain(|f| {
-            f.file_name().is_none_or(|n| n != "book.toml") && !books.iter().any(|b| b.unrendered(f))
-        });
+        let (files, books) = books_below(walk, path, None)?;
         walk.books.borrow_mut().extend(books);
         if !files.is_empty() {
             root_dir.get_or_insert_with(|| path.to_path_buf());
@@ -706,6 +697,24 @@ fn add_one(
         return Ok(config.walked_folder(path, kept).input_path(path));
     }
     Ok(config.input_path(path))
+}
+
+/// The Markdown files below `dir` and the mdBooks there: a `book.toml` the walk finds starts
+/// a book in its folder (an old edition kept beside the current book), read as `top`, the
+/// book of `dir` itself, is: its links are resolved as mdBook resolves them, a link out of its
+/// sources goes to the deployed site, and the sources a book does not render are no pages.
+fn books_below(walk: &Walk, dir: &Path, top: Option<&Book>) -> Result<(Vec<PathBuf>, Vec<Book>)> {
+    let is_book_toml = |p: &Path| p.file_name().is_some_and(|n| n == "book.toml");
+    let mut files = walk.files(dir, &|p: &Path| is_markdown(p) || is_book_toml(p))?;
+    let books: Vec<Book> = files
+        .iter()
+        .filter(|f| is_book_toml(f))
+        .filter_map(|f| f.parent())
+        .filter(|folder| top.is_none_or(|t| !same_folder(folder, &t.dir)))
+        .filter_map(Book::at)
+        .collect();
+    files.retain(|f| !is_book_toml(f) && !top.into_iter().chain(&books).any(|b| b.unrendered(f)));
+    Ok((files, books))
 }
 
 /// Every file `pattern` matches, walked from its folder part (`docs` of `docs/**/*.md`); that
