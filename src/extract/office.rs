@@ -35,7 +35,7 @@ pub enum OfficeTrouble {
     NotAnArchive(String),
     /// A part, or the archive, was larger than the bounds: links past them are not read.
     TooLarge,
-    /// More than [`MAX_LINKS`] links: the first ones are kept.
+    /// More than `MAX_LINKS` (100,000) links: the first ones are kept.
     TooManyLinks,
 }
 
