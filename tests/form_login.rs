@@ -532,3 +532,61 @@ fn the_default_logout_pattern_knows_more_spellings() {
         assert!(!err.contains("session was lost"), "{err}");
     }
 }
+
+/// A logout link the pattern does not guard ends the session: the run says so in every
+/// report (the text and HTML summaries, JSON's `session_lost`), marks each page checked after
+/// it with `session-lost`, and fails (exit 1) although no link is broken.
+#[test]
+fn a_lost_session_is_said_in_every_report_and_fails_the_run() {
+    for threads in ["1", "8"] {
+        let server = private_site();
+        let dir = TempDir::new(&format!("form-login-lost-{threads}"));
+        let out = cli_in(
+            &dir,
+            &[("LINKPATROL_LOGIN_PASSWORD", PASSWORD)],
+            &[
+                "--no-config",
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                "-t",
+                threads,
+                "--login-url",
+                &server.url("/login"),
+                "--login-user",
+                "alice",
+                "--login-logout-pattern",
+                "no-such-link",
+                "--exclude",
+                "/missing|/gone|sign-out",
+                "-F",
+                "csv/out.csv",
+                "-F",
+                "json/out.json",
+                "-F",
+                "html/out.html",
+                &server.url("/"),
+            ],
+        );
+        assert!(
+            asked(&server, "/logout") > 0,
+            "the unguarded logout was followed"
+        );
+        assert_exit(&out, 1);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let said = format!(
+            "The login session was lost: {} sent the crawl back to the login page",
+            server.url("/logout")
+        );
+        assert!(text.contains(&said), "-t {threads}: {text}");
+        let json: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("out.json")).unwrap()).unwrap();
+        let lost = json["summary"]["session_lost"].as_str().unwrap_or_default();
+        assert!(lost.contains("/logout"), "-t {threads}: {json:#}");
+        let html = std::fs::read_to_string(dir.join("out.html")).unwrap();
+        assert!(html.contains("id=\"session-lost\""), "-t {threads}");
+        let csv = std::fs::read_to_string(dir.join("out.csv")).unwrap();
+        assert!(csv.contains("[session-lost]"), "-t {threads}: {csv}");
+        nowhere(&dir, &out, PASSWORD);
+    }
+}

@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 
 use super::assemble::assemble;
+use super::login::SESSION_LOST;
 use crate::engine::checker::Checker;
 use crate::engine::progress::ProgressHandle;
 use crate::engine::run::{Message, Run};
@@ -563,7 +564,10 @@ impl CheckRun {
                     }
                 }
                 state.entry(&e);
-                if state.fails(&e) || (self.fail_on_blocked && e.result.outcome.is_blocked()) {
+                if state.fails(&e)
+                    || (self.fail_on_blocked && e.result.outcome.is_blocked())
+                    || e.result.warnings.iter().any(|w| w.tag == SESSION_LOST)
+                {
                     self.report.failing += 1;
                 } else if let Some((after, runs)) = state.tolerates(&e) {
                     Tolerated::add(&mut self.report.tolerated, after, runs);
@@ -645,6 +649,7 @@ impl CheckRun {
             self.cancel.reset();
         }
         report.duration = self.started.elapsed();
+        report.session_lost = run.session_lost.get().cloned();
         report.warnings.extend(run.session_lost.get().cloned());
         report
             .warnings

@@ -25,7 +25,7 @@ use crate::config::login::FormLogin;
 use crate::extract::login_form::find_login_form;
 use crate::fetch::http::{FormMethod, PageAnswer};
 use crate::model::error::{Error, ErrorKind};
-use crate::model::outcome::CheckResult;
+use crate::model::outcome::{CheckResult, Warning};
 
 use super::run::Run;
 
@@ -137,7 +137,24 @@ fn is_login_page(login: &Url, url: &Url) -> bool {
     url[..Position::AfterPath] == login[..Position::AfterPath]
 }
 
+/// The warning on each page checked after the login session was lost: it was checked logged
+/// out, and may be the login page's answer. It fails the run.
+pub(crate) const SESSION_LOST: &str = "session-lost";
+
 impl Run {
+    /// With a lost session, the `session-lost` warning on `result` when it is a page of the
+    /// site (checked with the session's cookies, which are gone).
+    pub(super) fn mark_after_session_lost(&self, result: &mut CheckResult) {
+        if let Some(lost) = self.session_lost.get()
+            && result.internal
+        {
+            result.warnings.push(Warning {
+                tag: SESSION_LOST,
+                message: format!("checked after {lost}: the page may be the login page's answer"),
+            });
+        }
+    }
+
     /// Notes, once, a result whose redirect chain ends at the login page: the session was
     /// lost there. Only a chain counts: a link to the login page itself is no news.
     pub(super) fn watch_session(&self, result: &CheckResult) {
@@ -158,8 +175,7 @@ impl Run {
                 .any(|h| is_login_page(login, &h.url));
         if lands {
             let _ = self.session_lost.set(format!(
-                "the login session was lost: {} sent the crawl back to the login page {}; \
-                 pages checked after that may be the login page's answer",
+                "the login session was lost: {} sent the crawl back to the login page {}",
                 result.url,
                 shown(login)
             ));

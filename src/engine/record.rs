@@ -69,6 +69,7 @@ impl Run {
         let mut keys: Vec<String> = owned.iter().map(|(k, _)| k.clone()).collect();
         keys.push(task.key.clone());
         let mut result = result;
+        self.mark_after_session_lost(&mut result);
         for (key, from) in owned {
             let mut hop = hop_view(&result, from);
             if stopped_at.is_none() {

@@ -54,6 +54,10 @@ pub struct Report {
     pub hosts: Vec<HostStats>,
     /// `true` when TLS certificates were not verified (`Config::insecure`).
     pub insecure: bool,
+    /// How the form login's session was lost during the run (`Config::login`): the URL whose
+    /// redirect chain went back to the login page. Every page checked after it carries the
+    /// `session-lost` warning and fails the run. `None` when it held, or without a login.
+    pub session_lost: Option<String>,
     /// Broken entries that fail the run: every broken entry, or with
     /// [`Config::fail_after_runs`](crate::Config::fail_after_runs) only those whose URL has
     /// been broken in that many consecutive runs; with

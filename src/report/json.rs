@@ -23,7 +23,7 @@
 //! The summary: `links` (entries of the run, shown or not), `urls`, `errors`, `warnings`,
 //! `unchecked`, `over_limit` (links not checked because of `--max-urls`), `interrupted`
 //! (`true` also when the time limit stopped the run, which then adds `time_limit_reached`: the
-//! limit in seconds), `duration` (seconds), `broken_urls`, `bytes`, `content_types`
+//! limit in seconds), `session_lost` (where the login session was lost, else `null`), `duration` (seconds), `broken_urls`, `bytes`, `content_types`
 //! (`{class: count}`), `url_lengths` (`{min, max, avg}`), `insecure`, `mdbooks` (`[{src,
 //! chapters}]`: the source folders read as mdBooks, with the number of pages their
 //! SUMMARY.md lists or its chapters include, `null` when no SUMMARY.md was read) and `hosts` (`[{host,
@@ -193,6 +193,7 @@ pub fn summary_json(report: &Report) -> Value {
         "unchecked": report.unchecked,
         "over_limit": report.over_limit,
         "interrupted": report.interrupted,
+        "session_lost": report.session_lost,
         "duration": report.duration.as_secs_f64(),
         "broken_urls": stats.broken_urls,
         "bytes": stats.bytes,

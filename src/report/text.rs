@@ -353,11 +353,16 @@ fn start_urls_unreached(report: &Report) -> Vec<String> {
 /// could not be reached, one for URLs skipped by
 /// robots.txt, scope, patterns or scheme, one naming the hosts given up as unreachable, one
 /// for links bot protection answered for (not verified), one for links past `--max-urls`;
-/// none when nothing was skipped; then one line per folder read as an mdBook, which changes
+/// none when nothing was skipped (before them all, a lost login session); then one line per folder read as an mdBook, which changes
 /// what a link means there; then the [`tolerated_line`], when broken links did not fail the
 /// run. Every summary (text, compact, github, markdown) ends with them.
 pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
-    let mut lines = start_urls_unreached(report);
+    let mut lines: Vec<String> = report
+        .session_lost
+        .iter()
+        .map(|lost| session_lost_line(lost))
+        .collect();
+    lines.extend(start_urls_unreached(report));
     let skipped = report.stats.skipped;
     if skipped.total() > 0 {
         lines.push(format!(
@@ -407,6 +412,20 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
     );
     lines.extend(tolerated_line(report));
     lines
+}
+
+/// The line naming where the login session was lost (`Report::session_lost`), and what that
+/// means for the pages checked after it.
+pub(crate) fn session_lost_line(lost: &str) -> String {
+    let mut line = lost.to_owned();
+    if let Some(first) = line.get(..1) {
+        line.replace_range(..1, &first.to_uppercase());
+    }
+    format!(
+        "{line}. The pages checked after that were checked logged out: they carry the \
+         `session-lost` warning and fail the run. Keep the crawl off the link that ends the \
+         session with --login-logout-pattern."
+    )
 }
 
 /// Why links were left unchecked once the run stopped discovering URLs: the limit, named

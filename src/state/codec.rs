@@ -72,8 +72,12 @@ const TAGS: [&str; 11] = [
 ];
 
 /// The row for `result`, or `None` for a result not worth keeping (ignored, blocked by bot
-/// protection, interrupted, an internal error, a URL too long to request).
+/// protection, interrupted, an internal error, a URL too long to request, a page checked after
+/// the login session was lost: its verdict is the login page's).
 pub(crate) fn encode(result: &CheckResult) -> Option<Row> {
+    if result.warnings.iter().any(|w| w.tag == "session-lost") {
+        return None;
+    }
     let (outcome, status, fail_kind, message) = match &result.outcome {
         Outcome::Ok { status } => ("ok", *status, None, None),
         Outcome::Broken { status } => ("broken", Some(*status), None, None),

@@ -347,6 +347,13 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             Escaped(&skipped.reasons_text())
         )?;
     }
+    if let Some(lost) = &report.session_lost {
+        writeln!(
+            o,
+            "<p class=\"banner\" id=\"session-lost\">{}</p>",
+            Escaped(&crate::report::text::session_lost_line(lost))
+        )?;
+    }
     if report.over_limit > 0 {
         writeln!(
             o,
