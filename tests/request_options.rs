@@ -1,6 +1,7 @@
 //! Request options through the binary, seen from the loopback server: `--cookie-file`, basic
-//! auth per URL pattern (config file only), `--accept`, `--method`; the schemes that are not
-//! fetched; and every input error: one line, exit 2, no report file written.
+//! auth per URL pattern (config file only), `--accept`, `--accept-timeouts`, `--method`; the
+//! schemes that are not fetched; and every input error: one line, exit 2, no report file
+//! written.
 
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{
@@ -141,6 +142,40 @@ fn accept_ranges_decide_what_is_valid() {
         valid(&["--accept", "200, 429"]),
         (Some(1), "True".into(), "False".into())
     );
+}
+
+/// `--accept-timeouts` (lychee's): a link that timed out is valid, with the
+/// `timeout-accepted` warning; without it, the timeout is an error.
+#[test]
+fn accept_timeouts_makes_a_timeout_valid_with_a_warning() {
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", "<a href='/slow'>s</a><a href='/fine'>f</a>")
+            .reply("/slow", Reply::hang())
+            .page("/fine", "ok"),
+    );
+    let dir = TempDir::new("req-accept-timeouts");
+    for threads in ["1", "8"] {
+        let run = |extra: &[&str]| {
+            let url = server.url("/");
+            let mut args = vec!["-t", threads, "--timeout", "0.5", "--max-retries", "0"];
+            args.extend_from_slice(extra);
+            args.push(&url);
+            let out = csv_run_in(&dir, &args);
+            let all = rows(&out);
+            let slow = row_named(&all, "/slow");
+            (out.status.code(), slow[6].to_owned(), slow[4].to_owned())
+        };
+        let (code, valid, warning) = run(&[]);
+        assert_eq!((code, valid.as_str()), (Some(1), "False"), "-t {threads}");
+        assert!(!warning.contains("timeout-accepted"), "{warning}");
+        let (code, valid, warning) = run(&["--accept-timeouts"]);
+        assert_eq!((code, valid.as_str()), (Some(0), "True"), "-t {threads}");
+        assert!(
+            warning.contains("[timeout-accepted]"),
+            "-t {threads}: {warning}"
+        );
+    }
 }
 
 #[test]

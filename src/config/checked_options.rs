@@ -53,6 +53,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("mdbook redirects", format!("{:?}", cfg.mdbook_redirects)),
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
+        ("--accept-timeouts", cfg.accept_timeouts.to_string()),
         ("--ignore-warning", cfg.ignore_warnings.join(" ")),
         ("--plugin", cfg.plugin_names().join(" ")),
         ("--shard", format!("{:?}", cfg.shard)),

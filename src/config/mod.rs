@@ -194,6 +194,8 @@ pub struct Config {
     pub(crate) cookies: CookieJar,
     pub(crate) basic_auth: Vec<BasicAuth>,
     pub(crate) accept: AcceptStatus,
+    /// A link whose check timed out counts as valid, with a warning (`accept_timeouts`).
+    pub(crate) accept_timeouts: bool,
     pub(crate) mx_resolver: Option<SocketAddr>,
     // Sharding by host (shard.rs).
     pub(crate) shard: Option<Shard>,
@@ -261,6 +263,7 @@ impl Default for Config {
             cookies: CookieJar::default(),
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
+            accept_timeouts: false,
             mx_resolver: None,
             shard: None,
             found_links: Vec::new(),
@@ -823,6 +826,15 @@ impl Config {
     /// The HTTP statuses that count as valid. Defaults to `100..=399` (below 400).
     pub fn accept(mut self, accept: AcceptStatus) -> Self {
         self.accept = accept;
+        self
+    }
+
+    /// A link whose check timed out (after its retries) counts as valid, with the
+    /// `timeout-accepted` warning instead of the `timeout` error, as lychee's
+    /// `--accept-timeouts`: for servers known to be slow. Such a result is not kept in the
+    /// state file. Defaults to `false`.
+    pub fn accept_timeouts(mut self, yes: bool) -> Self {
+        self.accept_timeouts = yes;
         self
     }
 

@@ -241,6 +241,7 @@ pub(super) fn assemble(
         // A shard delivers every entry: its exported links are never problems, and phase 2
         // needs them all.
         only_problems: cfg.only_problems && cfg.shard.is_none(),
+        accept_timeouts: cfg.accept_timeouts,
         shard: cfg.shard,
         remap: cfg.remap.clone(),
         github,

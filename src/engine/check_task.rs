@@ -8,7 +8,7 @@ use url::Url;
 use crate::extract::charset::decode_html;
 use crate::extract::format::{is_html, is_parsed};
 use crate::fetch::{self, Chain, Fetched, Resume};
-use crate::model::outcome::{CheckResult, Outcome, Warning, mask_url};
+use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning, mask_url};
 use crate::model::redact::redact;
 use crate::model::stats::SkipReason;
 use crate::policy::url_norm::cache_key;
@@ -164,6 +164,9 @@ impl Run {
         result.download_time = fetched.download_time;
         result.modified = fetched.modified;
         result.warnings = fetched.warnings;
+        if self.accept_timeouts {
+            accept_timeout(&mut result);
+        }
         self.note_unparsed(&mut result, task, &fetched.final_url);
         if task.inline.is_none() && fetched.stopped_at.is_none() {
             self.plugins_on_response(task, &fetched.final_url, &fetched.headers, &mut result);
@@ -441,5 +444,23 @@ impl Run {
                 message: format!("The URL with content type '{ct}' is not parseable."),
             });
         }
+    }
+}
+
+/// The tag of a timed-out check counted as valid (`Config::accept_timeouts`).
+const TIMEOUT_ACCEPTED: &str = "timeout-accepted";
+
+/// `result`, when it timed out, made valid with the `timeout-accepted` warning that says so.
+fn accept_timeout(result: &mut CheckResult) {
+    if let Outcome::Failed {
+        kind: FailKind::Timeout,
+        message,
+    } = &result.outcome
+    {
+        result.warnings.push(Warning {
+            tag: TIMEOUT_ACCEPTED,
+            message: format!("timed out ({message}): accepted (--accept-timeouts)"),
+        });
+        result.outcome = Outcome::Ok { status: None };
     }
 }

@@ -195,6 +195,8 @@ pub(crate) struct Run {
     /// Build and send only entries that are problems (`Config::only_problems`); the others
     /// are counted in `unreported`.
     pub(crate) only_problems: bool,
+    /// A timed-out check counts as valid, with a warning (`Config::accept_timeouts`).
+    pub(crate) accept_timeouts: bool,
     /// This run's shard: links to hosts other shards own are exported, not checked.
     pub(crate) shard: Option<crate::config::shard::Shard>,
     /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when

@@ -341,6 +341,11 @@ pub struct CheckOptions {
     )]
     pub accept: String,
 
+    /// Count a link whose check timed out as valid, with the timeout-accepted warning
+    /// instead of an error (lychee's --accept-timeouts): for servers known to be slow.
+    #[arg(help_heading = "Requests", long)]
+    pub accept_timeouts: bool,
+
     /// Request method of links that are only checked: head (falls back to GET when the server
     /// refuses HEAD) or get. Pages parsed for links are always fetched with GET.
     #[arg(help_heading = "Requests", long, value_name = "METHOD", default_value = "head", value_parser = METHODS)]

@@ -103,6 +103,7 @@ impl CheckOptions {
             cache_failures,
             resume,
             fail_after_runs,
+            accept_timeouts,
             method,
             suggest,
             detect_soft_404,
@@ -174,6 +175,7 @@ impl CheckOptions {
             .fail_after_runs(fail_after_runs)
             .suggest(suggest)
             .detect_soft_404(detect_soft_404)
+            .accept_timeouts(accept_timeouts)
             .always_get(method == "get");
         if !["head", "get"].contains(&method.as_str()) {
             return Err(bad("method", format!("`{}' is not head or get", method)));
@@ -629,6 +631,7 @@ mod tests {
             ("login-extra-field", Some("a=b"), login),
             ("login-logout-pattern", Some("x"), login),
             ("accept", Some("200"), &[]),
+            ("accept-timeouts", None, &[]),
             ("method", Some("get"), &[]),
             ("check-mx", None, &["--dns-server=127.0.0.1:53"]),
             (

@@ -165,6 +165,9 @@ login_logout_pattern: str = '(?i)log[-_ ]?(out|off)|sign[-_ ]?(out|off)|session/
     percent-decoded) would end the login session: not requested.
 accept: str = '100..=399'
     Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
+accept_timeouts: bool = False
+    Count a link whose check timed out as valid, with the timeout-accepted warning instead
+    of an error (lychee's accept_timeouts): for servers known to be slow.
 method: 'head' | 'get' = 'head'
     Request method of links that are only checked: head (falls back to GET when the server
     refuses HEAD) or get. Pages parsed for links are always fetched with GET.

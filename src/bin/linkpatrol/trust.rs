@@ -445,6 +445,10 @@ mod tests {
         ),
         ("host-header", "as header"),
         ("accept", "which statuses count as valid"),
+        (
+            "accept-timeouts",
+            "whether a timed-out link counts as valid",
+        ),
         ("method", "HEAD or GET"),
         ("host-method", "HEAD or GET, per host"),
         ("exclude-private", "requests fewer addresses"),

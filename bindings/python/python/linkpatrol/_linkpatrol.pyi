@@ -197,6 +197,7 @@ class Checker:
         login_extra_field: _Strings = ...,
         login_logout_pattern: str = ...,
         accept: str = ...,
+        accept_timeouts: bool = ...,
         method: Literal["head", "get"] = ...,
         host_method: _Strings = ...,
         check_mx: bool = ...,
