@@ -17,7 +17,7 @@
 //! [`MAX_KIND`] characters of its file name, so a long part name is not copied into every link.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{Cursor, Read};
+use std::io::{BufRead, BufReader, Cursor, Read};
 
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
@@ -111,6 +111,48 @@ impl Package<'_> {
         }
         self.budget -= bytes.len() as u64;
         Some(bytes)
+    }
+}
+
+/// A reader that counts the bytes read through it and remembers a failed read.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+    failed: bool,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf).inspect_err(|_| self.failed = true)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+impl Package<'_> {
+    /// Streams the entry `name` through `read`, within the same bounds as [`Package::read`]
+    /// (the bytes `read` consumes are charged): a large part is not held in memory whole.
+    fn stream<T>(&mut self, name: &str, read: impl FnOnce(&mut dyn BufRead) -> T) -> Option<T> {
+        if self.budget == 0 {
+            self.trouble = Some(OfficeTrouble::TooLarge);
+            return None;
+        }
+        let mut entry = self.archive.by_name(name).ok()?;
+        let limit = MAX_PART.min(self.budget);
+        let mut counted = Counted {
+            inner: (&mut entry).take(limit),
+            read: 0,
+            failed: false,
+        };
+        let out = read(&mut BufReader::new(&mut counted));
+        let (consumed, failed) = (counted.read, counted.failed);
+        if failed {
+            self.trouble = Some(OfficeTrouble::NotAnArchive(format!("cannot read {name}")));
+        } else if consumed == limit && entry.read(&mut [0]).is_ok_and(|n| n > 0) {
+            self.trouble = Some(OfficeTrouble::TooLarge);
+        }
+        self.budget -= consumed;
+        Some(out)
     }
 }
 
@@ -239,21 +281,20 @@ fn part_links(
     };
     let mut used = vec![!exists; listed.len()];
     let mut fields = Vec::new();
-    if exists && let Some(bytes) = package.read(part) {
+    if exists {
         let index: HashMap<&str, usize> = listed
             .iter()
             .enumerate()
             .map(|(i, (id, _))| (id.as_str(), i))
             .collect();
-        fields = scan_part(
-            &bytes,
-            |id| {
-                if let Some(&i) = index.get(id) {
-                    used[i] = true;
-                }
-            },
-            room + 1,
-        );
+        let mark = |id: &str| {
+            if let Some(&i) = index.get(id) {
+                used[i] = true;
+            }
+        };
+        fields = package
+            .stream(part, |xml| scan_part(xml, mark, room + 1))
+            .unwrap_or_default();
     }
     let relationships = listed
         .into_iter()
@@ -475,6 +516,14 @@ mod tests {
         let styles = format!("{big}<text:a xlink:href=\"https://example.test/late\"/>");
         let odt = archive(&[("content.xml", "<x/>"), ("styles.xml", &styles)]);
         let read = extract_office(&odt);
+        assert_eq!(read.trouble, Some(OfficeTrouble::TooLarge));
+        assert!(read.links.is_empty());
+        // A part read for its references and fields is streamed within the same bounds.
+        let document = format!(
+            "<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">\
+             {big}<w:fldSimple w:instr='HYPERLINK \"https://example.test/late\"'/></w:document>"
+        );
+        let read = extract_office(&archive(&[("word/document.xml", &document)]));
         assert_eq!(read.trouble, Some(OfficeTrouble::TooLarge));
         assert!(read.links.is_empty());
         // Fields count against the same link cap as relationships.

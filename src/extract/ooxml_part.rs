@@ -3,6 +3,8 @@
 //! codes of a Word part (`w:instrText` between a field's `begin` and `separate`, or
 //! `w:fldSimple w:instr`), which link a URL with a fragment and have no relationship.
 
+use std::io::BufRead;
+
 use quick_xml::NsReader;
 use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::{BytesStart, Event};
@@ -22,9 +24,14 @@ const WORD: [&str; 2] = [
 /// switches; a longer instruction is not read as a link.
 pub(crate) const MAX_INSTRUCTION: usize = 16 << 10;
 
-/// Reads the part `xml`: calls `referenced` with each relationship id it references, and
-/// returns the URLs of its `HYPERLINK` fields (`url#fragment` with `\l`), at most `most`.
-pub(super) fn scan_part(xml: &[u8], mut referenced: impl FnMut(&str), most: usize) -> Vec<String> {
+/// Reads the part `xml` (streamed: a large part is not held whole): calls `referenced` with
+/// each relationship id it references, and returns the URLs of its `HYPERLINK` fields
+/// (`url#fragment` with `\l`), at most `most`.
+pub(super) fn scan_part(
+    xml: impl BufRead,
+    mut referenced: impl FnMut(&str),
+    most: usize,
+) -> Vec<String> {
     let mut reader = NsReader::from_reader(xml);
     let mut buf = Vec::new();
     let mut fields = Vec::new();
