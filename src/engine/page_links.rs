@@ -50,7 +50,8 @@ struct PageLinks<'p> {
     /// The `<base href>` as written, shared by all link sites.
     doc_base: Option<Arc<str>>,
     /// The base is the page as a folder ([`package_base`]): an OpenDocument package, whose
-    /// fragment-only links (`#bookmark`) are still places in the document itself.
+    /// fragment-only links (`#bookmark`) are still places in the document itself. Set only
+    /// where such a base is made: an HTML `<base>` keeps a browser's meaning.
     package: bool,
     /// `<meta name=robots content=nofollow>`: no link of the page is followed.
     nofollow: bool,
@@ -95,7 +96,7 @@ impl<'p> PageLinks<'p> {
                 .unwrap_or_else(|| page.clone()),
             parent: Arc::from(redact(page.as_str())),
             doc_base: doc.base.as_deref().map(Arc::from),
-            package: doc.base.is_some() && doc.base == package_base(page),
+            package: false,
             nofollow: doc.nofollow,
             from_web: matches!(page.scheme(), "http" | "https"),
             markdown: false,
@@ -224,8 +225,8 @@ impl PageRecord {
 /// (ODF 1.2 part 3 §3.7), so that `../x.html`, as LibreOffice writes a link to a file next to
 /// the document, is that file (a link to `#bookmark` stays in the document, see
 /// `PageLinks::package`). `./` keeps a name with a `:` from reading as a scheme. `None` for a
-/// URL that already ends in `/`. Stored as the page's base, so a page replayed from the state
-/// file resolves its links the same way.
+/// URL that already ends in `/`. (Documents are not stored in the state file, so no replay
+/// needs it.)
 fn package_base(page: &Url) -> Option<String> {
     let name = page
         .path_segments()?
@@ -301,10 +302,8 @@ impl Run {
                 _ if is_sitemap(body) => extract_sitemap(body),
                 _ => return (0, None),
             };
-            if let Some(r) = record.as_deref_mut() {
-                r.base.clone_from(&doc.base);
-            }
             let mut ctx = PageLinks::new(page, &doc, level, own);
+            ctx.package = doc.base.is_some();
             ctx.from = from;
             ctx.markdown = matches!(format, Some(Format::Markdown));
             self.fast_join(&mut ctx);
