@@ -304,3 +304,296 @@ fn the_links_of_a_pdf_are_checked_at_their_page() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["summary"]["errors"], 1, "{doc}");
 }
+
+/// `fixture` with every `from` in its parts' text replaced by `to` (a producer's file made
+/// with a placeholder host, pointed at the test's server).
+fn rehosted(fixture: &str, from: &str, to: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/office")
+        .join(fixture);
+    let mut source = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut parts = Vec::new();
+    for i in 0..source.len() {
+        let mut entry = source.by_index(i).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut entry, &mut text).unwrap();
+        let name = entry.name().unwrap().into_owned();
+        parts.push((name, text.replace(from, to)));
+    }
+    let parts: Vec<(&str, String)> = parts.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    archive(&parts)
+}
+
+/// Runs the CSV report over `input` at `threads` threads: (link as written, valid, resolved
+/// URL, line, name) of the links on a document named `document`, sorted.
+fn links_on(input: &str, threads: &str, document: &str) -> Vec<[String; 5]> {
+    let mut args: Vec<&str> = CSV_FLAGS.to_vec();
+    args.extend(["-t", threads, input]);
+    let out = cli(&args);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    let mut got: Vec<[String; 5]> = rows(&out)
+        .iter()
+        .filter(|r| r[1].ends_with(document))
+        .map(|r| [&r[0], &r[6], &r[7], &r[8], &r[10]].map(str::to_owned))
+        .collect();
+    got.sort();
+    got
+}
+
+/// A link row: (link as written, valid, resolved URL, line, name).
+fn link(written: &str, valid: bool, url: &str, line: &str, name: &str) -> [String; 5] {
+    let valid = if valid { "True" } else { "False" };
+    [written, valid, url, line, name].map(str::to_owned)
+}
+
+/// pandoc 2.17.1.1 (`pandoc in.md -o out.docx`, a link-and-footnote Markdown file) lists every
+/// hyperlink again in `word/_rels/footnotes.xml.rels`, which `footnotes.xml` never references:
+/// each link is one row, not two.
+#[test]
+fn a_pandoc_docx_reports_each_link_once() {
+    let server = site();
+    let dir = TempDir::new("pandoc-docx");
+    let file = dir.join("notes.docx");
+    let docx = rehosted(
+        "pandoc-footnote.docx",
+        "http://127.0.0.1:1/",
+        &server.url("/"),
+    );
+    std::fs::write(&file, docx).unwrap();
+    let (ok, gone) = (server.url("/ok"), server.url("/gone"));
+    for threads in ["1", "8"] {
+        assert_eq!(
+            links_on(file.to_str().unwrap(), threads, "/notes.docx"),
+            [
+                link(&gone, false, &gone, "1", "document 1"),
+                link(&ok, true, &ok, "1", "document 1"),
+            ],
+            "{threads} threads"
+        );
+    }
+}
+
+/// A Word part's `HYPERLINK` fields: a complex field split over runs, with `\l` (a fragment),
+/// and a simple one in the page header.
+#[test]
+fn docx_hyperlink_fields_are_checked() {
+    let server = site();
+    let dir = TempDir::new("docx-fields");
+    let (ok, gone) = (server.url("/ok"), server.url("/gone"));
+    let w = "xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"";
+    let document = format!(
+        "<w:document {w}><w:body><w:p>\
+         <w:r><w:fldChar w:fldCharType=\"begin\"/></w:r>\
+         <w:r><w:instrText xml:space=\"preserve\"> HYPERLINK \"{ok}\" </w:instrText></w:r>\
+         <w:r><w:instrText xml:space=\"preserve\">\\l \"part\" \\o \"tip\" \\h </w:instrText></w:r>\
+         <w:r><w:fldChar w:fldCharType=\"separate\"/></w:r><w:r><w:t>ok</w:t></w:r>\
+         <w:r><w:fldChar w:fldCharType=\"end\"/></w:r></w:p></w:body></w:document>"
+    );
+    let header = format!(
+        "<w:hdr {w}><w:p><w:fldSimple w:instr=\" HYPERLINK &quot;{gone}&quot; \">\
+         <w:r><w:t>gone</w:t></w:r></w:fldSimple></w:p></w:hdr>"
+    );
+    let file = dir.join("fields.docx");
+    std::fs::write(
+        &file,
+        archive(&[
+            ("word/document.xml", document),
+            ("word/_rels/document.xml.rels", rels(&[])),
+            ("word/header1.xml", header),
+        ]),
+    )
+    .unwrap();
+    let part = format!("{ok}#part");
+    for threads in ["1", "8"] {
+        assert_eq!(
+            links_on(file.to_str().unwrap(), threads, "/fields.docx"),
+            [
+                link(&gone, false, &gone, "1", "header 1"),
+                link(&part, true, &part, "1", "document 1"),
+            ],
+            "{threads} threads"
+        );
+    }
+}
+
+/// An OpenDocument text whose `styles.xml` holds a link in the page header (as LibreOffice
+/// writes headers and footers).
+#[test]
+fn odf_page_headers_are_checked() {
+    let server = site();
+    let dir = TempDir::new("odf-headers");
+    let (ok, gone) = (server.url("/ok"), server.url("/gone"));
+    let styles = format!(
+        "<office:document-styles><office:master-styles><style:master-page style:name=\"Standard\">\
+         <style:header><text:p><text:a xlink:type=\"simple\" xlink:href=\"{gone}\">header link\
+         </text:a></text:p></style:header></style:master-page></office:master-styles>\
+         </office:document-styles>"
+    );
+    let odt = dir.join("report.odt");
+    std::fs::write(
+        &odt,
+        archive(&[
+            (
+                "content.xml",
+                content("text", "text:section", &[ok.as_str()]),
+            ),
+            ("styles.xml", styles),
+        ]),
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        assert_eq!(
+            links_on(odt.to_str().unwrap(), threads, "/report.odt"),
+            [
+                link(&gone, false, &gone, "1", "header link"),
+                link(&ok, true, &ok, "1", &format!("to {ok}")),
+            ],
+            "{threads} threads"
+        );
+    }
+}
+
+/// An OpenDocument presentation whose shape on slide 2 links on a click
+/// (`presentation:event-listener`).
+#[test]
+fn odp_click_actions_are_checked() {
+    let server = site();
+    let dir = TempDir::new("odp-click");
+    let gone = server.url("/gone");
+    let slides = format!(
+        "<office:document-content><office:body><office:presentation>\
+         <draw:page draw:name=\"one\"/><draw:page draw:name=\"two\"><draw:custom-shape>\
+         <text:p>click me</text:p><office:event-listeners><presentation:event-listener \
+         script:event-name=\"dom:click\" presentation:action=\"show\" xlink:href=\"{gone}\" \
+         xlink:type=\"simple\"/></office:event-listeners></draw:custom-shape></draw:page>\
+         </office:presentation></office:body></office:document-content>"
+    );
+    let odp = dir.join("slides.odp");
+    std::fs::write(&odp, archive(&[("content.xml", slides)])).unwrap();
+    for threads in ["1", "8"] {
+        assert_eq!(
+            links_on(odp.to_str().unwrap(), threads, "/slides.odp"),
+            [link(&gone, false, &gone, "2", "")],
+            "{threads} threads"
+        );
+    }
+}
+
+/// LibreOffice writes a link to a file next to the document as `../sibling.html`: ODF resolves
+/// it against the package as a folder, so it is that file, on disk and served.
+#[test]
+fn odf_relative_links_resolve_next_to_the_document() {
+    const ODT: &str = "application/vnd.oasis.opendocument.text";
+    let odt = archive(&[(
+        "content.xml",
+        content(
+            "text",
+            "text:section",
+            &["../sibling.html", "../missing.html", "#bookmark"],
+        ),
+    )]);
+    let dir = TempDir::new("odf-relative");
+    std::fs::create_dir(dir.join("docs")).unwrap();
+    std::fs::write(dir.join("docs/report.odt"), &odt).unwrap();
+    std::fs::write(dir.join("docs/sibling.html"), "<p>here</p>").unwrap();
+    // The folder above holds the files a wrong base would find.
+    std::fs::write(dir.join("sibling.html"), "<p>not this one</p>").unwrap();
+    let server = TestServer::start(
+        Routes::new()
+            .reply(
+                "/docs/report.odt",
+                Reply::html("").body(odt).content_type(ODT),
+            )
+            .page("/docs/sibling.html", "here")
+            .page("/sibling.html", "not this one"),
+    );
+    let file = dir.join("docs/report.odt");
+    let folder = url::Url::from_directory_path(dir.join("docs")).unwrap();
+    let web = server.url("/docs/");
+    for threads in ["1", "8"] {
+        for (input, base) in [
+            (file.to_str().unwrap(), folder.as_str()),
+            (&server.url("/docs/report.odt"), web.as_str()),
+        ] {
+            let at = |name: &str| format!("{base}{name}");
+            assert_eq!(
+                links_on(input, threads, "/report.odt"),
+                [
+                    // A place in the document itself, not in the package as a folder.
+                    link(
+                        "#bookmark",
+                        true,
+                        &at("report.odt#bookmark"),
+                        "1",
+                        "to #bookmark"
+                    ),
+                    link(
+                        "../missing.html",
+                        false,
+                        &at("missing.html"),
+                        "1",
+                        "to ../missing.html"
+                    ),
+                    link(
+                        "../sibling.html",
+                        true,
+                        &at("sibling.html"),
+                        "1",
+                        "to ../sibling.html"
+                    ),
+                ],
+                "{input} at {threads} threads"
+            );
+        }
+    }
+}
+
+/// LibreOffice's own files (7.4.7.2, see `tests/data/office/README.md`): a text with a link in
+/// its page header and links to files next to it written `../sibling.html`, and slides whose
+/// shape links on a click.
+#[test]
+fn libreoffice_documents_are_read_as_libreoffice_means_them() {
+    let server = site();
+    let gone = server.url("/gone");
+    let dir = TempDir::new("libreoffice");
+    let host = "http://127.0.0.1:1/";
+    let odt = dir.join("report.odt");
+    let header = format!("{host}header");
+    let text = rehosted("libreoffice-header-relative.odt", &header, &gone);
+    std::fs::write(&odt, text).unwrap();
+    std::fs::write(dir.join("sibling.html"), "<p>here</p>").unwrap();
+    let odp = dir.join("slides.odp");
+    let click = format!("{host}click");
+    let slides = rehosted("libreoffice-click-action.odp", &click, &gone);
+    std::fs::write(&odp, slides).unwrap();
+    let folder = url::Url::from_directory_path(&*dir).unwrap();
+    let at = |name: &str| format!("{folder}{name}");
+    for threads in ["1", "8"] {
+        assert_eq!(
+            links_on(odt.to_str().unwrap(), threads, "/report.odt"),
+            [
+                link(
+                    "../missing.html",
+                    false,
+                    &at("missing.html"),
+                    "1",
+                    "the missing one"
+                ),
+                link(
+                    "../sibling.html",
+                    true,
+                    &at("sibling.html"),
+                    "1",
+                    "the sibling"
+                ),
+                link(&gone, false, &gone, "1", "header link"),
+            ],
+            "{threads} threads"
+        );
+        assert_eq!(
+            links_on(odp.to_str().unwrap(), threads, "/slides.odp"),
+            [link(&gone, false, &gone, "1", "")],
+            "{threads} threads"
+        );
+    }
+}

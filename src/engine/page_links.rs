@@ -1,5 +1,6 @@
 //! Turning a page into links: extract them (HTML in batches, or CSS, Markdown, sitemaps,
-//! text), resolve each against the page's base and the local site root (a plain relative link
+//! text, PDF and Office documents), resolve each against the page's base (an OpenDocument's:
+//! the package as a folder, [`package_base`]) and the local site root (a plain relative link
 //! on a local or web page as text, `policy::local_join`, its `Url` built only when the claim
 //! needs one), and admit it.
 
@@ -48,6 +49,10 @@ struct PageLinks<'p> {
     parent: Arc<str>,
     /// The `<base href>` as written, shared by all link sites.
     doc_base: Option<Arc<str>>,
+    /// The base is the page as a folder ([`package_base`]): an OpenDocument package, whose
+    /// fragment-only links (`#bookmark`) are still places in the document itself. Set only
+    /// where such a base is made: an HTML `<base>` keeps a browser's meaning.
+    package: bool,
     /// `<meta name=robots content=nofollow>`: no link of the page is followed.
     nofollow: bool,
     /// The page came over HTTP(S).
@@ -91,6 +96,7 @@ impl<'p> PageLinks<'p> {
                 .unwrap_or_else(|| page.clone()),
             parent: Arc::from(redact(page.as_str())),
             doc_base: doc.base.as_deref().map(Arc::from),
+            package: false,
             nofollow: doc.nofollow,
             from_web: matches!(page.scheme(), "http" | "https"),
             markdown: false,
@@ -215,6 +221,20 @@ impl PageRecord {
     }
 }
 
+/// The base of an OpenDocument package's links, relative to its URL: the package as a folder
+/// (ODF 1.2 part 3 §3.7), so that `../x.html`, as LibreOffice writes a link to a file next to
+/// the document, is that file (a link to `#bookmark` stays in the document, see
+/// `PageLinks::package`). `./` keeps a name with a `:` from reading as a scheme. `None` for a
+/// URL that already ends in `/`. (Documents are not stored in the state file, so no replay
+/// needs it.)
+fn package_base(page: &Url) -> Option<String> {
+    let name = page
+        .path_segments()?
+        .next_back()
+        .filter(|s| !s.is_empty())?;
+    Some(format!("./{name}/"))
+}
+
 /// `/x` but not `//host/x`.
 pub(super) fn is_root_relative(value: &str) -> bool {
     value.starts_with('/') && !value.starts_with("//")
@@ -255,13 +275,18 @@ impl Run {
         if !is_html(content_type) {
             let format = Format::of(content_type);
             let mut unreadable = None;
+            // An OpenDocument package's links resolve against it as a folder: its base.
+            let mut doc = HtmlDocument::default();
             let links = match format {
                 Some(Format::Css) => extract_css(body),
                 Some(Format::Markdown) => extract_markdown_with(body, self.include_verbatim),
                 Some(Format::Office) => {
-                    let (links, trouble) = extract_office(body);
-                    unreadable = trouble.map(|t| t.to_string());
-                    links
+                    let office = extract_office(body);
+                    unreadable = office.trouble.map(|t| t.to_string());
+                    if office.open_document {
+                        doc.base = package_base(page);
+                    }
+                    office.links
                 }
                 Some(Format::Pdf) => {
                     let (links, trouble) = extract_pdf(body);
@@ -277,7 +302,8 @@ impl Run {
                 _ if is_sitemap(body) => extract_sitemap(body),
                 _ => return (0, None),
             };
-            let mut ctx = PageLinks::new(page, &HtmlDocument::default(), level, own);
+            let mut ctx = PageLinks::new(page, &doc, level, own);
+            ctx.package = doc.base.is_some();
             ctx.from = from;
             ctx.markdown = matches!(format, Some(Format::Markdown));
             self.fast_join(&mut ctx);
@@ -565,6 +591,9 @@ impl Run {
             Some(root) => join(root, value.trim_start_matches('/'), ctx.query_encoding),
             None => match self.web_scheme(&ctx.base, value) {
                 Some(scheme) => Url::parse(&format!("{scheme}:{}", value.trim())),
+                None if ctx.package && value.trim_start().starts_with('#') => {
+                    join(page, value, ctx.query_encoding)
+                }
                 None => join(&ctx.base, value, ctx.query_encoding),
             },
         }

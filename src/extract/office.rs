@@ -1,20 +1,28 @@
 //! Office documents: the hyperlinks of Office Open XML files (`.docx`, `.xlsx`, `.pptx`: the
-//! external `hyperlink` relationships of each part) and of OpenDocument files (`.odt`, `.ods`,
-//! `.odp`: `text:a` and `draw:a` in `content.xml`). Each link's `line` is its part's number
-//! (slide or sheet; 1 for a text document) and its name says the part (`slide 3`) or
-//! holds the link's text.
+//! external `hyperlink` relationships each part references by `r:id`, not every one its
+//! `.rels` lists, as pandoc repeats a document's in `footnotes.xml.rels`; and a Word part's
+//! `HYPERLINK` field codes, see `ooxml_part`) and of OpenDocument files (`.odt`, `.ods`, `.odp`:
+//! `text:a`, `draw:a` and a slide shape's click action, `presentation:event-listener`, in
+//! `content.xml` and in `styles.xml`, which holds the page headers and footers). Each link's
+//! `line` is its part's number (slide or sheet; 1 for a text document and for `styles.xml`) and
+//! its name says the part (`slide 3`) or holds the link's text. An OpenDocument's relative
+//! links resolve against the package as a folder ([`OfficeLinks::open_document`]).
 //!
 //! Pure: bytes in, links out. The archive is read in memory, never unpacked to disk (so no
 //! path inside it can reach a file), and bounded: at most [`MAX_ENTRIES`] entries, each part
-//! read up to [`MAX_PART`] bytes and [`MAX_TOTAL`] in all, so a zip bomb costs a bounded read;
-//! at most [`MAX_LINKS`] links are read (as from a PDF), and a part is named by at most
+//! read up to [`MAX_PART`] bytes and [`MAX_TOTAL`] in all (relationships, parts, `content.xml`
+//! and `styles.xml` alike), so a zip bomb costs a bounded read; at most [`MAX_LINKS`] links are
+//! read (as from a PDF; relationships and fields together), a field's instruction is read up to
+//! 16 KiB, and a part is named by at most
 //! [`MAX_KIND`] characters of its file name, so a long part name is not copied into every link.
 
-use std::io::{Cursor, Read};
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Cursor, Read};
 
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
+use super::ooxml_part::scan_part;
 use super::{RawLink, label};
 
 /// The most entries of an archive looked at.
@@ -54,88 +62,269 @@ impl std::fmt::Display for OfficeTrouble {
     }
 }
 
+/// The links of an Office document and what kept some from being read, if anything.
+#[derive(Debug, Default)]
+pub struct OfficeLinks {
+    /// The links, part by part.
+    pub links: Vec<RawLink>,
+    /// Why some links were not read.
+    pub trouble: Option<OfficeTrouble>,
+    /// An OpenDocument package: its relative links resolve against the document as if it were
+    /// a folder (ODF 1.2 part 3 §3.7), so `../x` is a file next to it.
+    pub open_document: bool,
+}
+
+/// What of an archive is read for links.
+enum Unit {
+    /// An OpenDocument part (`content.xml`, `styles.xml`).
+    OpenDocument(String),
+    /// An Office Open XML part, read for the relationships it references and its fields, and
+    /// its relationships file.
+    Part { part: String, rels: Option<String> },
+}
+
+/// The archive being read and what is left of its byte budget.
+struct Package<'a> {
+    archive: zip::ZipArchive<Cursor<&'a [u8]>>,
+    budget: u64,
+    trouble: Option<OfficeTrouble>,
+}
+
+impl Package<'_> {
+    /// The bytes of the entry `name`, within the part's and the archive's bounds; `None` when
+    /// it cannot be read.
+    fn read(&mut self, name: &str) -> Option<Vec<u8>> {
+        if self.budget == 0 {
+            self.trouble = Some(OfficeTrouble::TooLarge);
+            return None;
+        }
+        let entry = self.archive.by_name(name).ok()?;
+        let limit = MAX_PART.min(self.budget);
+        let mut bytes = Vec::new();
+        if entry.take(limit + 1).read_to_end(&mut bytes).is_err() {
+            self.trouble = Some(OfficeTrouble::NotAnArchive(format!("cannot read {name}")));
+            return None;
+        }
+        if bytes.len() as u64 > limit {
+            bytes.truncate(limit as usize);
+            self.trouble = Some(OfficeTrouble::TooLarge);
+        }
+        self.budget -= bytes.len() as u64;
+        Some(bytes)
+    }
+}
+
+/// A reader that counts the bytes read through it and remembers a failed read.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+    failed: bool,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf).inspect_err(|_| self.failed = true)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+impl Package<'_> {
+    /// Streams the entry `name` through `read`, within the same bounds as [`Package::read`]
+    /// (the bytes `read` consumes are charged): a large part is not held in memory whole.
+    fn stream<T>(&mut self, name: &str, read: impl FnOnce(&mut dyn BufRead) -> T) -> Option<T> {
+        if self.budget == 0 {
+            self.trouble = Some(OfficeTrouble::TooLarge);
+            return None;
+        }
+        let mut entry = self.archive.by_name(name).ok()?;
+        let limit = MAX_PART.min(self.budget);
+        let mut counted = Counted {
+            inner: (&mut entry).take(limit),
+            read: 0,
+            failed: false,
+        };
+        let out = read(&mut BufReader::new(&mut counted));
+        let (consumed, failed) = (counted.read, counted.failed);
+        if failed {
+            self.trouble = Some(OfficeTrouble::NotAnArchive(format!("cannot read {name}")));
+        } else if consumed == limit && entry.read(&mut [0]).is_ok_and(|n| n > 0) {
+            self.trouble = Some(OfficeTrouble::TooLarge);
+        }
+        self.budget -= consumed;
+        Some(out)
+    }
+}
+
 /// The hyperlinks of an Office document, and what kept some from being read, if anything.
-pub fn extract_office(body: &[u8]) -> (Vec<RawLink>, Option<OfficeTrouble>) {
-    let mut archive = match zip::ZipArchive::new(Cursor::new(body)) {
+pub fn extract_office(body: &[u8]) -> OfficeLinks {
+    let archive = match zip::ZipArchive::new(Cursor::new(body)) {
         Ok(a) => a,
-        Err(e) => return (Vec::new(), Some(OfficeTrouble::NotAnArchive(e.to_string()))),
+        Err(e) => {
+            return OfficeLinks {
+                trouble: Some(OfficeTrouble::NotAnArchive(e.to_string())),
+                ..OfficeLinks::default()
+            };
+        }
     };
-    let mut names: Vec<String> = archive
+    let names: Vec<String> = archive
         .file_names()
         .take(MAX_ENTRIES)
         .filter_map(Result::ok)
         .map(|n| n.into_owned())
         .collect();
-    // Slides, sheets and headers in their numbers' order, whatever the archive's.
-    names.sort_by_key(|n| part_of(n).map(|(kind, number)| (kind.to_owned(), number)));
-    let mut budget = MAX_TOTAL;
-    let mut trouble = None;
-    let mut links = Vec::new();
-    for name in names {
-        let is_rels = name.ends_with(".rels") && name.contains("_rels/");
-        if !(is_rels || name == "content.xml") {
-            continue;
-        }
-        let Ok(entry) = archive.by_name(&name) else {
-            continue;
-        };
-        let limit = MAX_PART.min(budget);
-        let mut bytes = Vec::new();
-        if entry.take(limit + 1).read_to_end(&mut bytes).is_err() {
-            trouble = Some(OfficeTrouble::NotAnArchive(format!("cannot read {name}")));
-            continue;
-        }
-        if bytes.len() as u64 > limit {
-            bytes.truncate(limit as usize);
-            trouble = Some(OfficeTrouble::TooLarge);
-        }
-        budget -= bytes.len() as u64;
-        let room = MAX_LINKS - links.len();
-        let mut found = if is_rels {
-            relationship_links(&name, &bytes, room + 1)
-        } else {
-            open_document_links(&bytes, room + 1)
+    let units = units(&names);
+    let present: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let mut package = Package {
+        archive,
+        budget: MAX_TOTAL,
+        trouble: None,
+    };
+    let mut out = OfficeLinks::default();
+    for unit in units {
+        let room = MAX_LINKS - out.links.len();
+        let mut found = match unit {
+            Unit::OpenDocument(name) => {
+                out.open_document = true;
+                match package.read(&name) {
+                    Some(bytes) => open_document_links(&bytes, room + 1),
+                    None => Vec::new(),
+                }
+            }
+            Unit::Part { part, rels } => {
+                let exists = present.contains(part.as_str());
+                part_links(&mut package, &part, exists, rels.as_deref(), room)
+            }
         };
         if found.len() > room {
             found.truncate(room);
-            links.extend(found);
-            trouble = Some(OfficeTrouble::TooManyLinks);
+            out.links.extend(found);
+            package.trouble = Some(OfficeTrouble::TooManyLinks);
             break;
         }
-        links.extend(found);
-        if budget == 0 {
-            trouble = Some(OfficeTrouble::TooLarge);
+        out.links.extend(found);
+        if package.budget == 0 {
+            package.trouble = Some(OfficeTrouble::TooLarge);
             break;
         }
     }
-    (links, trouble)
+    out.trouble = package.trouble;
+    out
 }
 
-/// The part a relationships file belongs to, as a kind and a number: `ppt/slides/_rels/
-/// slide3.xml.rels` → `("slide", 3)`; `word/_rels/document.xml.rels` → `("document", 1)`.
-fn part_of(rels: &str) -> Option<(&str, usize)> {
-    let file = rels.rsplit('/').next()?.strip_suffix(".rels")?;
+/// What of an archive whose entries are `names` is read: OpenDocument's `content.xml` and
+/// `styles.xml` (headers and footers), then each Office Open XML part with a relationships
+/// file or in `word/` (which may hold fields), slides, sheets and headers in their numbers'
+/// order, whatever the archive's.
+fn units(names: &[String]) -> Vec<Unit> {
+    let mut units: Vec<Unit> = ["content.xml", "styles.xml"]
+        .into_iter()
+        .filter(|n| names.iter().any(|name| name == n))
+        .map(|n| Unit::OpenDocument(n.to_owned()))
+        .collect();
+    let mut parts: Vec<(String, Option<String>)> = Vec::new();
+    for name in names {
+        if let Some(part) = part_of_rels(name) {
+            parts.push((part, Some(name.clone())));
+        }
+    }
+    let listed: HashSet<String> = parts.iter().map(|(p, _)| p.clone()).collect();
+    for name in names {
+        if name.starts_with("word/")
+            && name.ends_with(".xml")
+            && !name.contains("_rels/")
+            && !listed.contains(name)
+        {
+            parts.push((name.clone(), None));
+        }
+    }
+    // The package's own relationships (`_rels/.rels`) name its parts, not links.
+    parts.retain(|(part, _)| part_of(part).is_some_and(|(kind, _)| !kind.is_empty()));
+    parts.sort_by_key(|(part, _)| part_of(part).map(|(kind, number)| (kind.to_owned(), number)));
+    units.extend(
+        parts
+            .into_iter()
+            .map(|(part, rels)| Unit::Part { part, rels }),
+    );
+    units
+}
+
+/// The part a relationships file is about: `word/_rels/document.xml.rels` →
+/// `word/document.xml`; `None` for another name.
+fn part_of_rels(name: &str) -> Option<String> {
+    let stem = name.strip_suffix(".rels")?;
+    let (dir, file) = stem.rsplit_once("_rels/")?;
+    (dir.is_empty() || dir.ends_with('/')).then(|| format!("{dir}{file}"))
+}
+
+/// The links of one Office Open XML part: the external hyperlinks its relationships file lists
+/// and the part references (all of them when the archive lacks the part), then its
+/// `HYPERLINK` fields; at most `room + 1`.
+fn part_links(
+    package: &mut Package<'_>,
+    part: &str,
+    exists: bool,
+    rels: Option<&str>,
+    room: usize,
+) -> Vec<RawLink> {
+    let Some((kind, number)) = part_of(part) else {
+        return Vec::new();
+    };
+    // One short name for all the part's links: the part's file name is the archive's to choose.
+    let name = format!(
+        "{} {number}",
+        label(kind).chars().take(MAX_KIND).collect::<String>()
+    );
+    let listed = match rels.and_then(|r| package.read(r)) {
+        Some(bytes) => hyperlink_relationships(&bytes, room + 1),
+        None => Vec::new(),
+    };
+    let mut used = vec![!exists; listed.len()];
+    let mut fields = Vec::new();
+    if exists {
+        let index: HashMap<&str, usize> = listed
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (id.as_str(), i))
+            .collect();
+        let mark = |id: &str| {
+            if let Some(&i) = index.get(id) {
+                used[i] = true;
+            }
+        };
+        fields = package
+            .stream(part, |xml| scan_part(xml, mark, room + 1))
+            .unwrap_or_default();
+    }
+    let relationships = listed
+        .into_iter()
+        .zip(used)
+        .filter_map(|((_, target), used)| used.then_some((target, "hyperlink")));
+    let fields = fields.into_iter().map(|url| (url, "field"));
+    relationships
+        .chain(fields)
+        .take(room + 1)
+        .map(|(target, attr)| {
+            let mut link = RawLink::plain(target, "office", attr, (number, 1));
+            link.name.clone_from(&name);
+            link
+        })
+        .collect()
+}
+
+/// A part as a kind and a number: `ppt/slides/slide3.xml` → `("slide", 3)`;
+/// `word/document.xml` → `("document", 1)`.
+fn part_of(part: &str) -> Option<(&str, usize)> {
+    let file = part.rsplit('/').next()?;
     let stem = file.split('.').next()?;
     let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     let (kind, number) = stem.split_at(stem.len() - digits);
     Some((kind, number.parse().unwrap_or(1)))
 }
 
-/// The external hyperlinks of one `.rels` file (`<Relationship Type="…/hyperlink"
-/// TargetMode="External" Target="URL"/>`), each at its part's number; at most `most`.
-fn relationship_links(rels: &str, xml: &[u8], most: usize) -> Vec<RawLink> {
-    let Some((kind, number)) = part_of(rels) else {
-        return Vec::new();
-    };
-    // The package's own relationships (`_rels/.rels`) name its parts, not links.
-    if kind.is_empty() {
-        return Vec::new();
-    }
-    // One short name for all the part's links: the part's file name is the archive's to choose.
-    let name = format!(
-        "{} {number}",
-        label(kind).chars().take(MAX_KIND).collect::<String>()
-    );
+/// The external hyperlinks a relationships file lists (`<Relationship Id="rId1"
+/// Type="…/hyperlink" TargetMode="External" Target="URL"/>`), as id and target; at most `most`.
+fn hyperlink_relationships(xml: &[u8], most: usize) -> Vec<(String, String)> {
     let mut reader = Reader::from_reader(xml);
     let mut buf = Vec::new();
     let mut links = Vec::new();
@@ -147,9 +336,7 @@ fn relationship_links(rels: &str, xml: &[u8], most: usize) -> Vec<RawLink> {
                     && attribute(&e, "TargetMode").as_deref() == Some("External")
                     && let Some(target) = attribute(&e, "Target").filter(|t| !t.is_empty())
                 {
-                    let mut link = RawLink::plain(target, "office", "hyperlink", (number, 1));
-                    link.name.clone_from(&name);
-                    links.push(link);
+                    links.push((attribute(&e, "Id").unwrap_or_default(), target));
                 }
             }
             Ok(Event::Eof) | Err(_) => break,
@@ -184,7 +371,8 @@ fn open_document_links(xml: &[u8], most: usize) -> Vec<RawLink> {
                 "office:spreadsheet" => numbered = Some("table:table"),
                 "office:presentation" | "office:drawing" => numbered = Some("draw:page"),
                 name if Some(name) == numbered => part += 1,
-                "text:a" | "draw:a" => {
+                // A slide's shape with a click action (`presentation:event-listener`) links too.
+                "text:a" | "draw:a" | "presentation:event-listener" => {
                     if let Some(href) = attribute(&e, "xlink:href").filter(|h| !h.is_empty()) {
                         links.push(RawLink::plain(href, "office", "href", (part.max(1), 1)));
                         if !empty {
@@ -258,11 +446,14 @@ mod tests {
     fn ooxml_hyperlinks_are_read_per_part() {
         let pptx = archive(&[
             ("_rels/.rels", RELS),
-            ("ppt/slides/slide10.xml", "<p/>"),
+            (
+                "ppt/slides/slide10.xml",
+                r#"<p:sld xmlns:a="a" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><a:hlinkClick r:id="rId1"/></p:sld>"#,
+            ),
             ("ppt/slides/_rels/slide10.xml.rels", RELS),
             ("ppt/slides/_rels/slide2.xml.rels", RELS),
         ]);
-        let (links, trouble) = extract_office(&pptx);
+        let OfficeLinks { links, trouble, .. } = extract_office(&pptx);
         assert_eq!(trouble, None);
         let got: Vec<(&str, usize, &str)> = links
             .iter()
@@ -276,7 +467,7 @@ mod tests {
             ]
         );
         let docx = archive(&[("word/_rels/document.xml.rels", RELS)]);
-        let (links, _) = extract_office(&docx);
+        let links = extract_office(&docx).links;
         assert_eq!((links[0].line, links[0].name.as_str()), (1, "document 1"));
     }
 
@@ -290,7 +481,12 @@ mod tests {
             ("mimetype", "application/vnd.oasis.opendocument.spreadsheet"),
             ("content.xml", content),
         ]);
-        let (links, trouble) = extract_office(&ods);
+        let OfficeLinks {
+            links,
+            trouble,
+            open_document,
+        } = extract_office(&ods);
+        assert!(open_document);
         assert_eq!(trouble, None);
         let got: Vec<(&str, usize, &str)> = links
             .iter()
@@ -307,14 +503,95 @@ mod tests {
 
     #[test]
     fn broken_and_huge_archives_give_trouble_not_a_panic() {
-        let (links, trouble) = extract_office(b"PK\x03\x04 not really");
+        let OfficeLinks { links, trouble, .. } = extract_office(b"PK\x03\x04 not really");
         assert!(links.is_empty());
         assert!(matches!(trouble, Some(OfficeTrouble::NotAnArchive(_))));
         // 64 MB of one byte compress to about 64 KB: read up to the part's bound only.
         let big = format!("<x>{}</x>", "a".repeat((MAX_PART + 10) as usize));
         let bomb = archive(&[("word/_rels/document.xml.rels", &big)]);
         assert!(bomb.len() < 1 << 20);
-        let (_, trouble) = extract_office(&bomb);
+        let trouble = extract_office(&bomb).trouble;
         assert_eq!(trouble, Some(OfficeTrouble::TooLarge));
+        // styles.xml is read within the same bounds as content.xml.
+        let styles = format!("{big}<text:a xlink:href=\"https://example.test/late\"/>");
+        let odt = archive(&[("content.xml", "<x/>"), ("styles.xml", &styles)]);
+        let read = extract_office(&odt);
+        assert_eq!(read.trouble, Some(OfficeTrouble::TooLarge));
+        assert!(read.links.is_empty());
+        // A part read for its references and fields is streamed within the same bounds.
+        let document = format!(
+            "<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">\
+             {big}<w:fldSimple w:instr='HYPERLINK \"https://example.test/late\"'/></w:document>"
+        );
+        let read = extract_office(&archive(&[("word/document.xml", &document)]));
+        assert_eq!(read.trouble, Some(OfficeTrouble::TooLarge));
+        assert!(read.links.is_empty());
+        // Fields count against the same link cap as relationships.
+        let field = r#"<w:fldSimple w:instr='HYPERLINK "https://example.test/f"'/>"#;
+        let document = format!(
+            "<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">{}</w:document>",
+            field.repeat(MAX_LINKS + 1)
+        );
+        let docx = archive(&[("word/document.xml", &document)]);
+        let read = extract_office(&docx);
+        assert_eq!(read.trouble, Some(OfficeTrouble::TooManyLinks));
+        assert_eq!(read.links.len(), MAX_LINKS);
+    }
+
+    #[test]
+    fn only_the_relationships_a_part_references_are_links() {
+        let footnotes = r#"<w:footnotes xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>"#;
+        let docx = archive(&[
+            (
+                "word/document.xml",
+                r#"<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:rel="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:hyperlink rel:id="rId1"/><w:fldSimple w:instr='HYPERLINK "https://example.test/f" \l "x"'/></w:document>"#,
+            ),
+            ("word/_rels/document.xml.rels", RELS),
+            ("word/footnotes.xml", footnotes),
+            ("word/_rels/footnotes.xml.rels", RELS),
+            (
+                "word/header1.xml",
+                r#"<w:hdr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:fldSimple w:instr='HYPERLINK "https://example.test/h"'/></w:hdr>"#,
+            ),
+        ]);
+        let read = extract_office(&docx);
+        assert_eq!(read.trouble, None);
+        assert!(!read.open_document);
+        let got: Vec<(&str, &str, &str)> = read
+            .links
+            .iter()
+            .map(|l| (l.value.as_str(), l.attr, l.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("https://example.test/a?x=1&y=2", "hyperlink", "document 1"),
+                ("https://example.test/f#x", "field", "document 1"),
+                ("https://example.test/h", "field", "header 1"),
+            ]
+        );
+    }
+
+    #[test]
+    fn open_document_headers_and_click_actions_are_read() {
+        let content = r#"<office:document-content><office:body><office:presentation>
+            <draw:page><draw:custom-shape><office:event-listeners><presentation:event-listener script:event-name="dom:click" presentation:action="show" xlink:href="https://example.test/click"/></office:event-listeners></draw:custom-shape></draw:page>
+            </office:presentation></office:body></office:document-content>"#;
+        let styles = r#"<office:document-styles><office:master-styles><style:master-page><style:header><text:p><text:a xlink:href="../head.html">head</text:a></text:p></style:header></style:master-page></office:master-styles></office:document-styles>"#;
+        let odp = archive(&[("content.xml", content), ("styles.xml", styles)]);
+        let read = extract_office(&odp);
+        assert_eq!(read.trouble, None);
+        let got: Vec<(&str, usize, &str)> = read
+            .links
+            .iter()
+            .map(|l| (l.value.as_str(), l.line, l.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("https://example.test/click", 1, ""),
+                ("../head.html", 1, "head"),
+            ]
+        );
     }
 }
