@@ -79,15 +79,14 @@ fn has_own_git(dir: &Path) -> bool {
     })
 }
 
-/// [`WorkTrees::root_of`] for a single folder.
-#[cfg(test)]
-pub(crate) fn work_tree_root(folder: &Path) -> Option<PathBuf> {
-    WorkTrees::new().root_of(folder)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fresh lookup for one folder, as the file scope makes for its first.
+    fn work_tree_root(folder: &Path) -> Option<PathBuf> {
+        WorkTrees::new().root_of(folder)
+    }
 
     #[test]
     fn the_nearest_folder_with_a_git_entry_is_the_root() {
