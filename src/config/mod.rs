@@ -21,6 +21,7 @@ pub(crate) mod state;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use regex::Regex;
@@ -177,7 +178,7 @@ pub struct Config {
     pub(crate) fallback_extensions: Vec<String>,
     pub(crate) readme_as_index: bool,
     /// Folders walked, with the files each walk kept (`walked_folder`).
-    pub(crate) walked_folders: Vec<(PathBuf, Vec<PathBuf>)>,
+    pub(crate) walked_folders: Vec<(PathBuf, Arc<Vec<PathBuf>>)>,
     pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
     /// The pages mdBooks' redirect tables create: `(src, page, target)` (`mdbook_redirect`).
     pub(crate) mdbook_redirects: Vec<(PathBuf, String, String)>,
@@ -708,7 +709,7 @@ impl Config {
     /// and the folders that hold them, so what the walk left out is not read through a
     /// listing. Defaults to none: a listing names every entry but hidden ones.
     pub fn walked_folder(mut self, folder: impl Into<PathBuf>, kept: Vec<PathBuf>) -> Self {
-        self.walked_folders.push((folder.into(), kept));
+        self.walked_folders.push((folder.into(), Arc::new(kept)));
         self
     }
 

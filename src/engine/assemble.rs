@@ -194,6 +194,8 @@ pub(super) fn assemble(
     for s in starts {
         filter.add_start(&s.url);
     }
+    // One scope for the fetcher and the engine: it holds a path per walked file.
+    let files = Arc::new(file_scope(cfg, starts));
     Ok(Run {
         queue,
         // Lean results where claims of a fine result make no row (see `only_problems` below,
@@ -206,10 +208,10 @@ pub(super) fn assemble(
             None => Arc::new(Router {
                 http: http(),
                 max_body: cfg.max_body_size,
-                files: file_scope(cfg, starts),
+                files: Arc::clone(&files),
             }),
         },
-        files: file_scope(cfg, starts),
+        files,
         cancel: cancel.clone(),
         max_body: cfg.max_body_size,
         include_verbatim: cfg.include_verbatim,

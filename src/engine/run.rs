@@ -155,7 +155,7 @@ pub(crate) struct Run {
     pub(crate) fetch: Arc<dyn Fetch>,
     /// The folders whose files the run may read: what a page may learn of a folder (has it
     /// an `index.html`?) is told only inside them.
-    pub(crate) files: crate::fetch::file::FileScope,
+    pub(crate) files: Arc<crate::fetch::file::FileScope>,
     /// Tripped on Ctrl-C or by an embedder; checked before parsing a page.
     pub(crate) cancel: CancelHandle,
     /// Bytes of a local page read for parsing.

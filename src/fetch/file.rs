@@ -22,7 +22,7 @@ use super::Fetched;
 use super::book_redirects::{BookRedirects, Target};
 use super::real_path::{real_path, real_path_of_entry};
 use super::walked::Walked;
-use super::work_tree::work_tree_root;
+use super::work_tree::WorkTrees;
 use crate::extract::format::is_parsed;
 use crate::model::outcome::{FailKind, Outcome, Warning};
 
@@ -160,20 +160,29 @@ impl FileScope {
             .is_some_and(|(_, inside)| inside)
     }
 
-    /// The scope of `folders` (made canonical here; one that does not exist is left out).
+    /// The scope of `folders` (made canonical here; one that does not exist is left out). A
+    /// run gives one folder per start file, so the same folders come many times: each is
+    /// resolved once, and a folder inside another is dropped (the outer one holds its files).
     pub(crate) fn new(folders: impl IntoIterator<Item = PathBuf>, anywhere: bool) -> Self {
-        let roots: Vec<PathBuf> = folders
+        let mut seen = HashSet::new();
+        let mut roots: Vec<PathBuf> = folders
             .into_iter()
+            .filter(|f| seen.insert(f.clone()))
             .filter_map(|f| real_path(&f).ok())
             .collect();
+        drop(seen);
+        // Sorted by components, a folder's subfolders follow it.
+        roots.sort_unstable();
+        roots.dedup_by(|inner, outer| inner.starts_with(outer));
         let mut trees: Vec<PathBuf> = Vec::new();
+        let mut work_trees = WorkTrees::new();
         for tree in roots
             .iter()
             .filter(|_| !anywhere)
-            .filter_map(|r| work_tree_root(r))
+            .filter_map(|r| work_trees.root_of(r))
         {
-            // Only a tree wider than the folder adds files.
-            if !roots.contains(&tree) && !trees.contains(&tree) {
+            // Only a tree wider than the folders adds files.
+            if !roots.iter().any(|r| tree.starts_with(r)) && !trees.contains(&tree) {
                 trees.push(tree);
             }
         }
@@ -670,6 +679,36 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    /// A run hands the scope one folder per start file: a folder 300 deep with a page in
+    /// each of its folders, plus a repeated sibling, keeps one root per separate folder, and
+    /// the files of the work tree above stay readable.
+    #[cfg(unix)]
+    #[test]
+    fn folders_of_many_starts_make_few_roots() {
+        let dir = scratch("many-starts");
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+        std::fs::write(dir.join("README.md"), "# Setup").unwrap();
+        let mut folders = vec![dir.join("site")];
+        for _ in 1..300 {
+            let next = folders.last().unwrap().join("d");
+            folders.push(next);
+        }
+        std::fs::create_dir_all(folders.last().unwrap()).unwrap();
+        std::fs::create_dir_all(dir.join("other")).unwrap();
+        let other = std::iter::repeat_n(dir.join("other"), 300);
+        let given: Vec<PathBuf> = folders.iter().cloned().chain(other).collect();
+        let scope = FileScope::new(given, false);
+        let real = std::fs::canonicalize(&dir).unwrap();
+        assert_eq!(scope.roots, vec![real.join("other"), real.join("site")]);
+        assert_eq!(scope.trees, vec![real.clone()]);
+        let deepest = Url::from_file_path(folders.last().unwrap().join("x.md")).unwrap();
+        std::fs::write(folders.last().unwrap().join("x.md"), "x").unwrap();
+        assert!(scope.holds(&deepest));
+        let readme = scope.place(&dir.join("README.md")).unwrap().1;
+        assert_eq!(readme, Place::Tree);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]

@@ -1,6 +1,8 @@
 //! [`Router`]: the run's [`Fetch`], choosing the fetcher by the URL's scheme — the one place
 //! that does.
 
+use std::sync::Arc;
+
 use url::Url;
 
 use super::file::{self, FileScope};
@@ -15,8 +17,8 @@ pub(crate) struct Router {
     pub(crate) http: HttpFetcher,
     /// Bytes of a local file read for parsing.
     pub(crate) max_body: u64,
-    /// The folders whose files may be read.
-    pub(crate) files: FileScope,
+    /// The folders whose files may be read (shared with the engine).
+    pub(crate) files: Arc<FileScope>,
 }
 
 impl Fetch for Router {
