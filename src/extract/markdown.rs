@@ -49,7 +49,7 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
         .into_offset_iter(),
     );
     let converted = converted.into_inner();
-    if converted.is_empty() {
+    if !converted.iter().any(|span| may_be_in_a_link(&text, span)) {
         return first;
     }
     let links: Vec<Range<usize>> = Parser::new_ext(&text, options)
@@ -80,6 +80,24 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
         )
         .into_offset_iter(),
     )
+}
+
+/// `true` when an unclosed `[` comes before `span` in its paragraph: only then can the
+/// reference at `span` be inside a link's text (escapes are not looked at, which can only say
+/// `true` for nothing, and costs one more parse).
+fn may_be_in_a_link(text: &str, span: &Range<usize>) -> bool {
+    let before = &text[..span.start.min(text.len())];
+    let paragraph = before.rfind("\n\n").map_or(0, |i| i + 2);
+    let mut depth = 0usize;
+    for b in before[paragraph..].bytes().rev() {
+        match b {
+            b']' => depth += 1,
+            b'[' if depth == 0 => return true,
+            b'[' => depth -= 1,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The links of `text`, read from the `events` of its parse.
