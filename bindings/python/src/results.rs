@@ -4,7 +4,6 @@
 //! report's objects (`entry_json`, `summary_json`), so Python and the JSON/NDJSON reports name
 //! every field alike.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
