@@ -369,8 +369,9 @@ fn a_local_site_with_root_dir_and_base_url() {
     std::fs::write(
         dir.join("public/index.html"),
         format!(
-            "<a href='/about/'>root-relative</a>\n<a href='{base}about/'>absolute</a>\n\
-             <a href='{base}missing.html'>missing</a>\n<a href='http://127.0.0.1:9/other/'>outside</a>"
+            "<a href='/site/about/'>root-relative</a>\n<a href='{base}about/'>absolute</a>\n\
+             <a href='{base}missing.html'>missing</a>\n<a href='http://127.0.0.1:9/other/'>outside</a>\n\
+             <a href='/about/'>above the site</a>"
         ),
     )
     .unwrap();
@@ -387,7 +388,11 @@ fn a_local_site_with_root_dir_and_base_url() {
         ],
     );
     let r = rows(&out);
-    assert_eq!(&row(&r, "/about/", "public/index.html")[6], "True");
+    // A root-relative link means the deployed site's root, as a browser there sees it: under
+    // the base URL it is the folder's page, above it a page of the host (here: refused).
+    assert_eq!(&row(&r, "/site/about/", "public/index.html")[6], "True");
+    let above = row(&r, "/about/", "public/index.html");
+    assert_eq!((&above[6], &above[7]), ("False", "http://127.0.0.1:9/about/"), "{above:?}");
     let absolute = row(&r, &format!("{base}about/"), "public/index.html");
     assert_eq!(&absolute[6], "True");
     assert!(
@@ -419,7 +424,8 @@ fn a_local_site_with_root_dir_and_base_url() {
         ],
     );
     let r = rows(&out);
-    assert_eq!(&row(&r, "/about/", "index.html")[6], "True");
+    assert_eq!(&row(&r, "/site/about/", "index.html")[6], "True");
+    assert_eq!(&row(&r, "/about/", "index.html")[6], "False");
     assert_eq!(&row(&r, &format!("{base}about/"), "index.html")[6], "True");
 }
 

@@ -588,7 +588,16 @@ impl Run {
     fn resolve(&self, ctx: &PageLinks<'_>, value: &str) -> Result<Url, String> {
         let page = ctx.page;
         match self.site_root(page, value) {
-            Some(root) => join(root, value.trim_start_matches('/'), ctx.query_encoding),
+            // With --base-url, `/x` is the deployed site's `/x`: under the base URL it maps
+            // back into the folder (`local_copy`), elsewhere it is a page of that site.
+            Some(root) => match self.site_url.as_ref().and_then(|s| s.join("/").ok()) {
+                Some(site_root) => join(
+                    &site_root,
+                    value.trim_start_matches('/'),
+                    ctx.query_encoding,
+                ),
+                None => join(root, value.trim_start_matches('/'), ctx.query_encoding),
+            },
             None => match self.web_scheme(&ctx.base, value) {
                 Some(scheme) => Url::parse(&format!("{scheme}:{}", value.trim())),
                 None if ctx.package && value.trim_start().starts_with('#') => {

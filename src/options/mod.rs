@@ -291,7 +291,8 @@ pub struct CheckOptions {
     pub fail_after_runs: u32,
 
     /// The public URL of the local site folder (--root-dir, or the folder given as input):
-    /// links to URLs under it are checked in the folder instead.
+    /// links to URLs under it are checked in the folder instead, and a root-relative link
+    /// (/x) means that site's /x, as a browser there sees it.
     #[arg(help_heading = "Inputs", long, value_name = "URL")]
     pub base_url: Option<String>,
 

@@ -144,7 +144,8 @@ fail_after_runs: int = 1
     N consecutive runs; until then the summary says how many errors were tolerated.
 base_url: str = None
     The public URL of the local site folder (root_dir, or the folder given as input): links
-    to URLs under it are checked in the folder instead.
+    to URLs under it are checked in the folder instead, and a root-relative link (/x) means
+    that site's /x, as a browser there sees it.
 cookie_file: str | os.PathLike = None
     Send the cookies of this Netscape cookies.txt file (by domain, path, secure, expiry).
 login_url: str = None
