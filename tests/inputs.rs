@@ -392,7 +392,11 @@ fn a_local_site_with_root_dir_and_base_url() {
     // the base URL it is the folder's page, above it a page of the host (here: refused).
     assert_eq!(&row(&r, "/site/about/", "public/index.html")[6], "True");
     let above = row(&r, "/about/", "public/index.html");
-    assert_eq!((&above[6], &above[7]), ("False", "http://127.0.0.1:9/about/"), "{above:?}");
+    assert_eq!(
+        (&above[6], &above[7]),
+        ("False", "http://127.0.0.1:9/about/"),
+        "{above:?}"
+    );
     let absolute = row(&r, &format!("{base}about/"), "public/index.html");
     assert_eq!(&absolute[6], "True");
     assert!(

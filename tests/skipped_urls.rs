@@ -187,6 +187,9 @@ fn exclude_patterns_and_the_ignore_file_drop_mail_addresses() {
         std::fs::write(dir.join(".linkpatrolignore"), "^mailto:not-\n").unwrap();
         let ignored = cli_in(&dir, &[], &["--no-status", "-t", threads, "."]);
         assert_exit(&ignored, 0);
+        // The checked folder's file, also when the folder is named from elsewhere.
+        let ignored = cli(&["--no-status", "-t", threads, folder]);
+        assert_exit(&ignored, 0);
         std::fs::remove_file(dir.join(".linkpatrolignore")).unwrap();
     }
 }

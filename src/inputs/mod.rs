@@ -472,9 +472,12 @@ fn add_inputs(
         extensions.extend(config.fallback_extensions.iter().cloned());
         config = config.fallback_extensions(extensions).readme_as_index(true);
     }
-    // The checked folder's ignore file (else the current folder's, where a pre-commit hook
-    // or a CI job runs: the repository's root).
-    let folder = root_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    // The checked folder's ignore file: --root-dir's, else the first folder given, else the
+    // current folder's (where a pre-commit hook or a CI job runs: the repository's root).
+    let folder = root_dir
+        .clone()
+        .or_else(|| inputs.items.iter().map(PathBuf::from).find(|p| p.is_dir()))
+        .unwrap_or_else(|| PathBuf::from("."));
     for pattern in ignore_file(&folder, walk) {
         config = config.ignore_file_pattern(pattern);
     }

@@ -117,8 +117,8 @@ pub struct CheckOptions {
     pub include: Vec<String>,
 
     /// Do not check URLs matching this regex (repeatable); they are listed as ignored. So are
-    /// those of a .linkpatrolignore file (one regex a line) at the checked folder's root (else
-    /// the current folder); pages leave links out with <!-- linkpatrol-ignore --> (the next
+    /// those of a .linkpatrolignore file (one regex a line) at the checked folder's root
+    /// (--root-dir, else the first folder given, else the current folder); pages leave links out with <!-- linkpatrol-ignore --> (the next
     /// link) and <!-- linkpatrol-ignore-start --> … <!-- linkpatrol-ignore-end -->.
     #[arg(
         help_heading = "Scope",

@@ -48,9 +48,10 @@ include: str | list[str] = []
     Check only URLs matching this regex (repeatable). Start URLs are always checked.
 exclude: str | list[str] = []
     Do not check URLs matching this regex (repeatable); they are listed as ignored. So are
-    those of a .linkpatrolignore file (one regex a line) at the checked folder's root (else
-    the current folder); pages leave links out with <!-- linkpatrol-ignore --> (the next
-    link) and <!-- linkpatrol-ignore-start --> … <!-- linkpatrol-ignore-end -->.
+    those of a .linkpatrolignore file (one regex a line) at the checked folder's root
+    (root_dir, else the first folder given, else the current folder); pages leave links out
+    with <!-- linkpatrol-ignore --> (the next link) and <!-- linkpatrol-ignore-start --> …
+    <!-- linkpatrol-ignore-end -->.
 remap: str | list[str] = []
     Rewrite each link before it is checked, `REGEX REPLACEMENT` (repeatable; the first rule
     that matches applies; `$1` in the replacement is the first group). The report shows the
