@@ -545,3 +545,43 @@ fn an_input_without_links_gets_a_warning() {
     assert_exit(&out, 0);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("held no links"));
 }
+
+/// Quarto (`.qmd`), R Markdown (`.Rmd`) and MDX (`.mdx`) files are Markdown with extras: a
+/// folder's walk reads them, and a file named on the command line is read as Markdown (MDX's
+/// JSX as HTML), as lychee reads them.
+#[test]
+fn quarto_r_markdown_and_mdx_files_are_read_as_markdown() {
+    let dir = TempDir::new("inputs-markdown-kinds");
+    std::fs::write(dir.join("a.qmd"), "---\ntitle: A\n---\n\n[gone](gone-a.md)\n").unwrap();
+    std::fs::write(dir.join("b.Rmd"), "```{r}\nx <- 1\n```\n\n[gone](gone-b.md)\n").unwrap();
+    std::fs::write(
+        dir.join("c.mdx"),
+        "import Tabs from './tabs'\n\n<Tabs>\n  <a href='gone-c.html'>tab</a>\n</Tabs>\n\n\
+         [ok](a.qmd) and [gone](gone-d.md)\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&dir, &["-t", threads, "."]);
+        let r = rows(&out);
+        let mut broken: Vec<&str> = r
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| &r[0])
+            .collect();
+        broken.sort_unstable();
+        assert_eq!(
+            broken,
+            ["gone-a.md", "gone-b.md", "gone-c.html", "gone-d.md"],
+            "-t {threads}: {r:#?}"
+        );
+        // Named alone, c.mdx is read, and so is the a.qmd it links (a page of the folder).
+        let mdx = rows(&csv_run_in(&dir, &["-t", threads, "c.mdx"]));
+        let mut broken: Vec<&str> = mdx
+            .iter()
+            .filter(|r| &r[6] == "False")
+            .map(|r| &r[0])
+            .collect();
+        broken.sort_unstable();
+        assert_eq!(broken, ["gone-a.md", "gone-c.html", "gone-d.md"], "-t {threads}");
+    }
+}

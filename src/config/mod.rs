@@ -49,6 +49,22 @@ pub const DEFAULT_ARCHIVE_URL: &str = "https://archive.org/wayback/available";
 pub const DEFAULT_HOST_CONCURRENCY: usize = 16;
 /// Redirect hops followed before giving up. Defaults to 10.
 pub const DEFAULT_MAX_REDIRECTS: usize = 10;
+/// The file extensions read as Markdown, compared without case: in a folder walk and for a
+/// local file. Quarto (`.qmd`), R Markdown (`.Rmd`) and MDX (`.mdx`, whose JSX is read as HTML
+/// and whose Markdown as Markdown) are Markdown with extras, as lychee reads them.
+pub const MARKDOWN_EXTENSIONS: [&str; 8] = [
+    "md", "markdown", "mdown", "mkd", "mkdn", "qmd", "rmd", "mdx",
+];
+
+/// `true` when `path`'s extension is one of [`MARKDOWN_EXTENSIONS`].
+pub(crate) fn is_markdown_path(path: &std::path::Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        MARKDOWN_EXTENSIONS
+            .iter()
+            .any(|m| e.eq_ignore_ascii_case(m))
+    })
+}
+
 /// Bytes of a page read for link extraction. Defaults to 10 MiB; a larger page is parsed up to
 /// the cap and warned about (`content-too-large`).
 pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;

@@ -611,6 +611,9 @@ fn not_found(url: &Url, path: &Path, e: &std::io::Error) -> Fetched {
 
 /// The media type of a local file, from its extension.
 fn guess_type(path: &Path) -> &'static str {
+    if crate::config::is_markdown_path(path) {
+        return "text/markdown";
+    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -624,7 +627,6 @@ fn guess_type(path: &Path) -> &'static str {
         "json" => "application/json",
         "xml" => "application/xml",
         "txt" => "text/plain",
-        "md" | "markdown" | "mdown" | "mkd" | "mkdn" => "text/markdown",
         "gz" => "application/gzip",
         "png" => "image/png",
         "jpg" | "jpeg" => "image/jpeg",

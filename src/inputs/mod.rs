@@ -779,9 +779,7 @@ pub(crate) fn glob_base(pattern: &str) -> PathBuf {
 
 /// `*.md` and `*.markdown` files.
 fn is_markdown(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+    crate::config::is_markdown_path(path)
 }
 
 /// `http://…`, `https://…`, `file:…` are URLs; anything else is a path.
