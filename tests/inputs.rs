@@ -552,8 +552,16 @@ fn an_input_without_links_gets_a_warning() {
 #[test]
 fn quarto_r_markdown_and_mdx_files_are_read_as_markdown() {
     let dir = TempDir::new("inputs-markdown-kinds");
-    std::fs::write(dir.join("a.qmd"), "---\ntitle: A\n---\n\n[gone](gone-a.md)\n").unwrap();
-    std::fs::write(dir.join("b.Rmd"), "```{r}\nx <- 1\n```\n\n[gone](gone-b.md)\n").unwrap();
+    std::fs::write(
+        dir.join("a.qmd"),
+        "---\ntitle: A\n---\n\n[gone](gone-a.md)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.Rmd"),
+        "```{r}\nx <- 1\n```\n\n[gone](gone-b.md)\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("c.mdx"),
         "import Tabs from './tabs'\n\n<Tabs>\n  <a href='gone-c.html'>tab</a>\n</Tabs>\n\n\
@@ -582,6 +590,10 @@ fn quarto_r_markdown_and_mdx_files_are_read_as_markdown() {
             .map(|r| &r[0])
             .collect();
         broken.sort_unstable();
-        assert_eq!(broken, ["gone-a.md", "gone-c.html", "gone-d.md"], "-t {threads}");
+        assert_eq!(
+            broken,
+            ["gone-a.md", "gone-c.html", "gone-d.md"],
+            "-t {threads}"
+        );
     }
 }
