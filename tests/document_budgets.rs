@@ -9,7 +9,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{CSV_FLAGS, TempDir, rows, without_machine_settings};
+use crate::support::util::{
+    CSV_FLAGS, TempDir, rows, without_machine_settings, zip_archive as archive,
+};
 
 /// The binary's limits: 4 GiB of address space, 120 s of CPU time (not wall-clock time).
 const LIMITS: &str = "ulimit -v 4194304 && ulimit -t 120 && exec \"$@\"";
@@ -215,18 +217,6 @@ fn a_pdf_with_too_many_annotations_keeps_the_links_before_them() {
             "{what}: {warning:?}"
         );
     }
-}
-
-/// A zip archive of `parts` (name, text), deflated.
-fn archive(parts: &[(&str, String)]) -> Vec<u8> {
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, text) in parts {
-        zip.start_file(*name, options).unwrap();
-        zip.write_all(text.as_bytes()).unwrap();
-    }
-    zip.finish().unwrap().into_inner()
 }
 
 const DOCX: &str = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";

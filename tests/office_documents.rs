@@ -3,23 +3,10 @@
 //! JSON and text reports, at 1 and 8 threads; a document served over HTTP is read too, and a
 //! damaged one is warned about.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::support::server::{Reply, Routes, TestServer};
-use crate::support::util::{CSV_FLAGS, TempDir, cli, rows};
-
-/// A zip archive of `parts` (name, text).
-fn archive(parts: &[(&str, String)]) -> Vec<u8> {
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, text) in parts {
-        zip.start_file(*name, options).unwrap();
-        zip.write_all(text.as_bytes()).unwrap();
-    }
-    zip.finish().unwrap().into_inner()
-}
+use crate::support::util::{CSV_FLAGS, TempDir, cli, rows, zip_archive as archive};
 
 /// Office Open XML relationships: one external hyperlink per URL.
 fn rels(urls: &[&str]) -> String {

@@ -35,20 +35,7 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
     // link's text is literal text (CommonMark allows no link in a link), and making it a link
     // would unmake the outer one: when there is such a reference, the document is read again
     // with it left as text. A document without one is read once.
-    let converted = std::cell::RefCell::new(Vec::new());
-    let first = collect(
-        &text,
-        verbatim,
-        Parser::new_with_broken_link_callback(
-            &text,
-            options,
-            Some(|broken: pulldown_cmark::BrokenLink<'_>| {
-                keep_as_link(&broken).inspect(|_| converted.borrow_mut().push(broken.span))
-            }),
-        )
-        .into_offset_iter(),
-    );
-    let converted = converted.into_inner();
+    let (first, converted) = read(&text, options, verbatim, &|_| false);
     if !converted.iter().any(|span| may_be_in_a_link(&text, span)) {
         return first;
     }
@@ -64,22 +51,30 @@ pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
     if !converted.iter().any(in_a_link) {
         return first;
     }
-    collect(
-        &text,
-        verbatim,
-        Parser::new_with_broken_link_callback(
-            &text,
-            options,
-            Some(|broken: pulldown_cmark::BrokenLink<'_>| {
-                if in_a_link(&broken.span) {
-                    None
-                } else {
-                    keep_as_link(&broken)
-                }
-            }),
-        )
-        .into_offset_iter(),
-    )
+    read(&text, options, verbatim, &in_a_link).0
+}
+
+/// The links of `text`, with the spans of the undefined references made links (all but those
+/// `as_text` leaves as text).
+fn read(
+    text: &str,
+    options: Options,
+    verbatim: bool,
+    as_text: &dyn Fn(&Range<usize>) -> bool,
+) -> (Vec<RawLink>, Vec<Range<usize>>) {
+    let converted = std::cell::RefCell::new(Vec::new());
+    let parser = Parser::new_with_broken_link_callback(
+        text,
+        options,
+        Some(|broken: pulldown_cmark::BrokenLink<'_>| {
+            if as_text(&broken.span) {
+                return None;
+            }
+            keep_as_link(&broken).inspect(|_| converted.borrow_mut().push(broken.span))
+        }),
+    );
+    let links = collect(text, verbatim, parser.into_offset_iter());
+    (links, converted.into_inner())
 }
 
 /// `true` when an unclosed `[` comes before `span` in its paragraph: only then can the

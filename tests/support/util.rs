@@ -308,3 +308,17 @@ pub fn failed_kind(o: &Outcome) -> Option<FailKind> {
         _ => None,
     }
 }
+
+/// A zip archive of `parts` (name, text), deflated: the Office and ODF documents the tests
+/// build.
+pub fn zip_archive(parts: &[(&str, String)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, text) in parts {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
