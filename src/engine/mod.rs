@@ -11,11 +11,13 @@ mod check_task;
 pub(crate) mod checker;
 mod left_site;
 mod login;
+mod memory;
 mod page_links;
 mod plugin_hooks;
 pub(crate) mod plugin_host;
 pub(crate) mod progress;
 pub(crate) mod queue;
+mod queue_spill;
 mod record;
 mod resume;
 pub(crate) mod run;
@@ -28,5 +30,7 @@ mod state_sink;
 mod fake_fetch;
 #[cfg(test)]
 mod gate_tests;
+#[cfg(all(test, feature = "state"))]
+mod spill_tests;
 #[cfg(test)]
 mod tests;

@@ -77,12 +77,15 @@
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::fmt;
+use std::sync::Arc;
 use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
 use foldhash::fast::RandomState;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
+use super::memory::MemoryBudget;
+use super::queue_spill::{Overflow, Spill, SpillCodec};
 use crate::config::host_rules::HostRules;
 use crate::model::cancel::CancelHandle;
 use crate::model::host_stats::HostStats;
@@ -99,6 +102,8 @@ struct Lane<T> {
     items: VecDeque<(T, Instant)>,
     /// This lane's key in `State::timeline`, when it is there.
     entry: Option<(Instant, u64)>,
+    /// Its tasks after `items`, on disk or in the outbox (see `queue_spill`).
+    over: Overflow,
 }
 
 /// A task handed out for a host: the host, and the slot reserved for the task's first request
@@ -114,6 +119,16 @@ struct Assignment {
 struct State<T> {
     /// Items without a host, FIFO.
     local: VecDeque<T>,
+    /// The items without a host after `local`, on disk or in the outbox.
+    local_over: Overflow,
+    /// Writes items past `share` to disk; `None` when the queue never spills.
+    spill: Option<Spill<T>>,
+    /// Bytes of items kept in memory (`items` of every lane, `local`) before a lane spills.
+    share: usize,
+    /// Bytes of the items in memory (the spill's outbox included), as the codec counts them.
+    mem_bytes: usize,
+    /// Where `mem_bytes` is published for the run's memory budget.
+    budget: Option<Arc<MemoryBudget>>,
     /// Host key → its items. A lane is removed when it runs empty. foldhash, seeded per map,
     /// as in `HostTable`.
     lanes: HashMap<String, Lane<T>, RandomState>,
@@ -123,7 +138,7 @@ struct State<T> {
     /// Source of tie-break sequence numbers: lanes due at the same instant go in the order
     /// they were scheduled.
     seq: u64,
-    /// Items in `local` and `lanes`.
+    /// Items in `local` and `lanes`, in memory or spilled.
     queued: usize,
     /// Items put and not yet `task_done`: queued plus in progress.
     unfinished_tasks: usize,
@@ -151,6 +166,8 @@ impl<T> State<T> {
             self.timeline.remove(&(at, seq, host.to_owned()));
         }
         if lane.items.is_empty() {
+            // A lane refills as its last item in memory is taken: it has none elsewhere.
+            debug_assert_eq!(lane.over.len(), 0, "a lane with spilled items ran empty");
             self.lanes.remove(host);
             return;
         }
@@ -163,32 +180,128 @@ impl<T> State<T> {
         }
     }
 
-    /// Adds an item (with `host`, or to `local`).
+    /// Adds an item (with `host`, or to `local`). A lane that has items elsewhere, or whose
+    /// item would take the queue's memory past its share while the lane has one in memory,
+    /// writes it to its overflow instead (see `queue_spill`).
     fn push(&mut self, host: Option<String>, item: T, now: impl FnOnce() -> Instant) {
+        let size = self.spill.as_ref().map_or(0, |s| s.size(&item));
+        let over_share = self.mem_bytes + size > self.share;
+        let mut flush = false;
         match host {
-            None => self.local.push_back(item),
+            None => {
+                let spilled = match self.spill.as_mut() {
+                    Some(spill)
+                        if !self.local.is_empty() && (over_share || self.local_over.len() > 0) =>
+                    {
+                        let at = spill.base();
+                        spill.push(&mut self.local_over, item, at)
+                    }
+                    _ => Err(item),
+                };
+                match spilled {
+                    Ok(full) => flush = full,
+                    Err(item) => {
+                        self.local.push_back(item);
+                        self.mem_bytes += size;
+                    }
+                }
+            }
             Some(host) => {
                 let now = now();
-                let lane = self.lanes.entry(host.clone()).or_insert_with(|| Lane {
-                    items: VecDeque::new(),
-                    entry: None,
-                });
-                lane.items.push_back((item, now));
-                if lane.items.len() == 1 {
-                    self.schedule(&host, now);
+                let lane = match self.lanes.get_mut(&host) {
+                    Some(lane) => lane,
+                    None => {
+                        let id = self.spill.as_mut().map_or(0, Spill::lane_id);
+                        let over = Overflow {
+                            id,
+                            ..Overflow::default()
+                        };
+                        let lane = Lane {
+                            items: VecDeque::new(),
+                            entry: None,
+                            over,
+                        };
+                        self.lanes.entry(host.clone()).or_insert(lane)
+                    }
+                };
+                let spilled = match self.spill.as_mut() {
+                    Some(spill)
+                        if !lane.items.is_empty() && (over_share || lane.over.len() > 0) =>
+                    {
+                        spill.push(&mut lane.over, item, now)
+                    }
+                    _ => Err(item),
+                };
+                match spilled {
+                    Ok(full) => flush = full,
+                    Err(item) => {
+                        lane.items.push_back((item, now));
+                        self.mem_bytes += size;
+                        if lane.items.len() == 1 {
+                            self.schedule(&host, now);
+                        }
+                    }
                 }
             }
         }
+        if flush {
+            self.flush();
+        }
         self.queued += 1;
         self.unfinished_tasks += 1;
+        self.publish();
+    }
+
+    /// Writes every lane's outbox to disk as one batch.
+    fn flush(&mut self) {
+        if let Some(spill) = self.spill.as_mut() {
+            let lanes = self.lanes.values_mut().map(|l| &mut l.over);
+            spill.flush(lanes.chain(std::iter::once(&mut self.local_over)));
+        }
+    }
+
+    /// Tells the run's budget what the queue holds in memory.
+    fn publish(&self) {
+        if let Some(budget) = &self.budget {
+            let outbox = self.spill.as_ref().map_or(0, |s| s.outbox_bytes);
+            budget.set_queue(self.mem_bytes + outbox);
+        }
+    }
+
+    /// Counts an item taken out of memory, and takes the items that could not be read back
+    /// from the counts (they were lost with the spill file; see `Spill::lost`).
+    fn taken(&mut self, size: usize, lost_before: usize) {
+        self.queued -= 1;
+        self.mem_bytes -= size;
+        let lost = self.spill.as_ref().map_or(0, |s| s.lost) - lost_before;
+        self.queued -= lost;
+        self.unfinished_tasks -= lost;
+        self.publish();
+    }
+
+    /// The next item without a host, refilling `local` from its overflow when it runs empty.
+    fn pop_local(&mut self) -> Option<T> {
+        let item = self.local.pop_front()?;
+        let (mut size, mut lost) = (0, 0);
+        if let Some(spill) = self.spill.as_mut() {
+            size = spill.size(&item);
+            lost = spill.lost;
+            if self.local.is_empty() && self.local_over.len() > 0 {
+                for (back, _) in spill.refill(&mut self.local_over) {
+                    self.mem_bytes += spill.size(&back);
+                    self.local.push_back(back);
+                }
+            }
+        }
+        self.taken(size, lost);
+        Some(item)
     }
 
     /// One scheduling decision at `now`: the next item that may start (a host-less one, else
     /// the one of the lane due earliest), with the slot reserved for its first request; or
     /// when to look again (`None`: only after a put or a freed slot).
     fn take(&mut self, now: Instant) -> Result<(T, Option<Assignment>), Option<Instant>> {
-        if let Some(item) = self.local.pop_front() {
-            self.queued -= 1;
+        if let Some(item) = self.pop_local() {
             return Ok((item, None));
         }
         loop {
@@ -208,7 +321,18 @@ impl<T> State<T> {
             }
             let lane = self.lanes.get_mut(&host).expect("a scheduled lane exists");
             let (item, put_at) = lane.items.pop_front().expect("a scheduled lane has items");
-            self.queued -= 1;
+            let (mut size, mut lost) = (0, 0);
+            if let Some(spill) = self.spill.as_mut() {
+                size = spill.size(&item);
+                lost = spill.lost;
+                if lane.items.is_empty() && lane.over.len() > 0 {
+                    for (back, at) in spill.refill(&mut lane.over) {
+                        self.mem_bytes += spill.size(&back);
+                        lane.items.push_back((back, at));
+                    }
+                }
+            }
+            self.taken(size, lost);
             // A host given up gets no slot: its task fails without a request.
             let slot =
                 (self.hosts.down(&host).is_none()).then(|| self.hosts.reserve(&host, now, put_at));
@@ -279,6 +403,11 @@ impl<T> HostLaneQueue<T> {
         HostLaneQueue {
             state: Mutex::new(State {
                 local: VecDeque::new(),
+                local_over: Overflow::default(),
+                spill: None,
+                share: usize::MAX,
+                mem_bytes: 0,
+                budget: None,
                 lanes: HashMap::default(),
                 timeline: BTreeSet::new(),
                 seq: 0,
@@ -295,6 +424,29 @@ impl<T> HostLaneQueue<T> {
             room: Condvar::new(),
             cancel,
         }
+    }
+
+    /// Keeps at most `budget`'s queue share of items in memory, and writes the rest of each
+    /// lane to disk through `codec` (see `queue_spill`). Without a share nothing spills.
+    pub(crate) fn spilling(self, codec: SpillCodec<T>, budget: Arc<MemoryBudget>) -> Self {
+        {
+            let mut st = self.state.lock();
+            if let Some(share) = budget.queue_share() {
+                st.share = share;
+                st.spill = Some(Spill::new(codec));
+            }
+            st.budget = Some(budget);
+        }
+        self
+    }
+
+    /// Items written to disk over the run, items lost reading them back, and the spill
+    /// file's first error.
+    pub(crate) fn spill_report(&self) -> (usize, usize, Option<String>) {
+        let st = self.state.lock();
+        st.spill
+            .as_ref()
+            .map_or((0, 0, None), |s| (s.spilled, s.lost, s.error.clone()))
     }
 
     /// Adds an item without a host and counts it as unfinished. Returns `false`, dropping the
@@ -328,9 +480,8 @@ impl<T> HostLaneQueue<T> {
             st.finish(a, Instant::now());
         }
         loop {
-            if let Some(item) = st.local.pop_front() {
+            if let Some(item) = st.pop_local() {
                 // Host-less items go first, without reading the clock.
-                st.queued -= 1;
                 return Some(item);
             }
             let now = Instant::now();
@@ -420,12 +571,19 @@ impl<T> HostLaneQueue<T> {
     pub(crate) fn shutdown(&self) -> Vec<T> {
         let mut st = self.state.lock();
         let mut dropped: Vec<T> = st.local.drain(..).collect();
+        let mut spilled = std::mem::take(&mut st.local_over).len();
         for (_, lane) in st.lanes.drain() {
+            spilled += lane.over.len();
             dropped.extend(lane.items.into_iter().map(|(item, _)| item));
         }
+        if let Some(spill) = st.spill.as_mut() {
+            spill.clear();
+        }
+        st.mem_bytes = 0;
+        st.publish();
         st.timeline.clear();
         st.queued = 0;
-        st.unfinished_tasks -= dropped.len();
+        st.unfinished_tasks -= dropped.len() + spilled;
         st.shut = true;
         st.closed = true;
         drop(st);
