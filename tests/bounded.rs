@@ -351,3 +351,110 @@ fn past_the_robots_budget_the_run_says_how_many_origins_allow_all() {
         assert_eq!(requested, 6, "threads {threads}");
     }
 }
+
+/// A site of 40 pages, each linking every page and 50 shared leaves.
+fn dense_site() -> TestServer {
+    let mut html = String::new();
+    for j in 0..40 {
+        html.push_str(&format!("<a href='/p{j}'>p</a>\n"));
+    }
+    for k in 0..50 {
+        html.push_str(&format!("<a href='/leaf{k}'>leaf</a>\n"));
+    }
+    let mut routes = Routes::new();
+    for i in 0..40 {
+        routes = routes.page(&format!("/p{i}"), &html);
+    }
+    TestServer::start(routes.fallback(Reply::html("leaf")))
+}
+
+/// With the queued URLs waiting on disk (a queue memory share of 0: all but each host's
+/// next one), every URL is still requested exactly once.
+#[test]
+fn each_url_is_requested_once_while_the_queue_waits_on_disk() {
+    let server = dense_site();
+    for threads in ["1", "8"] {
+        server.clear_requests();
+        let out = linkpatrol()
+            .args([
+                "--no-status",
+                "--no-robots",
+                "-t",
+                threads,
+                "--queue-memory",
+                "0",
+            ])
+            .arg(server.url("/p0"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains("queued URLs waited on disk"), "{stderr}");
+        let mut paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+        paths.sort();
+        let total = paths.len();
+        paths.dedup();
+        assert_eq!((total, paths.len()), (90, 90), "-t {threads}: {paths:?}");
+    }
+}
+
+/// Past `--max-memory` a run stops discovering URLs, as past `--max-urls`: the links to new
+/// URLs are counted, and the summary names the budget.
+#[test]
+fn a_memory_budget_stops_discovering_and_the_summary_says_so() {
+    let server = trap(100);
+    for threads in [1, 8] {
+        let report = run(config(&server.url("/p/0"), threads).max_memory(Some(256 << 10)));
+        assert_eq!(report.memory_limit, Some(256 << 10), "-t {threads}");
+        assert!(report.over_limit > 0, "-t {threads}");
+        // 256 KiB at some 400 bytes a URL (its key and slot): hundreds, not thousands.
+        assert!(
+            (100..1_000).contains(&report.urls),
+            "-t {threads}: {} URLs",
+            report.urls
+        );
+    }
+    let out = linkpatrol()
+        .args(["--no-status", "--max-memory", "256K", &server.url("/p/0")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "links to further URLs not checked: the memory budget of 256KB (--max-memory) was \
+             reached and no further URLs were discovered; raise it with --max-memory SIZE (0: \
+             no budget)."
+        ),
+        "{text}"
+    );
+}
+
+/// Ctrl-C while most queued URLs wait on disk: the whole report is written, exit 130.
+#[test]
+fn ctrl_c_with_the_queue_on_disk_writes_the_whole_report() {
+    let server = trap(500);
+    let child = linkpatrol()
+        .args([
+            "--no-status",
+            "-t",
+            "4",
+            "--abort-timeout",
+            "1",
+            "--queue-memory",
+            "0",
+        ])
+        .args(["-v", "-o", "csv", &server.url("/p/0")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    eventually("30 pages served", || server.requests().len() >= 30);
+    signal(&child, "-INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.ends_with('\n') && csv.lines().count() >= 30, "{csv}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("queued URLs waited on disk"), "{stderr}");
+}

@@ -228,23 +228,32 @@ pub(crate) fn requested_once(
 #[test]
 fn a_crawl_killed_mid_way_resumes_where_it_stopped() {
     for threads in [1, 4] {
-        killed_and_resumed(threads, false);
+        killed_and_resumed(threads, false, &[]);
+    }
+}
+
+/// The same with the queued URLs waiting on disk (a queue memory share of 0) in both runs.
+#[test]
+fn a_crawl_whose_queue_waits_on_disk_killed_mid_way_resumes_where_it_stopped() {
+    for threads in [1, 4] {
+        killed_and_resumed(threads, false, &["--queue-memory", "0"]);
     }
 }
 
 #[test]
 fn a_crawl_of_unchanged_pages_killed_mid_way_resumes_without_asking_again() {
     for threads in [1, 4] {
-        killed_and_resumed(threads, true);
+        killed_and_resumed(threads, true, &[]);
     }
 }
 
 /// Kills a `--cache` crawl of the site once [`ANSWERED`] requests were answered and their
 /// results written, then resumes it. `warm`: a whole run has filled the state file first, so
 /// the killed run's pages are answered 304 and their links replayed from the file.
-fn killed_and_resumed(threads: usize, warm: bool) {
+fn killed_and_resumed(threads: usize, warm: bool, extra: &[&str]) {
+    let resume: Vec<&str> = extra.iter().copied().chain(["--resume"]).collect();
     {
-        let dir = TempDir::new(&format!("resume-kill-{threads}-{warm}"));
+        let dir = TempDir::new(&format!("resume-kill-{threads}-{warm}-{}", extra.len()));
         let file = dir.join("state.sqlite");
         let gate: Gate = Arc::default();
         let s = site(Some(gate.clone()));
@@ -257,7 +266,7 @@ fn killed_and_resumed(threads: usize, warm: bool) {
             drop(h);
             s.clear_requests();
         }
-        let mut child = check(&s.url("/"), threads, &file, &[])
+        let mut child = check(&s.url("/"), threads, &file, extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -294,7 +303,7 @@ fn killed_and_resumed(threads: usize, warm: bool) {
             h.held.clone()
         };
         assert!(first_log.len() > ANSWERED, "{} requests", first_log.len());
-        let resumed = check(&s.url("/"), threads, &file, &["--resume"])
+        let resumed = check(&s.url("/"), threads, &file, &resume)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&resumed.stderr);

@@ -117,6 +117,13 @@ fn report(dir: &Path, format: &str, threads: &str, input: &str, extra: &[&str]) 
     args.extend_from_slice(extra);
     let out = cli_in(dir, &[], &args);
     assert_eq!(out.status.code(), Some(1), "{format}: {out:?}");
+    let spilled = String::from_utf8_lossy(&out.stderr).contains("waited on disk");
+    assert_eq!(
+        spilled,
+        extra.contains(&"--queue-memory"),
+        "{format} -t {threads} {extra:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     without_times(format, &String::from_utf8(out.stdout).unwrap())
 }
 
@@ -147,6 +154,31 @@ fn first_difference(a: &str, b: &str) -> String {
         .find(|(_, (x, y))| x != y)
         .unwrap_or((0, ("(same lines)", "(different length)")));
     format!("line {}:\n{x}\n{y}", i + 1)
+}
+
+/// A run whose queued URLs wait on disk (a queue memory share of 0: every queued URL but each
+/// host's next one) reports the same bytes as one that keeps them in memory, in every format.
+#[test]
+fn a_run_whose_queue_waits_on_disk_reports_the_same_bytes() {
+    let server = web_site();
+    let folder = folder_site("stable-spill-folder");
+    let dir = TempDir::new("stable-spill");
+    for input in [
+        server.url("/"),
+        folder.join("index.html").display().to_string(),
+    ] {
+        for format in Format::ALL.iter().map(|f| f.name()) {
+            let first = report(&dir, format, "1", &input, &[]);
+            for threads in ["1", "8"] {
+                let spilled = report(&dir, format, threads, &input, &["--queue-memory", "0"]);
+                assert!(
+                    spilled == first,
+                    "{input} {format} -t {threads}, spilled, differs:\n{}",
+                    first_difference(&first, &spilled)
+                );
+            }
+        }
+    }
 }
 
 #[test]

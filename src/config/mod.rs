@@ -76,6 +76,11 @@ pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;
 /// benches/RESULTS.md, "A default bound on the URLs of a run").
 pub const DEFAULT_MAX_URLS: usize = 500_000;
 
+/// Memory a run may hold for what grows with the site (`--max-memory`): 1 GiB, which a
+/// laptop and a CI runner both have to spare. Past a quarter of it the queue's tail waits on
+/// disk; when the rest reaches it the run stops discovering URLs (see `engine/memory.rs`).
+pub const DEFAULT_MAX_MEMORY: usize = 1 << 30;
+
 /// Largest robots.txt read: a longer one is cut here, when fetched and when read back from
 /// the state file (`--resume`). 500 KiB, as Google reads: what follows is ignored.
 pub(crate) const ROBOTS_TXT_LIMIT: u64 = 500 * 1024;
@@ -186,6 +191,8 @@ pub struct Config {
     pub(crate) proxy: Option<String>,
     pub(crate) proxy_from_env: bool,
     pub(crate) max_urls: Option<usize>,
+    pub(crate) max_memory: Option<usize>,
+    pub(crate) queue_memory: Option<usize>,
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
@@ -260,6 +267,8 @@ impl Default for Config {
             proxy: None,
             proxy_from_env: true,
             max_urls: Some(DEFAULT_MAX_URLS),
+            max_memory: Some(DEFAULT_MAX_MEMORY),
+            queue_memory: None,
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
             root_dir: None,
@@ -660,6 +669,30 @@ impl Config {
     /// of no use).
     pub fn max_urls(mut self, n: Option<usize>) -> Self {
         self.max_urls = n.filter(|&n| n > 0);
+        self
+    }
+
+    /// The memory budget of the run in bytes, for what grows with the site: the URLs found
+    /// (the result cache), the queued URLs and the report rows held for a sorted report.
+    /// Past the queue's share ([`queue_memory`](Self::queue_memory)) the tail of each host's
+    /// queue waits on disk, in a temporary SQLite file removed at exit (the `state` feature;
+    /// without it the queue stays in memory). When the rest reaches the budget, links to new
+    /// URLs are only counted, as past [`max_urls`](Self::max_urls), and
+    /// [`Report::memory_limit`](crate::Report::memory_limit) says so. Defaults to
+    /// `Some(`[`DEFAULT_MAX_MEMORY`]`)`; `None` (or `Some(0)`) means no budget: nothing
+    /// spills and nothing stops. The figures are the engine's estimates of its own data, not
+    /// the process's resident size (see benches/RESULTS.md for how they compare).
+    pub fn max_memory(mut self, bytes: Option<usize>) -> Self {
+        self.max_memory = bytes.filter(|&n| n > 0);
+        self
+    }
+
+    /// Bytes of queued URLs kept in memory before the tail of each host's queue waits on
+    /// disk (see [`max_memory`](Self::max_memory)); a host's next URL always stays in memory.
+    /// `None` (the default): a quarter of the memory budget, and nothing spills without one.
+    /// `Some(0)`: every queued URL but each host's next one waits on disk.
+    pub fn queue_memory(mut self, bytes: Option<usize>) -> Self {
+        self.queue_memory = bytes;
         self
     }
 

@@ -10,9 +10,11 @@ use crossbeam_channel::Sender;
 use url::Url;
 
 use super::cache::ResultCache;
+use super::memory::MemoryBudget;
 use super::plugin_host::PluginHost;
 use super::queue::HostLaneQueue;
 use super::run::{Message, Run};
+use super::task_codec::task_codec;
 use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
@@ -107,19 +109,23 @@ pub(super) fn assemble(
     let rules = HostRules::new(cfg.host_rules.clone());
     // The queue schedules tasks by host and holds the politeness table; the gate is the
     // fetchers' view of that table (see `policy::host_gate`).
-    let queue = Arc::new(HostLaneQueue::with_hosts(
-        HostTable::new(
-            cfg.max_requests_per_second,
-            cfg.host_concurrency,
-            rules.clone(),
-            cfg.robots,
+    let budget = Arc::new(MemoryBudget::new(cfg.max_memory, cfg.queue_memory));
+    let queue = Arc::new(
+        HostLaneQueue::with_hosts(
+            HostTable::new(
+                cfg.max_requests_per_second,
+                cfg.host_concurrency,
+                rules.clone(),
+                cfg.robots,
+            )
+            .loopback_unthrottled(cfg.loopback_unthrottled)
+            // Phase 2 of a sharded check follows phase 1 on the same hosts (another process,
+            // maybe just now): each host's interval holds across the two.
+            .continues(!cfg.found_links.is_empty() || !cfg.reused.is_empty()),
+            cancel.clone(),
         )
-        .loopback_unthrottled(cfg.loopback_unthrottled)
-        // Phase 2 of a sharded check follows phase 1 on the same hosts (another process,
-        // maybe just now): each host's interval holds across the two.
-        .continues(!cfg.found_links.is_empty() || !cfg.reused.is_empty()),
-        cancel.clone(),
-    ));
+        .spilling(task_codec(), budget.clone()),
+    );
     let gate = Arc::new(HostGate::over(queue.clone()));
     let idle_per_host = if cfg.host_concurrency == 0 {
         cfg.threads
@@ -201,7 +207,9 @@ pub(super) fn assemble(
         // Lean results where claims of a fine result make no row (see `only_problems` below,
         // and `plugins`: no plugin looks at links).
         cache: ResultCache::with_cap(cfg.max_urls)
-            .lean_when_quiet(cfg.only_problems && cfg.shard.is_none() && cfg.plugins.is_empty()),
+            .lean_when_quiet(cfg.only_problems && cfg.shard.is_none() && cfg.plugins.is_empty())
+            .within(budget.clone()),
+        budget,
         filter,
         fetch: match fetch_override {
             Some(fetch) => fetch.clone(),

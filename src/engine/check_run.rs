@@ -441,6 +441,8 @@ impl CheckRun {
             report.unchecked = run.cache.counts().1;
             report.over_limit = run.over_limit.load(Ordering::Relaxed);
             report.url_limit = run.max_urls;
+            report.memory_limit = run.budget.reached();
+            report.spilled = run.queue.spill_report().0;
             report.hosts = run.gate.stats();
             report.stats.skipped = run.skipped.get();
         }
@@ -575,6 +577,9 @@ impl CheckRun {
                 if let Some(e) = sink(e)
                     && self.keep_entries
                 {
+                    if let Some(run) = &self.run {
+                        run.budget.add_row(held_bytes(&e));
+                    }
                     self.report.entries.push(e);
                 }
             }
@@ -642,6 +647,22 @@ impl CheckRun {
         settle_levels(&report.levels, &mut report.entries);
         report.over_limit = run.over_limit.load(Ordering::Relaxed);
         report.url_limit = run.max_urls;
+        report.memory_limit = run.budget.reached();
+        let (spilled, lost, spill_error) = run.queue.spill_report();
+        report.spilled = spilled;
+        if let Some(e) = spill_error {
+            report.warnings.push(format!(
+                "{e}; the queue kept the rest of its URLs in memory{}",
+                if lost > 0 {
+                    format!(
+                        ", and {lost} queued URL{} could not be read back: not checked",
+                        if lost == 1 { "" } else { "s" }
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+        }
         report.interrupted = self.cancel.is_cancelled();
         report.time_limit_reached = self.max_run_time.filter(|_| supervised.time_limited);
         if report.interrupted {
@@ -713,6 +734,15 @@ fn release(run: Arc<Run>, urls: usize) {
             .name("linkpatrol-release".into())
             .spawn(move || drop(run));
     }
+}
+
+/// Bytes a held row adds besides its fixed size: the strings of its link (its result is
+/// shared with the cache, which counts it).
+fn held_bytes(e: &Entry) -> usize {
+    e.fragment.as_ref().map_or(0, String::len)
+        + e.referrer.as_ref().map_or(0, |r| {
+            r.parent.len() + r.raw.len() + r.name.len() + r.base.as_ref().map_or(0, String::len)
+        })
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod site_roots;
 mod soft_404;
 mod state_reuse;
 mod state_sink;
+mod task_codec;
 
 #[cfg(test)]
 mod fake_fetch;

@@ -164,6 +164,8 @@ pub(crate) struct Run {
     pub(crate) include_verbatim: bool,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
+    /// What the run holds, against `Config::max_memory` (shared with the queue and the cache).
+    pub(crate) budget: Arc<super::memory::MemoryBudget>,
     /// The folder that `/` means in links of local pages (a `file:` URL ending in `/`).
     pub(crate) file_root: Option<Url>,
     /// The public URL of `file_root` (ends in `/`): links under it on local pages are checked

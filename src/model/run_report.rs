@@ -37,6 +37,14 @@ pub struct Report {
     /// a default one included), for the summary to name when [`over_limit`](Report::over_limit)
     /// is not 0; `None` without a limit, and in a report merged from shards' reports.
     pub url_limit: Option<usize>,
+    /// The memory budget ([`Config::max_memory`](crate::Config::max_memory)) when it, and not
+    /// the URL limit, stopped the run from discovering URLs: the links counted in
+    /// [`over_limit`](Report::over_limit) are those it refused. `None` when it never did.
+    pub memory_limit: Option<usize>,
+    /// Queued URLs that waited on disk because the queue's memory share was full
+    /// ([`Config::queue_memory`](crate::Config::queue_memory)). Every one was still checked;
+    /// the report is the same as without the wait.
+    pub spilled: usize,
     /// `true` when the run was cancelled before it finished (by a cancel, or by its time
     /// limit).
     pub interrupted: bool,

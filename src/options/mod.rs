@@ -27,9 +27,9 @@ use crate::config::{
     DEFAULT_THREADS, DEFAULT_TIMEOUT,
 };
 use values::{
-    METHODS, cache_age, fallback_extension, format_cache_age, header, host_header, host_method,
-    non_negative, non_negative_secs, pattern_number, positive_secs, shard, thread_count,
-    user_agent,
+    METHODS, byte_size, cache_age, fallback_extension, format_cache_age, header, host_header,
+    host_method, non_negative, non_negative_secs, pattern_number, positive_secs, shard,
+    thread_count, user_agent,
 };
 
 pub use described::{Described, Kind, describe};
@@ -238,6 +238,19 @@ pub struct CheckOptions {
     /// links on every page) at a few hundred MB (0: no limit).
     #[arg(help_heading = "Scope", long, value_name = "N", default_value_t = DEFAULT_MAX_URLS)]
     pub max_urls: usize,
+
+    /// Memory the run may hold for what grows with the site (the URLs found, the queued ones,
+    /// the rows a sorted report keeps for the end), in bytes or with a unit: 512M, 2G. Past
+    /// the queue's share (--queue-memory) the queued URLs wait on disk in a temporary file;
+    /// when the rest reaches the budget, links to new URLs are only counted, as with
+    /// --max-urls, and the summary says so (0: no budget).
+    #[arg(help_heading = "Scope", long, value_name = "SIZE", default_value = "1G", value_parser = byte_size)]
+    pub max_memory: u64,
+
+    /// Bytes of queued URLs kept in memory before the rest wait on disk, in bytes or with a
+    /// unit (default: a quarter of --max-memory; 0: all but each host's next URL).
+    #[arg(help_heading = "Scope", long, value_name = "SIZE", value_parser = byte_size)]
+    pub queue_memory: Option<u64>,
 
     /// Stop the check after this long (seconds, or a duration: 90s, 10m, 1h): no new URL is
     /// started, requests in flight get --abort-timeout, the reports are written and say so;

@@ -92,6 +92,8 @@ impl CheckOptions {
             allow_private,
             proxy,
             max_urls,
+            max_memory,
+            queue_memory,
             max_run_time,
             max_body_size,
             user_agent,
@@ -167,6 +169,8 @@ impl CheckOptions {
             .fail_on_blocked(fail_on_blocked)
             // 0 means no limit, like the other limits.
             .max_urls(Some(max_urls))
+            .max_memory(Some(usize::try_from(max_memory).unwrap_or(usize::MAX)))
+            .queue_memory(queue_memory.map(|q| usize::try_from(q).unwrap_or(usize::MAX)))
             .max_run_time(max_run_time.map(|t| secs("max-run-time", t)).transpose()?)
             .max_body_size(max_body_size)
             .max_cache_age(max_cache_age)
@@ -502,6 +506,7 @@ mod tests {
         assert_eq!(ours.max_retry_wait, library.max_retry_wait);
         assert_eq!(ours.max_body_size, library.max_body_size);
         assert_eq!(ours.max_urls, library.max_urls);
+        assert_eq!(ours.max_memory, library.max_memory);
         assert_eq!(ours.user_agent, library.user_agent);
         assert_eq!(ours.state.max_age, library.state.max_age);
         assert_eq!(ours.state.fail_after_runs, library.state.fail_after_runs);
@@ -611,6 +616,8 @@ mod tests {
             ("allow-private", None, &[]),
             ("proxy", Some("http://127.0.0.1:9"), &[]),
             ("max-urls", Some("7"), &[]),
+            ("max-memory", Some("64M"), &[]),
+            ("queue-memory", Some("1K"), &[]),
             ("max-run-time", Some("7"), &[]),
             ("max-body-size", Some("7"), &[]),
             ("user-agent", Some("x"), &[]),

@@ -99,6 +99,26 @@ pub fn positive_secs(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A size in bytes (`--max-memory`): a whole number, or one with a binary unit, `64K`, `512M`,
+/// `2G` (`KiB`, `MB` and the like are read the same way: powers of 1024).
+pub fn byte_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("`{s}' is not a size such as 1048576, 512M or 2G");
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let number: u64 = number.parse().map_err(|_| bad())?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let shift = match unit.trim_end_matches('b').trim_end_matches('i') {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(bad()),
+    };
+    number.checked_mul(1 << shift).ok_or_else(bad)
+}
+
 /// `--abort-timeout`, `--max-retry-wait`: seconds >= 0, with or without a unit.
 pub fn non_negative_secs(s: &str) -> Result<f64, String> {
     match seconds(s) {

@@ -401,7 +401,7 @@ pub(crate) fn not_checked_lines(report: &Report) -> Vec<String> {
             "{} link{} to further URLs not checked: {}",
             report.over_limit,
             plural(report.over_limit),
-            url_limit_reached(report.url_limit)
+            discovery_stopped(report)
         ));
     }
     lines.extend(
@@ -428,10 +428,19 @@ pub(crate) fn session_lost_line(lost: &str) -> String {
     )
 }
 
-/// Why links were left unchecked once the run stopped discovering URLs: the limit, named
-/// with its number when the report knows it, and how to lift it.
-pub(crate) fn url_limit_reached(limit: Option<usize>) -> String {
-    let limit = limit.map_or_else(String::new, |n| format!(" of {n} URLs"));
+/// Why links were left unchecked once the run stopped discovering URLs: the memory budget or
+/// the URL limit, named with its number when the report knows it, and how to lift it.
+pub(crate) fn discovery_stopped(report: &Report) -> String {
+    if let Some(bytes) = report.memory_limit {
+        return format!(
+            "the memory budget of {} (--max-memory) was reached and no further URLs were \
+             discovered; raise it with --max-memory SIZE (0: no budget).",
+            human_bytes(bytes as u64)
+        );
+    }
+    let limit = report
+        .url_limit
+        .map_or_else(String::new, |n| format!(" of {n} URLs"));
     format!(
         "the limit{limit} (--max-urls) was reached and no further URLs were discovered; \
          raise it with --max-urls N (0: no limit)."

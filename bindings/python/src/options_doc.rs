@@ -114,6 +114,15 @@ max_urls: int = 500000
     Check at most N distinct URLs; links to further URLs are only counted, and the summary
     says the limit was reached. The default stops a spider trap (a site that makes up new
     links on every page) at a few hundred MB (0: no limit).
+max_memory: int = 1G
+    Memory the run may hold for what grows with the site (the URLs found, the queued ones,
+    the rows a sorted report keeps for the end), in bytes or with a unit: 512M, 2G. Past the
+    queue's share (queue_memory) the queued URLs wait on disk in a temporary file; when the
+    rest reaches the budget, links to new URLs are only counted, as with max_urls, and the
+    summary says so (0: no budget).
+queue_memory: int = None
+    Bytes of queued URLs kept in memory before the rest wait on disk, in bytes or with a
+    unit (default: a quarter of max_memory; 0: all but each host's next URL).
 max_run_time: float | str = None
     Stop the check after this long (seconds, or a duration: 90s, 10m, 1h): no new URL is
     started, requests in flight get abort_timeout, the reports are written and say so; exit

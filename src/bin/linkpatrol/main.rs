@@ -284,6 +284,14 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             if report.unchecked == 1 { "" } else { "s" }
         );
     }
+    if report.spilled > 0 {
+        stderr_line!(
+            "linkpatrol: {} queued URL{} waited on disk: the queue's memory share was full \
+             (--queue-memory, --max-memory)",
+            report.spilled,
+            if report.spilled == 1 { "" } else { "s" }
+        );
+    }
     // The report's own warnings (a login session lost during the crawl).
     for w in report.state_warnings.iter().chain(&report.warnings) {
         stderr_line!("linkpatrol: warning: {}", escape_controls(w));

@@ -84,6 +84,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
+use crate::engine::memory::{CACHE_BYTES_PER_KEY, MemoryBudget};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, FailKind, Outcome};
 use crate::policy::url_norm::cache_key;
@@ -383,6 +384,9 @@ pub(crate) struct ResultCache {
     /// Results are kept in their lean form where they have one (see `cache/lean.rs`): set
     /// once, by [`lean_when_quiet`](Self::lean_when_quiet), before the first claim.
     lean: bool,
+    /// The run's memory budget: a claim of a new key that would take the run past it is
+    /// refused like one over the cap. Set once, by [`within`](Self::within).
+    budget: Option<Arc<MemoryBudget>>,
     /// Set by [`stop_new_keys`](Self::stop_new_keys) (a cancel), never cleared: from then on
     /// a claim of a new key is refused like one over the cap, so a cancelled run discovers
     /// nothing more while its URLs in flight finish. Relaxed: a claim that misses the store
@@ -398,8 +402,20 @@ impl ResultCache {
             slots: Mutex::default(),
             cap,
             lean: false,
+            budget: None,
             stopped: AtomicBool::new(false),
         }
+    }
+
+    /// Accounts the cache's keys and slots in `budget`, and refuses a new key past it.
+    pub(crate) fn within(mut self, budget: Arc<MemoryBudget>) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The bytes the cache holds, as the memory budget counts them.
+    fn bytes(slots: &Slots) -> usize {
+        slots.len() * CACHE_BYTES_PER_KEY + slots.key_bytes()
     }
 
     /// Refuses every later claim of a new key ([`Claim::OverLimit`]): the run was cancelled
@@ -464,7 +480,11 @@ impl ResultCache {
                 // The map's own limit (`u32::MAX` keys) counts as a cap too.
                 let full = self.cap.is_some_and(|cap| slots.len() >= cap)
                     || !slots.has_room()
-                    || self.stopped_new_keys();
+                    || self.stopped_new_keys()
+                    || self
+                        .budget
+                        .as_ref()
+                        .is_some_and(|b| b.refuses_new_key(Self::bytes(&slots), key.len()));
                 if full {
                     return (Claim::OverLimit(occurrence), true);
                 }
@@ -476,6 +496,9 @@ impl ResultCache {
                 }
                 if let (Some(id), Some(from)) = (slots.insert(vacant, key, slot), from) {
                     from.push(id);
+                }
+                if let Some(budget) = &self.budget {
+                    budget.set_cache(Self::bytes(&slots));
                 }
                 (Claim::New, false)
             }

@@ -30,6 +30,8 @@ pub(super) struct Slots<V> {
     table: HashTable<(u32, Id)>,
     /// A fast hash with a random seed per map (see `Cargo.toml`).
     hasher: RandomState,
+    /// Bytes of every key inserted.
+    key_bytes: usize,
 }
 
 /// The table's hash of a folded hash: the 32 bits twice, so that both the bucket (low bits)
@@ -44,6 +46,7 @@ impl<V> Default for Slots<V> {
             entries: Vec::new(),
             table: HashTable::new(),
             hasher: RandomState::default(),
+            key_bytes: 0,
         }
     }
 }
@@ -84,6 +87,7 @@ impl<V> Slots<V> {
         }
         let id = self.entries.len() as Id;
         self.entries.push((key.into(), value));
+        self.key_bytes += key.len();
         self.table
             .insert_unique(spread(vacant.0), (vacant.0, id), |&(h, _)| spread(h));
         Some(id)
@@ -126,6 +130,11 @@ impl<V> Slots<V> {
     /// Number of entries.
     pub(super) fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Bytes of every key inserted.
+    pub(super) fn key_bytes(&self) -> usize {
+        self.key_bytes
     }
 
     /// Every value.

@@ -360,7 +360,7 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
             "<p class=\"banner\" id=\"over-limit\"><span data-stat=\"over_limit\">{}</span> \
              links to further URLs not checked: {}</p>",
             report.over_limit,
-            Escaped(&crate::report::text::url_limit_reached(report.url_limit))
+            Escaped(&crate::report::text::discovery_stopped(report))
         )?;
     }
     let st = statistics(report);

@@ -177,6 +177,8 @@ class Checker:
         allow_private: bool = ...,
         proxy: Optional[str] = ...,
         max_urls: int = ...,
+        max_memory: int = ...,
+        queue_memory: Optional[int] = ...,
         max_run_time: Optional[Union[float, str]] = ...,
         max_body_size: int = ...,
         user_agent: Optional[str] = ...,
