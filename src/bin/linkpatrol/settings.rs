@@ -4,6 +4,7 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, FromArgMatches};
+use linkpatrol::options::{Cap, Local};
 use linkpatrol::report::escape_controls;
 use linkpatrol::{BasicAuth, CancelHandle, Config, ErrorKind, HostRule, Inputs, Notice};
 use regex::Regex;
@@ -39,7 +40,12 @@ pub fn args_from_command_line() -> Result<Args> {
     let mut file = config_file::load(&path, found)?;
     let untrusted = found == Found::InCurrentFolder && !args.trust_config;
     if untrusted {
-        trust::check_local(&file, &path, config_file::given(&matches, "allow_private"))?;
+        trust::check_local(
+            &command(),
+            &file,
+            &path,
+            config_file::given(&matches, "allow_private"),
+        )?;
     }
     // A GitHub token reads private repositories: credentials too.
     let github_token = config_file::given(&matches, "github_token")
@@ -50,7 +56,7 @@ pub fn args_from_command_line() -> Result<Args> {
                 .iter()
                 .any(|id| config_file::given(&matches, id)))
     {
-        trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
+        trust::check_local_printing(&command(), &file, &path, &matches)?;
     }
     let warnings = if untrusted {
         cap_local(&mut file, &matches, &path)
@@ -78,28 +84,8 @@ pub fn args_from_command_line() -> Result<Args> {
     Ok(args)
 }
 
-/// The most time a config file found in the current folder may set for `timeout`,
-/// `abort-timeout` and `max-retry-wait`: five minutes.
-pub const LOCAL_MAX_SECS: f64 = 300.0;
-
-/// The most retries a config file found in the current folder may set.
-pub const LOCAL_MAX_RETRIES: u32 = 10;
-
-/// The whole numbers a config file found in the current folder may raise only so far, each
-/// with its cap; 0, where it means "no limit", counts as over the cap:
-/// - `max-retries`: [`LOCAL_MAX_RETRIES`];
-/// - `max-body-size`: 64 MiB (a 2 GB page would take 3 GB to read and parse);
-/// - `max-urls`: the default, [`linkpatrol::DEFAULT_MAX_URLS`] (the brake on a spider trap);
-/// - `max-redirects`: 20, as browsers follow.
-pub const LOCAL_CAPPED_NUMBERS: [(&str, u64, bool); 4] = [
-    ("max-retries", LOCAL_MAX_RETRIES as u64, false),
-    ("max-body-size", 64 << 20, false),
-    ("max-urls", linkpatrol::DEFAULT_MAX_URLS as u64, true),
-    ("max-redirects", 20, false),
-];
-
 /// Caps what an untrusted local config `file` at `path` sets (and the command line does not)
-/// to [`LOCAL_MAX_SECS`] and [`LOCAL_CAPPED_NUMBERS`], returning a warning for each value cut:
+/// to the cap its option declares (`Local::capped`), returning a warning for each value cut:
 /// a checkout could otherwise have one run wait a year on a host, retry it four billion
 /// times, read a 2 GB page or never stop on a spider trap.
 fn cap_local(
@@ -109,54 +95,67 @@ fn cap_local(
 ) -> Vec<String> {
     use toml::Value;
     let p = path.display();
+    let command = command();
     let mut warnings = Vec::new();
-    let seconds = ["timeout", "abort-timeout", "max-retry-wait"];
     for key in &mut file.keys {
-        let number = LOCAL_CAPPED_NUMBERS
-            .iter()
-            .find(|(k, _, _)| *k == key.key.as_str());
-        if !(seconds.contains(&key.key.as_str()) || number.is_some())
-            || config_file::given(matches, &key.key.replace('-', "_"))
-        {
+        let Some(arg) = command
+            .get_arguments()
+            .find(|a| a.get_long() == Some(&key.key))
+        else {
+            continue;
+        };
+        let Some(cap) = Local::of(arg).and_then(|l| l.cap) else {
+            continue;
+        };
+        if config_file::given(matches, arg.get_id().as_str()) {
             continue;
         }
-        if ["timeout", "abort-timeout", "max-retry-wait"].contains(&key.key.as_str()) {
-            let secs = match &key.value {
-                Value::Integer(n) => Some(*n as f64),
-                Value::Float(x) => Some(*x),
-                Value::String(s) => linkpatrol::options::values::seconds(s),
-                _ => None,
-            };
-            if let Some(secs) = secs.filter(|v| v.is_nan() || *v > LOCAL_MAX_SECS) {
-                warnings.push(format!(
-                    "{p}: {} {} is more than a config found in the current folder may set; \
-                     using {LOCAL_MAX_SECS} s (give it on the command line, or trust the file)",
-                    key.key,
-                    shown(secs)
-                ));
-                key.value = Value::Float(LOCAL_MAX_SECS);
+        match cap {
+            Cap::Seconds(most) => {
+                let secs = match &key.value {
+                    Value::Integer(n) => Some(*n as f64),
+                    Value::Float(x) => Some(*x),
+                    Value::String(s) => linkpatrol::options::values::seconds(s),
+                    _ => None,
+                };
+                if let Some(secs) = secs.filter(|v| v.is_nan() || *v > most) {
+                    warnings.push(format!(
+                        "{p}: {} {} is more than a config found in the current folder may \
+                         set; using {most} s (give it on the command line, or trust the file)",
+                        key.key,
+                        shown(secs)
+                    ));
+                    key.value = Value::Float(most);
+                }
             }
-        }
-        // A number as the flag's parser would read it: an integer, or a string of digits.
-        let given = match &key.value {
-            Value::Integer(n) => u64::try_from(*n).ok(),
-            Value::String(s) => s.trim().parse::<u64>().ok(),
-            _ => None,
-        };
-        if let Some(&(name, cap, zero_unlimited)) = number
-            && let Some(n) = given
-            && (n > cap || (zero_unlimited && n == 0))
-        {
-            let what = if n == 0 {
-                "0 (no limit)".to_owned()
-            } else {
-                n.to_string()
-            };
-            warnings.push(format!(
-                "{p}: {name} {what} is more than a config found in the current folder may \
-                 set; using {cap} (give it on the command line, or trust the file)"
-            ));
-            key.value = Value::Integer(i64::try_from(cap).unwrap_or(i64::MAX));
+            Cap::Count {
+                max,
+                zero_is_unlimited,
+            } => {
+                // A number as the flag's parser would read it: an integer, or a string of
+                // digits.
+                let given = match &key.value {
+                    Value::Integer(n) => u64::try_from(*n).ok(),
+                    Value::String(s) => s.trim().parse::<u64>().ok(),
+                    _ => None,
+                };
+                if let Some(n) = given
+                    && (n > max || (zero_is_unlimited && n == 0))
+                {
+                    let what = if n == 0 {
+                        "0 (no limit)".to_owned()
+                    } else {
+                        n.to_string()
+                    };
+                    warnings.push(format!(
+                        "{p}: {} {what} is more than a config found in the current folder \
+                         may set; using {max} (give it on the command line, or trust the file)",
+                        key.key
+                    ));
+                    key.value = Value::Integer(i64::try_from(max).unwrap_or(i64::MAX));
+                }
+            }
+            _ => {}
         }
     }
     warnings

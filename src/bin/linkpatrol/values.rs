@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use linkpatrol::options::Local;
 use linkpatrol::report::Format;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,17 @@ pub struct HostSection {
     pub method: Option<String>,
 }
 
+impl HostSection {
+    /// The section's key in the config file.
+    pub const KEY: &str = "hosts";
+    /// The section as messages show it.
+    pub const SHOWN: &str = "[[hosts]]";
+    /// What a config found in the current folder may do with it (its patterns share the
+    /// regex budget, and its headers may not be credentials, as for the flags).
+    pub const LOCAL: Local =
+        Local::allowed("per-host rates, caps, headers and methods, as the flags");
+}
+
 /// `[[auth]]`: HTTP basic auth for the URLs matching `pattern` (a regex on the whole URL; a URL
 /// with a `user:password@` of its own never matches).
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,6 +53,18 @@ pub struct AuthSection {
     pub pattern: String,
     pub username: String,
     pub password: String,
+}
+
+impl AuthSection {
+    /// The section's key in the config file.
+    pub const KEY: &str = "auth";
+    /// The section as messages show it.
+    pub const SHOWN: &str = "[[auth]]";
+    /// What a config found in the current folder may do with it.
+    pub const LOCAL: Local = Local::refused(
+        "sends a username and password with every request whose URL matches a pattern: \
+         credentials, and where they go, are the user's choice, not a checkout's",
+    );
 }
 
 impl std::fmt::Debug for AuthSection {
