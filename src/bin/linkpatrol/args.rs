@@ -1,6 +1,7 @@
 //! Command-line flags (clap derive): the check's options (the library's `CheckOptions`,
-//! flattened) and the flags of the command's own input and output. `settings` turns them into a
-//! library `Config`.
+//! flattened) and the flags of the command's own input and output, as clap parsed them and
+//! nothing more. `settings` merges them with the config file into `Settings`, and turns
+//! those into a library `Config`.
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use linkpatrol::report::Format;
 
 use linkpatrol::options::{CheckOptions, Inside, Local};
 
-use crate::values::{AuthSection, FileOutput, HostSection, file_output, format_parser};
+use crate::values::{FileOutput, file_output, format_parser};
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
 // `args_override_self`: a flag of one value given twice takes the last (`-o json -o csv`
@@ -141,35 +142,6 @@ pub struct Args {
     #[arg(help_heading = "Inputs", long, value_name = "FILE")]
     #[arg(add = Local::refused("reads files at any path; every line becomes an input, requested or read, and shown in the report when it is not a valid one (/proc/self/environ)"))]
     pub input_file: Vec<PathBuf>,
-
-    /// Warnings about the config file, printed before the run (a local config asked for more
-    /// than it may set); no flag.
-    #[arg(skip)]
-    pub config_warnings: Vec<String>,
-
-    /// `true` when only an untrusted config file found in the current folder turned the state
-    /// file on (`cache`, `resume`): the file may come from the checkout, so nothing in it is
-    /// reused (`Config::trust_state_file`); no flag.
-    #[arg(skip)]
-    pub state_untrusted: bool,
-
-    /// The config file read, where it is, and the matches of the flags and variables alone:
-    /// what names the file's line in an error about one of its values; no flag.
-    #[arg(skip)]
-    pub file_places: Option<(crate::config_file::FileConfig, PathBuf, clap::ArgMatches)>,
-
-    /// `--print-config`: the effective configuration as TOML; no flag.
-    #[arg(skip)]
-    pub printed_config: Option<String>,
-
-    /// The per-host sections (`[[hosts]]`) of the config file; no flag.
-    #[arg(skip)]
-    pub hosts: Vec<HostSection>,
-
-    /// The basic-auth sections (`[[auth]]`) of the config file; no flag, so that no password
-    /// is ever typed on a command line.
-    #[arg(skip)]
-    pub auth: Vec<AuthSection>,
 
     /// Phase 1 of a sharded check: write the links this shard exports to FILE (NDJSON).
     #[arg(

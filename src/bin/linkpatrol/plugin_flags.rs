@@ -7,6 +7,8 @@ use std::io::{self, Write};
 use anyhow::{Result, bail};
 use linkpatrol::options::Local;
 
+use crate::sections::PLUGINS;
+
 pub use linkpatrol::PluginSpec;
 
 /// Specs as `--plugin` values again (one per setting, so each reads back as it was).
@@ -41,7 +43,7 @@ pub fn from_sections(
                     toml::Value::Float(x) => x.to_string(),
                     toml::Value::Boolean(b) => b.to_string(),
                     other => bail!(
-                        "[plugins.{name}] {key}: a {} is not a setting (use a string, number, \
+                        "[{PLUGINS}.{name}] {key}: a {} is not a setting (use a string, number, \
                          boolean or a list of them)",
                         other.type_str()
                     ),

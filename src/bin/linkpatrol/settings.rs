@@ -2,23 +2,62 @@
 //! options mapped by the library (`CheckOptions::to_config`), and what only the command has
 //! (its reports, the config file's sections, a shard's files) added here.
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result, anyhow, bail};
-use clap::{CommandFactory, FromArgMatches};
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use linkpatrol::options::{Cap, Local};
 use linkpatrol::report::escape_controls;
-use linkpatrol::{BasicAuth, CancelHandle, Config, ErrorKind, HostRule, Inputs, Notice};
+use linkpatrol::{CancelHandle, Config, ErrorKind, Inputs, Notice};
 use regex::Regex;
 
 use crate::args::Args;
 use crate::config_file::{self, FileConfig, Found};
-use crate::values::HostSection;
+use crate::sections::Sections;
+use crate::usage::usage_error;
 use crate::{help, trust};
+
+/// What the run needs: the flags as clap parsed them, merged with the config file, and what
+/// only the file has.
+#[derive(Debug)]
+pub struct Settings {
+    /// The flags, with the config file's values under them.
+    pub args: Args,
+    /// Warnings about the config file, printed before the run (a local config asked for more
+    /// than it may set).
+    pub config_warnings: Vec<String>,
+    /// `true` when only an untrusted config file found in the current folder turned the state
+    /// file on (`cache`, `resume`): the file may come from the checkout, so nothing in it is
+    /// reused (`Config::trust_state_file`).
+    pub state_untrusted: bool,
+    /// The config file read, where it is, and the matches of the flags and variables alone:
+    /// what names the file's line in an error about one of its values.
+    pub file: Option<(FileConfig, PathBuf, ArgMatches)>,
+    /// `--print-config`: the effective configuration as TOML.
+    pub printed_config: Option<String>,
+    /// The config file's `[[hosts]]` and `[[auth]]` (its plugins are in `args`).
+    pub sections: Sections,
+}
+
+impl Settings {
+    /// The flags alone, with no config file.
+    fn flags(args: Args) -> Settings {
+        Settings {
+            args,
+            config_warnings: Vec::new(),
+            state_untrusted: false,
+            file: None,
+            printed_config: None,
+            sections: Sections::default(),
+        }
+    }
+}
 
 /// Parses the command line with its environment variables, then fills what neither gave from
 /// the config file (refused when it was found in the current folder, is not trusted and sets a
 /// key such a file may not set). A usage error comes back as one line; `--help` and `--version` print and
 /// exit here.
-pub fn args_from_command_line() -> Result<Args> {
+pub fn settings() -> Result<Settings> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let short = help::wants_short_help(argv.iter().cloned());
     let matches = match help::decorate(Args::command(), short).try_get_matches_from(&argv) {
@@ -28,20 +67,22 @@ pub fn args_from_command_line() -> Result<Args> {
     let mut args = Args::from_arg_matches(&matches).map_err(usage_error)?;
     if args.generate.is_some() {
         // Completions and the man page depend on no config file (a broken one must not stop them).
-        return Ok(args);
+        return Ok(Settings::flags(args));
     }
     args.check.rate_given = config_file::given(&matches, "max_requests_per_second");
-    let Some((path, found)) = config_file::locate(&args) else {
-        if args.print_config {
-            args.printed_config = Some(config_file::effective(&matches, &args)?);
+    let command = command();
+    let Some((path, found)) = config_file::locate(args.no_config, args.config.as_deref()) else {
+        let mut settings = Settings::flags(args);
+        if settings.args.print_config {
+            settings.printed_config = Some(printed(&command, &matches, &settings)?);
         }
-        return Ok(args);
+        return Ok(settings);
     };
-    let mut file = config_file::load(&path, found)?;
+    let mut file = config_file::load(&command, &path, found)?;
     let untrusted = found == Found::InCurrentFolder && !args.trust_config;
     if untrusted {
         trust::check_local(
-            &command(),
+            &command,
             &file,
             &path,
             config_file::given(&matches, "allow_private"),
@@ -56,32 +97,63 @@ pub fn args_from_command_line() -> Result<Args> {
                 .iter()
                 .any(|id| config_file::given(&matches, id)))
     {
-        trust::check_local_printing(&command(), &file, &path, &matches)?;
+        trust::check_local_printing(&command, &file, &path, &matches)?;
     }
     let warnings = if untrusted {
-        cap_local(&mut file, &matches, &path)
+        cap_local(&command, &mut file, &matches, &path)
     } else {
         Vec::new()
     };
-    let merged = config_file::merge(&file, &path, &matches, &argv)?;
+    let merged = config_file::merge(&command, &file, &path, &matches, &argv)?;
     args = Args::from_arg_matches(&merged).map_err(usage_error)?;
     // Given by the flags, the environment or the file: it then holds for loopback hosts too.
     args.check.rate_given = merged
         .value_source("max_requests_per_second")
         .is_some_and(|s| s != clap::parser::ValueSource::DefaultValue);
-    config_file::add_sections(&mut args, &matches, &file, &path)?;
-    args.file_places = Some((file.clone(), path.clone(), matches.clone()));
-    args.config_warnings = warnings;
-    // The user's own flags (or variables) chose the state file; otherwise, a local file
-    // did, and the file it opens may be the checkout's.
-    args.state_untrusted = untrusted
-        && !["cache", "cache_file", "resume"]
-            .iter()
-            .any(|id| config_file::given(&matches, id));
-    if args.print_config {
-        args.printed_config = Some(config_file::effective(&merged, &args)?);
+    // What only the file has: its `inputs` when the command line names none, its plugin
+    // sections unless the flags name plugins, its `[[hosts]]` and `[[auth]]`.
+    if let Some(inputs) = file.inputs(&matches) {
+        args.inputs = inputs;
     }
-    Ok(args)
+    if !config_file::given(&matches, "plugins") {
+        let sections = crate::plugin_flags::from_sections(&file.sections.plugins)
+            .map_err(|e| anyhow!("config file `{}': plugins: {e}", path.display()))?;
+        args.check.plugins.extend(sections);
+    }
+    file.sections.check(&path)?;
+    let sections = Sections {
+        plugins: Default::default(),
+        ..file.sections.clone()
+    };
+    let mut settings = Settings {
+        args,
+        config_warnings: warnings,
+        // The user's own flags (or variables) chose the state file; otherwise, a local file
+        // did, and the file it opens may be the checkout's.
+        state_untrusted: untrusted
+            && !["cache", "cache_file", "resume"]
+                .iter()
+                .any(|id| config_file::given(&matches, id)),
+        file: None,
+        printed_config: None,
+        sections,
+    };
+    if settings.args.print_config {
+        settings.printed_config = Some(printed(&command, &merged, &settings)?);
+    }
+    settings.file = Some((file, path, matches));
+    Ok(settings)
+}
+
+/// `--print-config`'s text: the effective configuration of `settings` (`m`: its matches).
+fn printed(command: &clap::Command, m: &ArgMatches, settings: &Settings) -> Result<String> {
+    config_file::effective(
+        command,
+        m,
+        &settings.args.inputs,
+        &settings.args.check.plugins,
+        &settings.sections,
+    )
 }
 
 /// Caps what an untrusted local config `file` at `path` sets (and the command line does not)
@@ -89,13 +161,13 @@ pub fn args_from_command_line() -> Result<Args> {
 /// a checkout could otherwise have one run wait a year on a host, retry it four billion
 /// times, read a 2 GB page or never stop on a spider trap.
 fn cap_local(
+    command: &clap::Command,
     file: &mut FileConfig,
-    matches: &clap::ArgMatches,
+    matches: &ArgMatches,
     path: &std::path::Path,
 ) -> Vec<String> {
     use toml::Value;
     let p = path.display();
-    let command = command();
     let mut warnings = Vec::new();
     for key in &mut file.keys {
         let Some(arg) = command
@@ -168,64 +240,6 @@ pub fn command() -> clap::Command {
     help::decorate(Args::command(), false)
 }
 
-/// A value its parser refused, as one line: clap quotes the value as given, and one with a
-/// line break (`--user-agent $'a\nb'`) would cut the line short; here it is spelled out.
-fn invalid_value(e: &clap::Error) -> Option<String> {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    if e.kind() != ErrorKind::ValueValidation {
-        return None;
-    }
-    let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
-        e.get(ContextKind::InvalidArg),
-        e.get(ContextKind::InvalidValue),
-    ) else {
-        return None;
-    };
-    let why = std::error::Error::source(e).map_or_else(String::new, |s| format!(": {s}"));
-    Some(format!(
-        "invalid value '{}' for '{arg}'{why}",
-        value.escape_debug()
-    ))
-}
-
-/// A clap error as one line (its first, the values allowed, and its tips: `a similar argument
-/// exists: '--threads'`), or the help or version text printed at once.
-pub fn usage_error(e: clap::Error) -> anyhow::Error {
-    use clap::error::ErrorKind;
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        e.exit();
-    }
-    if let Some(line) = invalid_value(&e) {
-        return anyhow::anyhow!("{line}");
-    }
-    let text = e.to_string();
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let first = first.trim().trim_start_matches("error: ");
-    // A value not among an argument's values lists them on a line of its own.
-    let values = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("[possible values: "));
-    let first = match values {
-        Some(v) => format!("{first} {v}"),
-        None => first.to_owned(),
-    };
-    let tips: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("tip: "))
-        .collect();
-    if tips.is_empty() {
-        anyhow::anyhow!("{first}")
-    } else {
-        anyhow::anyhow!("{first} ({})", tips.join("; "))
-    }
-}
-
 /// The start inputs of `args` added by the library's [`Inputs`] (`inputs` holds the walk's
 /// rules), its notes and warnings printed; `cancel` (Ctrl-C) stops the reading. When
 /// `--changed-since` finds no page touched, says so and exits with 0.
@@ -281,7 +295,8 @@ fn add_inputs(
 /// Builds the library configuration from the parsed flags: the check's options by the
 /// library's one mapping, then what only the command has (its reports, the config file's
 /// sections, a shard's files); `cancel` (Ctrl-C) stops the reading of the inputs.
-pub fn config_from(args: &Args, cancel: &CancelHandle) -> Result<Config> {
+pub fn config_from(settings: &Settings, cancel: &CancelHandle) -> Result<Config> {
+    let args = &settings.args;
     let config = Config::new()
         // The reporters consume the stream; the report needs only its counts.
         .keep_entries(false)
@@ -293,32 +308,21 @@ pub fn config_from(args: &Args, cancel: &CancelHandle) -> Result<Config> {
                     .chain(args.file_outputs.iter().map(|f| f.format))
                     .any(|f| f.lists_every_entry()),
         )
-        .trust_state_file(!args.state_untrusted);
+        .trust_state_file(!settings.state_untrusted);
     let mut check = args.check.clone();
     check.login_password = crate::login::prompted_password(&check)?;
     // An option the config file set is named with the file and line.
     let (mut config, inputs) = check.to_config(config).map_err(|e| {
-        let place = args
-            .file_places
+        let place = settings
+            .file
             .as_ref()
-            .and_then(|(file, path, m)| config_file::place_of(file, path, m, e.option));
+            .and_then(|(file, path, m)| config_file::place_of(&command(), file, path, m, e.option));
         match place {
             Some(place) => anyhow!("{place}: {}", e.message),
             None => anyhow!("{e}"),
         }
     })?;
-    for section in &args.hosts {
-        config = config.host_rule(host_section(section)?);
-    }
-    for a in &args.auth {
-        let pattern = Regex::new(&a.pattern).with_context(|| {
-            format!(
-                "config file: [[auth]] pattern `{}' is not a valid regex",
-                a.pattern
-            )
-        })?;
-        config = config.basic_auth(BasicAuth::new(pattern, &a.username, &a.password));
-    }
+    config = settings.sections.add_to(config)?;
     // A built book's pages that only repeat others (or have no source) are checked, not
     // read: each problem is reported once, at its source.
     if let Some(src) = &args.sources
@@ -355,30 +359,4 @@ fn shown(v: f64) -> String {
     } else {
         v.to_string()
     }
-}
-
-/// A `[[hosts]]` section of the config file as a host rule.
-fn host_section(section: &HostSection) -> Result<HostRule> {
-    let pattern = Regex::new(&section.pattern).with_context(|| {
-        format!(
-            "config file: [[hosts]] pattern `{}' is not a valid regex",
-            section.pattern
-        )
-    })?;
-    let mut rule = HostRule::new(pattern);
-    if let Some(n) = section.rate {
-        rule = rule.max_requests_per_second(n);
-    }
-    if let Some(n) = section.max_concurrency {
-        rule = rule.concurrency(n);
-    }
-    for (name, value) in &section.headers {
-        rule = rule.header(name, value);
-    }
-    if let Some(m) = &section.method {
-        let m = linkpatrol::options::values::method(m)
-            .map_err(|e| anyhow!("config file: [[hosts]] method: {e}"))?;
-        rule = rule.always_get(m == "get");
-    }
-    Ok(rule)
 }

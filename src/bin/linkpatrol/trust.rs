@@ -21,7 +21,7 @@ use linkpatrol::{Inputs, LOCAL_PATTERN_BUDGET};
 use url::Url;
 
 use crate::config_file::FileConfig;
-use crate::values::{AuthSection, HostSection};
+use crate::sections::{AuthSection, HostSection, plugin_key};
 
 /// A key a config file sets: its name (`proxy`, `hosts`, `plugins.NAME`), the way a message
 /// shows it, and its policy (`None` for a plugin no build has: making it fails anyway).
@@ -111,6 +111,7 @@ fn credential_headers(file: &FileConfig, set: &[SetKey]) -> Vec<String> {
         })
     });
     let sections = file
+        .sections
         .hosts
         .iter()
         .flat_map(|s| s.headers.keys())
@@ -137,14 +138,15 @@ fn pattern_budget(file: &FileConfig, set: &[SetKey], path: &Path) -> Result<()> 
         }
     }
     patterns.extend(
-        file.hosts
+        file.sections
+            .hosts
             .iter()
             .map(|h| (HostSection::KEY.to_owned(), h.pattern.clone())),
     );
     patterns.extend(
         regex_plugin_patterns(file)
             .into_iter()
-            .map(|p| ("plugins.regex".to_owned(), p)),
+            .map(|p| (plugin_key("regex").0, p)),
     );
     let Some(share) = LOCAL_PATTERN_BUDGET.checked_div(patterns.len()) else {
         return Ok(());
@@ -176,7 +178,12 @@ fn pattern_budget(file: &FileConfig, set: &[SetKey], path: &Path) -> Result<()> 
 /// `plugin = ["regex:pattern=…"]`.
 fn regex_plugin_patterns(file: &FileConfig) -> Vec<String> {
     let mut patterns = Vec::new();
-    if let Some(value) = file.plugins.get("regex").and_then(|s| s.get("pattern")) {
+    if let Some(value) = file
+        .sections
+        .plugins
+        .get("regex")
+        .and_then(|s| s.get("pattern"))
+    {
         match value {
             toml::Value::String(p) => patterns.push(p.clone()),
             toml::Value::Array(list) => {
@@ -250,11 +257,6 @@ pub fn check_local_printing(
 /// `hosts`, each plugin as `plugins.NAME`, whether set by `[plugins.NAME]` or `plugin = […]`.
 pub fn keys_set(command: &clap::Command, file: &FileConfig) -> Vec<SetKey> {
     let mut keys = Vec::new();
-    let plugin = |name: &str, shown: String| SetKey {
-        key: format!("plugins.{name}"),
-        shown,
-        local: crate::plugin_flags::local(name),
-    };
     for key in &file.keys {
         keys.push(SetKey {
             key: key.key.clone(),
@@ -265,7 +267,11 @@ pub fn keys_set(command: &clap::Command, file: &FileConfig) -> Vec<SetKey> {
             // The name as `--plugin` reads it: the part before the first `:`, trimmed.
             for spec in file.strings("plugin") {
                 let name = spec.split_once(':').map_or(&spec[..], |(n, _)| n).trim();
-                keys.push(plugin(name, format!("`plugin = {name}`")));
+                keys.push(SetKey {
+                    key: plugin_key(name).0,
+                    shown: format!("`plugin = {name}`"),
+                    local: crate::plugin_flags::local(name),
+                });
             }
         }
     }
@@ -274,13 +280,13 @@ pub fn keys_set(command: &clap::Command, file: &FileConfig) -> Vec<SetKey> {
             AuthSection::KEY,
             AuthSection::SHOWN,
             AuthSection::LOCAL,
-            !file.auth.is_empty(),
+            !file.sections.auth.is_empty(),
         ),
         (
             HostSection::KEY,
             HostSection::SHOWN,
             HostSection::LOCAL,
-            !file.hosts.is_empty(),
+            !file.sections.hosts.is_empty(),
         ),
     ] {
         if set {
@@ -291,11 +297,14 @@ pub fn keys_set(command: &clap::Command, file: &FileConfig) -> Vec<SetKey> {
             });
         }
     }
-    keys.extend(
-        file.plugins
-            .keys()
-            .map(|name| plugin(name, format!("`[plugins.{name}]`"))),
-    );
+    keys.extend(file.sections.plugins.keys().map(|name| {
+        let (key, shown) = plugin_key(name);
+        SetKey {
+            key,
+            shown,
+            local: crate::plugin_flags::local(name),
+        }
+    }));
     keys
 }
 
@@ -359,7 +368,7 @@ fn leaves(folder: &Path, path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config_file::{self, parse};
+    use crate::config_file::tests::{keys, parse};
 
     fn command() -> clap::Command {
         crate::settings::command()
@@ -368,7 +377,7 @@ mod tests {
     #[test]
     fn every_key_has_a_policy() {
         let command = command();
-        let mut keys: Vec<String> = config_file::keys().into_iter().map(|d| d.flag).collect();
+        let mut keys: Vec<String> = keys().into_iter().map(|d| d.flag).collect();
         keys.push("inputs".to_owned());
         let missing: Vec<&String> = keys
             .iter()
@@ -391,7 +400,7 @@ mod tests {
     #[test]
     fn the_policies_refuse_what_they_did() {
         let command = command();
-        let mut refused: Vec<String> = config_file::keys()
+        let mut refused: Vec<String> = keys()
             .into_iter()
             .map(|d| d.flag)
             .chain(["inputs".to_owned()])
@@ -426,7 +435,7 @@ mod tests {
                 "sources",
             ]
         );
-        let capped: Vec<String> = config_file::keys()
+        let capped: Vec<String> = keys()
             .into_iter()
             .filter(|d| policy(&command, &d.flag).is_some_and(|l| l.cap.is_some()))
             .map(|d| d.flag)
