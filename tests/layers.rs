@@ -1,4 +1,5 @@
-//! Proves from the source that the library's files form no dependency circle and that every
+//! Proves from the source that the library's files form no dependency circle, nor do the
+//! command's (`src/bin/linkpatrol`, a crate of its own), and that every library
 //! path goes down the layers described in ARCHITECTURE.md at the root of the repository:
 //! `model` ← `config` ← `policy`, `extract` ← `fetch` ← `engine`, and `report` uses `model`
 //! only.
@@ -14,7 +15,8 @@
 //!   the layers;
 //! - a module naming its own descendants (`self::x`, `crate::<own path>::x`): a folder's `mod.rs`
 //!   declares and re-exports its children, whatever the spelling;
-//! - `lib.rs` and `internals.rs`, the public facade, and `src/bin`, another crate.
+//! - `lib.rs` and `internals.rs`, the public facade; the command's `main.rs` is its root,
+//!   whose `crate::x` paths name the command's own files.
 //!
 //! The test reads `src/` as text with std alone, so it runs in milliseconds and needs no feature.
 
@@ -51,12 +53,15 @@ const FACADE: [&str; 2] = ["lib.rs", "internals.rs"];
 
 #[test]
 fn no_circle_between_files() {
-    let graph = graph();
-    let circles: Vec<String> = graph
-        .strongly_connected()
+    let circles: Vec<String> = [graph(), bin_graph()]
         .into_iter()
-        .filter(|component| component.len() > 1)
-        .map(|component| graph.describe_circle(&component))
+        .flat_map(|graph| {
+            graph
+                .strongly_connected()
+                .into_iter()
+                .filter(|component| component.len() > 1)
+                .map(|component| graph.describe_circle(&component))
+        })
         .collect();
     assert!(
         circles.is_empty(),
@@ -137,6 +142,20 @@ fn the_parser_sees_the_whole_graph() {
             file!()
         );
     }
+    // The command: its root and its modules both use other files.
+    let bin = bin_graph();
+    let uses = |path: &str| {
+        bin.edges
+            .keys()
+            .any(|&(from, _)| bin.files[from].path == format!("{BIN}/{path}"))
+    };
+    assert!(
+        bin.files.len() > 15 && uses("main.rs") && uses("settings.rs"),
+        "found {} files under src/{BIN} and no use from main.rs or settings.rs: the parser in \
+         {} is broken",
+        bin.files.len(),
+        file!()
+    );
 }
 
 #[test]
@@ -193,6 +212,18 @@ fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+/// The command's folder below `src/`.
+const BIN: &str = "bin/linkpatrol";
+
+/// Which crate a graph reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Crate {
+    /// `src/` but the facade and `src/bin`.
+    Library,
+    /// `src/bin/linkpatrol`, rooted at its `main.rs`.
+    Binary,
+}
+
 /// One library file.
 struct SourceFile {
     /// Its path below `src/`, with `/` separators.
@@ -225,28 +256,44 @@ struct Graph {
 /// Built once per test binary: every test reads the same graph.
 fn graph() -> &'static Graph {
     static GRAPH: OnceLock<Graph> = OnceLock::new();
-    GRAPH.get_or_init(|| Graph::read(&src_dir()))
+    GRAPH.get_or_init(|| Graph::read(&src_dir(), Crate::Library))
+}
+
+/// The command's graph, built once.
+fn bin_graph() -> &'static Graph {
+    static GRAPH: OnceLock<Graph> = OnceLock::new();
+    GRAPH.get_or_init(|| Graph::read(&src_dir().join(BIN), Crate::Binary))
 }
 
 impl Graph {
-    fn read(src: &Path) -> Graph {
+    fn read(src: &Path, kind: Crate) -> Graph {
         let mut found = Vec::new();
         walk(src, src, &mut found);
         found.sort();
 
-        // Root re-exports, so that `crate::Config` leads to `config`.
-        let lib = fs::read_to_string(src.join("lib.rs")).expect("src/lib.rs");
-        let reexports = root_reexports(&lib);
+        // Root re-exports, so that `crate::Config` leads to `config`; the command has none.
+        let reexports = match kind {
+            Crate::Library => {
+                let lib = fs::read_to_string(src.join("lib.rs")).expect("src/lib.rs");
+                root_reexports(&lib)
+            }
+            Crate::Binary => HashMap::new(),
+        };
 
         let mut files = Vec::new();
         let mut parsed = Vec::new();
         let mut test_modules = BTreeSet::new();
         for relative in found {
-            if FACADE.contains(&relative.as_str()) || relative.starts_with("bin/") {
+            if kind == Crate::Library
+                && (FACADE.contains(&relative.as_str()) || relative.starts_with("bin/"))
+            {
                 continue;
             }
             let text = fs::read_to_string(src.join(&relative)).expect("a readable source file");
-            let module = module_of(&relative);
+            let module = match kind {
+                Crate::Binary if relative == "main.rs" => Vec::new(),
+                _ => module_of(&relative),
+            };
             let file_parse = parse(&lex(&text), &module);
             for child in &file_parse.test_children {
                 let mut path = module.clone();
@@ -258,7 +305,10 @@ impl Graph {
             }
             let layer = module.first().cloned().unwrap_or_default();
             files.push(SourceFile {
-                path: relative,
+                path: match kind {
+                    Crate::Library => relative,
+                    Crate::Binary => format!("{BIN}/{relative}"),
+                },
                 module,
                 layer,
                 text,
@@ -294,7 +344,11 @@ impl Graph {
                     .find_map(|n| by_module.get(&absolute[..n]).copied());
                 // A folder's `mod.rs` declares and re-exports its children: a module naming
                 // its own descendants (`self::x`, `crate::<own path>::x`) is no dependency.
-                let descendant = |to: usize| files[to].module.starts_with(&files[from].module);
+                // The command's root is the exception: it uses its modules as any file does.
+                let descendant = |to: usize| {
+                    !files[from].module.is_empty()
+                        && files[to].module.starts_with(&files[from].module)
+                };
                 if let Some(to) = target.filter(|&to| !descendant(to)) {
                     let site = Site {
                         line: path.line,

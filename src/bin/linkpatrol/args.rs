@@ -1,15 +1,16 @@
 //! Command-line flags (clap derive): the check's options (the library's `CheckOptions`,
-//! flattened) and the flags of the command's own input and output. `settings` turns them into a
-//! library `Config`.
+//! flattened) and the flags of the command's own input and output, as clap parsed them and
+//! nothing more. `settings` merges them with the config file into `Settings`, and turns
+//! those into a library `Config`.
 
 use std::path::PathBuf;
 
 use clap::Parser;
 use linkpatrol::report::Format;
 
-use linkpatrol::options::CheckOptions;
+use linkpatrol::options::{CheckOptions, Inside, Local};
 
-use crate::values::{AuthSection, FileOutput, HostSection, file_output, format_parser};
+use crate::values::{FileOutput, file_output, format_parser};
 
 /// Check the links of a web site or local files: broken links, redirects, bad anchors.
 // `args_override_self`: a flag of one value given twice takes the last (`-o json -o csv`
@@ -23,6 +24,7 @@ pub struct Args {
     /// walked as ripgrep walks: .gitignore (in a git repository), .ignore and git's exclude
     /// files honoured, hidden files skipped, symbolic links not followed.
     #[arg(help_heading = "Inputs", value_name = "URL_OR_PATH")]
+    #[arg(add = Local::inside(Inside::Inputs, "a start input outside the folder would have the crawl read, parse and report files the checkout does not contain (/etc, ~/.ssh); a URL on a link-local or metadata address (or loopback, private, unless the user allows them) would have the machine's own services read"))]
     pub inputs: Vec<String>,
 
     /// Every option of the check, defined in the library (`linkpatrol::options`).
@@ -31,22 +33,26 @@ pub struct Args {
 
     /// Report format on stdout (see also -F).
     #[arg(help_heading = "Output", short = 'o', long, alias = "format", value_name = "TYPE", default_value = "text", value_parser = format_parser(), ignore_case = true)]
+    #[arg(add = Local::allowed("the format on stdout"))]
     pub output: Format,
 
     /// Colour the text and compact reports on stdout: auto (on a terminal, unless NO_COLOR is
     /// set), always or never.
     #[arg(help_heading = "Output", long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    #[arg(add = Local::allowed("stdout"))]
     pub color: String,
 
     /// Group the text report by page (each page, then its problems by line) or by url (each
     /// broken URL, then the pages that link to it, as LinkChecker does).
     #[arg(help_heading = "Output", long, value_name = "BY", default_value = "page", value_parser = ["page", "url"])]
+    #[arg(add = Local::allowed("the report's shape"))]
     pub group_by: String,
 
     /// Also write a report of TYPE to FILE (repeatable; each TYPE's default FILE is listed
     /// under -o). Without --stream the rows are written when the run ends (Ctrl-C, even twice,
     /// still writes them): a killed run keeps its finished rows only in the state file (--cache).
     #[arg(help_heading = "Output", short = 'F', long = "file-output", value_name = "TYPE[/FILE]", value_parser = file_output)]
+    #[arg(add = Local::refused("writes (truncates) files at any path, outside the folder too"))]
     pub file_outputs: Vec<FileOutput>,
 
     /// Write each row as its link finishes (CSV, NDJSON, JSON entries, failures, compact and
@@ -55,10 +61,12 @@ pub struct Args {
     /// page, line and column (ties by URL), each URL at its shortest link distance from a
     /// start URL: the same whatever the thread count.
     #[arg(help_heading = "Output", long)]
+    #[arg(add = Local::allowed("the order of the report's rows"))]
     pub stream: bool,
 
     /// No report on stdout (files given with -F are still written).
     #[arg(help_heading = "Output", short = 'q', long)]
+    #[arg(add = Local::allowed("stdout"))]
     pub quiet: bool,
 
     /// Field delimiter of the CSV output.
@@ -68,27 +76,33 @@ pub struct Args {
         value_name = "CHAR",
         default_value_t = ';'
     )]
+    #[arg(add = Local::allowed("the report's shape"))]
     pub csv_delimiter: char,
 
     /// No progress display on stderr.
     #[arg(help_heading = "Output", long)]
+    #[arg(add = Local::allowed("stderr"))]
     pub no_status: bool,
 
     /// Exit with status 1 when there are warnings, even without broken links.
     #[arg(help_heading = "Output", long)]
+    #[arg(add = Local::allowed("the exit status"))]
     pub fail_on_warnings: bool,
     /// Start CSV output with a UTF-8 byte-order mark (for Excel).
     #[arg(help_heading = "Output", long)]
+    #[arg(add = Local::allowed("the report's shape"))]
     pub csv_bom: bool,
 
     /// Write CSV cells as found. By default a text cell that a spreadsheet would run as a
     /// formula (it starts with =, +, -, @, a tab or a carriage return) gets a leading ' and
     /// control characters are spelled out (\e, \n, \u{7}).
     #[arg(help_heading = "Output", long)]
+    #[arg(add = Local::refused("turns off the quote before CSV cells a spreadsheet would run as formulas, so the checkout's pages could put formulas into the CSV the user opens"))]
     pub csv_raw: bool,
 
     /// Report every checked link, not only broken ones and warnings.
     #[arg(help_heading = "Output", short = 'v', long)]
+    #[arg(add = Local::allowed("stdout").prints())]
     pub verbose: bool,
 
     // ---- Config file, inputs and requests. Headings: see `help.rs`. ----
@@ -100,6 +114,7 @@ pub struct Args {
     /// The Markdown sources of the built site being checked (`mdbook build && linkpatrol
     /// --sources src book`): each problem on a built page is reported at its source's line.
     #[arg(help_heading = "Inputs", long, value_name = "DIR")]
+    #[arg(add = Local::inside(Inside::Paths, "sources outside the folder would have the crawl read, parse and report files the checkout does not contain"))]
     pub sources: Option<PathBuf>,
 
     /// Read no config file (not even the default ones).
@@ -120,40 +135,13 @@ pub struct Args {
     /// Also check the URLs read from stdin, one per line (`#` comments and blank lines
     /// skipped). An input `-` means the same.
     #[arg(help_heading = "Inputs", long)]
+    #[arg(add = Local::allowed("reads the standard input the user gives"))]
     pub stdin: bool,
 
     /// Also check the URLs (or paths) listed in FILE, one per line, `#` comments (repeatable).
     #[arg(help_heading = "Inputs", long, value_name = "FILE")]
+    #[arg(add = Local::refused("reads files at any path; every line becomes an input, requested or read, and shown in the report when it is not a valid one (/proc/self/environ)"))]
     pub input_file: Vec<PathBuf>,
-
-    /// Warnings about the config file, printed before the run (a local config asked for more
-    /// than it may set); no flag.
-    #[arg(skip)]
-    pub config_warnings: Vec<String>,
-
-    /// `true` when only an untrusted config file found in the current folder turned the state
-    /// file on (`cache`, `resume`): the file may come from the checkout, so nothing in it is
-    /// reused (`Config::trust_state_file`); no flag.
-    #[arg(skip)]
-    pub state_untrusted: bool,
-
-    /// The config file read, where it is, and the matches of the flags and variables alone:
-    /// what names the file's line in an error about one of its values; no flag.
-    #[arg(skip)]
-    pub file_places: Option<(crate::config_file::FileConfig, PathBuf, clap::ArgMatches)>,
-
-    /// `--print-config`: the effective configuration as TOML; no flag.
-    #[arg(skip)]
-    pub printed_config: Option<String>,
-
-    /// The per-host sections (`[[hosts]]`) of the config file; no flag.
-    #[arg(skip)]
-    pub hosts: Vec<HostSection>,
-
-    /// The basic-auth sections (`[[auth]]`) of the config file; no flag, so that no password
-    /// is ever typed on a command line.
-    #[arg(skip)]
-    pub auth: Vec<AuthSection>,
 
     /// Phase 1 of a sharded check: write the links this shard exports to FILE (NDJSON).
     #[arg(

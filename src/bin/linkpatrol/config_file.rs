@@ -4,8 +4,9 @@
 //!
 //! A plain key is a long flag of the command line (kebab-case), read by that flag's own parser:
 //! the file's values are handed to the command line's parser as `--key=value` arguments placed
-//! before the user's, so no key has a definition of its own here. `[[hosts]]`, `[[auth]]` and
-//! `[plugins.NAME]` are the file's sections.
+//! before the user's, so no key has a definition of its own here: every function that reads
+//! keys takes the command (`clap::Command`) whose flags they are. The file's sections are
+//! defined in `sections.rs`.
 //!
 //! Precedence, lowest first: built-in defaults < config file < `LINKPATROL_*` environment
 //! variables < flags. A flag or variable that is given replaces the file's value, lists
@@ -17,12 +18,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use clap::parser::ValueSource;
-use clap::{ArgMatches, CommandFactory};
+use clap::{ArgMatches, Command};
+use linkpatrol::PluginSpec;
 use linkpatrol::options::{Described, Kind, describe};
-use serde::Deserialize;
 
-use crate::args::Args;
-use crate::values::{AuthSection, HostSection};
+use crate::sections::Sections;
 
 /// The name of the config file looked for in the current folder.
 pub const LOCAL_FILE: &str = "linkpatrol.toml";
@@ -44,16 +44,13 @@ const NOT_KEYS: &[&str] = &[
     "reuse-results",
 ];
 
-/// The file's sections; every other top-level name is a plain key.
-const SECTIONS: [&str; 3] = ["hosts", "auth", "plugins"];
-
 /// The plain key the positional inputs take.
 const INPUTS: &str = "inputs";
 
-/// Every plain key but `inputs`, with the kind of value it takes: the command line's long
-/// flags, less [`NOT_KEYS`]. A key the program does not know is an error (with its line).
-pub fn keys() -> Vec<Described> {
-    describe(&Args::command())
+/// Every plain key but `inputs`, with the kind of value it takes: the long flags of
+/// `command`, less [`NOT_KEYS`]. A key the program does not know is an error (with its line).
+pub fn keys(command: &Command) -> Vec<Described> {
+    describe(command)
         .into_iter()
         .filter(|d| !NOT_KEYS.contains(&d.flag.as_str()))
         .collect()
@@ -76,12 +73,8 @@ pub struct FileKey {
 pub struct FileConfig {
     /// The plain keys, in the order of the file.
     pub keys: Vec<FileKey>,
-    /// `[[hosts]]`: per-host settings.
-    pub hosts: Vec<HostSection>,
-    /// `[[auth]]`: basic auth for URLs matching a pattern.
-    pub auth: Vec<AuthSection>,
-    /// `[plugins.NAME]`: a plugin's settings, `key = value` or `key = [values]`.
-    pub plugins: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    /// The sections (`[[hosts]]`, …).
+    pub sections: Sections,
 }
 
 impl FileConfig {
@@ -99,10 +92,14 @@ impl FileConfig {
         }
     }
 
-    /// The file's plain keys (but `inputs`) as arguments of the command line, `--key=value`,
-    /// leaving out those the flags or the environment gave (`m`).
-    fn arguments(&self, m: &ArgMatches) -> Vec<OsString> {
-        let command = Args::command();
+    /// The file's `inputs`, unless the flags (`m`) name inputs of their own.
+    pub fn inputs(&self, m: &ArgMatches) -> Option<Vec<String>> {
+        (!given(m, INPUTS) && self.get(INPUTS).is_some()).then(|| self.strings(INPUTS))
+    }
+
+    /// The file's plain keys (but `inputs`) as arguments of `command`, `--key=value`, leaving
+    /// out those the flags or the environment gave (`m`).
+    fn arguments(&self, command: &Command, m: &ArgMatches) -> Vec<OsString> {
         let mut out = Vec::new();
         for FileKey { key, value, .. } in &self.keys {
             let Some(arg) = command.get_arguments().find(|a| a.get_long() == Some(key)) else {
@@ -152,14 +149,15 @@ pub enum Found {
     InUserFolder,
 }
 
-/// The config file to read and where it was found: `--config`, else `./linkpatrol.toml`, else
-/// `$XDG_CONFIG_HOME/linkpatrol/config.toml` (`~/.config/…`); none with `--no-config`.
-pub fn locate(args: &Args) -> Option<(PathBuf, Found)> {
-    if args.no_config {
+/// The config file to read and where it was found: `named` (`--config`), else
+/// `./linkpatrol.toml`, else `$XDG_CONFIG_HOME/linkpatrol/config.toml` (`~/.config/…`); none
+/// with `no_config` (`--no-config`).
+pub fn locate(no_config: bool, named: Option<&Path>) -> Option<(PathBuf, Found)> {
+    if no_config {
         return None;
     }
-    if let Some(p) = &args.config {
-        return Some((p.clone(), Found::Named));
+    if let Some(p) = named {
+        return Some((p.to_path_buf(), Found::Named));
     }
     let local = Path::new(".").join(LOCAL_FILE);
     // Whatever it is: `load` refuses what is not a regular file inside the folder, with an
@@ -180,38 +178,26 @@ const CONFIG_MAX: u64 = 1 << 20;
 /// file of at most [`CONFIG_MAX`] bytes (a FIFO would block for ever, `/dev/zero` never end),
 /// and one found in the current folder only when it is inside that folder (see
 /// `linkpatrol::checkout_file`). Errors are one line naming the file and, for TOML errors, the line and
-/// column.
-pub fn load(path: &Path, found: Found) -> Result<FileConfig> {
+/// column. `command`: the command whose flags are the plain keys.
+pub fn load(command: &Command, path: &Path, found: Found) -> Result<FileConfig> {
     let folder = (found == Found::InCurrentFolder).then_some(Path::new("."));
     let bytes = linkpatrol::checkout_file::read(path, folder, CONFIG_MAX)
         .map_err(|why| anyhow!("cannot read config file `{}': it {why}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow!("config file `{}' is not UTF-8 text", path.display()))?;
-    parse(&text).map_err(|e| anyhow!("config file `{}'{e}", path.display()))
+    parse(command, &text).map_err(|e| anyhow!("config file `{}'{e}", path.display()))
 }
 
-/// The sections, read with their types (other keys are read by [`parse`]).
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-struct Sections {
-    #[serde(default)]
-    hosts: Vec<HostSection>,
-    #[serde(default)]
-    auth: Vec<AuthSection>,
-    #[serde(default)]
-    plugins: BTreeMap<String, BTreeMap<String, toml::Value>>,
-}
-
-/// Parses config text; the error starts with `, line L, column C: ` when the place is known,
+/// Parses config text whose plain keys are flags of `command`; the error starts with `, line L, column C: ` when the place is known,
 /// then names the key and, for a value of the wrong type, the type expected.
-pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
+pub fn parse(command: &Command, text: &str) -> std::result::Result<FileConfig, String> {
     let spanned: BTreeMap<String, toml::Spanned<toml::Value>> =
         toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     let sections: Sections = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
-    let known = keys();
+    let known = keys(command);
     let mut keys = Vec::new();
     for (key, value) in spanned {
-        if SECTIONS.contains(&key.as_str()) {
+        if Sections::NAMES.contains(&key.as_str()) {
             continue;
         }
         let (line, column) = line_col(text, value.span().start);
@@ -240,12 +226,7 @@ pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
         keys.push(FileKey { key, value, line });
     }
     keys.sort_by_key(|k| k.line);
-    Ok(FileConfig {
-        keys,
-        hosts: sections.hosts,
-        auth: sections.auth,
-        plugins: sections.plugins,
-    })
+    Ok(FileConfig { keys, sections })
 }
 
 /// `Err(what is expected)` unless `value` is of a type a key of `kind` takes. Numbers and
@@ -356,9 +337,15 @@ pub fn given(m: &ArgMatches, id: &str) -> bool {
 
 /// Where each key of the file gave a value: `config file `PATH', line L: KEY`, for the
 /// errors about a value that came from the file (the flags and variables name their own).
-pub fn place_of(file: &FileConfig, origin: &Path, m: &ArgMatches, flag: &str) -> Option<String> {
+pub fn place_of(
+    command: &Command,
+    file: &FileConfig,
+    origin: &Path,
+    m: &ArgMatches,
+    flag: &str,
+) -> Option<String> {
     let key = file.get(flag)?;
-    let arg = Args::command()
+    let arg = command
         .get_arguments()
         .find(|a| a.get_long() == Some(flag))
         .map(|a| a.get_id().to_string())?;
@@ -371,74 +358,46 @@ pub fn place_of(file: &FileConfig, origin: &Path, m: &ArgMatches, flag: &str) ->
     })
 }
 
-/// The command line's matches with the file's keys under the flags and variables (`m`, the
+/// `command`'s matches with the file's keys under the flags and variables (`m`, the
 /// matches of `argv` alone): the file's values go first, as arguments, for every key `m` did
 /// not give. A value the flag's parser refuses is an error naming the file, line and key.
 pub fn merge(
+    command: &Command,
     file: &FileConfig,
     origin: &Path,
     m: &ArgMatches,
     argv: &[OsString],
 ) -> Result<ArgMatches> {
     let mut all: Vec<OsString> = argv.iter().take(1).cloned().collect();
-    all.extend(file.arguments(m));
+    all.extend(file.arguments(command, m));
     all.extend(argv.iter().skip(1).cloned());
-    crate::settings::command()
-        .try_get_matches_from(all)
-        .map_err(|e| {
-            let (flag, message) = linkpatrol::options::CheckOptions::explain(&e);
-            match flag.and_then(|f| place_of(file, origin, m, &f)) {
-                Some(place) => anyhow!("{place}: {message}"),
-                None => crate::settings::usage_error(e),
-            }
-        })
-}
-
-/// What only the file has, put into `args` (parsed from [`merge`]'s matches): its `inputs`
-/// when the command line names none, its plugin sections and its `[[hosts]]` and `[[auth]]`.
-pub fn add_sections(
-    args: &mut Args,
-    m: &ArgMatches,
-    file: &FileConfig,
-    origin: &Path,
-) -> Result<()> {
-    let bad = |key: &str, e: String| anyhow!("config file `{}': {key}: {e}", origin.display());
-    if !given(m, "inputs") && file.get(INPUTS).is_some() {
-        args.inputs = file.strings(INPUTS);
-    }
-    if !given(m, "plugins") {
-        let sections = crate::plugin_flags::from_sections(&file.plugins)
-            .map_err(|e| bad("plugins", e.to_string()))?;
-        args.check.plugins.extend(sections);
-    }
-    for h in &file.hosts {
-        regex::Regex::new(&h.pattern)
-            .map_err(|e| bad("[[hosts]] pattern", format!("`{}': {e}", h.pattern)))?;
-        if let Some(m) = &h.method {
-            linkpatrol::options::values::method(m).map_err(|e| bad("[[hosts]] method", e))?;
+    command.clone().try_get_matches_from(all).map_err(|e| {
+        let (flag, message) = linkpatrol::options::CheckOptions::explain(&e);
+        match flag.and_then(|f| place_of(command, file, origin, m, &f)) {
+            Some(place) => anyhow!("{place}: {message}"),
+            None => crate::usage::usage_error(e),
         }
-    }
-    for a in &file.auth {
-        regex::Regex::new(&a.pattern)
-            .map_err(|e| bad("[[auth]] pattern", format!("`{}': {e}", a.pattern)))?;
-    }
-    args.hosts = file.hosts.clone();
-    args.auth = file.auth.clone();
-    Ok(())
+    })
 }
 
-/// The effective configuration (`m`: the final matches) as config file text: every key with
-/// its value, defaults included; a key whose default is "none" is left out, and so is the
+/// The effective configuration (`m`: the final matches of `command`, with `inputs`, the
+/// `plugins` of flags and sections, and the file's `sections`) as config file text: every key
+/// with its value, defaults included; a key whose default is "none" is left out, and so is the
 /// GitHub token (a secret: `--print-config` output ends up in logs and issues).
-pub fn effective(m: &ArgMatches, args: &Args) -> Result<String> {
+pub fn effective(
+    command: &Command,
+    m: &ArgMatches,
+    inputs: &[String],
+    plugins: &[PluginSpec],
+    sections: &Sections,
+) -> Result<String> {
     use toml::Value as V;
     let mut table = toml::Table::new();
     table.insert(
         INPUTS.to_owned(),
-        V::Array(args.inputs.iter().cloned().map(V::String).collect()),
+        V::Array(inputs.iter().cloned().map(V::String).collect()),
     );
-    let command = Args::command();
-    for d in keys() {
+    for d in keys(command) {
         if d.flag == "github-token" {
             continue;
         }
@@ -456,7 +415,7 @@ pub fn effective(m: &ArgMatches, args: &Args) -> Result<String> {
         let value = match d.kind {
             // With the plugins of the file's `[plugins.NAME]` sections.
             _ if d.flag == "plugin" => Some(V::Array(
-                crate::plugin_flags::to_flags(&args.check.plugins)
+                crate::plugin_flags::to_flags(plugins)
                     .into_iter()
                     .map(V::String)
                     .collect(),
@@ -475,18 +434,23 @@ pub fn effective(m: &ArgMatches, args: &Args) -> Result<String> {
             table.insert(d.flag.clone(), value);
         }
     }
-    if !args.hosts.is_empty() {
-        table.insert("hosts".into(), V::try_from(&args.hosts)?);
-    }
-    if !args.auth.is_empty() {
-        table.insert("auth".into(), V::try_from(&args.auth)?);
-    }
+    table.extend(toml::Table::try_from(sections)?);
     toml::to_string(&table).context("cannot print the configuration")
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// [`super::parse`] with the command line's flags.
+    pub(crate) fn parse(text: &str) -> std::result::Result<FileConfig, String> {
+        super::parse(&crate::settings::command(), text)
+    }
+
+    /// [`super::keys`] of the command line.
+    pub(crate) fn keys() -> Vec<Described> {
+        super::keys(&crate::settings::command())
+    }
 
     /// A value of the type each key takes.
     fn sample(d: &Described) -> &'static str {
@@ -550,7 +514,7 @@ pub(crate) mod tests {
     fn the_password_is_not_in_debug_output() {
         let file =
             parse("[[auth]]\npattern = 'x'\nusername = 'me'\npassword = 'secret'\n").unwrap();
-        let dbg = format!("{:?}", file.auth[0]);
+        let dbg = format!("{:?}", file.sections.auth[0]);
         assert!(!dbg.contains("secret") && dbg.contains("***"), "{dbg}");
     }
 }

@@ -19,10 +19,12 @@ mod outputs;
 mod plugin_flags;
 mod report_file;
 mod report_setup;
+mod sections;
 mod settings;
 mod shard_files;
 mod status;
 mod trust;
+mod usage;
 mod values;
 
 #[cfg(test)]
@@ -64,11 +66,12 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "help") {
         return help_command();
     }
-    let args = match settings::args_from_command_line() {
-        Ok(args) => args,
+    let settings = match settings::settings() {
+        Ok(settings) => settings,
         Err(e) => return fail(&e),
     };
-    for w in &args.config_warnings {
+    let args = &settings.args;
+    for w in &settings.config_warnings {
         stderr_line!("linkpatrol: warning: {}", escape_controls(w));
     }
     if let Some(what) = args.generate {
@@ -86,14 +89,14 @@ fn main() -> ExitCode {
         };
     }
     if args.print_config {
-        let text = args.printed_config.as_deref().unwrap_or_default();
+        let text = settings.printed_config.as_deref().unwrap_or_default();
         return match io::stdout().lock().write_all(text.as_bytes()) {
             Ok(()) => ExitCode::from(EXIT_OK),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
             Err(e) => fail(&e.into()),
         };
     }
-    match run(&args) {
+    match run(&settings) {
         Ok(code) => ExitCode::from(code),
         Err(e) => fail(&e),
     }
@@ -185,7 +188,8 @@ fn interrupted_before_check(args: &Args, why: &linkpatrol::Error) -> anyhow::Res
     Ok(EXIT_INTERRUPTED)
 }
 
-fn run(args: &Args) -> anyhow::Result<u8> {
+fn run(settings: &settings::Settings) -> anyhow::Result<u8> {
+    let args = &settings.args;
     let abort_secs = args.check.abort_timeout;
     // Ctrl-C is ours from before the inputs are read: a huge folder's walk stops too.
     let cancel = linkpatrol::CancelHandle::new();
@@ -205,7 +209,7 @@ fn run(args: &Args) -> anyhow::Result<u8> {
             handler_guard.exit_at_row_boundary();
         }
     })?;
-    let config = match settings::config_from(args, &cancel) {
+    let config = match settings::config_from(settings, &cancel) {
         Ok(config) => config,
         Err(e) => {
             return match e.downcast_ref::<linkpatrol::Error>() {

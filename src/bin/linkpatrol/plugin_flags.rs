@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use anyhow::{Result, bail};
+use linkpatrol::options::Local;
+
+use crate::sections::PLUGINS;
 
 pub use linkpatrol::PluginSpec;
 
@@ -40,7 +43,7 @@ pub fn from_sections(
                     toml::Value::Float(x) => x.to_string(),
                     toml::Value::Boolean(b) => b.to_string(),
                     other => bail!(
-                        "[plugins.{name}] {key}: a {} is not a setting (use a string, number, \
+                        "[{PLUGINS}.{name}] {key}: a {} is not a setting (use a string, number, \
                          boolean or a list of them)",
                         other.type_str()
                     ),
@@ -51,6 +54,22 @@ pub fn from_sections(
         specs.push((name.clone(), pairs));
     }
     Ok(specs)
+}
+
+/// What a config found in the current folder may do with the plugin `name`, whether set by
+/// `[plugins.NAME]` or `plugin = ["NAME…"]`; `None` for a name no build has (making it
+/// fails). A test fails for a built-in plugin without one.
+pub fn local(name: &str) -> Option<Local> {
+    Some(match name {
+        "command" => Local::refused(
+            "runs a program of the file's choosing, with the user's rights, on every parsed page",
+        ),
+        "anchors" => Local::allowed("reads the pages being checked"),
+        "regex" => Local::allowed("reads the pages being checked").prints(),
+        "cert-expiry" => Local::allowed("reads the certificates of the sites checked"),
+        "http-headers" => Local::allowed("reads the responses of the sites checked").prints(),
+        _ => return None,
+    })
 }
 
 /// `--list-plugins`: each built-in plugin of this build, one per line.

@@ -3,145 +3,84 @@
 //!
 //! A file named with `-c`, the user's own `config.toml` (in the user config folder) and a local
 //! file under `--trust-config` are trusted and may set every key. A local file without that
-//! trust may set every key but those of [`REFUSED_IN_LOCAL`], nor a header of
+//! trust may set every key but those whose policy refuses it, nor a header of
 //! [`CREDENTIAL_HEADERS`]; when it does, nothing runs: the refusal is one line naming the
 //! file, the keys and how to trust the file.
+//!
+//! Each key's policy ([`Local`]: refused, allowed, or allowed inside the folder; whether its
+//! values hold regexes or headers; whether it prints what the sites answered) is declared
+//! where the key is defined: on the option (`#[arg(add = Local::…)]`, read from the clap
+//! command), on the section (`HostSection::LOCAL`, `AuthSection::LOCAL`) and on the plugin
+//! (`plugin_flags::local`). This file keeps no list of keys.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use linkpatrol::options::{Inside, Local, Trust};
 use linkpatrol::{Inputs, LOCAL_PATTERN_BUDGET};
 use url::Url;
 
 use crate::config_file::FileConfig;
+use crate::sections::{AuthSection, HostSection, plugin_key};
 
-/// How a refused key is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
-    /// Whatever its value.
-    Always,
-    /// When one of its local paths (or `file:` URLs) leads outside the current folder, once
-    /// symbolic links are resolved, or one of its http(s) URLs into this machine's network
-    /// ([`linkpatrol::refused_untrusted_start`]).
-    Leaves,
+/// A key a config file sets: its name (`proxy`, `hosts`, `plugins.NAME`), the way a message
+/// shows it, and its policy (`None` for a plugin no build has: making it fails anyway).
+#[derive(Debug, Clone)]
+pub struct SetKey {
+    /// The key as written (`inputs`, a long flag), `hosts`, `auth`, or `plugins.NAME`.
+    pub key: String,
+    /// How a message shows it: `` `proxy` ``, `` `[[auth]]` ``, `` `plugin = command` ``.
+    pub shown: String,
+    /// What a local config may do with it.
+    pub local: Option<Local>,
 }
 
-/// The keys a config file found in the current folder may not set, and why each is
-/// dangerous. The key is as written in the file; a plugin's is `plugins.NAME`, whether it is
-/// set by a `[plugins.NAME]` section or by `plugin = ["NAME…"]`.
-///
-/// - `plugins.command`: runs a program of the file's choosing, with the user's rights, on
-///   every parsed page.
-/// - `file-output`: writes (truncates) files at any path, outside the folder too.
-/// - `proxy`: sends every request through a server the file names, with the headers, cookies
-///   and passwords the user gives on the command line; the proxy can read and answer them all.
-/// - `dns-server`: sends the `--check-mx` lookups to a resolver the file names, which learns
-///   every mail domain and decides every verdict.
-/// - `archive-url`: sends every broken URL (`--suggest`) to a server the file names, which
-///   also writes the suggestions the user is shown.
-/// - `insecure`: turns certificate checks off, so anyone on the network path can read and
-///   change the requests, the user's headers and cookies included.
-/// - `allow-private`: lets the checkout's pages have requests made to this machine and its
-///   network (a CI runner's metadata service at 169.254.169.254, its neighbours).
-/// - `cookie-file`: reads a file at any path (its lines can end up in an error message) and
-///   sends cookies the user did not choose.
-/// - `input-file`: reads files at any path; every line becomes an input, which is requested
-///   or read, and shown in the report when it is not a valid one (`/proc/self/environ`).
-/// - `auth`: `[[auth]]` sends a username and password with every request whose URL matches
-///   a pattern; credentials, and where they go, are the user's choice, not a checkout's.
-/// - `github-token`: a credential too (sent to GitHub with every request there); a checkout
-///   that ships one would have the user's run speak to GitHub as the checkout's account.
-/// - `remap`: rewrites the links before they are requested, so it can send each request
-///   (with the headers and cookies meant for the start sites) to a server the file names.
-/// - `csv-raw`: turns off the quote before CSV cells a spreadsheet would run as formulas, so
-///   the checkout's own pages could put formulas into the CSV the user opens.
-/// - `follow-outside-root`: lets a folder check read, parse and list files outside the folder
-///   (`../`, `..%2F`, symbolic links pointing out), which the checkout's pages would then show.
-/// - `follow`: has the folder walk follow the checkout's symbolic links, which the checkout
-///   chooses.
-/// - `cache-file`: creates and writes an SQLite file at any path (and moves a file it cannot
-///   read aside), outside the folder too.
-/// - `changed-since`: runs git in the checkout, and the checkout's own git configuration (a
-///   `.git/config` in a tarball, a bare repository in a subfolder) can have git run commands
-///   (`core.fsmonitor`, filters).
-/// - `login-url`, `login-user`: the login sends the user's password (from
-///   `LINKPATROL_LOGIN_PASSWORD`) to the form the page names, so a checkout could have it sent
-///   to a server of its choosing; and the user name is the user's to choose.
-/// - `login-user-field`, `login-password-field`: choose the form the password fills on the
-///   login page, so a checkout could have it put in a search form's field and sent to that
-///   form's host (`GET /search?q=me&lang=PASSWORD`).
-/// - `login-extra-field`: fields sent with the user's password, replacing the form's own: a
-///   `redirect_uri`, `next` or `return_to` of its choosing has the site send the new session's
-///   code or token (in the redirect's query) to a server the file names.
-/// - `inputs`, `root-dir`, `sources`: a start input, the site's root or its sources outside the
-///   folder would have the crawl read, parse and report files the checkout does not contain
-///   (`/etc`, `~/.ssh`);
-///   inside the folder they work as usual. A glob input is judged by the folder it walks
-///   (`docs` of `docs/**/*.md`). An `inputs` URL whose host is or resolves to a link-local or
-///   cloud metadata address is refused, and one on a loopback or private address unless the
-///   user's own `--allow-private`: a start site's host is requested whatever its address, so
-///   the checkout's `http://169.254.169.254/` would have the metadata service's answers (the
-///   machine's credentials) read, and quoted by a plugin.
-pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
-    ("plugins.command", Refusal::Always),
-    ("file-output", Refusal::Always),
-    ("proxy", Refusal::Always),
-    ("dns-server", Refusal::Always),
-    ("archive-url", Refusal::Always),
-    ("insecure", Refusal::Always),
-    ("allow-private", Refusal::Always),
-    ("cookie-file", Refusal::Always),
-    ("input-file", Refusal::Always),
-    ("auth", Refusal::Always),
-    ("github-token", Refusal::Always),
-    ("follow-outside-root", Refusal::Always),
-    ("follow", Refusal::Always),
-    ("csv-raw", Refusal::Always),
-    ("remap", Refusal::Always),
-    ("cache-file", Refusal::Always),
-    ("changed-since", Refusal::Always),
-    ("login-url", Refusal::Always),
-    ("login-user", Refusal::Always),
-    ("login-user-field", Refusal::Always),
-    ("login-password-field", Refusal::Always),
-    ("login-extra-field", Refusal::Always),
-    ("inputs", Refusal::Leaves),
-    ("root-dir", Refusal::Leaves),
-    ("sources", Refusal::Leaves),
-];
+/// The policy of the plain key `key` (a long flag, or `inputs`) in `command`.
+pub fn policy(command: &clap::Command, key: &str) -> Option<Local> {
+    command
+        .get_arguments()
+        .find(|a| a.get_long() == Some(key) || (a.is_positional() && a.get_id() == key))
+        .and_then(Local::of)
+        .copied()
+}
 
 /// Fails with one line when the config file found in the current folder at `path` sets a key
-/// of [`REFUSED_IN_LOCAL`], or when its patterns need more than [`LOCAL_PATTERN_BUDGET`].
-/// `allow_private`: the user's own flags or variables allow private addresses.
-pub fn check_local(file: &FileConfig, path: &Path, allow_private: bool) -> Result<()> {
+/// its policy refuses, or when its patterns need more than [`LOCAL_PATTERN_BUDGET`].
+/// `command`: the command line, whose options carry their policies; `allow_private`: the
+/// user's own flags or variables allow private addresses.
+pub fn check_local(
+    command: &clap::Command,
+    file: &FileConfig,
+    path: &Path,
+    allow_private: bool,
+) -> Result<()> {
     let folder = std::env::current_dir()
         .and_then(|d| d.canonicalize())
         .context("cannot read the current folder")?;
-    let set = keys_set(file)?;
+    let set = keys_set(command, file);
     let mut refused = Vec::new();
-    for (key, refusal) in REFUSED_IN_LOCAL {
-        for (_, shown) in set.iter().filter(|(k, _)| k == key) {
-            match refusal {
-                Refusal::Always => refused.push(shown.clone()),
-                Refusal::Leaves => {
-                    for (url, why) in urls_into_network(file, key, allow_private) {
-                        refused.push(format!("{shown} `{url}' ({why})"));
-                    }
-                    for p in paths_of(file, key) {
-                        if leaves(&folder, &p) {
-                            refused.push(format!(
-                                "{shown} outside the current folder (`{}')",
-                                p.display()
-                            ));
-                        }
+    for SetKey { key, shown, local } in &set {
+        match local.map(|l| l.trust) {
+            Some(Trust::Refused) => refused.push(shown.clone()),
+            Some(Trust::Inside(values)) => {
+                for (url, why) in urls_into_network(file, key, values, allow_private) {
+                    refused.push(format!("{shown} `{url}' ({why})"));
+                }
+                for p in paths_of(file, key, values) {
+                    if leaves(&folder, &p) {
+                        refused.push(format!(
+                            "{shown} outside the current folder (`{}')",
+                            p.display()
+                        ));
                     }
                 }
             }
+            _ => {}
         }
     }
-    refused.extend(credential_headers(file));
+    refused.extend(credential_headers(file, &set));
     if refused.is_empty() {
-        return pattern_budget(file, path);
+        return pattern_budget(file, &set, path);
     }
     let p = path.display();
     bail!(
@@ -152,32 +91,32 @@ pub fn check_local(file: &FileConfig, path: &Path, allow_private: bool) -> Resul
     )
 }
 
-/// The headers a config found in the current folder may not set, for any host (`header`,
-/// `host-header`, `[[hosts]]`): credentials are the user's to give, and a checkout's own
-/// would go beside the user's (a second `Authorization` on a request that carries the GitHub
-/// token) or speak for the checkout's account.
+/// The headers a config found in the current folder may not set, for any host (the keys
+/// whose policy says their values hold headers, and `[[hosts]]`): credentials are the user's
+/// to give, and a checkout's own would go beside the user's (a second `Authorization` on a
+/// request that carries the GitHub token) or speak for the checkout's account.
 pub const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "cookie", "proxy-authorization"];
 
-/// The credential headers `file` sets, each as the refusal shows it (name only, never the
-/// value): `` `header` `Cookie` ``.
-fn credential_headers(file: &FileConfig) -> Vec<String> {
-    // `NAME: VALUE`, and `REGEX=NAME: VALUE` for `host-header`.
+/// The credential headers `file` sets (`set`: its keys), each as the refusal shows it (name
+/// only, never the value): `` `header` `Cookie` ``.
+fn credential_headers(file: &FileConfig, set: &[SetKey]) -> Vec<String> {
+    // `NAME: VALUE`, where the key's policy says it is in each value.
     let name = |h: &str| h.split_once(':').map_or(h, |(n, _)| n).trim().to_owned();
-    let plain = file
-        .strings("header")
-        .into_iter()
-        .map(|h| ("header", name(&h)));
-    let per_host = file.strings("host-header").into_iter().map(|h| {
-        let header = h.split_once('=').map_or(h.as_str(), |(_, h)| h);
-        ("host-header", name(header))
+    let options = set.iter().flat_map(|k| {
+        let part = k.local.and_then(|l| l.header);
+        part.into_iter().flat_map(move |part| {
+            file.strings(&k.key)
+                .into_iter()
+                .map(move |v| (k.key.clone(), name(part.of(&v))))
+        })
     });
     let sections = file
+        .sections
         .hosts
         .iter()
         .flat_map(|s| s.headers.keys())
-        .map(|n| ("[[hosts]]", n.trim().to_owned()));
-    plain
-        .chain(per_host)
+        .map(|n| (HostSection::SHOWN.to_owned(), n.trim().to_owned()));
+    options
         .chain(sections)
         .filter(|(_, n)| CREDENTIAL_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
         .map(|(key, n)| format!("`{key}` `{}`", n.escape_debug()))
@@ -185,38 +124,29 @@ fn credential_headers(file: &FileConfig) -> Vec<String> {
 }
 
 /// Fails with one line naming the file and the key when the patterns of `file` (an untrusted
-/// local config) need more than [`LOCAL_PATTERN_BUDGET`] together.
-fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
-    let list = |key: &'static str, split: bool| {
-        file.strings(key)
-            .into_iter()
-            .map(move |p| {
-                // `REGEX=VALUE`: the pattern is before the last `=` (a number) or the first
-                // (a header).
-                let pattern = match (split, key) {
-                    (false, _) => p.as_str(),
-                    (true, "host-header") => p.split_once('=').map_or(p.as_str(), |(r, _)| r),
-                    (true, _) => p.rsplit_once('=').map_or(p.as_str(), |(r, _)| r),
-                };
-                (key, pattern.to_owned())
-            })
-            .collect::<Vec<_>>()
-    };
-    let mut patterns = Vec::new();
-    patterns.extend(list("include", false));
-    patterns.extend(list("exclude", false));
-    patterns.extend(list("no-follow", false));
-    patterns.extend(list("host-rate", true));
-    patterns.extend(list("host-max-concurrency", true));
-    patterns.extend(list("host-header", true));
-    patterns.extend(list("exclude-path", false));
-    patterns.extend(list("login-logout-pattern", false));
-    patterns.extend(list("host-method", true));
-    patterns.extend(file.hosts.iter().map(|h| ("hosts", h.pattern.clone())));
+/// local config; `set`: its keys) need more than [`LOCAL_PATTERN_BUDGET`] together: those of
+/// every key whose policy says its values hold a regex, of `[[hosts]]` and of the regex plugin.
+fn pattern_budget(file: &FileConfig, set: &[SetKey], path: &Path) -> Result<()> {
+    let mut patterns: Vec<(String, String)> = Vec::new();
+    for k in set {
+        if let Some(part) = k.local.and_then(|l| l.pattern) {
+            patterns.extend(
+                file.strings(&k.key)
+                    .iter()
+                    .map(|v| (k.key.clone(), part.of(v).to_owned())),
+            );
+        }
+    }
+    patterns.extend(
+        file.sections
+            .hosts
+            .iter()
+            .map(|h| (HostSection::KEY.to_owned(), h.pattern.clone())),
+    );
     patterns.extend(
         regex_plugin_patterns(file)
             .into_iter()
-            .map(|p| ("plugins.regex", p)),
+            .map(|p| (plugin_key("regex").0, p)),
     );
     let Some(share) = LOCAL_PATTERN_BUDGET.checked_div(patterns.len()) else {
         return Ok(());
@@ -248,7 +178,12 @@ fn pattern_budget(file: &FileConfig, path: &Path) -> Result<()> {
 /// `plugin = ["regex:pattern=…"]`.
 fn regex_plugin_patterns(file: &FileConfig) -> Vec<String> {
     let mut patterns = Vec::new();
-    if let Some(value) = file.plugins.get("regex").and_then(|s| s.get("pattern")) {
+    if let Some(value) = file
+        .sections
+        .plugins
+        .get("regex")
+        .and_then(|s| s.get("pattern"))
+    {
         match value {
             toml::Value::String(p) => patterns.push(p.clone()),
             toml::Value::Array(list) => {
@@ -280,19 +215,29 @@ fn shortened(text: &str) -> String {
     }
 }
 
-/// The keys that print what the checked sites answered: under the user's credentials, a local
-/// config could have them print a cookie or a private page into a public CI log.
-pub const PRINTING_KEYS: &[&str] = &["plugins.http-headers", "plugins.regex", "verbose"];
-
-/// Fails with one line when `file` (an untrusted local config) sets a key of
-/// [`PRINTING_KEYS`]; called when the user's own flags or variables give credentials
-/// (`-H`, `--host-header`, `--cookie-file`, a GitHub token). `verbose_given`: the user asked for `-v` too.
-pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool) -> Result<()> {
-    let refused: Vec<String> = keys_set(file)?
+/// Fails with one line when `file` (an untrusted local config) sets a key whose policy says
+/// it prints what the checked sites answered (`verbose`, some plugins): under the user's
+/// credentials, it could have them print a cookie or a private page into a public CI log.
+/// Called when the user's own flags or variables give credentials (`-H`, `--host-header`,
+/// `--cookie-file`, a GitHub token); `matches`: the flags and variables alone.
+pub fn check_local_printing(
+    command: &clap::Command,
+    file: &FileConfig,
+    path: &Path,
+    matches: &clap::ArgMatches,
+) -> Result<()> {
+    // A key the user's own flags give too is theirs, whatever the file says (`-v`).
+    let users = |key: &str| {
+        command
+            .get_arguments()
+            .find(|a| a.get_long() == Some(key))
+            .is_some_and(|a| crate::config_file::given(matches, a.get_id().as_str()))
+    };
+    let refused: Vec<String> = keys_set(command, file)
         .into_iter()
-        .filter(|(k, _)| PRINTING_KEYS.contains(&k.as_str()))
-        .filter(|(k, _)| !(verbose_given && k == "verbose"))
-        .map(|(_, shown)| shown)
+        .filter(|k| k.local.is_some_and(|l| l.prints))
+        .filter(|k| !users(&k.key))
+        .map(|k| k.shown)
         .collect();
     if refused.is_empty() {
         return Ok(());
@@ -307,43 +252,69 @@ pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool)
     )
 }
 
-/// Every key `file` sets, with the way a message shows it: plain keys by name, `[[auth]]`
-/// and `[[hosts]]` as `auth` and `hosts`, each plugin as `plugins.NAME`.
-pub fn keys_set(file: &FileConfig) -> Result<Vec<(String, String)>> {
+/// Every key `file` sets with the way a message shows it and its policy: plain keys by name
+/// (their policy on the option in `command`), `[[auth]]` and `[[hosts]]` as `auth` and
+/// `hosts`, each plugin as `plugins.NAME`, whether set by `[plugins.NAME]` or `plugin = […]`.
+pub fn keys_set(command: &clap::Command, file: &FileConfig) -> Vec<SetKey> {
     let mut keys = Vec::new();
     for key in &file.keys {
-        keys.push((key.key.clone(), format!("`{}`", key.key)));
+        keys.push(SetKey {
+            key: key.key.clone(),
+            shown: format!("`{}`", key.key),
+            local: policy(command, &key.key),
+        });
         if key.key == "plugin" {
             // The name as `--plugin` reads it: the part before the first `:`, trimmed.
             for spec in file.strings("plugin") {
                 let name = spec.split_once(':').map_or(&spec[..], |(n, _)| n).trim();
-                keys.push((format!("plugins.{name}"), format!("`plugin = {name}`")));
+                keys.push(SetKey {
+                    key: plugin_key(name).0,
+                    shown: format!("`plugin = {name}`"),
+                    local: crate::plugin_flags::local(name),
+                });
             }
         }
     }
-    for (key, set) in [
-        ("auth", !file.auth.is_empty()),
-        ("hosts", !file.hosts.is_empty()),
+    for (key, shown, local, set) in [
+        (
+            AuthSection::KEY,
+            AuthSection::SHOWN,
+            AuthSection::LOCAL,
+            !file.sections.auth.is_empty(),
+        ),
+        (
+            HostSection::KEY,
+            HostSection::SHOWN,
+            HostSection::LOCAL,
+            !file.sections.hosts.is_empty(),
+        ),
     ] {
         if set {
-            keys.push((key.to_owned(), format!("`[[{key}]]`")));
+            keys.push(SetKey {
+                key: key.to_owned(),
+                shown: format!("`{shown}`"),
+                local: Some(local),
+            });
         }
     }
-    keys.extend(
-        file.plugins
-            .keys()
-            .map(|name| (format!("plugins.{name}"), format!("`[plugins.{name}]`"))),
-    );
-    Ok(keys)
+    keys.extend(file.sections.plugins.keys().map(|name| {
+        let (key, shown) = plugin_key(name);
+        SetKey {
+            key,
+            shown,
+            local: crate::plugin_flags::local(name),
+        }
+    }));
+    keys
 }
 
-/// The local paths a path-valued key names: `root-dir`, and the `inputs` that are paths or
-/// `file:` URLs (not `-`, the standard input, nor http(s) URLs).
-fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
-    match key {
-        "root-dir" | "sources" => file.strings(key).into_iter().map(PathBuf::from).collect(),
-        "inputs" => file
-            .strings("inputs")
+/// The local paths among the values of `key` (whose values are `values`): each one of a key
+/// of paths, and the inputs that are paths, globs (their folder) or `file:` URLs (not `-`,
+/// the standard input, nor http(s) URLs).
+fn paths_of(file: &FileConfig, key: &str, values: Inside) -> Vec<PathBuf> {
+    match values {
+        Inside::Inputs => file
+            .strings(key)
             .iter()
             .filter(|i| *i != "-")
             .filter_map(|i| {
@@ -356,23 +327,24 @@ fn paths_of(file: &FileConfig, key: &str) -> Vec<PathBuf> {
                 (url.scheme() == "file").then(|| url.to_file_path().ok())?
             })
             .collect(),
-        _ => Vec::new(),
+        _ => file.strings(key).into_iter().map(PathBuf::from).collect(),
     }
 }
 
-/// The http(s) URLs among `key`'s values (`inputs`) that may not be requested for an untrusted
-/// config, each with why (`a link-local address`), shown without a password.
+/// The http(s) URLs among the values of `key` (inputs) that may not be requested for an
+/// untrusted config, each with why (`a link-local address`), shown without a password.
 fn urls_into_network(
     file: &FileConfig,
     key: &str,
+    values: Inside,
     allow_private: bool,
 ) -> Vec<(String, &'static str)> {
-    if key != "inputs" {
+    if values != Inside::Inputs {
         return Vec::new();
     }
     // A name is looked up with the run's default timeout at most.
     let timeout = std::time::Duration::from_secs(5);
-    file.strings("inputs")
+    file.strings(key)
         .iter()
         .filter(|i| Inputs::is_url(i))
         .filter_map(|i| Url::parse(i.trim()).ok())
@@ -396,155 +368,99 @@ fn leaves(folder: &Path, path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config_file::{self, parse};
+    use crate::config_file::tests::{keys, parse};
 
-    /// The keys a config file found in the current folder may set, and why each is harmless
-    /// there. With [`REFUSED_IN_LOCAL`], every key of the file is listed exactly once: a new
-    /// key (or a new built-in plugin) fails `every_key_is_classified` until it is put in one.
-    const ALLOWED_IN_LOCAL: &[(&str, &str)] = &[
-        ("stdin", "reads the standard input the user gives"),
-        ("no-ignore", "which files of the checked folder are walked"),
-        ("hidden", "which files of the checked folder are walked"),
-        ("exclude-path", "narrows the walk"),
-        (
-            "fallback-extensions",
-            "which files of the checked folder a link may name",
-        ),
-        (
-            "base-url",
-            "maps URLs onto the site folder, which stays inside",
-        ),
-        ("sitemaps", "crawls what robots.txt of a start site lists"),
-        ("recursion-level", "scope"),
-        ("internal-only", "scope"),
-        ("check-extern", "scope"),
-        ("include", "scope"),
-        ("exclude", "scope"),
-        ("no-follow", "scope"),
-        (
-            "include-verbatim",
-            "scope: links in code of the pages checked",
-        ),
-        ("max-urls", "scope"),
-        ("max-run-time", "limits: it only shortens the run"),
-        (
-            "login-logout-pattern",
-            "which links are not followed once logged in (only with login-url)",
-        ),
-        ("no-robots", "politeness towards the sites checked"),
-        ("timeout", "limits"),
-        ("max-redirects", "limits"),
-        ("max-retries", "limits"),
-        ("max-retry-wait", "limits"),
-        ("max-body-size", "limits"),
-        ("user-agent", "a header the file's author may choose"),
-        (
-            "header",
-            "headers of the file's own choosing, credentials aside (`CREDENTIAL_HEADERS`); \
-             flags replace them, never join them",
-        ),
-        ("host-header", "as header"),
-        ("accept", "which statuses count as valid"),
-        (
-            "accept-timeouts",
-            "whether a timed-out link counts as valid",
-        ),
-        ("method", "HEAD or GET"),
-        ("host-method", "HEAD or GET, per host"),
-        ("exclude-private", "requests fewer addresses"),
-        ("exclude-loopback", "requests fewer addresses"),
-        ("exclude-link-local", "requests fewer addresses"),
-        (
-            "check-mx",
-            "looks up mail domains with the system's own resolver",
-        ),
-        (
-            "suggest",
-            "asks the default web archive (archive.org) about broken links",
-        ),
-        (
-            "detect-soft-404",
-            "one made-up path asked of each host checked, and GET for links",
-        ),
-        ("threads", "limits"),
-        ("max-requests-per-second", "politeness"),
-        ("host-concurrency", "politeness"),
-        ("host-rate", "politeness"),
-        ("host-max-concurrency", "politeness"),
-        ("abort-timeout", "limits"),
-        ("output", "the format on stdout"),
-        ("color", "stdout"),
-        ("group-by", "the report's shape"),
-        ("stream", "the order of the report's rows"),
-        ("quiet", "stdout"),
-        ("verbose", "stdout"),
-        ("no-status", "stderr"),
-        ("csv-delimiter", "the report's shape"),
-        ("csv-bom", "the report's shape"),
-        ("ignore-warning", "the report's content"),
-        ("fail-on-warnings", "the exit status"),
-        ("fail-on-blocked", "the exit status"),
-        (
-            "check-anchors",
-            "the anchors plugin: reads the pages being checked",
-        ),
-        (
-            "cache",
-            "the state file in the current folder, which may be the checkout's: it is written, \
-             and nothing in it is reused (Config::trust_state_file)",
-        ),
-        ("max-cache-age", "which stored results are reused"),
-        ("cache-failures", "which stored results are reused"),
-        (
-            "resume",
-            "nothing: the state file it turns on is the checkout's as `cache`, and no run of it \
-             is resumed",
-        ),
-        ("fail-after-runs", "the exit status"),
-        (
-            "plugin",
-            "the list itself; each plugin it names is classified as plugins.NAME",
-        ),
-        (
-            "hosts",
-            "per-host rates, caps, headers and methods, as the flags",
-        ),
-        ("plugins.anchors", "reads the pages being checked"),
-        ("plugins.regex", "reads the pages being checked"),
-        (
-            "plugins.cert-expiry",
-            "reads the certificates of the sites checked",
-        ),
-        (
-            "plugins.http-headers",
-            "reads the responses of the sites checked",
-        ),
-    ];
+    fn command() -> clap::Command {
+        crate::settings::command()
+    }
 
     #[test]
-    fn every_key_is_classified() {
-        let mut keys: Vec<String> = config_file::keys().into_iter().map(|d| d.flag).collect();
-        keys.extend(["inputs", "hosts", "auth"].map(String::from));
-        keys.extend(
-            linkpatrol::plugins::builtins()
-                .iter()
-                .map(|p| format!("plugins.{}", p.name)),
+    fn every_key_has_a_policy() {
+        let command = command();
+        let mut keys: Vec<String> = keys().into_iter().map(|d| d.flag).collect();
+        keys.push("inputs".to_owned());
+        let missing: Vec<&String> = keys
+            .iter()
+            .filter(|k| policy(&command, k).is_none())
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "config keys without a local-config policy (`#[arg(add = Local::…)]` where the \
+             option is defined): {missing:?}"
         );
-        for key in &keys {
-            let refused = REFUSED_IN_LOCAL.iter().any(|(k, _)| k == key);
-            let allowed = ALLOWED_IN_LOCAL.iter().any(|(k, _)| k == key);
+        for p in linkpatrol::plugins::builtins() {
             assert!(
-                refused ^ allowed,
-                "key `{key}' must be in exactly one of REFUSED_IN_LOCAL and ALLOWED_IN_LOCAL"
+                crate::plugin_flags::local(p.name).is_some(),
+                "plugin `{}' has no local-config policy (plugin_flags::local)",
+                p.name
             );
         }
-        let listed = REFUSED_IN_LOCAL
-            .iter()
-            .map(|(k, _)| k)
-            .chain(ALLOWED_IN_LOCAL.iter().map(|(k, _)| k));
-        for key in listed {
-            assert!(keys.iter().any(|k| k == key), "`{key}' is no config key");
-        }
+    }
+
+    #[test]
+    fn the_policies_refuse_what_they_did() {
+        let command = command();
+        let mut refused: Vec<String> = keys()
+            .into_iter()
+            .map(|d| d.flag)
+            .chain(["inputs".to_owned()])
+            .filter(|k| policy(&command, k).is_some_and(|l| l.trust != Trust::Allowed))
+            .collect();
+        refused.sort();
+        assert_eq!(
+            refused,
+            [
+                "allow-private",
+                "archive-url",
+                "cache-file",
+                "changed-since",
+                "cookie-file",
+                "csv-raw",
+                "dns-server",
+                "file-output",
+                "follow",
+                "follow-outside-root",
+                "github-token",
+                "input-file",
+                "inputs",
+                "insecure",
+                "login-extra-field",
+                "login-password-field",
+                "login-url",
+                "login-user",
+                "login-user-field",
+                "proxy",
+                "remap",
+                "root-dir",
+                "sources",
+            ]
+        );
+        let capped: Vec<String> = keys()
+            .into_iter()
+            .filter(|d| policy(&command, &d.flag).is_some_and(|l| l.cap.is_some()))
+            .map(|d| d.flag)
+            .collect();
+        assert_eq!(
+            capped,
+            [
+                "timeout",
+                "max-redirects",
+                "abort-timeout",
+                "max-retries",
+                "max-retry-wait",
+                "max-urls",
+                "max-body-size"
+            ]
+        );
+        assert_eq!(
+            AuthSection::LOCAL.trust,
+            Trust::Refused,
+            "[[auth]] sends passwords"
+        );
+        assert_eq!(
+            crate::plugin_flags::local("command").map(|l| l.trust),
+            Some(Trust::Refused)
+        );
     }
 
     #[test]
@@ -556,8 +472,8 @@ mod tests {
     #[test]
     fn plugins_are_keyed_by_name_in_both_forms() {
         let file = parse("plugin = ['regex:pattern=x', ' command ']\n[plugins.anchors]\n").unwrap();
-        let keys: Vec<(String, String)> = keys_set(&file).unwrap();
-        let names: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+        let keys = keys_set(&command(), &file);
+        let names: Vec<&str> = keys.iter().map(|k| k.key.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -567,8 +483,9 @@ mod tests {
                 "plugins.anchors"
             ]
         );
-        assert_eq!(keys[2].1, "`plugin = command`");
-        assert_eq!(keys[3].1, "`[plugins.anchors]`");
+        assert_eq!(keys[2].shown, "`plugin = command`");
+        assert_eq!(keys[3].shown, "`[plugins.anchors]`");
+        assert_eq!(keys[2].local.map(|l| l.trust), Some(Trust::Refused));
     }
 
     #[test]
@@ -578,7 +495,7 @@ mod tests {
              username = 'u'\npassword = 'p'\n",
         )
         .unwrap();
-        let e = check_local(&file, Path::new("./linkpatrol.toml"), false)
+        let e = check_local(&command(), &file, Path::new("./linkpatrol.toml"), false)
             .unwrap_err()
             .to_string();
         assert_eq!(e.lines().count(), 1, "{e}");
@@ -588,7 +505,7 @@ mod tests {
         );
         assert!(e.ends_with("-c ./linkpatrol.toml"), "{e}");
         let harmless = parse("threads = 2\ninputs = ['.', 'https://example.test/', '-']\n");
-        assert!(check_local(&harmless.unwrap(), Path::new("x"), false).is_ok());
+        assert!(check_local(&command(), &harmless.unwrap(), Path::new("x"), false).is_ok());
     }
 
     #[test]
@@ -600,7 +517,7 @@ mod tests {
         assert!(leaves(&folder, Path::new("/")));
         assert!(!leaves(&folder, Path::new("no/such/path")));
         let file = parse("inputs = ['file:///', 'src']\nroot-dir = '/'\n").unwrap();
-        let e = check_local(&file, Path::new("x"), false)
+        let e = check_local(&command(), &file, Path::new("x"), false)
             .unwrap_err()
             .to_string();
         assert!(

@@ -1,11 +1,7 @@
-//! Values of the command's own flags (`-o`, `-F`) and the sections only the config file has
-//! (`[[hosts]]`, `[[auth]]`), which the flags' `Args` carries too. The check options' values
-//! are read in the library (`linkpatrol::options::values`).
-
-use std::collections::BTreeMap;
+//! Values of the command's own flags (`-o`, `-F`). The check options' values are read in the
+//! library (`linkpatrol::options::values`), the config file's sections in `sections.rs`.
 
 use linkpatrol::report::Format;
-use serde::{Deserialize, Serialize};
 
 /// `-F TYPE[/FILE]`: a report format written to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,43 +10,6 @@ pub struct FileOutput {
     pub format: Format,
     /// The file; the format's default name when not given.
     pub path: String,
-}
-
-/// `[[hosts]]`: settings for the hosts whose `host:port` matches `pattern` (a regex).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct HostSection {
-    pub pattern: String,
-    /// Request starts per second for these hosts (0 = no limit).
-    pub rate: Option<f64>,
-    /// Requests in flight for each of these hosts (0 = no limit).
-    pub max_concurrency: Option<usize>,
-    /// Headers sent to these hosts only.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headers: BTreeMap<String, String>,
-    /// The method of links on these hosts that are only checked, as `--method` takes it
-    /// (`get` for a host whose HEAD says 200 where GET says 404).
-    pub method: Option<String>,
-}
-
-/// `[[auth]]`: HTTP basic auth for the URLs matching `pattern` (a regex on the whole URL; a URL
-/// with a `user:password@` of its own never matches).
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct AuthSection {
-    pub pattern: String,
-    pub username: String,
-    pub password: String,
-}
-
-impl std::fmt::Debug for AuthSection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuthSection")
-            .field("pattern", &self.pattern)
-            .field("username", &self.username)
-            .field("password", &"***")
-            .finish()
-    }
 }
 
 /// `-o TYPE`: a report format, its names declared so that `--help` and the completions list
