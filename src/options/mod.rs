@@ -23,9 +23,9 @@ use crate::config::setting_syntax::PluginSpec;
 use crate::config::shard::Shard;
 use crate::config::state::{DEFAULT_FAIL_AFTER_RUNS, DEFAULT_MAX_CACHE_AGE};
 use crate::config::{
-    DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_REDIRECTS,
-    DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT, DEFAULT_MAX_URLS,
-    DEFAULT_THREADS, DEFAULT_TIMEOUT,
+    DEFAULT_ABORT_TIMEOUT, DEFAULT_HOST_CONCURRENCY, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_REDIRECTS, DEFAULT_MAX_REQUESTS_PER_SECOND, DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_WAIT, DEFAULT_MAX_URLS, DEFAULT_THREADS, DEFAULT_TIMEOUT,
 };
 use values::{
     METHODS, byte_size, cache_age, fallback_extension, format_cache_age, header, host_header,
@@ -286,11 +286,13 @@ pub struct CheckOptions {
     /// when the rest reaches the budget, links to new URLs are only counted, as with
     /// --max-urls, and the summary says so (0: no budget).
     #[arg(help_heading = "Scope", long, value_name = "SIZE", default_value = "1G", value_parser = byte_size)]
+    #[arg(add = Local::allowed("limits").capped(Cap::Count { max: DEFAULT_MAX_MEMORY as u64, zero_is_unlimited: true }))]
     pub max_memory: u64,
 
     /// Bytes of queued URLs kept in memory before the rest wait on disk, in bytes or with a
     /// unit (default: a quarter of --max-memory; 0: all but each host's next URL).
     #[arg(help_heading = "Scope", long, value_name = "SIZE", value_parser = byte_size)]
+    #[arg(add = Local::allowed("limits: the queue's share counts toward --max-memory"))]
     pub queue_memory: Option<u64>,
 
     /// Stop the check after this long (seconds, or a duration: 90s, 10m, 1h): no new URL is

@@ -205,10 +205,10 @@ fn cap_local(
                 zero_is_unlimited,
             } => {
                 // A number as the flag's parser would read it: an integer, or a string of
-                // digits.
+                // digits (or a size with a unit, `4G`, which only a size's parser takes).
                 let given = match &key.value {
                     Value::Integer(n) => u64::try_from(*n).ok(),
-                    Value::String(s) => s.trim().parse::<u64>().ok(),
+                    Value::String(s) => linkpatrol::options::values::byte_size(s).ok(),
                     _ => None,
                 };
                 if let Some(n) = given

@@ -449,6 +449,7 @@ mod tests {
                 "max-retries",
                 "max-retry-wait",
                 "max-urls",
+                "max-memory",
                 "max-body-size"
             ]
         );
