@@ -30,6 +30,15 @@
 //! - `wake`: set by `schedule` when a lane became the earliest; whoever changed the host
 //!   then wakes one getter, since getters wait only until the earliest due time they saw.
 //!
+//! # Spilled tasks
+//!
+//! With a memory share (`spilling`), the items of a lane past the share wait on disk
+//! (`queue_spill`); `queued` and `unfinished_tasks` count them all the time, so join, abort
+//! and the termination invariant below do not change. The one exception to "bookkeeping only"
+//! under the lock: writing the outboxes as one batch (every 256 KiB of spilled items) and
+//! reading a lane's next 64 items back. Both are SQLite calls on a private file, with no
+//! fsync (the file dies with the run), measured in `benches/RESULTS.md`.
+//!
 //! # Termination invariant
 //!
 //! `unfinished_tasks` counts every item that was `put` and has not yet been marked with
