@@ -56,6 +56,14 @@ pub struct CheckOptions {
     )]
     pub fallback_extensions: Vec<String>,
 
+    /// Read each local file through PROGRAM (lychee's --preprocess): it is run, without a
+    /// shell, with the file's absolute path as its one argument, and what it prints on stdout
+    /// is read instead of the file (HTML when it looks like HTML, else the file's own text
+    /// format, else plain text). A program that fails, runs past --timeout or prints more than
+    /// --max-body-size is an error for that file.
+    #[arg(help_heading = "Inputs", long, value_name = "PROGRAM")]
+    pub preprocess: Option<PathBuf>,
+
     /// In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     /// staged or not) and the files that name a file renamed, moved or deleted since then;
     /// inputs given limit it to their folders. Uses the git on PATH.
@@ -280,6 +288,11 @@ pub struct CheckOptions {
     #[arg(help_heading = "State between runs", long)]
     pub cache_failures: bool,
 
+    /// Never reuse a stored result with one of these HTTP statuses (codes and ranges as for
+    /// --accept: `429,500..=599`): such links are checked again (lychee's option).
+    #[arg(help_heading = "State between runs", long, value_name = "RANGES")]
+    pub cache_exclude_status: Option<String>,
+
     /// Continue the interrupted last run recorded in the state file (implies --cache): its
     /// finished results and pages are reused whatever their age, the rest is checked.
     #[arg(help_heading = "State between runs", long)]
@@ -299,6 +312,13 @@ pub struct CheckOptions {
     /// Send the cookies of this Netscape cookies.txt file (by domain, path, secure, expiry).
     #[arg(help_heading = "Requests", long, value_name = "FILE")]
     pub cookie_file: Option<PathBuf>,
+
+    /// A cookie jar kept between runs (lychee's --cookie-jar): its cookies are sent as those
+    /// servers set during the run are, and at the end every cookie is saved back to it
+    /// (Netscape cookies.txt, mode 0600; a symbolic link there is refused). Created when
+    /// missing.
+    #[arg(help_heading = "Requests", long, value_name = "FILE")]
+    pub cookie_jar: Option<PathBuf>,
 
     /// Log in through the form of this page before the crawl, and check with the session's
     /// cookies. The password comes from LINKPATROL_LOGIN_PASSWORD (or, on the command line, a

@@ -92,10 +92,12 @@ pub struct Args {
     pub verbose: bool,
 
     // ---- Config file, inputs and requests. Headings: see `help.rs`. ----
-    /// Read settings from this TOML file [default: ./linkpatrol.toml, else
-    /// $XDG_CONFIG_HOME/linkpatrol/config.toml]
+    /// Read settings from this TOML file (repeatable: merged in order, a later file's key
+    /// wins); a pyproject.toml is read for its [tool.linkpatrol] table, a Cargo.toml for its
+    /// [package.metadata.linkpatrol] [default: ./linkpatrol.toml, else such a table of
+    /// ./pyproject.toml, else of ./Cargo.toml, else $XDG_CONFIG_HOME/linkpatrol/config.toml]
     #[arg(help_heading = "Config file", short = 'c', long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub config: Vec<PathBuf>,
 
     /// The Markdown sources of the built site being checked (`mdbook build && linkpatrol
     /// --sources src book`): each problem on a built page is reported at its source's line.

@@ -1,6 +1,6 @@
-//! The config file (TOML): where it is found, its keys, how it merges under the environment
-//! and the flags, and the effective configuration printed back as TOML (`--print-config`) in
-//! a form that reads back to the same configuration.
+//! The config file (TOML): its keys (which files are read: `config_sources`), how it merges
+//! under the environment and the flags, and the effective configuration printed back as TOML
+//! (`--print-config`) in a form that reads back to the same configuration.
 //!
 //! A plain key is a long flag of the command line (kebab-case), read by that flag's own parser:
 //! the file's values are handed to the command line's parser as `--key=value` arguments placed
@@ -68,6 +68,8 @@ pub struct FileKey {
     pub value: toml::Value,
     /// The 1-based line of the value.
     pub line: usize,
+    /// The file it is from, when several were merged (`config_sources`); else the one read.
+    pub file: Option<PathBuf>,
 }
 
 /// A config file read: its plain keys in the order written, and its sections. All keys are
@@ -152,27 +154,6 @@ pub enum Found {
     InUserFolder,
 }
 
-/// The config file to read and where it was found: `--config`, else `./linkpatrol.toml`, else
-/// `$XDG_CONFIG_HOME/linkpatrol/config.toml` (`~/.config/…`); none with `--no-config`.
-pub fn locate(args: &Args) -> Option<(PathBuf, Found)> {
-    if args.no_config {
-        return None;
-    }
-    if let Some(p) = &args.config {
-        return Some((p.clone(), Found::Named));
-    }
-    let local = Path::new(".").join(LOCAL_FILE);
-    // Whatever it is: `load` refuses what is not a regular file inside the folder, with an
-    // error rather than a silent fall back to the user's file.
-    if local.symlink_metadata().is_ok() {
-        return Some((local, Found::InCurrentFolder));
-    }
-    dirs::config_dir()
-        .map(|d| d.join("linkpatrol").join("config.toml"))
-        .filter(|p| p.is_file())
-        .map(|p| (p, Found::InUserFolder))
-}
-
 /// The most bytes of a config file (a real one is a few kilobytes).
 const CONFIG_MAX: u64 = 1 << 20;
 
@@ -237,7 +218,12 @@ pub fn parse(text: &str) -> std::result::Result<FileConfig, String> {
                 shown(&value)
             ));
         }
-        keys.push(FileKey { key, value, line });
+        keys.push(FileKey {
+            key,
+            value,
+            line,
+            file: None,
+        });
     }
     keys.sort_by_key(|k| k.line);
     Ok(FileConfig {
@@ -365,7 +351,7 @@ pub fn place_of(file: &FileConfig, origin: &Path, m: &ArgMatches, flag: &str) ->
     (!given(m, &arg)).then(|| {
         format!(
             "config file `{}', line {}: {flag}",
-            origin.display(),
+            key.file.as_deref().unwrap_or(origin).display(),
             key.line
         )
     })

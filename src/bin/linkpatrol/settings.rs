@@ -30,13 +30,12 @@ pub fn args_from_command_line() -> Result<Args> {
         return Ok(args);
     }
     args.check.rate_given = config_file::given(&matches, "max_requests_per_second");
-    let Some((path, found)) = config_file::locate(&args) else {
+    let Some((mut file, path, found)) = crate::config_sources::read(&args)? else {
         if args.print_config {
             args.printed_config = Some(config_file::effective(&matches, &args)?);
         }
         return Ok(args);
     };
-    let mut file = config_file::load(&path, found)?;
     let untrusted = found == Found::InCurrentFolder && !args.trust_config;
     if untrusted {
         trust::check_local(&file, &path, config_file::given(&matches, "allow_private"))?;
@@ -46,9 +45,15 @@ pub fn args_from_command_line() -> Result<Args> {
         || std::env::var_os("GITHUB_TOKEN").is_some_and(|v| !v.is_empty());
     if untrusted
         && (github_token
-            || ["headers", "host_header", "cookie_file", "login_url"]
-                .iter()
-                .any(|id| config_file::given(&matches, id)))
+            || [
+                "headers",
+                "host_header",
+                "cookie_file",
+                "cookie_jar",
+                "login_url",
+            ]
+            .iter()
+            .any(|id| config_file::given(&matches, id)))
     {
         trust::check_local_printing(&file, &path, config_file::given(&matches, "verbose"))?;
     }

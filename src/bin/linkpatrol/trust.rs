@@ -45,6 +45,10 @@ pub enum Refusal {
 ///   network (a CI runner's metadata service at 169.254.169.254, its neighbours).
 /// - `cookie-file`: reads a file at any path (its lines can end up in an error message) and
 ///   sends cookies the user did not choose.
+/// - `cookie-jar`: reads and writes (replaces) a file at any path, and sends its cookies;
+///   cookies are credentials, the user's to keep.
+/// - `preprocess`: runs a program of the file's choosing, with the user's rights, on every
+///   local file read.
 /// - `input-file`: reads files at any path; every line becomes an input, which is requested
 ///   or read, and shown in the report when it is not a valid one (`/proc/self/environ`).
 /// - `auth`: `[[auth]]` sends a username and password with every request whose URL matches
@@ -91,6 +95,8 @@ pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("insecure", Refusal::Always),
     ("allow-private", Refusal::Always),
     ("cookie-file", Refusal::Always),
+    ("cookie-jar", Refusal::Always),
+    ("preprocess", Refusal::Always),
     ("input-file", Refusal::Always),
     ("auth", Refusal::Always),
     ("github-token", Refusal::Always),
@@ -286,7 +292,7 @@ pub const PRINTING_KEYS: &[&str] = &["plugins.http-headers", "plugins.regex", "v
 
 /// Fails with one line when `file` (an untrusted local config) sets a key of
 /// [`PRINTING_KEYS`]; called when the user's own flags or variables give credentials
-/// (`-H`, `--host-header`, `--cookie-file`, a GitHub token). `verbose_given`: the user asked for `-v` too.
+/// (`-H`, `--host-header`, `--cookie-file`, `--cookie-jar`, a GitHub token). `verbose_given`: the user asked for `-v` too.
 pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool) -> Result<()> {
     let refused: Vec<String> = keys_set(file)?
         .into_iter()
@@ -495,6 +501,7 @@ mod tests {
         ),
         ("max-cache-age", "which stored results are reused"),
         ("cache-failures", "which stored results are reused"),
+        ("cache-exclude-status", "which stored results are reused"),
         (
             "resume",
             "nothing: the state file it turns on is the checkout's as `cache`, and no run of it \
