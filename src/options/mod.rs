@@ -353,7 +353,8 @@ pub struct CheckOptions {
     #[arg(skip)]
     pub login_password: Option<String>,
 
-    /// Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
+    /// Statuses that count as valid: comma-separated codes and ranges `A..=B`, `A..B` (B
+    /// excluded), `A..` (A and up).
     #[arg(
         help_heading = "Requests",
         long,

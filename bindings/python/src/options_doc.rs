@@ -180,7 +180,8 @@ login_logout_pattern: str = '(?i)log[-_ ]?(out|off)|sign[-_ ]?(out|off)|session/
     Links whose URL matches this regex (as written, or with its path and query
     percent-decoded) would end the login session: not requested.
 accept: str = '100..=399'
-    Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
+    Statuses that count as valid: comma-separated codes and ranges `A..=B`, `A..B` (B
+    excluded), `A..` (A and up).
 accept_timeouts: bool = False
     Count a link whose check timed out as valid, with the timeout-accepted warning instead
     of an error (lychee's accept_timeouts): for servers known to be slow.
