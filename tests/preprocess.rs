@@ -84,7 +84,7 @@ fn a_failing_program_is_an_error_row_for_its_file_only() {
         );
         let out = linkpatrol()
             .args(CSV_FLAGS)
-            .args(["-t", threads, "--timeout", "1", "--max-body-size", "10000"])
+            .args(["-t", threads, "--timeout", "3", "--max-body-size", "10000"])
             .arg("--preprocess")
             .arg(&program)
             .arg(docs.join("fails.md"))
@@ -127,21 +127,23 @@ fn a_failing_program_is_an_error_row_for_its_file_only() {
 
 #[test]
 fn a_program_that_cannot_run_is_an_error_row() {
-    let dir = TempDir::new("preprocess-missing");
-    fs::write(dir.join("a.md"), "text\n").unwrap();
-    let out = linkpatrol()
-        .args(CSV_FLAGS)
-        .args(["--preprocess", "/no/such/program"])
-        .arg(dir.join("a.md"))
-        .output()
-        .unwrap();
-    assert_exit(&out, 1);
-    let rows = rows(&out);
-    assert!(
-        rows.iter()
-            .any(|r| r[7].ends_with("a.md") && r[3].contains("cannot run")),
-        "{rows:#?}"
-    );
+    for threads in ["1", "8"] {
+        let dir = TempDir::new(&format!("preprocess-missing-{threads}"));
+        fs::write(dir.join("a.md"), "text\n").unwrap();
+        let out = linkpatrol()
+            .args(CSV_FLAGS)
+            .args(["-t", threads, "--preprocess", "/no/such/program"])
+            .arg(dir.join("a.md"))
+            .output()
+            .unwrap();
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        assert!(
+            rows.iter()
+                .any(|r| r[7].ends_with("a.md") && r[3].contains("cannot run")),
+            "-t {threads}: {rows:#?}"
+        );
+    }
 }
 
 #[test]

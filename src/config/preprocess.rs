@@ -9,7 +9,7 @@ impl Config {
     /// Reads each local file whose links are extracted through `program`: it is run directly
     /// (no shell), with the file's absolute path as its one argument, and what it prints on
     /// stdout is read instead of the file: as HTML when it looks like HTML, else as the file's
-    /// own format when that is a text format (Markdown, CSS, plain text), else as plain text.
+    /// own format when that is a text format (Markdown, CSS, plain text, XML), else as plain text.
     /// A program that cannot start, exits with a failure, runs longer than the
     /// [`timeout`](Self::timeout) or prints more than [`max_body_size`](Self::max_body_size)
     /// bytes is an error result for that file (its process group is killed). `program` is

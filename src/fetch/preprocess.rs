@@ -28,7 +28,15 @@ pub(crate) struct Preprocess {
 
 /// The media types whose files keep their type when the program's output does not look like
 /// HTML; any other (PDF, office documents) is then read as plain text.
-const TEXT_TYPES: [&str; 4] = ["text/html", "text/markdown", "text/css", "text/plain"];
+const TEXT_TYPES: [&str; 7] = [
+    "text/html",
+    "application/xhtml+xml",
+    "text/markdown",
+    "text/css",
+    "text/plain",
+    "application/xml",
+    "text/xml",
+];
 
 impl Preprocess {
     /// `file::fetch` of `url`, its content (when it is a file whose links are read) the
