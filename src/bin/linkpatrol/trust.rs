@@ -292,7 +292,8 @@ pub const PRINTING_KEYS: &[&str] = &["plugins.http-headers", "plugins.regex", "v
 
 /// Fails with one line when `file` (an untrusted local config) sets a key of
 /// [`PRINTING_KEYS`]; called when the user's own flags or variables give credentials
-/// (`-H`, `--host-header`, `--cookie-file`, `--cookie-jar`, a GitHub token). `verbose_given`: the user asked for `-v` too.
+/// (`-H`, `--host-header`, `--cookie-file`, `--cookie-jar`, a GitHub token).
+/// `verbose_given`: the user asked for `-v` too.
 pub fn check_local_printing(file: &FileConfig, path: &Path, verbose_given: bool) -> Result<()> {
     let refused: Vec<String> = keys_set(file)?
         .into_iter()
