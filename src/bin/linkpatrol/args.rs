@@ -108,8 +108,9 @@ pub struct Args {
     #[arg(help_heading = "Config file", long, conflicts_with = "config")]
     pub no_config: bool,
 
-    /// Trust a ./linkpatrol.toml found in the current folder: let it set the keys that run
-    /// programs, write files, reroute requests or read outside the folder (the command plugin,
+    /// Trust a ./linkpatrol.toml (or the linkpatrol table of ./pyproject.toml or ./Cargo.toml)
+    /// found in the current folder: let it set the keys that run programs, write files,
+    /// reroute requests or read outside the folder (the command plugin, preprocess,
     /// file-output, proxy, …), which it may not set otherwise. A file given with -c and the
     /// user's own config file are always trusted.
     #[arg(help_heading = "Config file", long)]
