@@ -61,7 +61,11 @@ fn linkpatrol(binary: &str, threads: &str, target: &str) -> Child {
             target,
         ])
         // Flags to compare (`LP_EXTRA="--max-memory 0"`: no budget, nothing spills).
-        .args(std::env::var("LP_EXTRA").unwrap_or_default().split_whitespace())
+        .args(
+            std::env::var("LP_EXTRA")
+                .unwrap_or_default()
+                .split_whitespace(),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

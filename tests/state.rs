@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use linkpatrol::{Config, Report};
+use linkpatrol::{AcceptStatus, Config, Report};
 
 use crate::support::server::{Reply, Routes, TestServer};
 use crate::support::util::{TempDir, assert_exit, broken, config, entry, linkpatrol, run};
@@ -130,6 +130,42 @@ fn failures_are_reused_only_when_asked_and_old_results_never() {
     run(with_state(&s.url("/"), 4, &file).max_cache_age(Duration::ZERO));
     assert_eq!(s.count("/p.png"), 2);
     assert_eq!(ext.count("/ext"), 2);
+}
+
+/// `cache_exclude_status` (`--cache-exclude-status`): a stored result with one of its
+/// statuses is requested again, the others are still reused.
+#[test]
+fn results_with_an_excluded_status_are_requested_again() {
+    let statuses = |s: &str| AcceptStatus::parse(s).unwrap();
+    for threads in [1, 8] {
+        let ext = external();
+        let s = site(&ext.url("/ext"));
+        let dir = TempDir::new(&format!("state-exclude-status-{threads}"));
+        let file = dir.join("state.sqlite");
+        run(with_state(&s.url("/"), threads, &file));
+        let reused = |c: Config| c.cache_failures(true);
+        // 404 excluded: the missing page is asked again, the image and the external link not.
+        let second =
+            run(reused(with_state(&s.url("/"), threads, &file))
+                .cache_exclude_status(statuses("404")));
+        assert_eq!(broken(&second), [s.url("/missing")].into());
+        assert_eq!(s.count("/missing"), 2, "-t {threads}");
+        assert_eq!(s.count("/p.png"), 1, "-t {threads}");
+        assert_eq!(ext.count("/ext"), 1, "-t {threads}");
+        // A range: every 2xx is asked again; the 404 is reused now.
+        let third = run(reused(with_state(&s.url("/"), threads, &file))
+            .cache_exclude_status(statuses("200..=299")));
+        assert!(entry(&third, &s.url("/p.png")).result.cached_from.is_none());
+        assert!(
+            entry(&third, &s.url("/missing"))
+                .result
+                .cached_from
+                .is_some()
+        );
+        assert_eq!(s.count("/p.png"), 2, "-t {threads}");
+        assert_eq!(ext.count("/ext"), 2, "-t {threads}");
+        assert_eq!(s.count("/missing"), 2, "-t {threads}");
+    }
 }
 
 #[test]

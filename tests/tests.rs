@@ -20,6 +20,12 @@ mod checkout_files;
 mod cli;
 /// The config file through the binary: discovery, precedence, round trip, errors.
 mod config_file;
+/// Which config files are read: several `-c` merged in order, `pyproject.toml` and
+/// `Cargo.toml` tables named or found (untrusted), a named file without its table.
+mod config_sources;
+/// `--cookie-jar`: cookies servers set saved (0600, never through a link) and sent next run,
+/// to their own host only.
+mod cookie_jar;
 /// Whole crawls: each URL once, every referrer, 1 vs 16 threads, scope.
 mod crawl;
 /// Credentials: masked in every report format, error message and plugin program; `[[auth]]`
@@ -74,6 +80,9 @@ mod parse_order;
 mod plugins;
 /// Per-host interval and in-flight caps, from the server's timestamps.
 mod politeness;
+/// `--preprocess`: local files read through a program; a failing, slow or verbose program is
+/// an error row for its file.
+mod preprocess;
 /// Loopback, private and link-local addresses: left out for public start sites, and on request.
 mod private_addresses;
 /// Servers that behave like well-known real sites: HEAD answered wrongly, cookie redirects,

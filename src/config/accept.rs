@@ -24,7 +24,8 @@ impl Default for AcceptStatus {
 
 impl AcceptStatus {
     /// Parses a comma-separated list of codes (`429`) and ranges (`200..=299` inclusive,
-    /// `200..300` exclusive). Every code must be from 100 to 999.
+    /// `200..300` exclusive, `500..` from 500 up, `..=299` up to 299). Every code must be from
+    /// 100 to 999.
     ///
     /// ```
     /// use linkpatrol::AcceptStatus;
@@ -41,11 +42,23 @@ impl AcceptStatus {
             if part.is_empty() {
                 return Err(format!("`{text}' has an empty item"));
             }
+            // An open start is 100, an open end (`500..`) 999, as lychee reads them.
+            let start = |a: &str| {
+                if a.trim().is_empty() {
+                    Ok(100)
+                } else {
+                    code(a, part)
+                }
+            };
             let range = if let Some((a, b)) = part.split_once("..=") {
-                code(a, part)?..=code(b, part)?
+                start(a)?..=code(b, part)?
             } else if let Some((a, b)) = part.split_once("..") {
-                let end = code(b, part)?;
-                code(a, part)?..=end.saturating_sub(1)
+                let end = if b.trim().is_empty() {
+                    999
+                } else {
+                    code(b, part)?.saturating_sub(1)
+                };
+                start(a)?..=end
             } else {
                 let c = code(part, part)?;
                 c..=c
@@ -126,6 +139,9 @@ mod tests {
         assert!(a.contains(501) && !a.contains(502) && !a.contains(404));
         assert_eq!(a.to_string(), "200..=299,429,500..=501");
         assert_eq!(AcceptStatus::default().to_string(), "100..=399");
+        // Open ends, as lychee writes them.
+        let open = AcceptStatus::parse("500..,..=199, ..300").unwrap();
+        assert_eq!(open.to_string(), "500..=999,100..=199,100..=299");
     }
 
     #[test]

@@ -48,6 +48,12 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--follow-outside-root", cfg.follow_outside_root.to_string()),
         ("--include-verbatim", cfg.include_verbatim.to_string()),
         ("--fallback-extensions", cfg.fallback_extensions.join(",")),
+        (
+            "--preprocess",
+            cfg.preprocess
+                .as_ref()
+                .map_or_else(String::new, |p| p.display().to_string()),
+        ),
         ("mdbook", cfg.readme_as_index.to_string()),
         ("mdbook chapters", format!("{:?}", cfg.mdbooks)),
         ("mdbook redirects", format!("{:?}", cfg.mdbook_redirects)),

@@ -90,6 +90,22 @@ impl CookieJar {
         Ok(CookieJar { cookies })
     }
 
+    /// Each cookie as its file line gives it: domain (no leading dot), include-subdomains,
+    /// path, secure, expiry (Unix seconds, 0 for a session cookie), name and value.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (&str, bool, &str, bool, u64, &str, &str)> {
+        self.cookies.iter().map(|c| {
+            (
+                c.domain.as_str(),
+                c.subdomains,
+                c.path.as_str(),
+                c.secure,
+                c.expires,
+                c.name.as_str(),
+                c.value.as_str(),
+            )
+        })
+    }
+
     /// `true` when the jar has no cookie.
     pub fn is_empty(&self) -> bool {
         self.cookies.is_empty()
@@ -112,6 +128,20 @@ impl CookieJar {
             .map(|c| format!("{}={}", c.name, c.value))
             .collect();
         (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+}
+
+impl crate::config::Config {
+    /// A cookie jar kept between runs, in the Netscape cookies.txt format (lychee's
+    /// `--cookie-jar`): read when the run starts (missing: empty; a symbolic link there, or a
+    /// line that does not parse, is an error), its cookies sent as those servers set during
+    /// the run are (by the rules of RFC 6265: a cookie goes only to its own host or domain),
+    /// and every cookie alive at the end saved back to it, session cookies included, in a
+    /// new file of mode 0600 renamed over the path (a link there is replaced, never
+    /// followed). A jar that cannot be saved is a warning of the report. Defaults to `None`.
+    pub fn cookie_jar(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.cookie_jar = Some(path.into());
+        self
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod github_token;
 pub(crate) mod host_rules;
 pub(crate) mod login;
 pub(crate) mod plugins;
+pub(crate) mod preprocess;
 pub(crate) mod remap;
 pub(crate) mod setting_syntax;
 pub(crate) mod shard;
@@ -216,6 +217,10 @@ pub struct Config {
     pub(crate) base_url: Option<String>,
     pub(crate) always_get: bool,
     pub(crate) cookies: CookieJar,
+    /// The cookie jar file read at the start of a run and saved at its end (`cookie_jar`).
+    pub(crate) cookie_jar: Option<PathBuf>,
+    /// The program each local file is read through (`preprocess`).
+    pub(crate) preprocess: Option<PathBuf>,
     pub(crate) basic_auth: Vec<BasicAuth>,
     pub(crate) accept: AcceptStatus,
     /// A link whose check timed out counts as valid, with a warning (`accept_timeouts`).
@@ -287,6 +292,8 @@ impl Default for Config {
             base_url: None,
             always_get: false,
             cookies: CookieJar::default(),
+            cookie_jar: None,
+            preprocess: None,
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
             accept_timeouts: false,

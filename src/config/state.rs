@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::config::Config;
+use crate::config::accept::AcceptStatus;
 
 /// How long a checked result stays fresh in the state file: one day.
 pub const DEFAULT_MAX_CACHE_AGE: Duration = Duration::from_secs(24 * 60 * 60);
@@ -24,6 +25,8 @@ pub(crate) struct StateOptions {
     pub(crate) max_age: Duration,
     /// Broken results are reused too, not only working ones.
     pub(crate) cache_failures: bool,
+    /// Results with one of these HTTP statuses are never reused (`None`: none excluded).
+    pub(crate) exclude_status: Option<AcceptStatus>,
     /// A broken link fails the run only after this many consecutive broken runs.
     pub(crate) fail_after_runs: u32,
     /// Continue the interrupted last run (`Config::resume`).
@@ -32,12 +35,21 @@ pub(crate) struct StateOptions {
     pub(crate) trusted: bool,
 }
 
+impl StateOptions {
+    /// `true` when a stored result with `status` may not be reused
+    /// ([`Config::cache_exclude_status`]).
+    pub(crate) fn excludes(&self, status: Option<u16>) -> bool {
+        matches!((&self.exclude_status, status), (Some(set), Some(s)) if set.contains(s))
+    }
+}
+
 impl Default for StateOptions {
     fn default() -> Self {
         StateOptions {
             file: None,
             max_age: DEFAULT_MAX_CACHE_AGE,
             cache_failures: false,
+            exclude_status: None,
             fail_after_runs: DEFAULT_FAIL_AFTER_RUNS,
             resume: false,
             trusted: true,
@@ -70,6 +82,16 @@ impl Config {
     /// Defaults to `false`.
     pub fn cache_failures(mut self, yes: bool) -> Self {
         self.state.cache_failures = yes;
+        self
+    }
+
+    /// Never reuses a stored result whose HTTP status is in `statuses` (lychee's
+    /// `--cache-exclude-status`): such a URL is requested again, and its new result stored.
+    /// A result without a status (a timeout, a refused connection) is not excluded by it, and
+    /// the results of a run [`resume`](Self::resume) continues are that run's own, always
+    /// reused. Defaults to no status excluded.
+    pub fn cache_exclude_status(mut self, statuses: AcceptStatus) -> Self {
+        self.state.exclude_status = Some(statuses);
         self
     }
 

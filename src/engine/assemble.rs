@@ -23,9 +23,11 @@ use crate::fetch::file::{BookPages, FileScope};
 use crate::fetch::github_auth::GithubAuth;
 use crate::fetch::http::{HttpFetcher, HttpSettings, proxy_for};
 use crate::fetch::mail_mx::MxCheck;
+use crate::fetch::preprocess::Preprocess;
 use crate::fetch::real_path::real_path;
 use crate::fetch::request_extras::RequestExtras;
 use crate::fetch::router::Router;
+use crate::fetch::session_cookies::SessionCookies;
 use crate::fetch::start_address;
 use crate::fetch::tls::CertReader;
 use crate::fetch::walked::Walked;
@@ -200,6 +202,14 @@ pub(super) fn assemble(
     for s in starts {
         filter.add_start(&s.url);
     }
+    // The run's cookies, seeded from the jar file: the fetcher sends and stores them, the run
+    // saves them when it ends.
+    let cookies = Arc::new(SessionCookies::default());
+    if let Some(path) = &cfg.cookie_jar {
+        let jar = crate::fetch::cookie_jar_file::load(path)
+            .map_err(|m| Error::new(ErrorKind::InvalidConfig, m))?;
+        cookies.seed(&jar, std::time::SystemTime::now());
+    }
     // One scope for the fetcher and the engine: it holds a path per walked file.
     let files = Arc::new(file_scope(cfg, starts));
     Ok(Run {
@@ -214,9 +224,14 @@ pub(super) fn assemble(
         fetch: match fetch_override {
             Some(fetch) => fetch.clone(),
             None => Arc::new(Router {
-                http: http(),
+                http: http().with_cookies(cookies.clone()),
                 max_body: cfg.max_body_size,
                 files: Arc::clone(&files),
+                preprocess: cfg.preprocess.clone().map(|program| Preprocess {
+                    program,
+                    timeout: cfg.timeout,
+                    max_body: cfg.max_body_size,
+                }),
             }),
         },
         files,
@@ -261,6 +276,7 @@ pub(super) fn assemble(
         remembered: None,
         login_page: cfg.login.as_ref().map(|l| l.url.clone()),
         session_lost: std::sync::OnceLock::new(),
+        cookie_jar: cfg.cookie_jar.clone().map(|path| (path, cookies)),
         unreported: AtomicUsize::new(0),
         over_limit: AtomicUsize::new(0),
         checked: AtomicUsize::new(0),

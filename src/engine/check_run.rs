@@ -679,6 +679,15 @@ impl CheckRun {
         report.stats = tally.finish(&report.hosts);
         report.stats.skipped = run.skipped.get();
         report.insecure = self.insecure;
+        if let Some((path, cookies)) = &run.cookie_jar {
+            let text = cookies.netscape(std::time::SystemTime::now());
+            if let Err(e) = crate::fetch::cookie_jar_file::save(path, &text) {
+                report.warnings.push(format!(
+                    "cannot save the cookie jar `{}': {e}",
+                    path.display()
+                ));
+            }
+        }
         if let Some(state) = self.state.take() {
             state.finish(&mut report);
         }

@@ -223,6 +223,12 @@ pub(crate) struct Run {
     pub(crate) login_page: Option<Url>,
     /// The first session loss seen (`login::watch_session`), for the report's warnings.
     pub(crate) session_lost: std::sync::OnceLock<String>,
+    /// The cookie jar file and the run's cookies, saved to it when the run ends
+    /// (`Config::cookie_jar`).
+    pub(crate) cookie_jar: Option<(
+        std::path::PathBuf,
+        Arc<crate::fetch::session_cookies::SessionCookies>,
+    )>,
 }
 
 impl Run {

@@ -16,12 +16,15 @@
 #[cfg(feature = "plugin-cert-expiry")]
 pub(crate) mod accept_any_cert;
 pub(crate) mod book_redirects;
+pub(crate) mod bounded_command;
 pub(crate) mod connection;
+pub(crate) mod cookie_jar_file;
 pub(crate) mod dns;
 pub(crate) mod file;
 pub(crate) mod github_auth;
 pub(crate) mod http;
 pub(crate) mod mail_mx;
+pub(crate) mod preprocess;
 pub(crate) mod real_path;
 pub(crate) mod request_extras;
 pub(crate) mod resolver;

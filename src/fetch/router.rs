@@ -7,6 +7,7 @@ use url::Url;
 
 use super::file::{self, FileScope};
 use super::http::{FormMethod, HttpFetcher, PageAnswer};
+use super::preprocess::Preprocess;
 use super::{Chain, Fetch, Fetched, Resume, Validators};
 use crate::model::outcome::FailKind;
 
@@ -19,12 +20,17 @@ pub(crate) struct Router {
     pub(crate) max_body: u64,
     /// The folders whose files may be read (shared with the engine).
     pub(crate) files: Arc<FileScope>,
+    /// The program local files are read through (`Config::preprocess`).
+    pub(crate) preprocess: Option<Preprocess>,
 }
 
 impl Fetch for Router {
     fn fetch(&self, url: &Url, want_body: bool, chain: Chain<'_>) -> Fetched {
         match url.scheme() {
-            "file" => file::fetch(url, want_body, self.max_body, &self.files),
+            "file" => match &self.preprocess {
+                Some(p) if want_body => p.fetch(url, &self.files),
+                _ => file::fetch(url, want_body, self.max_body, &self.files),
+            },
             "http" | "https" => self.http.fetch(url, want_body, chain, None),
             other => Fetched::failed(
                 url,

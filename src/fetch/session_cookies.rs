@@ -140,6 +140,65 @@ impl SessionCookies {
     }
 }
 
+impl SessionCookies {
+    /// Adds the cookies of a jar file read at the start of a run (see
+    /// [`Config::cookie_jar`](crate::Config::cookie_jar)), at `now`. A line for a domain and
+    /// its subdomains counts as such only when the domain may carry cookies for them (not a
+    /// public suffix, not an IP address); otherwise it goes to that one host. Expired lines
+    /// are dropped; the caps of a run hold.
+    pub(crate) fn seed(&self, jar: &crate::config::cookies::CookieJar, now: SystemTime) {
+        let mut kept = self.jar.lock();
+        for (domain, subdomains, path, secure, expires, name, value) in jar.lines() {
+            if name.is_empty() || has_controls(name) || has_controls(value) {
+                continue;
+            }
+            let c = Cookie {
+                name: name.to_owned(),
+                value: value.to_owned(),
+                domain: domain.to_owned(),
+                host_only: !(subdomains && is_registrable(domain)),
+                path: path.to_owned(),
+                secure,
+                expires: (expires != 0)
+                    .then(|| SystemTime::UNIX_EPOCH + Duration::from_secs(expires)),
+                created: 0,
+            };
+            kept.put(c, now);
+        }
+    }
+
+    /// The cookies alive at `now` as a Netscape cookies.txt file (a session cookie has the
+    /// expiry 0), oldest first.
+    pub(crate) fn netscape(&self, now: SystemTime) -> String {
+        let jar = self.jar.lock();
+        let mut out = String::from("# Netscape HTTP Cookie File\n# Written by linkpatrol.\n");
+        // A line break or tab in a field would split the file's line.
+        let plain = |c: &&Cookie| !has_controls(&c.domain) && !has_controls(&c.path);
+        let alive = |c: &&Cookie| c.expires.is_none_or(|e| e > now);
+        for c in jar.cookies.iter().filter(plain).filter(alive) {
+            let expires = c
+                .expires
+                .and_then(|e| e.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs().max(1));
+            let flag = |b: bool| if b { "TRUE" } else { "FALSE" };
+            let domain = if c.host_only {
+                c.domain.clone()
+            } else {
+                format!(".{}", c.domain)
+            };
+            out.push_str(&format!(
+                "{domain}\t{}\t{}\t{}\t{expires}\t{}\t{}\n",
+                flag(!c.host_only),
+                c.path,
+                flag(c.secure),
+                c.name,
+                c.value
+            ));
+        }
+        out
+    }
+}
+
 impl Jar {
     /// Adds, replaces or deletes (an expired cookie) `c`. `true` when something changed.
     fn put(&mut self, mut c: Cookie, now: SystemTime) -> bool {
@@ -428,5 +487,41 @@ mod tests {
         let header = sent(&jar, "http://example.com/").unwrap();
         assert_eq!(header.split("; ").count(), MAX_PER_DOMAIN);
         assert!(header.ends_with("c199=v"), "the newest are kept");
+    }
+
+    #[test]
+    fn a_saved_jar_reads_back_the_same_and_a_suffix_goes_to_its_host_only() {
+        let now = SystemTime::now();
+        let jar = jar_with(
+            "https://www.example.com/docs/x",
+            &[
+                "a=1; Path=/",
+                "b=2; Domain=example.com; Max-Age=60",
+                "c=3; Secure",
+            ],
+        );
+        let text = jar.netscape(now);
+        let again = SessionCookies::default();
+        again.seed(
+            &crate::config::cookies::CookieJar::parse_netscape(&text).unwrap(),
+            now,
+        );
+        assert_eq!(again.netscape(now), text);
+        for to in [
+            "https://www.example.com/docs/y",
+            "http://a.example.com/",
+            "http://evil.test/",
+        ] {
+            assert_eq!(sent(&again, to), sent(&jar, to), "{to}");
+        }
+        // A line for every `.co.uk` site: kept for the host `co.uk` only.
+        let line = ".co.uk\tTRUE\t/\tFALSE\t0\tx\t1\n";
+        let seeded = SessionCookies::default();
+        seeded.seed(
+            &crate::config::cookies::CookieJar::parse_netscape(line).unwrap(),
+            now,
+        );
+        assert_eq!(sent(&seeded, "http://bank.co.uk/"), None);
+        assert_eq!(sent(&seeded, "http://co.uk/").as_deref(), Some("x=1"));
     }
 }

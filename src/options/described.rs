@@ -22,6 +22,8 @@ pub enum Kind {
     Count,
     /// A number, possibly with a fraction (a rate; seconds).
     Number,
+    /// A size in bytes: a whole number, or one with a unit (`512M`).
+    Size,
     /// A duration: a whole number with a unit (`12h`), or seconds as a number.
     Duration,
     /// A file or folder.
@@ -73,6 +75,7 @@ pub fn describe(command: &clap::Command) -> Vec<Described> {
                     Kind::Count
                 }
                 _ if id == TypeId::of::<f64>() => Kind::Number,
+                _ if id == TypeId::of::<super::values::ByteSize>() => Kind::Size,
                 _ if id == TypeId::of::<Duration>() => Kind::Duration,
                 _ if id == TypeId::of::<std::path::PathBuf>() => Kind::Path,
                 _ if id == TypeId::of::<Shard>() => Kind::Shard,

@@ -28,9 +28,9 @@ use crate::config::{
     DEFAULT_MAX_RETRY_WAIT, DEFAULT_MAX_URLS, DEFAULT_THREADS, DEFAULT_TIMEOUT,
 };
 use values::{
-    METHODS, byte_size, cache_age, fallback_extension, format_cache_age, header, host_header,
-    host_method, non_negative, non_negative_secs, pattern_number, positive_secs, shard,
-    thread_count, user_agent,
+    ByteSize, METHODS, byte_size, cache_age, fallback_extension, format_cache_age, header,
+    host_header, host_method, non_negative, non_negative_secs, pattern_number, positive_secs,
+    shard, thread_count, user_agent,
 };
 
 pub use described::{Described, Kind, describe};
@@ -60,6 +60,15 @@ pub struct CheckOptions {
     )]
     #[arg(add = Local::allowed("which files of the checked folder a link may name"))]
     pub fallback_extensions: Vec<String>,
+
+    /// Read each local file through PROGRAM (lychee's --preprocess): it is run, without a
+    /// shell, with the file's absolute path as its one argument, and what it prints on stdout
+    /// is read instead of the file (HTML when it looks like HTML, else the file's own text
+    /// format, else plain text). A program that fails, runs past --timeout or prints more than
+    /// --max-body-size is an error for that file.
+    #[arg(help_heading = "Inputs", long, value_name = "PROGRAM")]
+    #[arg(add = Local::refused("runs a program of the file's choosing, with the user's rights, on every local file read"))]
+    pub preprocess: Option<PathBuf>,
 
     /// In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     /// staged or not) and the files that name a file renamed, moved or deleted since then;
@@ -287,13 +296,13 @@ pub struct CheckOptions {
     /// --max-urls, and the summary says so (0: no budget).
     #[arg(help_heading = "Scope", long, value_name = "SIZE", default_value = "1G", value_parser = byte_size)]
     #[arg(add = Local::allowed("limits").capped(Cap::Count { max: DEFAULT_MAX_MEMORY as u64, zero_is_unlimited: true }))]
-    pub max_memory: u64,
+    pub max_memory: ByteSize,
 
     /// Bytes of queued URLs kept in memory before the rest wait on disk, in bytes or with a
     /// unit (default: a quarter of --max-memory; 0: all but each host's next URL).
     #[arg(help_heading = "Scope", long, value_name = "SIZE", value_parser = byte_size)]
     #[arg(add = Local::allowed("limits: the queue's share counts toward --max-memory"))]
-    pub queue_memory: Option<u64>,
+    pub queue_memory: Option<ByteSize>,
 
     /// Stop the check after this long (seconds, or a duration: 90s, 10m, 1h): no new URL is
     /// started, requests in flight get --abort-timeout, the reports are written and say so;
@@ -345,6 +354,12 @@ pub struct CheckOptions {
     #[arg(add = Local::allowed("which stored results are reused"))]
     pub cache_failures: bool,
 
+    /// Never reuse a stored result with one of these HTTP statuses (codes and ranges as for
+    /// --accept: `429,500..=599`): such links are checked again (lychee's option).
+    #[arg(help_heading = "State between runs", long, value_name = "RANGES")]
+    #[arg(add = Local::allowed("which stored results are reused"))]
+    pub cache_exclude_status: Option<String>,
+
     /// Continue the interrupted last run recorded in the state file (implies --cache): its
     /// finished results and pages are reused whatever their age, the rest is checked.
     #[arg(help_heading = "State between runs", long)]
@@ -368,6 +383,14 @@ pub struct CheckOptions {
     #[arg(help_heading = "Requests", long, value_name = "FILE")]
     #[arg(add = Local::refused("reads a file at any path (its lines can end up in an error message) and sends cookies the user did not choose"))]
     pub cookie_file: Option<PathBuf>,
+
+    /// A cookie jar kept between runs (lychee's --cookie-jar): its cookies are sent as those
+    /// servers set during the run are, and at the end every cookie is saved back to it
+    /// (Netscape cookies.txt, mode 0600; a symbolic link there is refused). Created when
+    /// missing.
+    #[arg(help_heading = "Requests", long, value_name = "FILE")]
+    #[arg(add = Local::refused("reads and writes (replaces) a file at any path, and sends its cookies: cookies are credentials, the user's to keep"))]
+    pub cookie_jar: Option<PathBuf>,
 
     /// Log in through the form of this page before the crawl, and check with the session's
     /// cookies. The password comes from LINKPATROL_LOGIN_PASSWORD (or, on the command line, a
@@ -408,7 +431,8 @@ pub struct CheckOptions {
     #[arg(skip)]
     pub login_password: Option<String>,
 
-    /// Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
+    /// Statuses that count as valid: comma-separated codes and ranges `A..=B`, `A..B` (B
+    /// excluded), `A..` (A and up).
     #[arg(
         help_heading = "Requests",
         long,

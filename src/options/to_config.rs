@@ -103,6 +103,7 @@ impl CheckOptions {
             cache_file,
             max_cache_age,
             cache_failures,
+            cache_exclude_status,
             resume,
             fail_after_runs,
             accept_timeouts,
@@ -124,6 +125,8 @@ impl CheckOptions {
             // `requests()`:
             base_url: _,
             cookie_file: _,
+            cookie_jar: _,
+            preprocess: _,
             accept: _,
             check_mx: _,
             dns_server: _,
@@ -169,8 +172,8 @@ impl CheckOptions {
             .fail_on_blocked(fail_on_blocked)
             // 0 means no limit, like the other limits.
             .max_urls(Some(max_urls))
-            .max_memory(Some(usize::try_from(max_memory).unwrap_or(usize::MAX)))
-            .queue_memory(queue_memory.map(|q| usize::try_from(q).unwrap_or(usize::MAX)))
+            .max_memory(Some(usize::try_from(max_memory.0).unwrap_or(usize::MAX)))
+            .queue_memory(queue_memory.map(|q| usize::try_from(q.0).unwrap_or(usize::MAX)))
             .max_run_time(max_run_time.map(|t| secs("max-run-time", t)).transpose()?)
             .max_body_size(max_body_size)
             .max_cache_age(max_cache_age)
@@ -186,6 +189,10 @@ impl CheckOptions {
         }
         if fail_after_runs == 0 {
             return Err(bad("fail-after-runs", "must be at least 1"));
+        }
+        if let Some(statuses) = &cache_exclude_status {
+            let set = AcceptStatus::parse(statuses).map_err(|e| bad("cache-exclude-status", e))?;
+            config = config.cache_exclude_status(set);
         }
         if let Some(path) = &cache_file {
             config = config.state_file(path);
@@ -267,7 +274,8 @@ impl CheckOptions {
         Ok(config)
     }
 
-    /// Cookies, accepted statuses, the MX resolver, the archive, GitHub's token and the site's
+    /// Cookies (and the jar kept between runs), the preprocessing program, accepted
+    /// statuses, the MX resolver, the archive, GitHub's token and the site's
     /// public URL.
     fn requests(&self, mut config: Config) -> Result<Config, OptionError> {
         if let Some(path) = &self.cookie_file {
@@ -279,6 +287,12 @@ impl CheckOptions {
             let jar = CookieJar::parse_netscape(&text)
                 .map_err(|e| bad("cookie-file", format!("`{}', {e}", path.display())))?;
             config = config.cookies(jar);
+        }
+        if let Some(path) = &self.cookie_jar {
+            config = config.cookie_jar(path);
+        }
+        if let Some(program) = &self.preprocess {
+            config = config.preprocess(program);
         }
         let accept = AcceptStatus::parse(&self.accept).map_err(|e| bad("accept", e.to_string()))?;
         config = config.accept(accept);
@@ -631,6 +645,9 @@ mod tests {
             ("fail-after-runs", Some("3"), &[]),
             ("base-url", Some("http://127.0.0.1:9/"), &[]),
             ("cookie-file", Some(&cookies), &[]),
+            ("cookie-jar", Some("jar.txt"), &[]),
+            ("preprocess", Some("pdftotext"), &[]),
+            ("cache-exclude-status", Some("429"), &[]),
             ("login-url", Some("http://127.0.0.1:9/b"), login),
             ("login-user", Some("you"), login),
             ("login-user-field", Some("u"), login),

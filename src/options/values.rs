@@ -99,9 +99,13 @@ pub fn positive_secs(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A size in bytes, as given (`--max-memory`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
 /// A size in bytes (`--max-memory`): a whole number, or one with a binary unit, `64K`, `512M`,
 /// `2G` (`KiB`, `MB` and the like are read the same way: powers of 1024).
-pub fn byte_size(s: &str) -> Result<u64, String> {
+pub fn byte_size(s: &str) -> Result<ByteSize, String> {
     let bad = || format!("`{s}' is not a size such as 1048576, 512M or 2G");
     let t = s.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -116,7 +120,7 @@ pub fn byte_size(s: &str) -> Result<u64, String> {
         "t" => 40,
         _ => return Err(bad()),
     };
-    number.checked_mul(1 << shift).ok_or_else(bad)
+    number.checked_mul(1 << shift).map(ByteSize).ok_or_else(bad)
 }
 
 /// `--abort-timeout`, `--max-retry-wait`: seconds >= 0, with or without a unit.

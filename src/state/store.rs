@@ -371,7 +371,9 @@ fn load(conn: &Connection, cfg: &Config, now: SystemTime) -> rusqlite::Result<Re
             }
             continue;
         }
-        let reusable = trusted && (row.outcome == "ok" || cfg.state.cache_failures);
+        let reusable = trusted
+            && (row.outcome == "ok" || cfg.state.cache_failures)
+            && !cfg.state.excludes(row.status);
         if checked_at <= oldest || future || !reusable {
             continue;
         }

@@ -165,6 +165,10 @@ impl Value<'_, '_> {
             Kind::Switch | Kind::Bool => self.switch()?.to_string(),
             Kind::Count if is_int => v.str()?.to_string(),
             Kind::Count => return Err(self.wrong_type("an int")),
+            // Bytes, or a size as the flag takes it: `"512M"`.
+            Kind::Size if is_int => v.str()?.to_string(),
+            Kind::Size if v.is_instance_of::<PyString>() => v.extract()?,
+            Kind::Size => return Err(self.wrong_type("an int or a size such as \"512M\"")),
             Kind::Number if is_number => v.str()?.to_string(),
             // Seconds may be written as the flag takes them: `"5s"`.
             Kind::Number if v.is_instance_of::<PyString>() => v.extract()?,

@@ -12,6 +12,12 @@ fallback_extensions: str | list[str] = []
     headings are the anchors; ch1.png is not). A checked folder with a book.toml is read as
     an mdBook: its sources, with `md` tried first; its pages are the chapters src/SUMMARY.md
     lists (a link to a .md source it does not list is broken: mdBook does not render it).
+preprocess: str | os.PathLike = None
+    Read each local file through PROGRAM (lychee's preprocess): it is run, without a shell,
+    with the file's absolute path as its one argument, and what it prints on stdout is read
+    instead of the file (HTML when it looks like HTML, else the file's own text format, else
+    plain text). A program that fails, runs past timeout or prints more than max_body_size
+    is an error for that file.
 changed_since: str = None
     In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     staged or not) and the files that name a file renamed, moved or deleted since then;
@@ -114,13 +120,13 @@ max_urls: int = 500000
     Check at most N distinct URLs; links to further URLs are only counted, and the summary
     says the limit was reached. The default stops a spider trap (a site that makes up new
     links on every page) at a few hundred MB (0: no limit).
-max_memory: int = 1G
+max_memory: int | str = '1G'
     Memory the run may hold for what grows with the site (the URLs found, the queued ones,
     the rows a sorted report keeps for the end), in bytes or with a unit: 512M, 2G. Past the
     queue's share (queue_memory) the queued URLs wait on disk in a temporary file; when the
     rest reaches the budget, links to new URLs are only counted, as with max_urls, and the
     summary says so (0: no budget).
-queue_memory: int = None
+queue_memory: int | str = None
     Bytes of queued URLs kept in memory before the rest wait on disk, in bytes or with a
     unit (default: a quarter of max_memory; 0: all but each host's next URL).
 max_run_time: float | str = None
@@ -146,6 +152,9 @@ max_cache_age: float | str = '1d'
     Reuse results checked at most this long ago: 30m, 12h, 7d.
 cache_failures: bool = False
     Reuse broken results from the state file too (by default they are checked again).
+cache_exclude_status: str = None
+    Never reuse a stored result with one of these HTTP statuses (codes and ranges as for
+    accept: `429,500..=599`): such links are checked again (lychee's option).
 resume: bool = False
     Continue the interrupted last run recorded in the state file (implies cache): its
     finished results and pages are reused whatever their age, the rest is checked.
@@ -158,6 +167,11 @@ base_url: str = None
     that site's /x, as a browser there sees it.
 cookie_file: str | os.PathLike = None
     Send the cookies of this Netscape cookies.txt file (by domain, path, secure, expiry).
+cookie_jar: str | os.PathLike = None
+    A cookie jar kept between runs (lychee's cookie_jar): its cookies are sent as those
+    servers set during the run are, and at the end every cookie is saved back to it
+    (Netscape cookies.txt, mode 0600; a symbolic link there is refused). Created when
+    missing.
 login_url: str = None
     Log in through the form of this page before the crawl, and check with the session's
     cookies. The password comes from LINKPATROL_LOGIN_PASSWORD (or, on the command line, a
@@ -175,7 +189,8 @@ login_logout_pattern: str = '(?i)log[-_ ]?(out|off)|sign[-_ ]?(out|off)|session/
     Links whose URL matches this regex (as written, or with its path and query
     percent-decoded) would end the login session: not requested.
 accept: str = '100..=399'
-    Statuses that count as valid: comma-separated codes and ranges `A..=B` or `A..B`.
+    Statuses that count as valid: comma-separated codes and ranges `A..=B`, `A..B` (B
+    excluded), `A..` (A and up).
 accept_timeouts: bool = False
     Count a link whose check timed out as valid, with the timeout-accepted warning instead
     of an error (lychee's accept_timeouts): for servers known to be slow.

@@ -106,10 +106,12 @@ pub struct Args {
     pub verbose: bool,
 
     // ---- Config file, inputs and requests. Headings: see `help.rs`. ----
-    /// Read settings from this TOML file [default: ./linkpatrol.toml, else
-    /// $XDG_CONFIG_HOME/linkpatrol/config.toml]
+    /// Read settings from this TOML file (repeatable: merged in order, a later file's key
+    /// wins); a pyproject.toml is read for its [tool.linkpatrol] table, a Cargo.toml for its
+    /// [package.metadata.linkpatrol] [default: ./linkpatrol.toml, else such a table of
+    /// ./pyproject.toml, else of ./Cargo.toml, else $XDG_CONFIG_HOME/linkpatrol/config.toml]
     #[arg(help_heading = "Config file", short = 'c', long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub config: Vec<PathBuf>,
 
     /// The Markdown sources of the built site being checked (`mdbook build && linkpatrol
     /// --sources src book`): each problem on a built page is reported at its source's line.
@@ -121,8 +123,9 @@ pub struct Args {
     #[arg(help_heading = "Config file", long, conflicts_with = "config")]
     pub no_config: bool,
 
-    /// Trust a ./linkpatrol.toml found in the current folder: let it set the keys that run
-    /// programs, write files, reroute requests or read outside the folder (the command plugin,
+    /// Trust a ./linkpatrol.toml (or the linkpatrol table of ./pyproject.toml or ./Cargo.toml)
+    /// found in the current folder: let it set the keys that run programs, write files,
+    /// reroute requests or read outside the folder (the command plugin, preprocess,
     /// file-output, proxy, …), which it may not set otherwise. A file given with -c and the
     /// user's own config file are always trusted.
     #[arg(help_heading = "Config file", long)]

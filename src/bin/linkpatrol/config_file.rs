@@ -1,6 +1,6 @@
-//! The config file (TOML): where it is found, its keys, how it merges under the environment
-//! and the flags, and the effective configuration printed back as TOML (`--print-config`) in
-//! a form that reads back to the same configuration.
+//! The config file (TOML): its keys (which files are read: `config_sources`), how it merges
+//! under the environment and the flags, and the effective configuration printed back as TOML
+//! (`--print-config`) in a form that reads back to the same configuration.
 //!
 //! A plain key is a long flag of the command line (kebab-case), read by that flag's own parser:
 //! the file's values are handed to the command line's parser as `--key=value` arguments placed
@@ -65,6 +65,8 @@ pub struct FileKey {
     pub value: toml::Value,
     /// The 1-based line of the value.
     pub line: usize,
+    /// The file it is from, when several were merged (`config_sources`); else the one read.
+    pub file: Option<PathBuf>,
 }
 
 /// A config file read: its plain keys in the order written, and its sections. All keys are
@@ -149,28 +151,6 @@ pub enum Found {
     InUserFolder,
 }
 
-/// The config file to read and where it was found: `named` (`--config`), else
-/// `./linkpatrol.toml`, else `$XDG_CONFIG_HOME/linkpatrol/config.toml` (`~/.config/…`); none
-/// with `no_config` (`--no-config`).
-pub fn locate(no_config: bool, named: Option<&Path>) -> Option<(PathBuf, Found)> {
-    if no_config {
-        return None;
-    }
-    if let Some(p) = named {
-        return Some((p.to_path_buf(), Found::Named));
-    }
-    let local = Path::new(".").join(LOCAL_FILE);
-    // Whatever it is: `load` refuses what is not a regular file inside the folder, with an
-    // error rather than a silent fall back to the user's file.
-    if local.symlink_metadata().is_ok() {
-        return Some((local, Found::InCurrentFolder));
-    }
-    dirs::config_dir()
-        .map(|d| d.join("linkpatrol").join("config.toml"))
-        .filter(|p| p.is_file())
-        .map(|p| (p, Found::InUserFolder))
-}
-
 /// The most bytes of a config file (a real one is a few kilobytes).
 const CONFIG_MAX: u64 = 1 << 20;
 
@@ -223,7 +203,12 @@ pub fn parse(command: &Command, text: &str) -> std::result::Result<FileConfig, S
                 shown(&value)
             ));
         }
-        keys.push(FileKey { key, value, line });
+        keys.push(FileKey {
+            key,
+            value,
+            line,
+            file: None,
+        });
     }
     keys.sort_by_key(|k| k.line);
     Ok(FileConfig { keys, sections })
@@ -244,6 +229,8 @@ fn typed(kind: Kind, repeats: bool, value: &toml::Value) -> std::result::Result<
         (Kind::Switch | Kind::Bool, _) => Err("true or false"),
         (Kind::Count, V::Integer(_)) => Ok(()),
         (Kind::Count, _) => Err("a whole number"),
+        (Kind::Size, V::Integer(_) | V::String(_)) => Ok(()),
+        (Kind::Size, _) => Err("a size such as \"512M\" or a number of bytes"),
         (Kind::Number, V::Integer(_) | V::Float(_) | V::String(_)) => Ok(()),
         (Kind::Number, _) => Err("a number"),
         (Kind::Duration, V::String(_)) => Ok(()),
@@ -352,7 +339,7 @@ pub fn place_of(
     (!given(m, &arg)).then(|| {
         format!(
             "config file `{}', line {}: {flag}",
-            origin.display(),
+            key.file.as_deref().unwrap_or(origin).display(),
             key.line
         )
     })
@@ -424,7 +411,7 @@ pub fn effective(
             _ if d.repeats => Some(V::Array(raw.into_iter().map(V::String).collect())),
             Kind::Number => m.get_one::<f64>(id).map(|x| V::Float(*x)),
             Kind::Bool => m.get_one::<bool>(id).map(|b| V::Boolean(*b)),
-            Kind::Count => raw.first().map(|n| {
+            Kind::Count | Kind::Size => raw.first().map(|n| {
                 n.parse::<i64>()
                     .map_or_else(|_| V::String(n.clone()), V::Integer)
             }),
@@ -458,6 +445,7 @@ pub(crate) mod tests {
             _ if d.repeats => "[\"x\"]",
             Kind::Switch | Kind::Bool => "true",
             Kind::Count => "3",
+            Kind::Size => "\"64M\"",
             Kind::Number => "2.5",
             Kind::Duration => "\"12h\"",
             _ => "\"x\"",

@@ -9,6 +9,7 @@ mod diag;
 mod allocator;
 mod args;
 mod config_file;
+mod config_sources;
 mod exit_guard;
 mod generate;
 mod help;

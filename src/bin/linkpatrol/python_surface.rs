@@ -65,6 +65,7 @@ fn doc_type(d: &Described) -> String {
     match d.kind {
         Kind::Switch | Kind::Bool => "bool".into(),
         Kind::Count => "int".into(),
+        Kind::Size => "int | str".into(),
         Kind::Number => "float | str".into(),
         Kind::Duration => "float | str".into(),
         Kind::Path => "str | os.PathLike".into(),
@@ -141,6 +142,7 @@ fn stub_type(d: &Described) -> String {
     let one = match d.kind {
         Kind::Switch | Kind::Bool => "bool".into(),
         Kind::Count => "int".into(),
+        Kind::Size => "Union[int, str]".into(),
         Kind::Number | Kind::Duration => "Union[float, str]".into(),
         Kind::Path => "Union[str, \"os.PathLike[str]\"]".into(),
         Kind::Shard => "Union[str, Tuple[int, int]]".into(),

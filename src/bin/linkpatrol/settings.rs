@@ -71,14 +71,13 @@ pub fn settings() -> Result<Settings> {
     }
     args.check.rate_given = config_file::given(&matches, "max_requests_per_second");
     let command = command();
-    let Some((path, found)) = config_file::locate(args.no_config, args.config.as_deref()) else {
+    let Some((mut file, path, found)) = crate::config_sources::read(&command, &args)? else {
         let mut settings = Settings::flags(args);
         if settings.args.print_config {
             settings.printed_config = Some(printed(&command, &matches, &settings)?);
         }
         return Ok(settings);
     };
-    let mut file = config_file::load(&command, &path, found)?;
     let untrusted = found == Found::InCurrentFolder && !args.trust_config;
     if untrusted {
         trust::check_local(
@@ -93,9 +92,15 @@ pub fn settings() -> Result<Settings> {
         || std::env::var_os("GITHUB_TOKEN").is_some_and(|v| !v.is_empty());
     if untrusted
         && (github_token
-            || ["headers", "host_header", "cookie_file", "login_url"]
-                .iter()
-                .any(|id| config_file::given(&matches, id)))
+            || [
+                "headers",
+                "host_header",
+                "cookie_file",
+                "cookie_jar",
+                "login_url",
+            ]
+            .iter()
+            .any(|id| config_file::given(&matches, id)))
     {
         trust::check_local_printing(&command, &file, &path, &matches)?;
     }
@@ -208,7 +213,7 @@ fn cap_local(
                 // digits (or a size with a unit, `4G`, which only a size's parser takes).
                 let given = match &key.value {
                     Value::Integer(n) => u64::try_from(*n).ok(),
-                    Value::String(s) => linkpatrol::options::values::byte_size(s).ok(),
+                    Value::String(s) => linkpatrol::options::values::byte_size(s).ok().map(|b| b.0),
                     _ => None,
                 };
                 if let Some(n) = given

@@ -99,6 +99,15 @@ impl HttpFetcher {
             cookies: Default::default(),
         }
     }
+
+    /// This fetcher with `cookies` as the run's cookie store, shared with whoever saves them.
+    pub(crate) fn with_cookies(
+        mut self,
+        cookies: Arc<crate::fetch::session_cookies::SessionCookies>,
+    ) -> Self {
+        self.cookies = cookies;
+        self
+    }
 }
 
 /// Parses an explicit proxy URL: an http(s) `CONNECT` proxy (ureq is built without socks).

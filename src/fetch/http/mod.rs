@@ -75,7 +75,7 @@ pub(crate) struct HttpFetcher {
     settings: HttpSettings,
     cancel: CancelHandle,
     /// The cookies servers set during the run, sent back where they match.
-    cookies: SessionCookies,
+    cookies: Arc<SessionCookies>,
 }
 
 impl HttpFetcher {
