@@ -48,6 +48,11 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--follow-outside-root", cfg.follow_outside_root.to_string()),
         ("--include-verbatim", cfg.include_verbatim.to_string()),
         ("--fallback-extensions", cfg.fallback_extensions.join(",")),
+        (
+            "--default-extension",
+            cfg.default_extension.clone().unwrap_or_default(),
+        ),
+        ("--index-files", cfg.index_files.join(",")),
         ("mdbook", cfg.readme_as_index.to_string()),
         ("mdbook chapters", format!("{:?}", cfg.mdbooks)),
         ("mdbook redirects", format!("{:?}", cfg.mdbook_redirects)),

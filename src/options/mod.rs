@@ -28,8 +28,8 @@ use crate::config::{
 };
 use values::{
     METHODS, cache_age, fallback_extension, format_cache_age, header, host_header, host_method,
-    non_negative, non_negative_secs, pattern_number, positive_secs, shard, thread_count,
-    user_agent,
+    index_file, non_negative, non_negative_secs, pattern_number, positive_secs, shard,
+    thread_count, user_agent,
 };
 
 pub use described::{Described, Kind, describe};
@@ -55,6 +55,40 @@ pub struct CheckOptions {
         value_parser = fallback_extension
     )]
     pub fallback_extensions: Vec<String>,
+
+    /// The extensions of the files read in folder and glob walks (`md,html,txt`; without
+    /// case) [default: Markdown's in a folder, every file a glob matches]. A file named as an
+    /// input is read whatever its extension.
+    #[arg(
+        help_heading = "Inputs",
+        long,
+        value_name = "EXT,…",
+        value_delimiter = ',',
+        value_parser = fallback_extension
+    )]
+    pub extensions: Option<Vec<String>>,
+
+    /// Read a local file whose name has no extension as if it had this one (`md`, `html`,
+    /// `txt`), named, walked or linked [default: a named one is read as plain text, whose bare
+    /// URLs are checked; any other is checked for existence only].
+    #[arg(help_heading = "Inputs", long, value_name = "EXT", value_parser = fallback_extension)]
+    pub default_extension: Option<String>,
+
+    /// Match glob patterns without regard to case (`'docs/*.MD'` finds a.md).
+    #[arg(help_heading = "Inputs", long)]
+    pub glob_ignore_case: bool,
+
+    /// The names a link to a local folder stands for, tried in order; `.` is the folder itself
+    /// (its listing). With none of them there the link is broken, so `--index-files ''` makes
+    /// every folder link broken [default: index.html,.].
+    #[arg(
+        help_heading = "Inputs",
+        long,
+        value_name = "NAME,…",
+        value_delimiter = ',',
+        value_parser = index_file
+    )]
+    pub index_files: Option<Vec<String>>,
 
     /// In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     /// staged or not) and the files that name a file renamed, moved or deleted since then;

@@ -410,6 +410,19 @@ mod tests {
             "fallback-extensions",
             "which files of the checked folder a link may name",
         ),
+        ("extensions", "which files of the checked folder are walked"),
+        (
+            "glob-ignore-case",
+            "which files of the checked folder are walked",
+        ),
+        (
+            "default-extension",
+            "how files of the checked folder without one are read",
+        ),
+        (
+            "index-files",
+            "which file names of a linked folder stand for it (names, never paths)",
+        ),
         (
             "base-url",
             "maps URLs onto the site folder, which stays inside",
