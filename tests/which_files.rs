@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::support::server::{Routes, TestServer};
-use crate::support::util::{TempDir, assert_exit, csv_run_in, rows};
+use crate::support::util::{CSV_FLAGS, TempDir, assert_exit, cli_in, csv_run_in, rows};
 
 /// One CSV row, by column: 0 urlname, 1 parentname, 3 result, 4 warningstring, 6 valid.
 type Row = csv::StringRecord;
@@ -161,28 +161,51 @@ fn index_files_choose_what_a_folder_link_stands_for() {
         // None: a link must name a file, as lychee's `--index-files ''`.
         assert_eq!(run(Some("")), (f(), f(), false));
     }
+    // In the config file an empty list is no names too, not the default.
+    write(&dir.join("none.toml"), "index-files = []\n");
+    let mut args = vec!["-c", "none.toml"];
+    args.extend(CSV_FLAGS);
+    args.push(index);
+    let out = cli_in(&dir, &[], &args);
+    assert_exit(&out, 1);
+    let r = rows(&out);
+    assert_eq!(&row(&r, "bare/", "index.html").expect("bare/")[6], "False");
+    // A name is a file name, never a path.
     let out = csv_run_in(&dir, &["--index-files", "../x", index]);
     assert_exit(&out, 2);
 }
 
 /// `root/link.md` leads to `elsewhere/real.md`: its links resolve in `root`, where it is
-/// named, and only the file it leads to is read, not its folder.
+/// named (so `/`, relative links and `--remap` rules written for `root` work), and only the
+/// file it leads to is read, not its folder.
 #[cfg(unix)]
 #[test]
 fn a_page_named_through_a_symbolic_link_is_read_where_it_is_named() {
     let dir = TempDir::new("which-symlink");
     write(
         &dir.join("elsewhere/real.md"),
-        "[a](/target.md) [b](sibling.md) [c](../elsewhere/other.md)\n",
+        "[a](/target.md) [b](sibling.md) [c](../elsewhere/other.md) [d](old.md)\n",
     );
     write(&dir.join("elsewhere/other.md"), "[z](zzz.md)\n");
     write(&dir.join("root/target.md"), "t\n");
     write(&dir.join("root/sibling.md"), "s\n");
     std::os::unix::fs::symlink("../elsewhere/real.md", dir.join("root/link.md")).unwrap();
     for threads in ["1", "8"] {
-        let out = csv_run_in(&dir, &["-t", threads, "--root-dir", "root", "root/link.md"]);
+        let out = csv_run_in(
+            &dir,
+            &[
+                "-t",
+                threads,
+                "--root-dir",
+                "root",
+                "--remap",
+                "/root/old\\.md$ /root/sibling.md",
+                "root/link.md",
+            ],
+        );
         assert_exit(&out, 0);
         let r = rows(&out);
+        assert_eq!(&row(&r, "old.md", "root/link.md").expect("d")[6], "True");
         assert_eq!(
             &row(&r, "/target.md", "root/link.md").expect("a")[6],
             "True"

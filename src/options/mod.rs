@@ -33,6 +33,17 @@ use values::{
 };
 
 pub use described::{Described, Kind, describe};
+
+/// The options whose empty list is a value of its own, not the default: `--index-files ''`
+/// names no index file (every folder link is broken), while leaving it out keeps
+/// `index.html,.`. The config file and Python pass an empty list of these as `--flag=`.
+const EMPTY_LIST_IS_A_VALUE: [&str; 1] = ["index-files"];
+
+/// `true` when an empty list given to the option `flag` (its long name) is a value of its own,
+/// passed as `--flag=`, rather than the option left at its default.
+pub fn empty_list_is_a_value(flag: &str) -> bool {
+    EMPTY_LIST_IS_A_VALUE.contains(&flag)
+}
 pub use to_config::{LOGIN_PASSWORD_VARIABLE, OptionError};
 
 /// The options of a check (every flag but those that shape the command's own output), with
@@ -79,8 +90,8 @@ pub struct CheckOptions {
     pub glob_ignore_case: bool,
 
     /// The names a link to a local folder stands for, tried in order; `.` is the folder itself
-    /// (its listing). With none of them there the link is broken, so `--index-files ''` makes
-    /// every folder link broken [default: index.html,.].
+    /// (its listing). With none of them there the link is broken, so an empty list
+    /// (`--index-files ''`) makes every folder link broken [default: index.html,.].
     #[arg(
         help_heading = "Inputs",
         long,

@@ -24,8 +24,8 @@ glob_ignore_case: bool = False
     Match glob patterns without regard to case (`'docs/*.MD'` finds a.md).
 index_files: str | list[str] = []
     The names a link to a local folder stands for, tried in order; `.` is the folder itself
-    (its listing). With none of them there the link is broken, so `index_files ''` makes
-    every folder link broken [default: index.html,.].
+    (its listing). With none of them there the link is broken, so an empty list
+    (`index_files ''`) makes every folder link broken [default: index.html,.].
 changed_since: str = None
     In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     staged or not) and the files that name a file renamed, moved or deleted since then;

@@ -120,6 +120,11 @@ impl FileConfig {
                         out.push(OsString::from(format!("--{key}")));
                     }
                 }
+                toml::Value::Array(items)
+                    if items.is_empty() && linkpatrol::options::empty_list_is_a_value(key) =>
+                {
+                    out.push(OsString::from(format!("--{key}=")));
+                }
                 toml::Value::Array(items) => out.extend(
                     items
                         .iter()
