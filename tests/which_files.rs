@@ -161,6 +161,12 @@ fn index_files_choose_what_a_folder_link_stands_for() {
         // None: a link must name a file, as lychee's `--index-files ''`.
         assert_eq!(run(Some("")), (f(), f(), false));
     }
+    // A folder given as input is still a local site started at its index.html.
+    for names in ["README.md", ""] {
+        let out = csv_run_in(&dir, &["--index-files", names, "site"]);
+        let r = rows(&out);
+        assert!(row(&r, "bare/", "index.html").is_some(), "{names}: {r:#?}");
+    }
     // In the config file an empty list is no names too, not the default.
     write(&dir.join("none.toml"), "index-files = []\n");
     let mut args = vec!["-c", "none.toml"];

@@ -772,7 +772,14 @@ fn add_one(
     if meta.is_dir() {
         // Its listing (no index.html) names only what the walk keeps: one set of rules.
         let kept = walk.files(path, &|_: &Path| true)?;
-        return Ok(config.walked_folder(path, kept).input_path(path));
+        let config = config.walked_folder(path, kept);
+        // A local site starts at its index.html, whatever `index_files` makes of folder links.
+        let index = path.join("index.html");
+        if config.index_files.first().is_none_or(|n| n != "index.html") && index.is_file() {
+            root_dir.get_or_insert_with(|| path.to_path_buf());
+            return Ok(config.input_path(index));
+        }
+        return Ok(config.input_path(path));
     }
     // Named, so read whatever its extension (as plain text when its type is not read).
     Ok(config.input_named_file(path))
