@@ -147,3 +147,6 @@ mod typo_hints;
 mod untrusted_text;
 /// One "URLs checked": a single run, a resumed run and merged shards agree.
 mod url_counts;
+/// Which local files are read: --extensions, named files of any extension,
+/// --default-extension, --glob-ignore-case, --index-files, a page named through a link.
+mod which_files;

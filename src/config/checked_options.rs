@@ -54,6 +54,11 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
                 .as_ref()
                 .map_or_else(String::new, |p| p.display().to_string()),
         ),
+        (
+            "--default-extension",
+            cfg.default_extension.clone().unwrap_or_default(),
+        ),
+        ("--index-files", cfg.index_files.join(",")),
         ("mdbook", cfg.readme_as_index.to_string()),
         ("mdbook chapters", format!("{:?}", cfg.mdbooks)),
         ("mdbook redirects", format!("{:?}", cfg.mdbook_redirects)),

@@ -57,6 +57,10 @@ pub const MARKDOWN_EXTENSIONS: [&str; 8] = [
     "md", "markdown", "mdown", "mkd", "mkdn", "qmd", "rmd", "mdx",
 ];
 
+/// The names a folder link stands for by default: its `index.html`, else the folder itself
+/// (its listing).
+pub const DEFAULT_INDEX_FILES: [&str; 2] = ["index.html", "."];
+
 /// `true` when `path`'s extension is one of [`MARKDOWN_EXTENSIONS`].
 pub(crate) fn is_markdown_path(path: &std::path::Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
@@ -201,6 +205,12 @@ pub struct Config {
     pub(crate) include_verbatim: bool,
     pub(crate) fallback_extensions: Vec<String>,
     pub(crate) readme_as_index: bool,
+    /// How a local file without an extension is read (`default_extension`).
+    pub(crate) default_extension: Option<String>,
+    /// The names a folder link stands for, in order; `.` is the folder itself (`index_files`).
+    pub(crate) index_files: Vec<String>,
+    /// Start files read as plain text when their type is not read (`input_named_file`).
+    pub(crate) named_files: Vec<PathBuf>,
     /// Folders walked, with the files each walk kept (`walked_folder`).
     pub(crate) walked_folders: Vec<(PathBuf, Arc<Vec<PathBuf>>)>,
     pub(crate) mdbooks: Vec<(PathBuf, Option<Vec<PathBuf>>)>,
@@ -281,6 +291,12 @@ impl Default for Config {
             include_verbatim: false,
             fallback_extensions: Vec::new(),
             readme_as_index: false,
+            default_extension: None,
+            index_files: DEFAULT_INDEX_FILES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            named_files: Vec::new(),
             walked_folders: Vec::new(),
             mdbooks: Vec::new(),
             mdbook_redirects: Vec::new(),
@@ -760,6 +776,41 @@ impl Config {
         self
     }
 
+    /// How a local file whose name has no extension is read: as a file with this extension
+    /// (`md`, `html`, `txt`), in a folder walk, as a start file and as a linked page, as
+    /// lychee's `--default-extension`. Defaults to none: such a file is checked for existence
+    /// only, or read as plain text when it is a start file named as such.
+    pub fn default_extension(mut self, extension: Option<String>) -> Self {
+        self.default_extension = extension
+            .map(|e| e.trim().trim_start_matches('.').to_owned())
+            .filter(|e| !e.is_empty());
+        self
+    }
+
+    /// The names a link to a local folder stands for, tried in order: the first that is a
+    /// file is read; `.` is the folder itself (its listing when no earlier name exists). With
+    /// none of them there, the link is broken, so an empty list makes every folder link
+    /// broken, as lychee's `--index-files`. Defaults to [`DEFAULT_INDEX_FILES`].
+    pub fn index_files(mut self, names: Vec<String>) -> Self {
+        self.index_files = names
+            .into_iter()
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect();
+        self
+    }
+
+    /// Adds a local file as a start input that is read whatever its extension: as its type
+    /// when that is a type read (HTML, Markdown, …), as plain text, whose bare URLs are
+    /// checked, when its type is unknown (`.log`, no extension) or text not read (`.js`,
+    /// `.json`); an image or an archive is only warned about. [`Inputs`](crate::Inputs) adds
+    /// every file named (not walked) this way.
+    pub fn input_named_file(mut self, path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        self.named_files.push(path.clone());
+        self.input(Input::Path(path))
+    }
+
     /// The files a walk of `folder` kept (its ignore files, hidden files and exclusions
     /// applied): the listing of a folder without `index.html` inside it then names only these
     /// and the folders that hold them, so what the walk left out is not read through a
@@ -978,6 +1029,16 @@ impl Config {
         for ext in &self.fallback_extensions {
             if let Err(e) = setting_syntax::fallback_extension(ext) {
                 return bad(format!("fallback extensions: {e}"));
+            }
+        }
+        if let Some(ext) = &self.default_extension
+            && let Err(e) = setting_syntax::fallback_extension(ext)
+        {
+            return bad(format!("default extension: {e}"));
+        }
+        for name in &self.index_files {
+            if let Err(e) = setting_syntax::index_file(name) {
+                return bad(format!("index files: {e}"));
             }
         }
         let max = MAX_DURATION.as_secs();

@@ -62,6 +62,19 @@ pub(crate) fn fallback_extension(s: &str) -> Result<String, String> {
     Ok(given.trim_start_matches('.').to_owned())
 }
 
+/// A name of `--index-files` (`index.html`, `README.md`, `.`), trimmed: a file name of the
+/// linked folder, so one with `/`, `\`, `..` or NUL (which would name another path) is refused.
+pub(crate) fn index_file(s: &str) -> Result<String, String> {
+    let given = s.trim();
+    if given.contains(['/', '\\', '\0']) || given.contains("..") {
+        return Err(format!(
+            "`{}' is not a file name (no `/', `\\', `..' or NUL)",
+            s.escape_debug()
+        ));
+    }
+    Ok(given.to_owned())
+}
+
 /// `NAME` or `NAME:key=value,key=value`, as `--plugin` reads it. A value with a comma stays
 /// whole when some piece after a comma is not `key=value` (`pattern=a{1,2}`); otherwise repeat
 /// the flag.

@@ -15,7 +15,6 @@ use url::Url;
 use crate::config::shard::FoundLink;
 use crate::engine::cache::{Claim, Occurrence, PageEdges};
 use crate::fetch::http::host_key;
-use crate::fetch::{self};
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, FailKind, Outcome};
 use crate::model::redact::redact;
@@ -247,7 +246,7 @@ impl Run {
             // Borrowed from `url` (no copy) unless the URL is queued or upgraded below.
             // A local folder with an index.html and the index.html are one key
             // (`document_key`).
-            fetch::file::document_key(&url, cache_key_ref(&url))
+            self.files.document_key(&url, cache_key_ref(&url))
         };
         let site = match site {
             Some(mut s) if too_long => {

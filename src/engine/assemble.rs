@@ -2,7 +2,7 @@
 //! the queue with its host table, the politeness gate, the fetcher, the filter, the cache and
 //! the plugin host. The checker then drives what is built here.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
@@ -46,6 +46,8 @@ use crate::policy::robots::{RobotsCache, robots_agent};
 pub(super) struct Start {
     pub(super) url: Url,
     pub(super) inline: Option<Arc<str>>,
+    /// A start file named through a symbolic link: the file it leads to, which may be read.
+    pub(super) target: Option<PathBuf>,
 }
 
 /// The address classes the run does not connect to (the start sites' own hosts excepted):
@@ -302,8 +304,19 @@ fn file_scope(cfg: &Config, starts: &[Start]) -> FileScope {
         .iter()
         .filter(|s| s.inline.is_none() && s.url.scheme() == "file")
         .filter_map(|s| s.url.join(".").ok()?.to_file_path().ok())
+        .chain(starts.iter().filter_map(|s| s.target.clone()))
         .chain(cfg.root_dir.clone());
     let mut scope = FileScope::new(folders, cfg.follow_outside_root);
+    scope.index.clone_from(&cfg.index_files);
+    scope.default_type = cfg
+        .default_extension
+        .as_ref()
+        .map(|e| crate::fetch::file::type_of_extension(e));
+    scope.named_text = cfg
+        .named_files
+        .iter()
+        .filter_map(|p| start_path(p).ok()?.url.to_file_path().ok())
+        .collect();
     scope.fallback.clone_from(&cfg.fallback_extensions);
     scope.readme_index = cfg.readme_as_index;
     scope.walked = Walked::new(&cfg.walked_folders);
@@ -362,25 +375,59 @@ pub(super) fn start_of(input: &Input) -> Result<Start, Error> {
             let url =
                 Url::parse(s.trim()).map_err(|e| bad(format!("`{s}' is not a valid URL: {e}")))?;
             match url.scheme() {
-                "http" | "https" | "file" => Ok(Start { url, inline: None }),
+                "http" | "https" | "file" => Ok(Start {
+                    url,
+                    inline: None,
+                    target: None,
+                }),
                 other => Err(bad(format!(
                     "cannot crawl `{s}': the scheme {other}: is not supported"
                 ))),
             }
         }
-        Input::Path(p) => Ok(Start {
-            url: path_url(p)?,
-            inline: None,
-        }),
+        Input::Path(p) => start_path(p),
         Input::Html { html, base } => {
             let url = Url::parse(base.trim())
                 .map_err(|e| bad(format!("base `{base}' is not a valid URL: {e}")))?;
             Ok(Start {
                 url,
                 inline: Some(Arc::from(html.as_str())),
+                target: None,
             })
         }
     }
+}
+
+/// A start file or folder. A file named through a symbolic link keeps the link's name: only
+/// its folder is resolved, so its relative links, `/` and `--remap` rules work from where it
+/// was named, not from where the link leads; the file it leads to (that file alone) is read.
+fn start_path(p: &Path) -> Result<Start, Error> {
+    let link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    if link
+        && p.is_file()
+        && let Some(name) = p.file_name()
+    {
+        let parent = p.parent().filter(|f| !f.as_os_str().is_empty());
+        let folder = path_url(parent.unwrap_or(Path::new(".")))?;
+        let unusable = || {
+            Error::new(
+                ErrorKind::InvalidInput,
+                format!("`{}' is not a usable path", p.display()),
+            )
+        };
+        let folder = folder.to_file_path().map_err(|()| unusable())?;
+        let url = Url::from_file_path(folder.join(name)).map_err(|()| unusable())?;
+        return Ok(Start {
+            url,
+            inline: None,
+            target: std::fs::canonicalize(p).ok(),
+        });
+    }
+    Ok(Start {
+        url: path_url(p)?,
+        inline: None,
+        target: None,
+    })
 }
 
 /// A local path as a `file:` URL; folders get a trailing slash so relative links resolve inside.
@@ -414,6 +461,7 @@ mod tests {
             .map(|u| Start {
                 url: Url::parse(u).unwrap(),
                 inline: None,
+                target: None,
             })
             .collect()
     }

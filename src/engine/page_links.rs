@@ -506,9 +506,9 @@ impl Run {
         {
             f.links.push(u.clone());
         }
-        let folder = url.as_ref().is_ok_and(|u| {
-            !fetch::file::is_listing(page) && fetch::file::is_folder_without_index(u)
-        });
+        let folder = url
+            .as_ref()
+            .is_ok_and(|u| !fetch::file::is_listing(page) && self.files.is_folder_without_index(u));
         // On GitHub a folder link from Markdown shows the folder: it exists, so it is valid,
         // and it is no page of the site (its files are not walked). From HTML a web server
         // would serve no page there: warned, and its entries listed and checked.
@@ -679,7 +679,9 @@ impl Run {
     #[cfg(debug_assertions)]
     fn assert_same_join(&self, ctx: &PageLinks<'_>, value: &str, whole: &str, key_len: usize) {
         let url = self.resolve(ctx, value).expect("a plain link parses");
-        let slow = fetch::file::document_key(&url, crate::policy::url_norm::cache_key_ref(&url));
+        let slow = self
+            .files
+            .document_key(&url, crate::policy::url_norm::cache_key_ref(&url));
         assert_eq!(
             slow,
             whole[..key_len],

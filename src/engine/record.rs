@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use url::Url;
 
 use crate::engine::cache::{Emission, Occurrence, Upgrade};
-use crate::fetch::file::{UNRENDERED, document_key};
+use crate::fetch::file::UNRENDERED;
 use crate::model::link_site::LinkSite;
 use crate::model::outcome::{CheckResult, Entry, FailKind, Outcome};
 use crate::policy::filter::Decision;
@@ -139,9 +139,10 @@ impl Run {
                             internal,
                             recurse: true,
                         } = self.filter.decide(link, level + 1, false, false)
-                            && let Some(next) = self
-                                .cache
-                                .upgrade(&document_key(link, cache_key_ref(link)), level + 1)
+                            && let Some(next) = self.cache.upgrade(
+                                &self.files.document_key(link, cache_key_ref(link)),
+                                level + 1,
+                            )
                         {
                             work.push((next, link.clone(), internal));
                         }

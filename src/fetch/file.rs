@@ -1,5 +1,7 @@
-//! `file:` URLs: the file exists (a folder means its `index.html`, or a listing of its entries
-//! when it has none), and its content when it is a page we will parse.
+//! `file:` URLs: the file exists (a folder means its first index file, `index.html` by default,
+//! or a listing of its entries when it has none and `.` is among them), and its content when it
+//! is a page we will parse (by extension; a start file named as such of an unknown type as
+//! plain text).
 //!
 //! Only files inside the checked folders are read ([`FileScope`]): the decision is made on the
 //! path the file system would open — percent-escapes decoded (`..%2F`), `..` resolved and
@@ -23,11 +25,11 @@ use super::book_redirects::{BookRedirects, Target};
 use super::real_path::{real_path, real_path_of_entry};
 use super::walked::Walked;
 use super::work_tree::WorkTrees;
-use crate::extract::format::is_parsed;
+use crate::extract::format::{Format, is_parsed};
 use crate::model::outcome::{FailKind, Outcome, Warning};
 
 /// The folders whose files a run may read: every other file is checked for existence only.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct FileScope {
     /// Canonical folders (symbolic links resolved). Empty: no local start, nothing to guard.
     roots: Vec<PathBuf>,
@@ -46,6 +48,20 @@ pub(crate) struct FileScope {
     pub(crate) redirects: BookRedirects,
     /// What the folder walks kept (`Config::walked_folder`): all a listing inside them names.
     pub(crate) walked: Walked,
+    /// The media type of a file whose name has no extension (`Config::default_extension`).
+    pub(crate) default_type: Option<&'static str>,
+    /// Start files named as such, whose type is not read: read as plain text
+    /// (`Config::input_named_file`), by the path of their start URL.
+    pub(crate) named_text: HashSet<PathBuf>,
+    /// The names a folder link stands for, in order; `.` is the listing (`Config::index_files`).
+    pub(crate) index: Vec<String>,
+}
+
+impl Default for FileScope {
+    /// No folders to guard, and the default index files.
+    fn default() -> Self {
+        FileScope::new(Vec::new(), false)
+    }
 }
 
 /// The pages an mdBook renders from its sources: the chapters its `SUMMARY.md` lists, and
@@ -195,7 +211,36 @@ impl FileScope {
             books: Vec::new(),
             redirects: BookRedirects::default(),
             walked: Walked::default(),
+            default_type: None,
+            named_text: HashSet::new(),
+            index: crate::config::DEFAULT_INDEX_FILES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
         }
+    }
+}
+
+impl FileScope {
+    /// The media type `path` is read as: by its extension, by the default extension when it
+    /// has none, and as plain text when it is a start file named as such whose type is text
+    /// not read (`.js`, `.json`) or unknown (`.log`, no extension). An image, a font or an
+    /// archive stays what it is: its bytes hold no links to read.
+    pub(crate) fn type_of(&self, path: &Path) -> &'static str {
+        let guessed = match self.default_type {
+            Some(default) if path.extension().is_none() => default,
+            _ => guess_type(path),
+        };
+        let textual = guessed.starts_with("text/")
+            || matches!(guessed, "application/json" | "application/octet-stream");
+        if !self.named_text.is_empty()
+            && textual
+            && Format::of(Some(guessed)).is_none()
+            && self.named_text.contains(path)
+        {
+            return "text/plain";
+        }
+        guessed
     }
 }
 
@@ -267,6 +312,46 @@ fn redirected(
     f
 }
 
+impl FileScope {
+    /// The index file of the folder `dir`, the first of [`FileScope::index`] that is a file
+    /// before a `.`: its name, its path and its metadata (`None`: it is outside the scope).
+    fn index_of(&self, dir: &Path) -> Option<(String, PathBuf, Option<Metadata>)> {
+        for name in self.index.iter().take_while(|n| *n != ".") {
+            let index = dir.join(name);
+            match self.look_up(&index) {
+                Ok((m, true)) if m.is_file() => return Some((name.clone(), index, Some(m))),
+                Ok((_, false)) => return Some((name.clone(), index, None)),
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// A file name as the last segment of a URL (`%`, `?` and `#` escaped).
+fn escape_name(name: &str) -> String {
+    name.replace('%', "%25")
+        .replace('?', "%3F")
+        .replace('#', "%23")
+}
+
+/// A link to a folder that has none of the index files, without `.` among them.
+fn no_index_file(url: &Url, dir: &Path, names: &[String]) -> Fetched {
+    let message = if names.is_empty() {
+        format!(
+            "{}: a folder, and --index-files is empty: a link must name a file",
+            dir.display()
+        )
+    } else {
+        format!(
+            "{}: a folder without any of the index files {}",
+            dir.display(),
+            names.join(", ")
+        )
+    };
+    Fetched::failed(url, FailKind::FileNotFound, message)
+}
+
 /// A file that exists outside the checked folders: nothing it holds is read.
 fn outside_root(url: &Url) -> Fetched {
     let mut f = Fetched::bare(url, Outcome::Ok { status: None });
@@ -299,7 +384,9 @@ fn fetch_hop(url: &Url, want_body: bool, max_body: u64, scope: &FileScope, hops:
     let (path, meta, found_as) = match scope.place(&path) {
         Ok((m, Place::Inside)) => (path, m, None),
         // A folder of the work tree exists; nothing of it is listed.
-        Ok((m, Place::Tree)) if m.is_dir() => return found(&without_query(url), &path, &m),
+        Ok((m, Place::Tree)) if m.is_dir() => {
+            return found(&without_query(url), scope.type_of(&path), &m);
+        }
         Ok((m, Place::Tree)) => (path, m, None),
         Ok((_, Place::Outside)) => return outside_root(url),
         Err(e) => match fallback(scope, &path) {
@@ -321,17 +408,21 @@ fn fetch_hop(url: &Url, want_body: bool, max_body: u64, scope: &FileScope, hops:
     let (path, final_url, meta) = if let Some(u) = found_as {
         (path, u, meta)
     } else if meta.is_dir() {
-        let index = path.join("index.html");
-        let meta = match scope.look_up(&index) {
-            Ok((m, true)) if m.is_file() => m,
-            Ok((_, false)) => return outside_root(url),
-            _ => return listing(url, &path, want_body, &scope.walked),
+        let Some((name, index, meta)) = scope.index_of(&path) else {
+            return if scope.index.iter().any(|n| n == ".") {
+                listing(url, &path, want_body, &scope.walked)
+            } else {
+                no_index_file(url, &path, &scope.index)
+            };
+        };
+        let Some(meta) = meta else {
+            return outside_root(url);
         };
         let mut u = url.clone();
         if !u.path().ends_with('/') {
             u.set_path(&format!("{}/", u.path()));
         }
-        let u = u.join("index.html").unwrap_or(u);
+        let u = u.join(&escape_name(&name)).unwrap_or(u);
         (index, u, meta)
     } else {
         (path, without_query(url), meta)
@@ -339,7 +430,7 @@ fn fetch_hop(url: &Url, want_body: bool, max_body: u64, scope: &FileScope, hops:
     if let Some(message) = unrendered(&scope.books, &path) {
         return Fetched::failed(url, FailKind::FileNotFound, message);
     }
-    let mut f = found(&final_url, &path, &meta);
+    let mut f = found(&final_url, scope.type_of(&path), &meta);
     if want_body && is_parsed(&final_url, f.content_type.as_deref()) {
         if !meta.is_file() {
             // Opening a FIFO waits for a writer, and a device may never end.
@@ -375,7 +466,7 @@ fn read_plain_page(url: &Url, path: &Path, max_body: u64, scope: &FileScope) -> 
     let final_url = without_query(url);
     if !scope.books.is_empty()
         || path.as_os_str().to_string_lossy().ends_with('/')
-        || !is_parsed(&final_url, Some(guess_type(path)))
+        || !is_parsed(&final_url, Some(scope.type_of(path)))
     {
         return None;
     }
@@ -397,7 +488,7 @@ fn read_plain_page(url: &Url, path: &Path, max_body: u64, scope: &FileScope) -> 
     if !meta.is_file() {
         return None;
     }
-    let mut f = found(&final_url, path, &meta);
+    let mut f = found(&final_url, scope.type_of(path), &meta);
     match read_body(file, &meta, max_body) {
         Ok(body) => add_body(&mut f, body, &meta, max_body, t),
         Err(e) => {
@@ -425,10 +516,10 @@ fn without_query(url: &Url) -> Url {
 }
 
 /// A file that exists, before its content is read: its size and media type.
-fn found(final_url: &Url, path: &Path, meta: &Metadata) -> Fetched {
+fn found(final_url: &Url, media_type: &str, meta: &Metadata) -> Fetched {
     let mut f = Fetched::bare(final_url, Outcome::Ok { status: None });
     f.size = Some(meta.len());
-    f.content_type = Some(guess_type(path).to_owned());
+    f.content_type = Some(media_type.to_owned());
     // A regular file only: a device or a pipe reports no length.
     if meta.is_file() && meta.len() == 0 {
         f.warnings.push(Warning::empty_content());
@@ -515,68 +606,82 @@ pub(crate) fn is_listing(final_url: &Url) -> bool {
     final_url.scheme() == "file" && final_url.path().ends_with('/')
 }
 
-/// `true` for a `file:` URL naming a folder that has no `index.html`. Asked for every `file:`
-/// link of a page, so a link whose last segment has an extension (`page.html`) is taken for a
-/// file without asking the file system.
-pub(crate) fn is_folder_without_index(url: &Url) -> bool {
-    let last = url.path().rsplit('/').next().unwrap_or("");
-    if url.scheme() != "file" || last.contains('.') {
-        return false;
-    }
-    with_folder(url, |folder| folder.no_index_html)
-}
-
-/// The cache key of the document `url` reads, given its plain `key`: a `file:` folder with an
-/// `index.html` reads that file, so `site/`, `site` and `site/index.html` get the key of
-/// `site/index.html` — one check, one parse, one row per link. Any other URL keeps its key (a
-/// folder without `index.html` is its listing; its `index.html` does not exist). Asked for
-/// every `file:` link whose last segment has no extension (one `stat` per folder and thread,
-/// remembered as in [`is_folder_without_index`]).
-pub(crate) fn document_key<'a>(url: &Url, key: Cow<'a, str>) -> Cow<'a, str> {
-    if url.scheme() != "file" {
-        return key;
-    }
-    let last = url.path().rsplit('/').next().unwrap_or("");
-    if last.contains('.') || !with_folder(url, |f| f.index_html) {
-        return key;
-    }
-    let slash = if key.ends_with('/') { "" } else { "/" };
-    Cow::Owned(format!("{key}{slash}index.html"))
-}
-
-/// Runs `f` on what this thread knows of the folder at `url` (a `file:` URL), asking the file
-/// system the first time. Every page of a site links the same few folders: each thread asks
-/// the disk once per folder (two `stat`s a link cost 5% of a folder check). A worker thread
-/// lives for one run, so what it remembers is never older than the run.
-fn with_folder<T>(url: &Url, f: impl FnOnce(&mut Folder) -> T) -> T {
-    thread_local! {
-        static FOLDERS: RefCell<HashMap<String, Folder>> = RefCell::new(HashMap::new());
-    }
-    // `site` and `site/` are the same folder.
-    let path = url.path().trim_end_matches('/');
-    FOLDERS.with_borrow_mut(|known| {
-        if known.len() >= FOLDERS_REMEMBERED && !known.contains_key(path) {
-            known.clear();
+impl FileScope {
+    /// `true` for a `file:` URL naming a folder that has none of the index files and is
+    /// listed (`.` among them). Asked for every `file:` link of a page, so a link whose last
+    /// segment has an extension (`page.html`) is taken for a file without asking the file
+    /// system.
+    pub(crate) fn is_folder_without_index(&self, url: &Url) -> bool {
+        let last = url.path().rsplit('/').next().unwrap_or("");
+        if url.scheme() != "file" || last.contains('.') {
+            return false;
         }
-        let folder = known.entry(path.to_owned()).or_insert_with(|| {
-            let dir = url.to_file_path().ok().filter(|p| p.is_dir());
-            let index_html = dir.as_ref().is_some_and(|p| p.join("index.html").is_file());
-            Folder {
-                no_index_html: dir.is_some() && !index_html,
-                index_html,
+        self.with_folder(url, |folder| {
+            folder.is_dir && folder.index.is_none() && self.index.iter().any(|n| n == ".")
+        })
+    }
+
+    /// The cache key of the document `url` reads, given its plain `key`: a `file:` folder
+    /// with an index file reads that file, so `site/`, `site` and `site/index.html` get the
+    /// key of `site/index.html` — one check, one parse, one row per link. Any other URL keeps
+    /// its key (a folder without an index file is its listing). Asked for every `file:` link
+    /// whose last segment has no extension (one `stat` per index name, folder and thread,
+    /// remembered as in [`FileScope::is_folder_without_index`]).
+    pub(crate) fn document_key<'a>(&self, url: &Url, key: Cow<'a, str>) -> Cow<'a, str> {
+        if url.scheme() != "file" {
+            return key;
+        }
+        let last = url.path().rsplit('/').next().unwrap_or("");
+        if last.contains('.') {
+            return key;
+        }
+        let Some(i) = self.with_folder(url, |f| f.index) else {
+            return key;
+        };
+        let slash = if key.ends_with('/') { "" } else { "/" };
+        Cow::Owned(format!("{key}{slash}{}", escape_name(&self.index[i])))
+    }
+
+    /// Runs `f` on what this thread knows of the folder at `url` (a `file:` URL), asking the
+    /// file system the first time. Every page of a site links the same few folders: each
+    /// thread asks the disk once per folder (two `stat`s a link cost 5% of a folder check). A
+    /// worker thread lives for one run, so what it remembers is never older than the run, and
+    /// its index names are the run's.
+    fn with_folder<T>(&self, url: &Url, f: impl FnOnce(&mut Folder) -> T) -> T {
+        thread_local! {
+            static FOLDERS: RefCell<HashMap<String, Folder>> = RefCell::new(HashMap::new());
+        }
+        // `site` and `site/` are the same folder.
+        let path = url.path().trim_end_matches('/');
+        FOLDERS.with_borrow_mut(|known| {
+            if known.len() >= FOLDERS_REMEMBERED && !known.contains_key(path) {
+                known.clear();
             }
-        });
-        f(folder)
-    })
+            let folder = known.entry(path.to_owned()).or_insert_with(|| {
+                let dir = url.to_file_path().ok().filter(|p| p.is_dir());
+                let index = dir.as_ref().and_then(|d| {
+                    self.index
+                        .iter()
+                        .take_while(|n| *n != ".")
+                        .position(|n| d.join(n).is_file())
+                });
+                Folder {
+                    is_dir: dir.is_some(),
+                    index,
+                }
+            });
+            f(folder)
+        })
+    }
 }
 
-/// What one thread remembers of a folder (see [`is_folder_without_index`]).
+/// What one thread remembers of a folder (see [`FileScope::is_folder_without_index`]).
 #[derive(Clone, Copy)]
 struct Folder {
-    /// It is a folder and has no `index.html`.
-    no_index_html: bool,
-    /// It is a folder with an `index.html` file.
-    index_html: bool,
+    /// It is a folder.
+    is_dir: bool,
+    /// The position of its index file among the index names, if it has one.
+    index: Option<usize>,
 }
 
 /// Most folder answers one thread keeps (a few hundred KB at most).
@@ -607,6 +712,11 @@ fn not_found(url: &Url, path: &Path, e: &std::io::Error) -> Fetched {
         FailKind::Io
     };
     Fetched::failed(url, kind, format!("{}: {e}", path.display()))
+}
+
+/// The media type of a file with the extension `ext` (`md`, `html`).
+pub(crate) fn type_of_extension(ext: &str) -> &'static str {
+    guess_type(Path::new(&format!("x.{ext}")))
 }
 
 /// The media type of a local file, from its extension.
@@ -731,7 +841,7 @@ mod tests {
                 // The general path, as `fetch` took it before the fast path existed.
                 let (meta, inside) = scope.look_up(&path).unwrap();
                 assert!(inside);
-                let mut f = found(&url, &path, &meta);
+                let mut f = found(&url, scope.type_of(&path), &meta);
                 let body = read_body(std::fs::File::open(&path).unwrap(), &meta, 1024).unwrap();
                 add_body(&mut f, body, &meta, 1024, Instant::now());
                 f

@@ -5,7 +5,7 @@
 //! `mail_mx`), the certificate read for the cert-expiry plugin (`tls`, over a connection of its
 //! own that `tunnel` opens through the run's proxy; `accept_any_cert` is the verifier that
 //! accepts any certificate; all three only with the `plugin-cert-expiry` feature) and the
-//! folder test behind the `file-no-index` warning (`file::is_folder_without_index`).
+//! folder test behind the `file-no-index` warning (`FileScope::is_folder_without_index`).
 //!
 //! A fetch never parses: it returns the verdict, the redirect chain, the headers we report and,
 //! when the caller asked for it and the content is one we parse (`extract::format`), the body

@@ -1,7 +1,8 @@
 //! Start inputs as a user names them, turned into the start URLs and files of a [`Config`]: URLs
 //! and paths, `-` (URLs on stdin), URL list files, folders of Markdown files (a folder without
-//! `index.html` stands for every `*.md` / `*.markdown` file below it), mdBooks, glob patterns
-//! (`'docs/**/*.md'`: every file they match) and the files a git change touches
+//! `index.html` stands for every Markdown file below it, or those of `extensions`), mdBooks,
+//! glob patterns (`'docs/**/*.md'`: every file they match, or those of `extensions`; without
+//! case with `glob_ignore_case`) and the files a git change touches
 //! (`changed_since`). The command line, Python and the Rust API all read inputs here, so one
 //! folder gives one report whichever door it came in by. Every problem is one error naming the
 //! input (and the line of a list), found before anything runs; notes and warnings are handed
@@ -87,6 +88,8 @@ struct WalkOptions {
     hidden: bool,
     follow: bool,
     exclude_path: Vec<String>,
+    extensions: Option<Vec<String>>,
+    glob_ignore_case: bool,
     changed_since: Option<String>,
     cancel: Option<CancelHandle>,
     progress: Option<Progress>,
@@ -169,6 +172,28 @@ impl Inputs {
         self
     }
 
+    /// The extensions of the files read in folder and glob walks (`md`, `html`; compared
+    /// without case; a file without one has the config's default extension). Defaults to
+    /// Markdown's ([`MARKDOWN_EXTENSIONS`](crate::MARKDOWN_EXTENSIONS)) in a folder without
+    /// `index.html`, and every file a glob matches. A file named as an input is read whatever
+    /// its extension.
+    pub fn extensions(mut self, extensions: Vec<String>) -> Self {
+        let kept = extensions
+            .iter()
+            .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+            .filter(|e| !e.is_empty())
+            .collect();
+        self.walk.extensions = Some(kept);
+        self
+    }
+
+    /// Matches glob patterns without regard to case (`'docs/*.MD'` finds `a.md`); the folders
+    /// before the first wildcard are taken as written. Defaults to `false`.
+    pub fn glob_ignore_case(mut self, yes: bool) -> Self {
+        self.walk.glob_ignore_case = yes;
+        self
+    }
+
     /// In a git checkout, checks only the Markdown and HTML files changed since `reference`,
     /// the files that name a file renamed or deleted since then, and the files that link into
     /// a changed file with a fragment (`guide.md#`); folder inputs limit it to themselves. Runs the `git` on PATH. Defaults to none.
@@ -212,7 +237,8 @@ impl Inputs {
 
     /// Adds every input to `config`, with the root folder, the mdBooks found and the checked
     /// folder's `.linkpatrolignore` patterns. Reads `config`'s root folder, base URL, fallback
-    /// extensions and whether links may lead out of the root.
+    /// and default extensions and whether links may lead out of the root. A file named (not
+    /// walked) is added with [`Config::input_named_file`]: read whatever its extension.
     ///
     /// # Errors
     /// An input that cannot be read or parsed, a bad `exclude_path` regex, a `changed_since`
@@ -247,6 +273,13 @@ struct Walk {
     anywhere: bool,
     /// `--exclude-path`: paths to leave out.
     exclude: Vec<Regex>,
+    /// `--extensions`: the extensions of the files walks read, lower-case (`None`: Markdown
+    /// in folders, every file in globs).
+    extensions: Option<Vec<String>>,
+    /// `--default-extension`: the extension of a file without one, lower-case.
+    default_extension: Option<String>,
+    /// `--glob-ignore-case`: globs match without regard to case.
+    glob_ignore_case: bool,
     /// The mdBooks read so far.
     books: RefCell<Vec<Book>>,
     /// The cancel and the progress of all the walks.
@@ -271,6 +304,12 @@ impl Walk {
             follow: options.follow,
             anywhere: config.follow_outside_root,
             exclude,
+            extensions: options.extensions.clone(),
+            default_extension: config
+                .default_extension
+                .as_ref()
+                .map(|e| e.to_ascii_lowercase()),
+            glob_ignore_case: options.glob_ignore_case,
             books: RefCell::default(),
             watch: WalkWatch::new(options.cancel.clone(), options.progress.clone()),
             notices: RefCell::default(),
@@ -279,6 +318,39 @@ impl Walk {
 
     fn warn(&self, text: String) {
         self.notices.borrow_mut().push(Notice::Warning(text));
+    }
+
+    /// `true` when a folder walk reads `path`: its extension (or the default extension) is
+    /// one of `--extensions`, else a Markdown extension.
+    fn wanted_in_folder(&self, path: &Path) -> bool {
+        match &self.extensions {
+            Some(_) => self.has_extension(path),
+            None => match (path.extension(), &self.default_extension) {
+                (None, Some(default)) => is_markdown(Path::new(&format!("x.{default}"))),
+                _ => is_markdown(path),
+            },
+        }
+    }
+
+    /// `true` when a glob walk reads `path`, which the pattern matches: every file, or with
+    /// `--extensions` those with one of them.
+    fn wanted_in_glob(&self, path: &Path) -> bool {
+        self.extensions.is_none() || self.has_extension(path)
+    }
+
+    /// `true` when `path`'s extension (the default one when it has none) is in `--extensions`.
+    fn has_extension(&self, path: &Path) -> bool {
+        let Some(wanted) = &self.extensions else {
+            return false;
+        };
+        let ext = match path.extension() {
+            Some(e) => e.to_string_lossy().to_ascii_lowercase(),
+            None => match &self.default_extension {
+                Some(d) => d.clone(),
+                None => return false,
+            },
+        };
+        wanted.contains(&ext)
     }
 
     fn excluded(&self, path: &Path) -> bool {
@@ -700,9 +772,17 @@ fn add_one(
     if meta.is_dir() {
         // Its listing (no index.html) names only what the walk keeps: one set of rules.
         let kept = walk.files(path, &|_: &Path| true)?;
-        return Ok(config.walked_folder(path, kept).input_path(path));
+        let config = config.walked_folder(path, kept);
+        // A local site starts at its index.html, whatever `index_files` makes of folder links.
+        let index = path.join("index.html");
+        if config.index_files.first().is_none_or(|n| n != "index.html") && index.is_file() {
+            root_dir.get_or_insert_with(|| path.to_path_buf());
+            return Ok(config.input_path(index));
+        }
+        return Ok(config.input_path(path));
     }
-    Ok(config.input_path(path))
+    // Named, so read whatever its extension (as plain text when its type is not read).
+    Ok(config.input_named_file(path))
 }
 
 /// The Markdown files below `dir` and the mdBooks there: a `book.toml` the walk finds starts
@@ -711,7 +791,7 @@ fn add_one(
 /// sources goes to the deployed site, and the sources a book does not render are no pages.
 fn books_below(walk: &Walk, dir: &Path, top: Option<&Book>) -> Result<(Vec<PathBuf>, Vec<Book>)> {
     let is_book_toml = |p: &Path| p.file_name().is_some_and(|n| n == "book.toml");
-    let mut files = walk.files(dir, &|p: &Path| is_markdown(p) || is_book_toml(p))?;
+    let mut files = walk.files(dir, &|p: &Path| walk.wanted_in_folder(p) || is_book_toml(p))?;
     let books: Vec<Book> = files
         .iter()
         .filter(|f| is_book_toml(f))
@@ -735,6 +815,7 @@ fn add_glob(
 ) -> Result<Config> {
     let matcher: GlobMatcher = GlobBuilder::new(pattern)
         .literal_separator(true)
+        .case_insensitive(walk.glob_ignore_case)
         .build()
         .map_err(|e| invalid(format!("{place}`{pattern}' is not a valid glob: {e}")))?
         .compile_matcher();
@@ -747,7 +828,7 @@ fn add_glob(
         } else {
             p
         };
-        matcher.is_match(p)
+        matcher.is_match(p) && walk.wanted_in_glob(p)
     })?;
     if files.is_empty() {
         bail!("{place}`{pattern}' matches no file");

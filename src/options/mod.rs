@@ -29,14 +29,25 @@ use crate::config::{
 };
 use values::{
     ByteSize, METHODS, byte_size, cache_age, fallback_extension, format_cache_age, header,
-    host_header, host_method, non_negative, non_negative_secs, pattern_number, positive_secs,
-    shard, thread_count, user_agent,
+    host_header, host_method, index_file, non_negative, non_negative_secs, pattern_number,
+    positive_secs, shard, thread_count, user_agent,
 };
 
 pub use described::{Described, Kind, describe};
 pub use local::{
     Cap, Inside, LOCAL_MAX_BODY_SIZE, LOCAL_MAX_RETRIES, LOCAL_MAX_SECS, Local, Part, Trust,
 };
+
+/// The options whose empty list is a value of its own, not the default: `--index-files ''`
+/// names no index file (every folder link is broken), while leaving it out keeps
+/// `index.html,.`. The config file and Python pass an empty list of these as `--flag=`.
+const EMPTY_LIST_IS_A_VALUE: [&str; 1] = ["index-files"];
+
+/// `true` when an empty list given to the option `flag` (its long name) is a value of its own,
+/// passed as `--flag=`, rather than the option left at its default.
+pub fn empty_list_is_a_value(flag: &str) -> bool {
+    EMPTY_LIST_IS_A_VALUE.contains(&flag)
+}
 pub use to_config::{LOGIN_PASSWORD_VARIABLE, OptionError};
 
 /// The options of a check (every flag but those that shape the command's own output), with
@@ -69,6 +80,43 @@ pub struct CheckOptions {
     #[arg(help_heading = "Inputs", long, value_name = "PROGRAM")]
     #[arg(add = Local::refused("runs a program of the file's choosing, with the user's rights, on every local file read"))]
     pub preprocess: Option<PathBuf>,
+    /// The extensions of the files read in folder and glob walks (`md,html,txt`; without
+    /// case) [default: Markdown's in a folder, every file a glob matches]. A file named as an
+    /// input is read whatever its extension.
+    #[arg(
+        help_heading = "Inputs",
+        long,
+        value_name = "EXT,…",
+        value_delimiter = ',',
+        value_parser = fallback_extension
+    )]
+    #[arg(add = Local::allowed("which files of the checked folder are walked"))]
+    pub extensions: Option<Vec<String>>,
+
+    /// Read a local file whose name has no extension as if it had this one (`md`, `html`,
+    /// `txt`), named, walked or linked [default: a named one is read as plain text, whose bare
+    /// URLs are checked; any other is checked for existence only].
+    #[arg(help_heading = "Inputs", long, value_name = "EXT", value_parser = fallback_extension)]
+    #[arg(add = Local::allowed("how files of the checked folder without one are read"))]
+    pub default_extension: Option<String>,
+
+    /// Match glob patterns without regard to case (`'docs/*.MD'` finds a.md).
+    #[arg(help_heading = "Inputs", long)]
+    #[arg(add = Local::allowed("which files of the checked folder are walked"))]
+    pub glob_ignore_case: bool,
+
+    /// The names a link to a local folder stands for, tried in order; `.` is the folder itself
+    /// (its listing). With none of them there the link is broken, so an empty list
+    /// (`--index-files ''`) makes every folder link broken [default: index.html,.].
+    #[arg(
+        help_heading = "Inputs",
+        long,
+        value_name = "NAME,…",
+        value_delimiter = ',',
+        value_parser = index_file
+    )]
+    #[arg(add = Local::allowed("which file names of a linked folder stand for it (names, never paths)"))]
+    pub index_files: Option<Vec<String>>,
 
     /// In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     /// staged or not) and the files that name a file renamed, moved or deleted since then;

@@ -63,6 +63,8 @@ impl CheckOptions {
         // or by the helper named beside it (`every_option_is_mapped` checks that it is).
         let CheckOptions {
             fallback_extensions,
+            default_extension,
+            index_files,
             changed_since,
             threads,
             timeout,
@@ -114,6 +116,8 @@ impl CheckOptions {
             shard,
             // `inputs()`:
             no_ignore: _,
+            extensions: _,
+            glob_ignore_case: _,
             hidden: _,
             follow: _,
             exclude_path: _,
@@ -161,6 +165,7 @@ impl CheckOptions {
             .follow_outside_root(follow_outside_root)
             .include_verbatim(include_verbatim)
             .fallback_extensions(fallback_extensions.clone())
+            .default_extension(default_extension)
             .seed_sitemaps(sitemaps)
             .max_retries(max_retries)
             .max_retry_wait(secs("max-retry-wait", max_retry_wait)?)
@@ -209,6 +214,9 @@ impl CheckOptions {
         if let Some(dir) = &root_dir {
             config = config.root_dir(dir);
         }
+        if let Some(names) = index_files {
+            config = config.index_files(names);
+        }
         if let Some(ua) = &user_agent {
             config = config.user_agent(ua);
         }
@@ -241,7 +249,11 @@ impl CheckOptions {
         let mut inputs = Inputs::new()
             .no_ignore(self.no_ignore)
             .hidden(self.hidden)
-            .follow(self.follow);
+            .follow(self.follow)
+            .glob_ignore_case(self.glob_ignore_case);
+        if let Some(extensions) = &self.extensions {
+            inputs = inputs.extensions(extensions.clone());
+        }
         for pattern in &self.exclude_path {
             regex(pattern, "exclude-path")?;
             inputs = inputs.exclude_path(pattern);
@@ -593,6 +605,10 @@ mod tests {
         // (option, sample value, `None` for a switch, the options it needs)
         let samples: &[(&str, Option<&str>, &[&str])] = &[
             ("fallback-extensions", Some("md"), &[]),
+            ("extensions", Some("md,html"), &[]),
+            ("default-extension", Some("md"), &[]),
+            ("glob-ignore-case", None, &[]),
+            ("index-files", Some("README.md,."), &[]),
             ("changed-since", Some("HEAD"), &[]),
             ("no-ignore", None, &[]),
             ("hidden", None, &[]),

@@ -12,6 +12,11 @@ pub fn fallback_extension(s: &str) -> Result<String, String> {
     crate::config::setting_syntax::fallback_extension(s)
 }
 
+/// One of `--index-files`: a file name of the linked folder, or `.` (never a path).
+pub fn index_file(s: &str) -> Result<String, String> {
+    crate::config::setting_syntax::index_file(s)
+}
+
 /// `NAME: VALUE` (`--header`), read as every front end reads it.
 pub fn header(s: &str) -> Result<(String, String), String> {
     crate::config::setting_syntax::parse_header(s)

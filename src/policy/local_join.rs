@@ -11,7 +11,7 @@
 //!
 //! The base is a `file:`, `http:` or `https:` URL (the parser treats all three alike for such
 //! paths). On a `file:` page the link must also end in a file name with a dot (`page.html`: a
-//! name the file system is never asked about, see `fetch::file::document_key`), so a folder
+//! name the file system is never asked about, see `FileScope::document_key`), so a folder
 //! link goes to the parser; on the web a folder (`docs/`) is a URL like any other.
 
 /// Joins `value` to the folder `dir` (a `file:`, `http:` or `https:` URL ending in `/`, with no

@@ -8,7 +8,7 @@
 //! (`about.html?x=1` is `about.html`). Deliberately kept distinct: trailing slashes, query
 //! order, path case, `+` vs `%20`, http vs https — each may name a different resource. (That a
 //! local folder and its `index.html` are one document takes the file system to know:
-//! `fetch::file::document_key`.)
+//! `FileScope::document_key`.)
 
 use std::borrow::Cow;
 

@@ -156,6 +156,10 @@ impl Value<'_, '_> {
                 }
                 out.push(OsString::from(item.extract::<String>()?));
             }
+            // `index_files=[]`: no names, not the default.
+            if out.is_empty() && linkpatrol::options::empty_list_is_a_value(&option.flag) {
+                out.push(OsString::new());
+            }
             return Ok(out);
         }
         let is_bool = v.is_instance_of::<PyBool>();

@@ -18,6 +18,20 @@ preprocess: str | os.PathLike = None
     instead of the file (HTML when it looks like HTML, else the file's own text format, else
     plain text). A program that fails, runs past timeout or prints more than max_body_size
     is an error for that file.
+extensions: str | list[str] = []
+    The extensions of the files read in folder and glob walks (`md,html,txt`; without case)
+    [default: Markdown's in a folder, every file a glob matches]. A file named as an input
+    is read whatever its extension.
+default_extension: str = None
+    Read a local file whose name has no extension as if it had this one (`md`, `html`,
+    `txt`), named, walked or linked [default: a named one is read as plain text, whose bare
+    URLs are checked; any other is checked for existence only].
+glob_ignore_case: bool = False
+    Match glob patterns without regard to case (`'docs/*.MD'` finds a.md).
+index_files: str | list[str] = []
+    The names a link to a local folder stands for, tried in order; `.` is the folder itself
+    (its listing). With none of them there the link is broken, so an empty list
+    (`index_files ''`) makes every folder link broken [default: index.html,.].
 changed_since: str = None
     In a git checkout, check only the Markdown and HTML files changed since REF (committed,
     staged or not) and the files that name a file renamed, moved or deleted since then;

@@ -119,6 +119,11 @@ impl FileConfig {
                         out.push(OsString::from(format!("--{key}")));
                     }
                 }
+                toml::Value::Array(items)
+                    if items.is_empty() && linkpatrol::options::empty_list_is_a_value(key) =>
+                {
+                    out.push(OsString::from(format!("--{key}=")));
+                }
                 toml::Value::Array(items) => out.extend(
                     items
                         .iter()
@@ -408,6 +413,13 @@ pub fn effective(
                     .collect(),
             )),
             Kind::Switch => Some(V::Boolean(m.get_flag(id))),
+            // Not given: its default stands (an empty list would be a value of its own).
+            _ if d.repeats
+                && raw.is_empty()
+                && linkpatrol::options::empty_list_is_a_value(&d.flag) =>
+            {
+                None
+            }
             _ if d.repeats => Some(V::Array(raw.into_iter().map(V::String).collect())),
             Kind::Number => m.get_one::<f64>(id).map(|x| V::Float(*x)),
             Kind::Bool => m.get_one::<bool>(id).map(|b| V::Boolean(*b)),

@@ -142,6 +142,10 @@ class Checker:
         # Generated from linkpatrol::options::CheckOptions (cargo test --bin linkpatrol python_surface)
         fallback_extensions: _Strings = ...,
         preprocess: Optional[Union[str, "os.PathLike[str]"]] = ...,
+        extensions: _Strings = ...,
+        default_extension: Optional[str] = ...,
+        glob_ignore_case: bool = ...,
+        index_files: _Strings = ...,
         changed_since: Optional[str] = ...,
         no_ignore: bool = ...,
         hidden: bool = ...,
