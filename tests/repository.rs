@@ -258,6 +258,43 @@ fn bare_and_www_links_in_markdown_are_checked_but_not_in_code() {
 }
 
 #[test]
+fn include_verbatim_reads_bare_urls_in_html_pre_and_code() {
+    let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
+    let repo = TempDir::new("repo-verbatim-html");
+    let (pre, code, linked) = (
+        server.url("/pre-gone"),
+        server.url("/code-gone"),
+        server.url("/ok"),
+    );
+    fs::write(
+        repo.join("page.html"),
+        format!(
+            "<p>Run:</p>\n<pre>curl {pre}\n</pre>\n<p>or <code>GET {code}</code></p>\n\
+             <pre><a href='{linked}'>{linked}</a></pre>\n"
+        ),
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&repo, &["-t", threads, "page.html"]);
+        assert_exit(&out, 0);
+        let out = csv_run_in(&repo, &["-t", threads, "--include-verbatim", "page.html"]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        // Each bare URL at its own line; the one inside an `<a>` is that link, once.
+        assert_eq!(&row_named(&rows, &pre)[6], "False", "{rows:#?}");
+        assert_eq!(&row_named(&rows, &pre)[8], "2", "{rows:#?}");
+        assert_eq!(&row_named(&rows, &code)[6], "False", "{rows:#?}");
+        assert_eq!(&row_named(&rows, &code)[8], "4", "{rows:#?}");
+        assert_eq!(
+            rows.iter().filter(|r| r[0] == linked).count(),
+            1,
+            "{rows:#?}"
+        );
+    }
+    assert_eq!(server.count("/pre-gone"), 4);
+}
+
+#[test]
 fn ignore_comments_and_the_ignore_file_leave_links_out_and_count_them() {
     let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
     let repo = TempDir::new("repo-ignore");

@@ -328,7 +328,9 @@ impl Run {
         }
         let mut ctx = None;
         let mut n = 0;
-        let doc = extract_html_batched(body, facts.is_some(), LINK_BATCH, &mut |doc| {
+        let anchors = facts.is_some();
+        let verbatim = self.include_verbatim;
+        let doc = extract_html_batched(body, anchors, verbatim, LINK_BATCH, &mut |doc| {
             // The base and robots flag are final from the first batch on.
             let ctx = ctx.get_or_insert_with(|| {
                 let mut ctx = PageLinks::new(page, doc, level, own);

@@ -157,7 +157,8 @@ pub struct CheckOptions {
     pub root_dir: Option<std::path::PathBuf>,
 
     /// Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans and
-    /// code blocks of Markdown pages; by default code holds no links.
+    /// code blocks of Markdown pages and in the `pre` and `code` elements of HTML pages; by
+    /// default code holds no links.
     #[arg(help_heading = "Scope", long)]
     pub include_verbatim: bool,
 

@@ -67,7 +67,8 @@ root_dir: str | os.PathLike = None
     The folder `/` means in links of local pages.
 include_verbatim: bool = False
     Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans
-    and code blocks of Markdown pages; by default code holds no links.
+    and code blocks of Markdown pages and in the `pre` and `code` elements of HTML pages; by
+    default code holds no links.
 no_robots: bool = False
     Do not fetch or obey robots.txt.
 follow_outside_root: bool = False
