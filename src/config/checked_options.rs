@@ -54,6 +54,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
         ("--accept-timeouts", cfg.accept_timeouts.to_string()),
+        ("--require-https", cfg.require_https.to_string()),
         ("--ignore-warning", cfg.ignore_warnings.join(" ")),
         ("--plugin", cfg.plugin_names().join(" ")),
         ("--shard", format!("{:?}", cfg.shard)),

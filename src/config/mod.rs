@@ -213,6 +213,8 @@ pub struct Config {
     pub(crate) accept: AcceptStatus,
     /// A link whose check timed out counts as valid, with a warning (`accept_timeouts`).
     pub(crate) accept_timeouts: bool,
+    /// An `http:` link whose `https:` twin works is warned about (`require_https`).
+    pub(crate) require_https: bool,
     pub(crate) mx_resolver: Option<SocketAddr>,
     // Sharding by host (shard.rs).
     pub(crate) shard: Option<Shard>,
@@ -281,6 +283,7 @@ impl Default for Config {
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
             accept_timeouts: false,
+            require_https: false,
             mx_resolver: None,
             shard: None,
             found_links: Vec::new(),
@@ -852,6 +855,15 @@ impl Config {
     /// state file. Defaults to `false`.
     pub fn accept_timeouts(mut self, yes: bool) -> Self {
         self.accept_timeouts = yes;
+        self
+    }
+
+    /// An `http:` link that works and whose `https:` twin (the same host, port, path and
+    /// query) works too gets the `http-has-https` warning naming the twin, as lychee's
+    /// `--require-https` reports it: each such URL costs one more request. Such a result is
+    /// not kept in the state file, and no stored `http:` result is reused. Defaults to `false`.
+    pub fn require_https(mut self, yes: bool) -> Self {
+        self.require_https = yes;
         self
     }
 

@@ -244,6 +244,7 @@ pub(super) fn assemble(
         // needs them all.
         only_problems: cfg.only_problems && cfg.shard.is_none(),
         accept_timeouts: cfg.accept_timeouts,
+        require_https: cfg.require_https,
         shard: cfg.shard,
         remap: cfg.remap.clone(),
         github,

@@ -9,6 +9,7 @@ pub(crate) mod cache;
 pub(crate) mod check_run;
 mod check_task;
 pub(crate) mod checker;
+mod https_twin;
 mod left_site;
 mod login;
 mod page_links;

@@ -197,6 +197,8 @@ pub(crate) struct Run {
     pub(crate) only_problems: bool,
     /// A timed-out check counts as valid, with a warning (`Config::accept_timeouts`).
     pub(crate) accept_timeouts: bool,
+    /// Working `http:` links are tried over `https:` (`Config::require_https`).
+    pub(crate) require_https: bool,
     /// This run's shard: links to hosts other shards own are exported, not checked.
     pub(crate) shard: Option<crate::config::shard::Shard>,
     /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when

@@ -348,6 +348,11 @@ pub struct CheckOptions {
     #[arg(help_heading = "Requests", long)]
     pub accept_timeouts: bool,
 
+    /// Warn about an http:// link that works over https:// too (the http-has-https warning,
+    /// lychee's --require-https): one more request per http:// link that works.
+    #[arg(help_heading = "Requests", long)]
+    pub require_https: bool,
+
     /// Request method of links that are only checked: head (falls back to GET when the server
     /// refuses HEAD) or get. Pages parsed for links are always fetched with GET.
     #[arg(help_heading = "Requests", long, value_name = "METHOD", default_value = "head", value_parser = METHODS)]

@@ -104,6 +104,7 @@ impl CheckOptions {
             resume,
             fail_after_runs,
             accept_timeouts,
+            require_https,
             method,
             suggest,
             detect_soft_404,
@@ -176,6 +177,7 @@ impl CheckOptions {
             .suggest(suggest)
             .detect_soft_404(detect_soft_404)
             .accept_timeouts(accept_timeouts)
+            .require_https(require_https)
             .always_get(method == "get");
         if !["head", "get"].contains(&method.as_str()) {
             return Err(bad("method", format!("`{}' is not head or get", method)));
@@ -632,6 +634,7 @@ mod tests {
             ("login-logout-pattern", Some("x"), login),
             ("accept", Some("200"), &[]),
             ("accept-timeouts", None, &[]),
+            ("require-https", None, &[]),
             ("method", Some("get"), &[]),
             ("check-mx", None, &["--dns-server=127.0.0.1:53"]),
             (

@@ -171,6 +171,9 @@ accept: str = '100..=399'
 accept_timeouts: bool = False
     Count a link whose check timed out as valid, with the timeout-accepted warning instead
     of an error (lychee's accept_timeouts): for servers known to be slow.
+require_https: bool = False
+    Warn about an http:// link that works over https:// too (the http-has-https warning,
+    lychee's require_https): one more request per http:// link that works.
 method: 'head' | 'get' = 'head'
     Request method of links that are only checked: head (falls back to GET when the server
     refuses HEAD) or get. Pages parsed for links are always fetched with GET.

@@ -449,6 +449,10 @@ mod tests {
             "accept-timeouts",
             "whether a timed-out link counts as valid",
         ),
+        (
+            "require-https",
+            "one more request to the https twin of a link checked anyway",
+        ),
         ("method", "HEAD or GET"),
         ("host-method", "HEAD or GET, per host"),
         ("exclude-private", "requests fewer addresses"),

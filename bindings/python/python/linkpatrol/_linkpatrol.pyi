@@ -198,6 +198,7 @@ class Checker:
         login_logout_pattern: str = ...,
         accept: str = ...,
         accept_timeouts: bool = ...,
+        require_https: bool = ...,
         method: Literal["head", "get"] = ...,
         host_method: _Strings = ...,
         check_mx: bool = ...,
