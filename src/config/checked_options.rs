@@ -47,6 +47,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ),
         ("--follow-outside-root", cfg.follow_outside_root.to_string()),
         ("--include-verbatim", cfg.include_verbatim.to_string()),
+        ("--include-wikilinks", cfg.include_wikilinks.to_string()),
         ("--fallback-extensions", cfg.fallback_extensions.join(",")),
         ("mdbook", cfg.readme_as_index.to_string()),
         ("mdbook chapters", format!("{:?}", cfg.mdbooks)),

@@ -191,6 +191,7 @@ pub struct Config {
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) follow_outside_root: bool,
     pub(crate) include_verbatim: bool,
+    pub(crate) include_wikilinks: bool,
     pub(crate) fallback_extensions: Vec<String>,
     pub(crate) readme_as_index: bool,
     /// Folders walked, with the files each walk kept (`walked_folder`).
@@ -267,6 +268,7 @@ impl Default for Config {
             root_dir: None,
             follow_outside_root: false,
             include_verbatim: false,
+            include_wikilinks: false,
             fallback_extensions: Vec::new(),
             readme_as_index: false,
             walked_folders: Vec::new(),
@@ -699,6 +701,17 @@ impl Config {
     /// code holds no links, as on GitHub.
     pub fn include_verbatim(mut self, yes: bool) -> Self {
         self.include_verbatim = yes;
+        self
+    }
+
+    /// Read Obsidian's wikilinks in Markdown pages (`[[Page]]`, `[[Page#Heading]]`,
+    /// `[[Page|text]]`, `![[image.png]]`), as lychee's `--include-wikilinks`. A name without
+    /// an extension is a Markdown page (`Page.md`), looked up by its file name (any case) in
+    /// the checked folders' walk, the shortest path first, as Obsidian finds it; a name no
+    /// walked file has is a path relative to the page. A heading is matched by its GitHub
+    /// slug under `--check-anchors`. Defaults to `false`: `[[Page]]` is text.
+    pub fn include_wikilinks(mut self, yes: bool) -> Self {
+        self.include_wikilinks = yes;
         self
     }
 

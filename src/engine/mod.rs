@@ -24,6 +24,8 @@ mod site_roots;
 mod soft_404;
 mod state_reuse;
 mod state_sink;
+mod wiki_index;
+mod wikilinks;
 
 #[cfg(test)]
 mod fake_fetch;

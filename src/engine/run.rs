@@ -162,6 +162,10 @@ pub(crate) struct Run {
     pub(crate) max_body: u64,
     /// `Config::include_verbatim`: autolink literals in Markdown code count.
     pub(crate) include_verbatim: bool,
+    /// `Config::include_wikilinks`: Obsidian's wikilinks in Markdown are links.
+    pub(crate) include_wikilinks: bool,
+    /// The run's files by name, for wikilinks (empty without `include_wikilinks`).
+    pub(crate) wiki: super::wiki_index::WikiIndex,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
     /// The folder that `/` means in links of local pages (a `file:` URL ending in `/`).

@@ -24,6 +24,7 @@ mod pdf_load;
 mod sitemap;
 pub(crate) mod sniff;
 mod text;
+mod wikilink;
 
 #[cfg(test)]
 mod tests;
@@ -77,6 +78,11 @@ pub struct RawLink {
     /// `value` is the label in brackets, as written (`[label]`). A shortcut `[label]` alone is
     /// prose and never one.
     pub undefined_label: bool,
+    /// Markdown read with wikilinks: an Obsidian wikilink (`[[Page#Heading|text]]`), `value`
+    /// the relative link it stands for (`Page.md#heading`). The engine looks such a file up
+    /// by its name in the checked folders, as Obsidian does, before it reads `value` as a
+    /// link of the page.
+    pub wikilink: bool,
 }
 
 /// What an HTML comment asks of the links after it.
@@ -165,6 +171,7 @@ impl RawLink {
             nofollow: false,
             padded: false,
             undefined_label: false,
+            wikilink: false,
         }
     }
 }

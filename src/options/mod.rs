@@ -162,6 +162,12 @@ pub struct CheckOptions {
     #[arg(help_heading = "Scope", long)]
     pub include_verbatim: bool,
 
+    /// Read Obsidian's wikilinks in Markdown pages: `[[Page]]`, `[[Page#Heading]]`,
+    /// `[[Page|text]]`. `[[Page]]` is the file Page.md of the checked files, found by name in
+    /// any folder.
+    #[arg(help_heading = "Scope", long)]
+    pub include_wikilinks: bool,
+
     /// Do not fetch or obey robots.txt.
     #[arg(help_heading = "Scope", long)]
     pub no_robots: bool,

@@ -79,6 +79,7 @@ impl CheckOptions {
             abort_timeout,
             root_dir,
             include_verbatim,
+            include_wikilinks,
             no_robots,
             follow_outside_root,
             sitemaps,
@@ -156,6 +157,7 @@ impl CheckOptions {
             .robots(!no_robots)
             .follow_outside_root(follow_outside_root)
             .include_verbatim(include_verbatim)
+            .include_wikilinks(include_wikilinks)
             .fallback_extensions(fallback_extensions.clone())
             .seed_sitemaps(sitemaps)
             .max_retries(max_retries)
@@ -596,6 +598,7 @@ mod tests {
             ("abort-timeout", Some("3"), &[]),
             ("root-dir", Some("/tmp"), &[]),
             ("include-verbatim", None, &[]),
+            ("include-wikilinks", None, &[]),
             ("no-robots", None, &[]),
             ("follow-outside-root", None, &[]),
             ("sitemaps", None, &[]),

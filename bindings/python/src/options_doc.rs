@@ -69,6 +69,10 @@ include_verbatim: bool = False
     Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans
     and code blocks of Markdown pages and in the `pre` and `code` elements of HTML pages; by
     default code holds no links.
+include_wikilinks: bool = False
+    Read Obsidian's wikilinks in Markdown pages: `[[Page]]`, `[[Page#Heading]]`,
+    `[[Page|text]]`. `[[Page]]` is the file Page.md of the checked files, found by name in
+    any folder.
 no_robots: bool = False
     Do not fetch or obey robots.txt.
 follow_outside_root: bool = False

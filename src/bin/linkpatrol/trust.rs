@@ -425,6 +425,10 @@ mod tests {
             "include-verbatim",
             "scope: links in code of the pages checked",
         ),
+        (
+            "include-wikilinks",
+            "scope: wikilinks of the pages checked, to files of the checked folders",
+        ),
         ("max-urls", "scope"),
         ("max-run-time", "limits: it only shortens the run"),
         (

@@ -288,6 +288,7 @@ impl<'a, 's> Collector<'a, 's> {
                     padded,
                     ignored: false,
                     undefined_label: false,
+                    wikilink: false,
                 });
             };
             match slot.attr {

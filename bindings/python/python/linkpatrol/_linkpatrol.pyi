@@ -161,6 +161,7 @@ class Checker:
         abort_timeout: Union[float, str] = ...,
         root_dir: Optional[Union[str, "os.PathLike[str]"]] = ...,
         include_verbatim: bool = ...,
+        include_wikilinks: bool = ...,
         no_robots: bool = ...,
         follow_outside_root: bool = ...,
         sitemaps: bool = ...,
