@@ -17,7 +17,7 @@ use super::plugin_host::PageFacts;
 use super::run::{Run, Task};
 use crate::extract::charset::html_to_utf8;
 use crate::extract::format::{Format, is_html};
-use crate::extract::{extract_html, markdown_anchors};
+use crate::extract::{MAX_VISIBLE_TEXT, extract_html, markdown_anchors, visible_text};
 use crate::fetch::Chain;
 use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
 
@@ -54,6 +54,12 @@ impl Run {
             None => Vec::new(),
         };
         let markdown = Format::of(fetched.content_type.as_deref()) == Some(Format::Markdown);
+        // For text fragments (`#:~:text=`); a page fetched for plugins is one with fragments.
+        let text = if html && !body.is_empty() {
+            visible_text(&body, MAX_VISIBLE_TEXT)
+        } else {
+            String::new()
+        };
         let anchors = if body.is_empty() {
             Vec::new()
         } else if html {
@@ -74,6 +80,7 @@ impl Run {
             },
             body,
             anchors,
+            text,
         }
     }
 

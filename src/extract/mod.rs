@@ -24,6 +24,7 @@ mod pdf_load;
 mod sitemap;
 pub(crate) mod sniff;
 mod text;
+mod visible_text;
 mod wikilink;
 
 #[cfg(test)]
@@ -38,6 +39,7 @@ pub use office::{OfficeLinks, OfficeTrouble, extract_office};
 pub use pdf::extract_pdf;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
+pub use visible_text::{MAX_VISIBLE_TEXT, visible_text};
 
 /// One link as written in a document, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
