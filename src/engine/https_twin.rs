@@ -41,6 +41,7 @@ impl Run {
         twin.set_fragment(None);
         let upgraded = final_url.scheme() == "https"
             && final_url.host_str() == twin.host_str()
+            && final_url.port_or_known_default() == twin.port_or_known_default()
             && final_url.path() == twin.path();
         // The http site's robots.txt, which allowed `url`, speaks for its twin: no second
         // robots.txt is fetched, and a twin that fails gives no host up (`Chain::PROBE`).
