@@ -424,7 +424,8 @@ pub struct CheckOptions {
     /// Check that each link's #fragment names an anchor of its page (HTML ids and names,
     /// Markdown headings): the `anchors` plugin. On github.com pages (as linked, before
     /// --remap), a file view's line anchors (#L10, #L10-L20) are valid when the page is, and
-    /// #foo finds GitHub's heading id `user-content-foo`. A missing one is an error; `--plugin
+    /// #foo finds GitHub's heading id `user-content-foo`. A text fragment (#:~:text=) must be
+    /// in the page's visible text. A missing one is an error; `--plugin
     /// anchors:severity=warning` makes it a warning.
     #[arg(help_heading = "Plugins", long)]
     pub check_anchors: bool,

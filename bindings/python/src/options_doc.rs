@@ -215,8 +215,9 @@ check_anchors: bool = False
     Check that each link's #fragment names an anchor of its page (HTML ids and names,
     Markdown headings): the `anchors` plugin. On github.com pages (as linked, before remap),
     a file view's line anchors (#L10, #L10-L20) are valid when the page is, and #foo finds
-    GitHub's heading id `user-content-foo`. A missing one is an error; `plugin
-    anchors:severity=warning` makes it a warning.
+    GitHub's heading id `user-content-foo`. A text fragment (#:~:text=) must be in the
+    page's visible text. A missing one is an error; `plugin anchors:severity=warning` makes
+    it a warning.
 plugin: str | list[str] = []
     Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     same plugin add up). See --list-plugins.
