@@ -311,6 +311,41 @@ fn text_fragments_are_checked_against_the_page_text() {
     }
 }
 
+/// A text fragment into a Markdown page is looked for in the text it renders to.
+#[test]
+fn text_fragments_into_markdown_pages() {
+    let dir = TempDir::new("fragments-md-text");
+    std::fs::write(
+        dir.join("README.md"),
+        "# Readme\n\n[ok](guide.md#:~:text=install%20steps) [range](guide.md#:~:text=run,done)\n\
+         [gone](guide.md#:~:text=no%20such%20words) [across](guide.md#:~:text=steps%20run)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("guide.md"),
+        "# Guide\n\nThe *install   steps*.\n\n- run `it`\n- done\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = cli(&[
+            &CSV_FLAGS[..],
+            &["--threads", threads, "--check-anchors"],
+            &[dir.to_str().unwrap()],
+        ]
+        .concat());
+        let rows = rows(&out);
+        assert_eq!(out.status.code(), Some(1), "{rows:#?}");
+        assert_eq!(
+            broken_rows(&rows),
+            BTreeSet::from([
+                pair("guide.md#:~:text=no%20such%20words", "README.md"),
+                pair("guide.md#:~:text=steps%20run", "README.md"),
+            ]),
+            "threads={threads}"
+        );
+    }
+}
+
 /// A single-page app's hash routes (`#/settings`, `#!/page`) are no anchors: never "anchor not
 /// found", an info says they were not checked; a real missing anchor on the page still is.
 #[test]

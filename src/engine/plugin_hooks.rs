@@ -17,7 +17,9 @@ use super::plugin_host::PageFacts;
 use super::run::{Run, Task};
 use crate::extract::charset::html_to_utf8;
 use crate::extract::format::{Format, is_html};
-use crate::extract::{MAX_VISIBLE_TEXT, extract_html, markdown_anchors, visible_text};
+use crate::extract::{
+    MAX_VISIBLE_TEXT, extract_html, markdown_anchors, markdown_text, visible_text,
+};
 use crate::fetch::Chain;
 use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
 
@@ -55,8 +57,12 @@ impl Run {
         };
         let markdown = Format::of(fetched.content_type.as_deref()) == Some(Format::Markdown);
         // For text fragments (`#:~:text=`); a page fetched for plugins is one with fragments.
-        let text = if html && !body.is_empty() {
+        let text = if body.is_empty() {
+            String::new()
+        } else if html {
             visible_text(&body, MAX_VISIBLE_TEXT)
+        } else if markdown {
+            markdown_text(&body, MAX_VISIBLE_TEXT)
         } else {
             String::new()
         };

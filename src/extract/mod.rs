@@ -39,7 +39,7 @@ pub use office::{OfficeLinks, OfficeTrouble, extract_office};
 pub use pdf::extract_pdf;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
-pub use visible_text::{MAX_VISIBLE_TEXT, visible_text};
+pub use visible_text::{MAX_VISIBLE_TEXT, markdown_text, visible_text};
 
 /// One link as written in a document, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]

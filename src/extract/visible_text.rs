@@ -3,9 +3,11 @@
 //! contents left out, character references decoded. Each run of whitespace is one space;
 //! a block element (a paragraph, a heading, a list item, a table cell, …) starts and ends a
 //! line (`\n`), as a text fragment's terms match within one block only. At most
-//! [`MAX_VISIBLE_TEXT`] bytes are kept. Pure.
+//! [`MAX_VISIBLE_TEXT`] bytes are kept. A Markdown page's text is what it renders to
+//! ([`markdown_text`]): its text and code, each block a line, raw HTML left out. Pure.
 
 use html5gum::{DefaultEmitter, Token, Tokenizer};
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 /// The most bytes of text kept of one page (its body is capped already: this bounds what a
 /// plugin holds on to).
@@ -54,6 +56,57 @@ pub fn visible_text(html: &[u8], budget: usize) -> String {
     }
     out.text.truncate(out.text.trim_end().len());
     out.text
+}
+
+/// The text a Markdown page renders to (as GitHub shows it), as [`visible_text`] gives an
+/// HTML page's: at most `budget` bytes.
+pub fn markdown_text(markdown: &[u8], budget: usize) -> String {
+    let source = String::from_utf8_lossy(markdown);
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS;
+    let mut out = Text {
+        text: String::new(),
+        budget,
+        space: false,
+    };
+    for event in Parser::new_ext(&source, options) {
+        match event {
+            Event::Text(t) | Event::Code(t) => out.push(&t),
+            Event::SoftBreak | Event::HardBreak => out.space = true,
+            Event::Start(tag) if is_markdown_block(&tag) => out.block(),
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Heading(_)
+                | TagEnd::Item
+                | TagEnd::CodeBlock
+                | TagEnd::BlockQuote(_)
+                | TagEnd::TableCell
+                | TagEnd::FootnoteDefinition,
+            ) => out.block(),
+            _ => {}
+        }
+        if out.text.len() >= out.budget {
+            break;
+        }
+    }
+    out.text.truncate(out.text.trim_end().len());
+    out.text
+}
+
+/// Markdown blocks (a term of a text fragment never spans two).
+fn is_markdown_block(tag: &Tag<'_>) -> bool {
+    matches!(
+        tag,
+        Tag::Paragraph
+            | Tag::Heading { .. }
+            | Tag::Item
+            | Tag::CodeBlock(_)
+            | Tag::BlockQuote(_)
+            | Tag::TableCell
+            | Tag::FootnoteDefinition(_)
+    )
 }
 
 /// The text so far: `space` when whitespace was read since its last character.
@@ -154,6 +207,16 @@ mod tests {
         assert_eq!(
             visible_text(html.as_bytes(), 1000),
             "The big title\nOne para&graph. Next words\na\nb\ntail"
+        );
+    }
+
+    #[test]
+    fn markdown_renders_to_its_text() {
+        let md = "# The *big* title\n\nOne `code`\nline, [a link](x.md).\n\n- a\n- b\n\n\
+                  <div>raw</div>\n\n| x | y |\n|---|---|\n| 1 | 2 |\n";
+        assert_eq!(
+            super::markdown_text(md.as_bytes(), 1000),
+            "The big title\nOne code line, a link.\na\nb\nx\ny\n1\n2"
         );
     }
 

@@ -12,7 +12,7 @@
 //! (`#/settings`, `#!/page`) is not an anchor: it gets an info that it was not checked.
 //!
 //! A text fragment (`#:~:text=…`, `text_fragment`) must match the visible text of its HTML
-//! target ([`linkpatrol_plugin_api::Page::text`], which the engine gives a page fetched for
+//! or Markdown target ([`linkpatrol_plugin_api::Page::text`], which the engine gives a page fetched for
 //! plugins: such a page is fetched once more, once per run); a missing one is
 //! `text-fragment-not-found`, with the severity of a missing anchor. An element id before the
 //! `:~:` (`#usage:~:text=…`) is checked as an anchor too.
@@ -281,12 +281,9 @@ impl Anchors {
         if !page.ok {
             return Vec::new();
         }
-        if !matches!(
-            page.content_type.as_deref(),
-            Some("text/html" | "application/xhtml+xml")
-        ) {
+        if !has_anchors(page.content_type.as_deref()) {
             return vec![Remark::Info(
-                "a text fragment of a page that is not HTML: not checked".into(),
+                "a text fragment of a page that is neither HTML nor Markdown: not checked".into(),
             )];
         }
         let text = text_fragment::searchable(&page.text);

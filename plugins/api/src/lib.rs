@@ -109,7 +109,7 @@ pub struct Page {
     /// The text a reader sees on an HTML page, for text fragments (`#:~:text=`): the body's
     /// text (scripts, styles and the head left out), each run of whitespace one space, each
     /// block element (paragraph, heading, list item, cell) on a line of its own; at most
-    /// 4 MiB. Empty for other types.
+    /// 4 MiB. Of a Markdown page, the text it renders to, the same way. Empty for other types.
     pub text: String,
     /// Why the page could not be fetched, when it could not.
     pub error: Option<String>,
