@@ -1,6 +1,7 @@
 //! `--check-anchors`: a link whose `#fragment` names nothing on its page is broken (exit 1),
 //! `anchors:severity=warning` makes it a warning; Markdown pages have GitHub's heading anchors,
-//! explicit `{#id}`s and raw HTML ids; a start URL's fragment is checked too.
+//! explicit `{#id}`s and raw HTML ids; a start URL's fragment is checked too; text fragments
+//! (`#:~:text=`) are looked for in the page's text.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -255,6 +256,94 @@ fn html_fragments_over_http_and_on_a_start_url_are_errors() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Anchor `nowhere' not found"), "{text}");
+}
+
+/// Text fragments (`#:~:text=`) are looked for in the target's visible text: found ones are
+/// fine, missing and malformed ones broken, an element id before `:~:` is an anchor; the
+/// target is fetched once more for its text, once per run.
+#[test]
+fn text_fragments_are_checked_against_the_page_text() {
+    let site = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                "<a href='/doc#:~:text=install%20the%20tool'>1</a>\
+                 <a href='/doc#:~:text=Getting-,started,-now'>2</a>\
+                 <a href='/doc#:~:text=getting,run%20it'>3</a>\
+                 <a href='/doc#usage:~:text=run'>4</a>\
+                 <a href='/doc#:~:text=started%20install'>5</a>\
+                 <a href='/doc#gone:~:text=run'>6</a>\
+                 <a href='/doc#:~:text=a,b,c'>7</a>\
+                 <a href='/doc#:~:text=secret'>8</a>",
+            )
+            .page(
+                "/doc",
+                "<title>secret</title><h1 id=usage>Getting  started&nbsp;now</h1>\
+                 <p>Install <b>the</b>\n tool, then run it.<script>secret</script></p>",
+            ),
+    );
+    for threads in [1, 8] {
+        site.clear_requests();
+        let anchors =
+            linkpatrol::plugins::builtin("anchors", &linkpatrol::plugin::Options::new("anchors"))
+                .unwrap();
+        let report = run(config(&site.url("/"), threads).plugin(anchors));
+        let doc = site.url("/doc");
+        assert_eq!(
+            broken_fragments(&report),
+            [
+                ":~:text=started%20install",
+                "gone:~:text=run",
+                ":~:text=a,b,c",
+                ":~:text=secret"
+            ]
+            .into_iter()
+            .map(|f| (format!("{doc}#{f}"), site.url("/")))
+            .collect(),
+            "threads={threads}"
+        );
+        assert_eq!(report.errors(), 4, "threads={threads}");
+        assert_eq!(
+            site.count("/doc"),
+            2,
+            "crawled, then fetched once for its text"
+        );
+    }
+}
+
+/// A text fragment into a Markdown page is looked for in the text it renders to.
+#[test]
+fn text_fragments_into_markdown_pages() {
+    let dir = TempDir::new("fragments-md-text");
+    std::fs::write(
+        dir.join("README.md"),
+        "# Readme\n\n[ok](guide.md#:~:text=install%20steps) [range](guide.md#:~:text=run,done)\n\
+         [gone](guide.md#:~:text=no%20such%20words) [across](guide.md#:~:text=steps%20run)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("guide.md"),
+        "# Guide\n\nThe *install   steps*.\n\n- run `it`\n- done\n",
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = cli(&[
+            &CSV_FLAGS[..],
+            &["--threads", threads, "--check-anchors"],
+            &[dir.to_str().unwrap()],
+        ]
+        .concat());
+        let rows = rows(&out);
+        assert_eq!(out.status.code(), Some(1), "{rows:#?}");
+        assert_eq!(
+            broken_rows(&rows),
+            BTreeSet::from([
+                pair("guide.md#:~:text=no%20such%20words", "README.md"),
+                pair("guide.md#:~:text=steps%20run", "README.md"),
+            ]),
+            "threads={threads}"
+        );
+    }
 }
 
 /// A single-page app's hash routes (`#/settings`, `#!/page`) are no anchors: never "anchor not

@@ -258,6 +258,86 @@ fn bare_and_www_links_in_markdown_are_checked_but_not_in_code() {
 }
 
 #[test]
+fn include_wikilinks_finds_pages_by_name_and_checks_their_headings() {
+    let repo = TempDir::new("repo-wikilinks");
+    for dir in ["notes", "guides"] {
+        fs::create_dir_all(repo.join(dir)).unwrap();
+    }
+    fs::write(
+        repo.join("Index.md"),
+        "# Index\n\n[[Setup]], [[Setup#Install steps]] and [[setup|the setup]].\n\n\
+         [[guides/Deep]] [[Missing]] [[Setup#No such heading]] [[#Index]]\n\n![[diagram.png]]\n",
+    )
+    .unwrap();
+    fs::write(repo.join("notes/Setup.md"), "# Setup\n\n## Install steps\n").unwrap();
+    fs::write(repo.join("guides/Deep.md"), "# Deep\n").unwrap();
+    fs::write(repo.join("diagram.png"), "png").unwrap();
+    for threads in ["1", "8"] {
+        let t = ["-t", threads, "--check-anchors"];
+        let out = csv_run_in(&repo, &[&t[..], &["."]].concat());
+        assert_exit(&out, 0);
+        let written =
+            |r: &csv::StringRecord| r[0].starts_with("notes/") || r[0].contains("Missing");
+        let rows_before = rows(&out);
+        assert!(
+            !rows_before.iter().any(written),
+            "text without the flag: {rows_before:#?}"
+        );
+        let out = csv_run_in(&repo, &[&t[..], &["--include-wikilinks", "."]].concat());
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        let valid = |name: &str| row_named(&rows, name)[6].to_owned();
+        // Found by name in another folder, linked relative to the page; the heading by its slug.
+        assert_eq!(valid("notes/Setup.md"), "True", "-t {threads}: {rows:#?}");
+        assert_eq!(rows.iter().filter(|r| &r[0] == "notes/Setup.md").count(), 2);
+        assert_eq!(valid("notes/Setup.md#install-steps"), "True");
+        assert_eq!(valid("guides/Deep.md"), "True");
+        assert_eq!(valid("#index"), "True");
+        assert_eq!(valid("diagram.png"), "True");
+        assert_eq!(valid("Missing.md"), "False");
+        assert_eq!(valid("notes/Setup.md#no-such-heading"), "False");
+        assert_eq!(&row_named(&rows, "Missing.md")[8], "5", "its line");
+    }
+}
+
+#[test]
+fn include_verbatim_reads_bare_urls_in_html_pre_and_code() {
+    let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
+    let repo = TempDir::new("repo-verbatim-html");
+    let (pre, code, linked) = (
+        server.url("/pre-gone"),
+        server.url("/code-gone"),
+        server.url("/ok"),
+    );
+    fs::write(
+        repo.join("page.html"),
+        format!(
+            "<p>Run:</p>\n<pre>curl {pre}\n</pre>\n<p>or <code>GET {code}</code></p>\n\
+             <pre><a href='{linked}'>{linked}</a></pre>\n"
+        ),
+    )
+    .unwrap();
+    for threads in ["1", "8"] {
+        let out = csv_run_in(&repo, &["-t", threads, "page.html"]);
+        assert_exit(&out, 0);
+        let out = csv_run_in(&repo, &["-t", threads, "--include-verbatim", "page.html"]);
+        assert_exit(&out, 1);
+        let rows = rows(&out);
+        // Each bare URL at its own line; the one inside an `<a>` is that link, once.
+        assert_eq!(&row_named(&rows, &pre)[6], "False", "{rows:#?}");
+        assert_eq!(&row_named(&rows, &pre)[8], "2", "{rows:#?}");
+        assert_eq!(&row_named(&rows, &code)[6], "False", "{rows:#?}");
+        assert_eq!(&row_named(&rows, &code)[8], "4", "{rows:#?}");
+        assert_eq!(
+            rows.iter().filter(|r| r[0] == linked).count(),
+            1,
+            "{rows:#?}"
+        );
+    }
+    assert_eq!(server.count("/pre-gone"), 4);
+}
+
+#[test]
 fn ignore_comments_and_the_ignore_file_leave_links_out_and_count_them() {
     let server = TestServer::start(Routes::new().page("/ok", "<p>ok</p>"));
     let repo = TempDir::new("repo-ignore");

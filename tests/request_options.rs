@@ -1,9 +1,11 @@
 //! Request options through the binary, seen from the loopback server: `--cookie-file`, basic
-//! auth per URL pattern (config file only), `--accept`, `--accept-timeouts`, `--method`; the
+//! auth per URL pattern (config file only), `--accept`, `--accept-timeouts`,
+//! `--require-https` (against a server speaking HTTP and HTTPS on one port), `--method`; the
 //! schemes that are not fetched; and every input error: one line, exit 2, no report file
 //! written.
 
 use crate::support::server::{Reply, Routes, TestServer};
+use crate::support::tls_server::TlsServer;
 use crate::support::util::{
     TempDir, assert_exit, assert_one_line_error, cli_in, csv_run_in, row_named, rows,
 };
@@ -175,6 +177,68 @@ fn accept_timeouts_makes_a_timeout_valid_with_a_warning() {
             warning.contains("[timeout-accepted]"),
             "-t {threads}: {warning}"
         );
+    }
+}
+
+#[test]
+fn require_https_warns_about_http_links_whose_https_twin_works() {
+    let dual = TlsServer::start_dual("<p>both</p>");
+    let twin = format!("http://127.0.0.1:{}/doc?x=1", dual.port());
+    let server = TestServer::start(
+        Routes::new()
+            .page(
+                "/",
+                &format!("<a href='{twin}'>twin</a><a href='/plain'>plain</a>"),
+            )
+            .page("/plain", "plain only"),
+    );
+    let dir = TempDir::new("req-require-https");
+    let tls_requests = || dual.requests().iter().filter(|r| r.tls).count();
+    for threads in ["1", "8"] {
+        let run = |extra: &[&str]| {
+            let url = server.url("/");
+            let mut args = vec!["-t", threads, "--insecure"];
+            args.extend_from_slice(extra);
+            args.push(&url);
+            let out = csv_run_in(&dir, &args);
+            let all = rows(&out);
+            let warnings = |name: &str| row_named(&all, name)[4].to_owned();
+            let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+            (
+                out.status.code(),
+                warnings(&twin),
+                warnings("/plain"),
+                shown,
+            )
+        };
+        let before = tls_requests();
+        let (code, twin_warning, plain_warning, shown) = run(&[]);
+        assert_eq!(code, Some(0), "-t {threads}: {shown}");
+        assert!(twin_warning.is_empty() && plain_warning.is_empty());
+        assert_eq!(tls_requests(), before, "no https request without the flag");
+        let (code, twin_warning, plain_warning, shown) = run(&["--require-https"]);
+        // A warning, as a redirect is: the link works.
+        assert_eq!(code, Some(0), "-t {threads}: {shown}");
+        let https = format!("https://127.0.0.1:{}/doc?x=1", dual.port());
+        assert!(
+            twin_warning.contains("[http-has-https]") && twin_warning.contains(&https),
+            "-t {threads}: {twin_warning}"
+        );
+        // Its twin speaks no TLS: nothing to say.
+        assert!(plain_warning.is_empty(), "-t {threads}: {plain_warning}");
+        assert!(tls_requests() > before);
+        let out = csv_run_in(
+            &dir,
+            &[
+                "-t",
+                threads,
+                "--insecure",
+                "--require-https",
+                "--fail-on-warnings",
+                &server.url("/"),
+            ],
+        );
+        assert_exit(&out, 1);
     }
 }
 

@@ -47,6 +47,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ),
         ("--follow-outside-root", cfg.follow_outside_root.to_string()),
         ("--include-verbatim", cfg.include_verbatim.to_string()),
+        ("--include-wikilinks", cfg.include_wikilinks.to_string()),
         ("--fallback-extensions", cfg.fallback_extensions.join(",")),
         (
             "--preprocess",
@@ -65,6 +66,7 @@ pub(crate) fn checked_options(cfg: &Config) -> Vec<CheckedOption> {
         ("--base-url", cfg.base_url.clone().unwrap_or_default()),
         ("--accept", cfg.accept.to_string()),
         ("--accept-timeouts", cfg.accept_timeouts.to_string()),
+        ("--require-https", cfg.require_https.to_string()),
         ("--ignore-warning", cfg.ignore_warnings.join(" ")),
         ("--plugin", cfg.plugin_names().join(" ")),
         ("--shard", format!("{:?}", cfg.shard)),

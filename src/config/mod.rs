@@ -203,6 +203,7 @@ pub struct Config {
     pub(crate) root_dir: Option<PathBuf>,
     pub(crate) follow_outside_root: bool,
     pub(crate) include_verbatim: bool,
+    pub(crate) include_wikilinks: bool,
     pub(crate) fallback_extensions: Vec<String>,
     pub(crate) readme_as_index: bool,
     /// How a local file without an extension is read (`default_extension`).
@@ -235,6 +236,8 @@ pub struct Config {
     pub(crate) accept: AcceptStatus,
     /// A link whose check timed out counts as valid, with a warning (`accept_timeouts`).
     pub(crate) accept_timeouts: bool,
+    /// An `http:` link whose `https:` twin works is warned about (`require_https`).
+    pub(crate) require_https: bool,
     pub(crate) mx_resolver: Option<SocketAddr>,
     // Sharding by host (shard.rs).
     pub(crate) shard: Option<Shard>,
@@ -289,6 +292,7 @@ impl Default for Config {
             root_dir: None,
             follow_outside_root: false,
             include_verbatim: false,
+            include_wikilinks: false,
             fallback_extensions: Vec::new(),
             readme_as_index: false,
             default_extension: None,
@@ -313,6 +317,7 @@ impl Default for Config {
             basic_auth: Vec::new(),
             accept: AcceptStatus::default(),
             accept_timeouts: false,
+            require_https: false,
             mx_resolver: None,
             shard: None,
             found_links: Vec::new(),
@@ -755,6 +760,17 @@ impl Config {
         self
     }
 
+    /// Read Obsidian's wikilinks in Markdown pages (`[[Page]]`, `[[Page#Heading]]`,
+    /// `[[Page|text]]`, `![[image.png]]`), as lychee's `--include-wikilinks`. A name without
+    /// an extension is a Markdown page (`Page.md`), looked up by its file name (any case) in
+    /// the checked folders' walk, the shortest path first, as Obsidian finds it; a name no
+    /// walked file has is a path relative to the page. A heading is matched by its GitHub
+    /// slug under `--check-anchors`. Defaults to `false`: `[[Page]]` is text.
+    pub fn include_wikilinks(mut self, yes: bool) -> Self {
+        self.include_wikilinks = yes;
+        self
+    }
+
     /// Extensions tried, in order, for a local file that does not exist: with `md`, a link to
     /// `ch1.html` is good when `ch1.md` exists, and is read there (its headings are its
     /// anchors). Only a name with no extension or with the rendered one (`.html`, `.htm`) is
@@ -943,6 +959,15 @@ impl Config {
     /// state file. Defaults to `false`.
     pub fn accept_timeouts(mut self, yes: bool) -> Self {
         self.accept_timeouts = yes;
+        self
+    }
+
+    /// An `http:` link that works and whose `https:` twin (the same host, port, path and
+    /// query) works too gets the `http-has-https` warning naming the twin, as lychee's
+    /// `--require-https` reports it: each such URL costs one more request. Such a result is
+    /// not kept in the state file, and no stored `http:` result is reused. Defaults to `false`.
+    pub fn require_https(mut self, yes: bool) -> Self {
+        self.require_https = yes;
         self
     }
 

@@ -15,6 +15,7 @@ use super::plugin_host::PluginHost;
 use super::queue::HostLaneQueue;
 use super::run::{Message, Run};
 use super::task_codec::task_codec;
+use super::wiki_index::WikiIndex;
 use crate::config::host_rules::HostRules;
 use crate::config::{Config, Input};
 use crate::fetch::Fetch;
@@ -240,6 +241,8 @@ pub(super) fn assemble(
         cancel: cancel.clone(),
         max_body: cfg.max_body_size,
         include_verbatim: cfg.include_verbatim,
+        include_wikilinks: cfg.include_wikilinks,
+        wiki: wiki_index(cfg, starts),
         max_urls: cfg.max_urls,
         ignore_warnings: cfg.ignore_warnings.clone(),
         seed_sitemaps: cfg.seed_sitemaps,
@@ -269,6 +272,7 @@ pub(super) fn assemble(
         // needs them all.
         only_problems: cfg.only_problems && cfg.shard.is_none(),
         accept_timeouts: cfg.accept_timeouts,
+        require_https: cfg.require_https,
         shard: cfg.shard,
         remap: cfg.remap.clone(),
         github,
@@ -346,6 +350,23 @@ fn site_url(cfg: &Config) -> Result<Option<Url>, Error> {
     url.set_query(None);
     url.set_fragment(None);
     Ok(Some(url))
+}
+
+/// The files a wikilink may name: the start files and what the folder walks kept; none
+/// unless `Config::include_wikilinks`.
+fn wiki_index(cfg: &Config, starts: &[Start]) -> WikiIndex {
+    if !cfg.include_wikilinks {
+        return WikiIndex::default();
+    }
+    let started = starts
+        .iter()
+        .filter(|s| s.inline.is_none())
+        .filter_map(|s| s.url.to_file_path().ok());
+    let walked = cfg
+        .walked_folders
+        .iter()
+        .flat_map(|(_, kept)| kept.iter().cloned());
+    WikiIndex::new(started.chain(walked))
 }
 
 /// The folder `/` stands for in local pages: `Config::root_dir`, else the first folder

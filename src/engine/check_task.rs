@@ -78,6 +78,7 @@ impl Run {
         let chain = Chain {
             before: task.redirected,
             claim: &claim,
+            probe: false,
         };
         let fetched = if let Some(html) = &task.inline {
             let mut f = Fetched::bare(&task.url, Outcome::Ok { status: None });
@@ -166,6 +167,9 @@ impl Run {
         result.warnings = fetched.warnings;
         if self.accept_timeouts {
             accept_timeout(&mut result);
+        }
+        if self.require_https && task.inline.is_none() && fetched.stopped_at.is_none() {
+            self.note_https_twin(&task.url, &fetched.final_url, &mut result);
         }
         self.note_unparsed(&mut result, task, &fetched.final_url);
         if task.inline.is_none() && fetched.stopped_at.is_none() {

@@ -9,6 +9,7 @@ pub(crate) mod cache;
 pub(crate) mod check_run;
 mod check_task;
 pub(crate) mod checker;
+mod https_twin;
 mod left_site;
 mod login;
 mod memory;
@@ -26,6 +27,8 @@ mod soft_404;
 mod state_reuse;
 mod state_sink;
 mod task_codec;
+mod wiki_index;
+mod wikilinks;
 
 #[cfg(test)]
 mod fake_fetch;

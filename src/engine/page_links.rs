@@ -146,6 +146,8 @@ struct Written<'a> {
     padded: bool,
     /// A Markdown reference to a label defined nowhere: broken as written.
     undefined_label: bool,
+    /// An Obsidian wikilink: its file is looked up by name first (`Run::wikilink_value`).
+    wikilink: bool,
 }
 
 /// A link as the state file stores it.
@@ -171,6 +173,7 @@ impl From<RawLink> for Written<'static> {
             nofollow: link.nofollow,
             padded: link.padded,
             undefined_label: link.undefined_label,
+            wikilink: link.wikilink,
         }
     }
 }
@@ -185,6 +188,7 @@ impl<'a> From<StoredLink<'a>> for Written<'a> {
             nofollow: link.nofollow,
             padded: link.padded,
             undefined_label: link.undefined_label,
+            wikilink: false,
         }
     }
 }
@@ -279,7 +283,9 @@ impl Run {
             let mut doc = HtmlDocument::default();
             let links = match format {
                 Some(Format::Css) => extract_css(body),
-                Some(Format::Markdown) => extract_markdown_with(body, self.include_verbatim),
+                Some(Format::Markdown) => {
+                    extract_markdown_with(body, self.include_verbatim, self.include_wikilinks)
+                }
                 Some(Format::Office) => {
                     let office = extract_office(body);
                     unreadable = office.trouble.map(|t| t.to_string());
@@ -328,7 +334,9 @@ impl Run {
         }
         let mut ctx = None;
         let mut n = 0;
-        let doc = extract_html_batched(body, facts.is_some(), LINK_BATCH, &mut |doc| {
+        let anchors = facts.is_some();
+        let verbatim = self.include_verbatim;
+        let doc = extract_html_batched(body, anchors, verbatim, LINK_BATCH, &mut |doc| {
             // The base and robots flag are final from the first batch on.
             let ctx = ctx.get_or_insert_with(|| {
                 let mut ctx = PageLinks::new(page, doc, level, own);
@@ -403,7 +411,13 @@ impl Run {
             nofollow,
             padded,
             undefined_label,
+            wikilink,
         } = link;
+        let value = if wikilink {
+            self.wikilink_value(page, value)
+        } else {
+            value
+        };
         let follow = !ctx.nofollow && !nofollow;
         let via = Via {
             from: ctx.from,

@@ -17,7 +17,9 @@ use super::plugin_host::PageFacts;
 use super::run::{Run, Task};
 use crate::extract::charset::html_to_utf8;
 use crate::extract::format::{Format, is_html};
-use crate::extract::{extract_html, markdown_anchors};
+use crate::extract::{
+    MAX_VISIBLE_TEXT, extract_html, markdown_anchors, markdown_text, visible_text,
+};
 use crate::fetch::Chain;
 use crate::model::outcome::{CheckResult, FailKind, Outcome, Warning};
 
@@ -54,6 +56,16 @@ impl Run {
             None => Vec::new(),
         };
         let markdown = Format::of(fetched.content_type.as_deref()) == Some(Format::Markdown);
+        // For text fragments (`#:~:text=`); a page fetched for plugins is one with fragments.
+        let text = if body.is_empty() {
+            String::new()
+        } else if html {
+            visible_text(&body, MAX_VISIBLE_TEXT)
+        } else if markdown {
+            markdown_text(&body, MAX_VISIBLE_TEXT)
+        } else {
+            String::new()
+        };
         let anchors = if body.is_empty() {
             Vec::new()
         } else if html {
@@ -74,6 +86,7 @@ impl Run {
             },
             body,
             anchors,
+            text,
         }
     }
 

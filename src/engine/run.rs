@@ -162,6 +162,10 @@ pub(crate) struct Run {
     pub(crate) max_body: u64,
     /// `Config::include_verbatim`: autolink literals in Markdown code count.
     pub(crate) include_verbatim: bool,
+    /// `Config::include_wikilinks`: Obsidian's wikilinks in Markdown are links.
+    pub(crate) include_wikilinks: bool,
+    /// The run's files by name, for wikilinks (empty without `include_wikilinks`).
+    pub(crate) wiki: super::wiki_index::WikiIndex,
     /// Most distinct URLs to check (`None`: no limit).
     pub(crate) max_urls: Option<usize>,
     /// What the run holds, against `Config::max_memory` (shared with the queue and the cache).
@@ -199,6 +203,8 @@ pub(crate) struct Run {
     pub(crate) only_problems: bool,
     /// A timed-out check counts as valid, with a warning (`Config::accept_timeouts`).
     pub(crate) accept_timeouts: bool,
+    /// Working `http:` links are tried over `https:` (`Config::require_https`).
+    pub(crate) require_https: bool,
     /// This run's shard: links to hosts other shards own are exported, not checked.
     pub(crate) shard: Option<crate::config::shard::Shard>,
     /// Entries counted but not built (`only_problems`). Relaxed: read after the run, when

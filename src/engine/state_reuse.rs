@@ -29,6 +29,10 @@ impl Run {
         if self.plugins.active() || !matches!(url.scheme(), "http" | "https") {
             return None;
         }
+        // Its `https:` twin is tried only when the URL is checked.
+        if self.require_https && url.scheme() == "http" {
+            return None;
+        }
         let stored = known.cached(key)?;
         // A working page must be fetched to be parsed; a broken one is never parsed.
         if parse && !stored.outcome.is_broken() && is_parsed(url, stored.content_type.as_deref()) {

@@ -225,3 +225,51 @@ fn a_site_whose_host_ends_in_a_dot_has_each_page_checked_once() {
         assert_eq!(report.errors(), 0, "{threads} threads");
     }
 }
+
+#[test]
+fn require_https_warns_when_the_twin_works_or_the_chain_ends_on_it() {
+    let fake = Arc::new(FakeFetch::new([
+        (
+            SITE.into(),
+            page(&[
+                "http://up.test/a",
+                "http://twin.test/b",
+                "http://none.test/c",
+            ]),
+        ),
+        (
+            "http://up.test/a".into(),
+            Answer::Redirect(301, "https://up.test/a".into()),
+        ),
+        ("https://up.test/a".into(), Answer::Page(200, String::new())),
+        (
+            "http://twin.test/b".into(),
+            Answer::Page(200, String::new()),
+        ),
+        (
+            "https://twin.test/b".into(),
+            Answer::Page(200, String::new()),
+        ),
+        (
+            "http://none.test/c".into(),
+            Answer::Page(200, String::new()),
+        ),
+    ]));
+    for threads in [1, 8] {
+        let report = run(config(threads).require_https(true), &fake);
+        let warned = |u: &str| {
+            report
+                .entries
+                .iter()
+                .filter(|e| e.result.url == u)
+                .any(|e| e.result.warnings.iter().any(|w| w.tag == "http-has-https"))
+        };
+        assert!(warned("http://up.test/a"), "threads={threads}");
+        assert!(warned("http://twin.test/b"), "threads={threads}");
+        assert!(!warned("http://none.test/c"), "its twin answers 404");
+        assert!(!warned(SITE), "its twin answers 404");
+    }
+    // The chain that ended on the twin said so itself: the twin was not asked again.
+    assert_eq!(fake.requests("https://up.test/a"), 2);
+    assert_eq!(fake.requests("https://twin.test/b"), 2);
+}

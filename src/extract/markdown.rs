@@ -13,6 +13,7 @@ use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 use super::autolink::autolinks;
 use super::line_col::{Convention, LineCounter};
 use super::markdown_refs::{is_undefined, is_unknown, keep_as_link};
+use super::wikilink::wikilink_value;
 use super::{IgnoreMark, IgnoreState, RawLink, extract_html};
 
 /// The most characters kept of a link's text.
@@ -20,17 +21,21 @@ const MAX_NAME: usize = 256;
 
 /// The links and images of a Markdown document, in document order.
 pub fn extract_markdown(body: &[u8]) -> Vec<RawLink> {
-    extract_markdown_with(body, false)
+    extract_markdown_with(body, false, false)
 }
 
 /// The links and images of a Markdown document, in document order; with `verbatim`, the
-/// autolink literals of its code spans and blocks too.
-pub fn extract_markdown_with(body: &[u8], verbatim: bool) -> Vec<RawLink> {
+/// autolink literals of its code spans and blocks too; with `wikilinks`, Obsidian's
+/// wikilinks (`[[Page#Heading|text]]`, `![[image.png]]`; see [`RawLink::wikilink`]).
+pub fn extract_markdown_with(body: &[u8], verbatim: bool, wikilinks: bool) -> Vec<RawLink> {
     let text = String::from_utf8_lossy(body);
-    let options = Options::ENABLE_TABLES
+    let mut options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS;
+    if wikilinks {
+        options |= Options::ENABLE_WIKILINKS;
+    }
     // Each undefined reference is made a link so its place reaches the events. One inside a
     // link's text is literal text (CommonMark allows no link in a link), and making it a link
     // would unmake the outer one: when there is such a reference, the document is read again
@@ -175,21 +180,36 @@ fn collect<'a>(
                 title,
                 ..
             }) => {
+                let wiki = matches!(link_type, LinkType::WikiLink { .. });
                 let value = if link_type == LinkType::Email {
                     format!("mailto:{dest_url}")
+                } else if wiki {
+                    wikilink_value(&dest_url)
                 } else {
                     dest_url.trim().to_owned()
                 };
                 open = Some(links.len());
                 titles.push(title.to_string());
-                links.push(link(lines.locate(range.start), value, "a", "href", ""));
+                let mut l = link(lines.locate(range.start), value, "a", "href", "");
+                l.wikilink = wiki;
+                links.push(l);
             }
             Event::Start(Tag::Image {
-                dest_url, title, ..
+                link_type,
+                dest_url,
+                title,
+                ..
             }) => {
                 images += 1;
-                let value = dest_url.trim().to_owned();
-                links.push(link(lines.locate(range.start), value, "img", "src", &title));
+                let wiki = matches!(link_type, LinkType::WikiLink { .. });
+                let value = if wiki {
+                    wikilink_value(&dest_url)
+                } else {
+                    dest_url.trim().to_owned()
+                };
+                let mut l = link(lines.locate(range.start), value, "img", "src", &title);
+                l.wikilink = wiki;
+                links.push(l);
             }
             Event::End(TagEnd::Link) => {
                 if let Some(i) = open.take() {
@@ -367,7 +387,7 @@ mod tests {
             ]
         );
         assert_eq!(links[1].3, "www.ex.test/b");
-        let verbatim: Vec<String> = extract_markdown_with(md.as_bytes(), true)
+        let verbatim: Vec<String> = extract_markdown_with(md.as_bytes(), true, false)
             .into_iter()
             .map(|l| l.value)
             .collect();

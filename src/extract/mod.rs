@@ -24,6 +24,8 @@ mod pdf_load;
 mod sitemap;
 pub(crate) mod sniff;
 mod text;
+mod visible_text;
+mod wikilink;
 
 #[cfg(test)]
 mod tests;
@@ -37,6 +39,7 @@ pub use office::{OfficeLinks, OfficeTrouble, extract_office};
 pub use pdf::extract_pdf;
 pub use sitemap::{extract_sitemap, is_sitemap};
 pub use text::extract_text_urls;
+pub use visible_text::{MAX_VISIBLE_TEXT, markdown_text, visible_text};
 
 /// One link as written in a document, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +80,11 @@ pub struct RawLink {
     /// `value` is the label in brackets, as written (`[label]`). A shortcut `[label]` alone is
     /// prose and never one.
     pub undefined_label: bool,
+    /// Markdown read with wikilinks: an Obsidian wikilink (`[[Page#Heading|text]]`), `value`
+    /// the relative link it stands for (`Page.md#heading`). The engine looks such a file up
+    /// by its name in the checked folders, as Obsidian does, before it reads `value` as a
+    /// link of the page.
+    pub wikilink: bool,
 }
 
 /// What an HTML comment asks of the links after it.
@@ -165,6 +173,7 @@ impl RawLink {
             nofollow: false,
             padded: false,
             undefined_label: false,
+            wikilink: false,
         }
     }
 }

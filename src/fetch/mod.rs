@@ -116,6 +116,9 @@ pub(crate) struct Chain<'a> {
     /// check, to be requested now; `false` means the URL is checked on its own (known
     /// already, or just queued with those hops behind it), and the fetch stops there.
     pub(crate) claim: &'a dyn Fn(&Url, usize) -> bool,
+    /// The fetch only tries the URL (`--require-https`'s twin): a DNS, connect or TLS failure
+    /// gives no host up, since the twin may share its `host:port` with a working `http:` URL.
+    pub(crate) probe: bool,
 }
 
 impl Chain<'static> {
@@ -124,6 +127,13 @@ impl Chain<'static> {
     pub(crate) const OWN: Chain<'static> = Chain {
         before: 0,
         claim: &|_, _| true,
+        probe: false,
+    };
+
+    /// [`Chain::OWN`] for a URL only tried (see [`Chain::probe`]).
+    pub(crate) const PROBE: Chain<'static> = Chain {
+        probe: true,
+        ..Chain::OWN
     };
 }
 

@@ -238,10 +238,18 @@ pub struct CheckOptions {
     pub root_dir: Option<std::path::PathBuf>,
 
     /// Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans and
-    /// code blocks of Markdown pages; by default code holds no links.
+    /// code blocks of Markdown pages and in the `pre` and `code` elements of HTML pages; by
+    /// default code holds no links.
     #[arg(help_heading = "Scope", long)]
     #[arg(add = Local::allowed("scope: links in code of the pages checked"))]
     pub include_verbatim: bool,
+
+    /// Read Obsidian's wikilinks in Markdown pages: `[[Page]]`, `[[Page#Heading]]`,
+    /// `[[Page|text]]`. `[[Page]]` is the file Page.md of the checked files, found by name in
+    /// any folder.
+    #[arg(help_heading = "Scope", long)]
+    #[arg(add = Local::allowed("scope: wikilinks of the pages checked, to files of the checked folders"))]
+    pub include_wikilinks: bool,
 
     /// Do not fetch or obey robots.txt.
     #[arg(help_heading = "Scope", long)]
@@ -496,6 +504,12 @@ pub struct CheckOptions {
     #[arg(add = Local::allowed("whether a timed-out link counts as valid"))]
     pub accept_timeouts: bool,
 
+    /// Warn about an http:// link that works over https:// too (the http-has-https warning,
+    /// lychee's --require-https): one more request per http:// link that works.
+    #[arg(help_heading = "Requests", long)]
+    #[arg(add = Local::allowed("one more request to the https twin of a link checked anyway"))]
+    pub require_https: bool,
+
     /// Request method of links that are only checked: head (falls back to GET when the server
     /// refuses HEAD) or get. Pages parsed for links are always fetched with GET.
     #[arg(help_heading = "Requests", long, value_name = "METHOD", default_value = "head", value_parser = METHODS)]
@@ -570,7 +584,8 @@ pub struct CheckOptions {
     /// Check that each link's #fragment names an anchor of its page (HTML ids and names,
     /// Markdown headings): the `anchors` plugin. On github.com pages (as linked, before
     /// --remap), a file view's line anchors (#L10, #L10-L20) are valid when the page is, and
-    /// #foo finds GitHub's heading id `user-content-foo`. A missing one is an error; `--plugin
+    /// #foo finds GitHub's heading id `user-content-foo`. A text fragment (#:~:text=) must be
+    /// in the page's visible text. A missing one is an error; `--plugin
     /// anchors:severity=warning` makes it a warning.
     #[arg(help_heading = "Plugins", long)]
     #[arg(add = Local::allowed("the anchors plugin: reads the pages being checked"))]

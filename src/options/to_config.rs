@@ -81,6 +81,7 @@ impl CheckOptions {
             abort_timeout,
             root_dir,
             include_verbatim,
+            include_wikilinks,
             no_robots,
             follow_outside_root,
             sitemaps,
@@ -109,6 +110,7 @@ impl CheckOptions {
             resume,
             fail_after_runs,
             accept_timeouts,
+            require_https,
             method,
             suggest,
             detect_soft_404,
@@ -164,6 +166,7 @@ impl CheckOptions {
             .robots(!no_robots)
             .follow_outside_root(follow_outside_root)
             .include_verbatim(include_verbatim)
+            .include_wikilinks(include_wikilinks)
             .fallback_extensions(fallback_extensions.clone())
             .default_extension(default_extension)
             .seed_sitemaps(sitemaps)
@@ -188,6 +191,7 @@ impl CheckOptions {
             .suggest(suggest)
             .detect_soft_404(detect_soft_404)
             .accept_timeouts(accept_timeouts)
+            .require_https(require_https)
             .always_get(method == "get");
         if !["head", "get"].contains(&method.as_str()) {
             return Err(bad("method", format!("`{}' is not head or get", method)));
@@ -629,6 +633,7 @@ mod tests {
             ("abort-timeout", Some("3"), &[]),
             ("root-dir", Some("/tmp"), &[]),
             ("include-verbatim", None, &[]),
+            ("include-wikilinks", None, &[]),
             ("no-robots", None, &[]),
             ("follow-outside-root", None, &[]),
             ("sitemaps", None, &[]),
@@ -672,6 +677,7 @@ mod tests {
             ("login-logout-pattern", Some("x"), login),
             ("accept", Some("200"), &[]),
             ("accept-timeouts", None, &[]),
+            ("require-https", None, &[]),
             ("method", Some("get"), &[]),
             ("check-mx", None, &["--dns-server=127.0.0.1:53"]),
             (

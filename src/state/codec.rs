@@ -75,11 +75,12 @@ const TAGS: [&str; 11] = [
 /// protection, interrupted, an internal error, a URL too long to request, a page checked after
 /// the login session was lost: its verdict is the login page's).
 pub(crate) fn encode(result: &CheckResult) -> Option<Row> {
-    if result
-        .warnings
-        .iter()
-        .any(|w| matches!(w.tag, "session-lost" | "timeout-accepted"))
-    {
+    if result.warnings.iter().any(|w| {
+        matches!(
+            w.tag,
+            "session-lost" | "timeout-accepted" | "http-has-https"
+        )
+    }) {
         return None;
     }
     let (outcome, status, fail_kind, message) = match &result.outcome {

@@ -3,7 +3,8 @@
 //! for certificate failures (verified, the certificate is refused). Or one whose answers a
 //! closure gives, by method and target (an https login page). Or one that serves its first
 //! connection only and, on every later one, sends the start of a TLS record one byte at a
-//! time, every 1.5 s.
+//! time, every 1.5 s. Or one that speaks plain HTTP and HTTPS on the same port, told apart by
+//! the first byte a client sends (an `http:` URL and its `https:` twin).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -24,6 +25,8 @@ pub struct TlsRequest {
     pub target: String,
     /// The body (read when `Content-Length` is given).
     pub body: Vec<u8>,
+    /// Read over TLS (not plain HTTP, on a server that speaks both).
+    pub tls: bool,
 }
 
 /// An answer: the status, header fields beside `Content-Length`, the HTML body.
@@ -48,23 +51,28 @@ pub const DRIP_EVERY: Duration = Duration::from_millis(1500);
 impl TlsServer {
     /// Serves `html` for every path.
     pub fn start(html: &str) -> TlsServer {
-        TlsServer::start_with(page(html), false)
+        TlsServer::start_with(page(html), Mode::Tls)
+    }
+
+    /// Serves `html` for every path, over TLS and over plain HTTP on the same port.
+    pub fn start_dual(html: &str) -> TlsServer {
+        TlsServer::start_with(page(html), Mode::Dual)
     }
 
     /// Answers each request with what `handler` says.
     pub fn start_answering(
         handler: impl Fn(&TlsRequest) -> TlsReply + Send + Sync + 'static,
     ) -> TlsServer {
-        TlsServer::start_with(Arc::new(handler), false)
+        TlsServer::start_with(Arc::new(handler), Mode::Tls)
     }
 
     /// Serves `html` on its first connection; every later one gets a TLS record header, then
     /// one byte every [`DRIP_EVERY`] until the client goes away.
     pub fn start_dripping_after_first(html: &str) -> TlsServer {
-        TlsServer::start_with(page(html), true)
+        TlsServer::start_with(page(html), Mode::DripAfterFirst)
     }
 
-    fn start_with(handler: Arc<Handler>, drip: bool) -> TlsServer {
+    fn start_with(handler: Arc<Handler>, mode: Mode) -> TlsServer {
         let cert = include_bytes!("../data/tls/localhost.cert.der").to_vec();
         let key = include_bytes!("../data/tls/localhost.key.der").to_vec();
         let config =
@@ -92,11 +100,13 @@ impl TlsServer {
                 let Ok(stream) = stream else { continue };
                 let first = count.fetch_add(1, Ordering::SeqCst) == 0;
                 let (config, handler, log) = (config.clone(), handler.clone(), requests.clone());
-                if drip && !first {
-                    thread::spawn(move || drip_to(stream));
-                } else {
-                    thread::spawn(move || serve(stream, config, &*handler, &log));
-                }
+                match mode {
+                    Mode::DripAfterFirst if !first => thread::spawn(move || drip_to(stream)),
+                    Mode::Dual => {
+                        thread::spawn(move || serve_either(stream, config, &*handler, &log))
+                    }
+                    _ => thread::spawn(move || serve(stream, config, &*handler, &log)),
+                };
             }
         });
         TlsServer {
@@ -136,6 +146,33 @@ impl Drop for TlsServer {
     }
 }
 
+/// What a server speaks.
+#[derive(Clone, Copy)]
+enum Mode {
+    Tls,
+    /// TLS on the first connection, a stalled handshake on every later one.
+    DripAfterFirst,
+    /// TLS or plain HTTP, by the first byte of each connection.
+    Dual,
+}
+
+/// Serves one connection over TLS when its first byte opens a handshake record (`0x16`),
+/// else as plain HTTP.
+fn serve_either(
+    stream: TcpStream,
+    config: Arc<ServerConfig>,
+    handler: &Handler,
+    log: &Mutex<Vec<TlsRequest>>,
+) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut first = [0u8; 1];
+    match stream.peek(&mut first) {
+        Ok(1) if first[0] == 0x16 => serve(stream, config, handler, log),
+        Ok(1) => answer(BufReader::new(stream), false, handler, log),
+        _ => {}
+    }
+}
+
 /// The header of a 16 KiB handshake record, then its bytes one by one, every [`DRIP_EVERY`],
 /// until a write fails (the client closed the connection).
 fn drip_to(mut stream: TcpStream) {
@@ -163,7 +200,21 @@ fn serve(
     let Ok(conn) = ServerConnection::new(config) else {
         return;
     };
-    let mut tls = BufReader::new(StreamOwned::new(conn, stream));
+    answer(
+        BufReader::new(StreamOwned::new(conn, stream)),
+        true,
+        handler,
+        log,
+    );
+}
+
+/// Answers the requests read from `tls` (TLS or, when `tls` is false, plain) until it closes.
+fn answer<S: Read + Write>(
+    mut tls: BufReader<S>,
+    over_tls: bool,
+    handler: &Handler,
+    log: &Mutex<Vec<TlsRequest>>,
+) {
     loop {
         let mut head = Vec::new();
         loop {
@@ -190,6 +241,7 @@ fn serve(
             method: method.to_owned(),
             target: target.to_owned(),
             body,
+            tls: over_tls,
         };
         let (status, headers, html) = handler(&request);
         log.lock().unwrap().push(request);

@@ -87,7 +87,12 @@ root_dir: str | os.PathLike = None
     The folder `/` means in links of local pages.
 include_verbatim: bool = False
     Also check the bare URLs (`https://…`, `www.…`, e-mail addresses) in the code spans
-    and code blocks of Markdown pages; by default code holds no links.
+    and code blocks of Markdown pages and in the `pre` and `code` elements of HTML pages; by
+    default code holds no links.
+include_wikilinks: bool = False
+    Read Obsidian's wikilinks in Markdown pages: `[[Page]]`, `[[Page#Heading]]`,
+    `[[Page|text]]`. `[[Page]]` is the file Page.md of the checked files, found by name in
+    any folder.
 no_robots: bool = False
     Do not fetch or obey robots.txt.
 follow_outside_root: bool = False
@@ -208,6 +213,9 @@ accept: str = '100..=399'
 accept_timeouts: bool = False
     Count a link whose check timed out as valid, with the timeout-accepted warning instead
     of an error (lychee's accept_timeouts): for servers known to be slow.
+require_https: bool = False
+    Warn about an http:// link that works over https:// too (the http-has-https warning,
+    lychee's require_https): one more request per http:// link that works.
 method: 'head' | 'get' = 'head'
     Request method of links that are only checked: head (falls back to GET when the server
     refuses HEAD) or get. Pages parsed for links are always fetched with GET.
@@ -245,8 +253,9 @@ check_anchors: bool = False
     Check that each link's #fragment names an anchor of its page (HTML ids and names,
     Markdown headings): the `anchors` plugin. On github.com pages (as linked, before remap),
     a file view's line anchors (#L10, #L10-L20) are valid when the page is, and #foo finds
-    GitHub's heading id `user-content-foo`. A missing one is an error; `plugin
-    anchors:severity=warning` makes it a warning.
+    GitHub's heading id `user-content-foo`. A text fragment (#:~:text=) must be in the
+    page's visible text. A missing one is an error; `plugin anchors:severity=warning` makes
+    it a warning.
 plugin: str | list[str] = []
     Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     same plugin add up). See --list-plugins.

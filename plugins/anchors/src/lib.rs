@@ -8,9 +8,14 @@
 //! limit) is fetched once through [`Services::fetch`], never once per fragment. Fragments are
 //! matched as a browser does (the HTML standard's "find a potential indicated element"): the
 //! fragment as written, then percent-decoded as UTF-8; `top` (any case) always scrolls to the
-//! top of the page; `#` alone names nothing and is not checked; a text directive (`#:~:text=`)
-//! is not an anchor, nor is a single-page app's hash route (`#/settings`, `#!/page`): those get
-//! an info that they were not checked.
+//! top of the page; `#` alone names nothing and is not checked; a single-page app's hash route
+//! (`#/settings`, `#!/page`) is not an anchor: it gets an info that it was not checked.
+//!
+//! A text fragment (`#:~:text=…`, `text_fragment`) must match the visible text of its HTML
+//! or Markdown target ([`linkpatrol_plugin_api::Page::text`], which the engine gives a page fetched for
+//! plugins: such a page is fetched once more, once per run); a missing one is
+//! `text-fragment-not-found`, with the severity of a missing anchor. An element id before the
+//! `:~:` (`#usage:~:text=…`) is checked as an anchor too.
 //!
 //! Fragments follow the renderer that shows the target. GitHub matches a fragment in any case
 //! (`#Summary` finds `summary`), so on a Markdown file linked from a repository file a match in
@@ -27,6 +32,7 @@
 mod closest;
 mod decode;
 mod github;
+mod text_fragment;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
@@ -46,6 +52,8 @@ pub const TAG: &str = "anchor-not-found";
 /// The warning tag of a fragment that matches an anchor of a Markdown file only in another
 /// case: valid on GitHub, which ignores case, but not elsewhere.
 pub const TAG_CASE: &str = "anchor-case";
+/// The warning tag of a text fragment (`#:~:text=`) its page's text does not have.
+pub const TAG_TEXT: &str = "text-fragment-not-found";
 
 /// The anchors of one page, for lookups. (The closest ones a message names are looked for only
 /// when a fragment is missing.)
@@ -158,10 +166,9 @@ fn has_anchors(content_type: Option<&str>) -> bool {
     )
 }
 
-/// `true` when `fragment` needs no element: `top` scrolls to the top, a text directive
-/// (`:~:text=`) highlights text.
-fn always_valid(fragment: &str, decoded: &str) -> bool {
-    decoded.eq_ignore_ascii_case("top") || fragment.starts_with(":~:")
+/// `true` when `fragment` needs no element: `top` scrolls to the top.
+fn always_valid(decoded: &str) -> bool {
+    decoded.eq_ignore_ascii_case("top")
 }
 
 /// A fragment that a single-page app's hash router reads as a path (`#/settings`, `#!/page`,
@@ -231,17 +238,90 @@ impl Plugin for Anchors {
                 link.fragment
             ))];
         }
-        let decoded = percent_decode(link.fragment);
-        if always_valid(link.fragment, &decoded) {
+        if let Some((id, directives)) = link.fragment.split_once(":~:") {
+            let mut remarks = self.check_text(link, directives, services);
+            if !id.is_empty() {
+                remarks.extend(self.check_anchor(link, id, services));
+            }
+            return remarks;
+        }
+        self.check_anchor(link, link.fragment, services)
+    }
+}
+
+impl Anchors {
+    /// A missing fragment's remark: broken, or a warning with `tag` (`severity=warning`).
+    fn missing(&self, tag: &'static str, message: String) -> Remark {
+        if self.only_warn {
+            Remark::warning(tag, message)
+        } else {
+            Remark::Broken(message)
+        }
+    }
+
+    /// The text directives (after `:~:`) of a link must match its page's visible text.
+    fn check_text(
+        &self,
+        link: &LinkView<'_>,
+        directives: &str,
+        services: &dyn Services,
+    ) -> Vec<Remark> {
+        let parsed = match text_fragment::text_directives(directives) {
+            Ok(parsed) if parsed.is_empty() => return Vec::new(),
+            Ok(parsed) => parsed,
+            Err(bad) => {
+                let message = format!(
+                    "Text fragment `{bad}' is malformed: a browser highlights nothing \
+                     (text=[prefix-,]start[,end][,-suffix])."
+                );
+                return vec![self.missing(TAG_TEXT, message)];
+            }
+        };
+        let page = services.fetch(link.target);
+        if !page.ok {
             return Vec::new();
         }
-        if github::is_line_anchor(link, link.fragment) {
+        if !has_anchors(page.content_type.as_deref()) {
+            return vec![Remark::Info(
+                "a text fragment of a page that is neither HTML nor Markdown: not checked".into(),
+            )];
+        }
+        let text = text_fragment::searchable(&page.text);
+        let missing: Vec<&str> = parsed
+            .iter()
+            .filter(|d| !d.matches(&text))
+            .map(|d| d.written.as_str())
+            .collect();
+        if missing.is_empty() {
+            return Vec::new();
+        }
+        let message = format!(
+            "Text fragment `{}' not found in the text of {}.",
+            missing.join("&"),
+            link.target
+        );
+        vec![self.missing(TAG_TEXT, message)]
+    }
+
+    /// `fragment` (the link's, or the element id before a text directive) must name an
+    /// anchor of the link's page.
+    fn check_anchor(
+        &self,
+        link: &LinkView<'_>,
+        fragment: &str,
+        services: &dyn Services,
+    ) -> Vec<Remark> {
+        let decoded = percent_decode(fragment);
+        if always_valid(&decoded) {
+            return Vec::new();
+        }
+        if github::is_line_anchor(link, fragment) {
             return Vec::new();
         }
         let Some(anchors) = self.anchors_of(link, services) else {
             return Vec::new();
         };
-        if anchors.set.contains(link.fragment) || anchors.set.contains(decoded.as_str()) {
+        if anchors.set.contains(fragment) || anchors.set.contains(decoded.as_str()) {
             return Vec::new();
         }
         if github::is_github_page(link)
@@ -254,18 +334,11 @@ impl Plugin for Anchors {
         if anchors.markdown && !link.from_mdbook {
             let same = closest::same_but_case(&decoded, anchors.all());
             if !same.is_empty() {
-                return vec![Remark::warning(
-                    TAG_CASE,
-                    case_message(link.fragment, &same),
-                )];
+                return vec![Remark::warning(TAG_CASE, case_message(fragment, &same))];
             }
         }
-        let message = not_found_message(link.fragment, &decoded, link.target, &anchors);
-        if self.only_warn {
-            vec![Remark::warning(TAG, message)]
-        } else {
-            vec![Remark::Broken(message)]
-        }
+        let message = not_found_message(fragment, &decoded, link.target, &anchors);
+        vec![self.missing(TAG, message)]
     }
 }
 

@@ -105,12 +105,12 @@ fn encoded_and_unicode_fragments_compare_decoded() {
 }
 
 #[test]
-fn top_text_directives_and_broken_or_non_html_targets_are_not_checked() {
+fn top_and_broken_or_non_html_targets_are_not_checked() {
     let plugin = warning_only();
     let page = url("http://h.test/p.html");
     feed(&plugin, &page, &[]);
     let s = FakeServices::new();
-    for f in ["top", "TOP", "Top", ":~:text=hello", ""] {
+    for f in ["top", "TOP", "Top", ""] {
         assert!(plugin.check_link(&link(&page, f), &s).is_empty(), "{f}");
     }
     let mut broken = link(&page, "nowhere");
@@ -335,4 +335,45 @@ fn hash_routes_are_not_anchors_and_say_so() {
         tags(&plugin.check_link(&link(&page, "nope"), &services)),
         [TAG]
     );
+}
+
+#[test]
+fn text_fragments_must_match_the_page_text_once_fetched() {
+    let plugin = warning_only();
+    let page = url("http://h.test/t.html");
+    feed(&plugin, &page, &["usage"]);
+    let s = FakeServices::new().html_with_text(
+        page.as_str(),
+        &["usage"],
+        "Getting started\nInstall the tool, then run it.",
+    );
+    for f in [
+        ":~:text=install%20the",
+        ":~:text=Getting,run%20it",
+        "usage:~:text=the-,tool",
+        ":~:text=run&unknown=x",
+    ] {
+        assert!(plugin.check_link(&link(&page, f), &s).is_empty(), "{f}");
+    }
+    let r = plugin.check_link(&link(&page, ":~:text=started%20install"), &s);
+    assert_eq!(
+        tags(&r),
+        ["text-fragment-not-found"],
+        "blocks are not joined"
+    );
+    let r = plugin.check_link(&link(&page, "nope:~:text=tool&text=gone"), &s);
+    assert_eq!(tags(&r), ["text-fragment-not-found", "anchor-not-found"]);
+    let Remark::Warning { message, .. } = &r[0] else {
+        panic!("{r:?}")
+    };
+    assert!(
+        message.contains("`text=gone'") && !message.contains("text=tool"),
+        "{message}"
+    );
+    let r = plugin.check_link(&link(&page, ":~:text=a,b,c"), &s);
+    assert_eq!(tags(&r), ["text-fragment-not-found"]);
+    // A missing text is an error under the default severity.
+    let strict = Anchors::default();
+    let r = strict.check_link(&link(&page, ":~:text=gone"), &s);
+    assert!(matches!(&r[..], [Remark::Broken(_)]), "{r:?}");
 }

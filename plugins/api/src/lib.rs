@@ -106,6 +106,11 @@ pub struct Page {
     /// Every non-empty `id` and `<a name>` of an HTML page; the anchors of a Markdown page
     /// (see [`ContentView::anchors`]).
     pub anchors: Vec<String>,
+    /// The text a reader sees on an HTML page, for text fragments (`#:~:text=`): the body's
+    /// text (scripts, styles and the head left out), each run of whitespace one space, each
+    /// block element (paragraph, heading, list item, cell) on a line of its own; at most
+    /// 4 MiB. Of a Markdown page, the text it renders to, the same way. Empty for other types.
+    pub text: String,
     /// Why the page could not be fetched, when it could not.
     pub error: Option<String>,
 }

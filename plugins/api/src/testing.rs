@@ -22,7 +22,13 @@ impl FakeServices {
     }
 
     /// Serves an HTML page at `url` with these anchors.
-    pub fn html(mut self, url: &str, anchors: &[&str]) -> FakeServices {
+    pub fn html(self, url: &str, anchors: &[&str]) -> FakeServices {
+        self.html_with_text(url, anchors, "")
+    }
+
+    /// Serves an HTML page at `url` with these anchors and this visible text (see
+    /// [`Page::text`]: a block a line).
+    pub fn html_with_text(mut self, url: &str, anchors: &[&str], text: &str) -> FakeServices {
         let page = Page {
             final_url: Url::parse(url).ok(),
             status: Some(200),
@@ -30,6 +36,7 @@ impl FakeServices {
             content_type: Some("text/html".into()),
             body: Vec::new(),
             anchors: anchors.iter().map(|a| (*a).to_owned()).collect(),
+            text: text.to_owned(),
             error: None,
         };
         self.pages.insert(url.to_owned(), Arc::new(page));

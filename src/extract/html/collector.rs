@@ -12,6 +12,7 @@ use super::srcset::srcset_urls;
 use super::style::{style_attribute_links, style_block_links};
 use super::tags::{Attr, Tag, link_attr, next_state};
 use super::{Batches, settled_after};
+use crate::extract::autolink::autolinks;
 use crate::extract::line_col::{Convention, LineCounter};
 use crate::extract::{HtmlDocument, IgnoreState, RawLink};
 
@@ -67,10 +68,26 @@ pub(super) struct Collector<'a, 's> {
     anchor: Option<(usize, LabelBuilder)>,
     /// The `linkpatrol-ignore` comments read so far.
     ignore: IgnoreState,
+
+    /// Read the bare URLs of `<pre>` and `<code>` text (`--include-verbatim`).
+    verbatim: bool,
+    /// How many `<pre>` and `<code>` elements are open, and the name of the last one opened.
+    code_depth: usize,
+    code_tag: &'static str,
+    /// The current start tag is a `<pre>` or `<code>`.
+    opening_code: Option<&'static str>,
+    /// No text read since can start before this byte (the end of the last start tag, the start
+    /// of the last end tag): where a bare URL's source is looked for.
+    text_from: usize,
 }
 
 impl<'a, 's> Collector<'a, 's> {
-    pub(super) fn new(src: &'a [u8], want_anchors: bool, batches: Option<Batches<'s>>) -> Self {
+    pub(super) fn new(
+        src: &'a [u8],
+        want_anchors: bool,
+        verbatim: bool,
+        batches: Option<Batches<'s>>,
+    ) -> Self {
         Collector {
             doc: HtmlDocument::default(),
             src,
@@ -90,6 +107,11 @@ impl<'a, 's> Collector<'a, 's> {
             raw_text: false,
             anchor: None,
             ignore: IgnoreState::default(),
+            verbatim,
+            code_depth: 0,
+            code_tag: "code",
+            opening_code: None,
+            text_from: 0,
         }
     }
 
@@ -266,6 +288,7 @@ impl<'a, 's> Collector<'a, 's> {
                     padded,
                     ignored: false,
                     undefined_label: false,
+                    wikilink: false,
                 });
             };
             match slot.attr {
@@ -342,6 +365,11 @@ impl TagSink for Collector<'_, '_> {
         self.pending = None;
         self.style_value = None;
         self.opening_style = name == b"style";
+        self.opening_code = match name {
+            b"pre" => Some("pre"),
+            b"code" => Some("code"),
+            _ => None,
+        };
         if self.tag == Tag::A {
             // A new <a> implicitly closes an open one.
             self.close_anchor();
@@ -396,6 +424,11 @@ impl TagSink for Collector<'_, '_> {
         if self.opening_style {
             self.style_text_start = Some(end);
         }
+        if let Some(name) = self.opening_code.take() {
+            self.code_depth += 1;
+            self.code_tag = name;
+        }
+        self.text_from = end;
         self.raw_text = self.tag_next_state.is_some();
         self.tag_next_state
     }
@@ -409,22 +442,56 @@ impl TagSink for Collector<'_, '_> {
         if name == b"a" {
             self.close_anchor();
         }
+        if matches!(name, b"pre" | b"code") {
+            self.code_depth = self.code_depth.saturating_sub(1);
+        }
+        self.text_from = start;
     }
 
     fn wants_text(&self) -> bool {
         !self.raw_text
-            && self
-                .anchor
-                .as_ref()
-                .is_some_and(|(_, label)| !label.is_full())
+            && match &self.anchor {
+                Some((_, label)) => !label.is_full(),
+                None => self.verbatim && self.code_depth > 0,
+            }
     }
 
     fn text(&mut self, text: &[u8]) {
-        if self.wants_text()
-            && let Some((_, label)) = &mut self.anchor
-        {
-            label.push(&lossy(text));
+        if !self.wants_text() {
+            return;
         }
+        match &mut self.anchor {
+            Some((_, label)) => label.push(&lossy(text)),
+            None => self.verbatim_links(&lossy(text)),
+        }
+    }
+}
+
+impl Collector<'_, '_> {
+    /// The bare URLs (GitHub's autolink literals) of a run of `<pre>` or `<code>` text, each
+    /// placed where its text up to any `&` is found in the source after the last tag (a
+    /// character reference spells the rest differently; at the run's start when not found).
+    fn verbatim_links(&mut self, text: &str) {
+        let found = autolinks(text);
+        if found.is_empty() {
+            return;
+        }
+        let first = self.doc.links.len();
+        let mut from = self.text_from.min(self.src.len());
+        for link in found {
+            let head = link.text.split('&').next().unwrap_or_default();
+            let at =
+                memchr::memmem::find(&self.src[from..], head.as_bytes()).map_or(from, |i| from + i);
+            from = at;
+            let position = self.lines.locate(at);
+            self.doc
+                .links
+                .push(RawLink::plain(link.url, self.code_tag, "text", position));
+        }
+        for i in first..self.doc.links.len() {
+            self.ignore.apply(&mut self.doc.links[i..=i]);
+        }
+        self.flush_full_batch();
     }
 }
 

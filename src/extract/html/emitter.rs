@@ -397,7 +397,7 @@ mod tests {
     }
 
     fn extract_with_callbacks(html: &[u8]) -> HtmlDocument {
-        let mut collector = Collector::new(html, true, None);
+        let mut collector = Collector::new(html, true, false, None);
         let emitter = StateSwitcher {
             inner: CallbackEmitter::new(Events {
                 collector: &mut collector,

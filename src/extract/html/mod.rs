@@ -40,12 +40,14 @@ use emitter::LinkEmitter;
 /// assert_eq!((doc.links[0].line, doc.links[0].column), (1, 8));
 /// ```
 pub fn extract_html(html: &[u8]) -> HtmlDocument {
-    run(Collector::new(html, true, None), html)
+    run(Collector::new(html, true, false, None), html)
 }
 
 /// Like [`extract_html`], but hands the links over in batches of about `batch` as the document
 /// is read, so a page with 200,000 links never holds them all at once. Anchors (`id`s and
-/// `<a name>`s) are collected only with `anchors`.
+/// `<a name>`s) are collected only with `anchors`; with `verbatim`, the bare URLs of the text
+/// of `<pre>` and `<code>` elements (outside an `<a>`) are links too (`tag` `pre` or `code`,
+/// `attr` `text`), as GitHub's autolink literals find them in Markdown.
 ///
 /// Each call of `on_batch` gets the document so far: its `links` are the batch, in document
 /// order, and its `base` and `nofollow` are already final (a batch is handed over only once no
@@ -56,10 +58,12 @@ pub fn extract_html(html: &[u8]) -> HtmlDocument {
 pub fn extract_html_batched(
     html: &[u8],
     anchors: bool,
+    verbatim: bool,
     batch: usize,
     on_batch: &mut dyn FnMut(&mut HtmlDocument),
 ) -> HtmlDocument {
-    let mut collector = Collector::new(html, anchors, Some(Batches::new(batch, on_batch)));
+    let mut collector =
+        Collector::new(html, anchors, verbatim, Some(Batches::new(batch, on_batch)));
     collector.links_cap(batch);
     let mut doc = run(collector, html);
     doc.links.clear();

@@ -271,7 +271,7 @@ fn nofollow_from_rel_and_meta_robots() {
 fn batched(html: &str, anchors: bool, batch: usize) -> (HtmlDocument, usize) {
     let mut links = Vec::new();
     let mut calls = 0;
-    let mut doc = extract_html_batched(html.as_bytes(), anchors, batch, &mut |d| {
+    let mut doc = extract_html_batched(html.as_bytes(), anchors, false, batch, &mut |d| {
         calls += 1;
         // The document-wide facts are final in every batch.
         assert_eq!(d.base.as_deref(), Some("/late/"));
@@ -455,4 +455,32 @@ fn document_wide_facts_settle_after_the_last_base_or_meta_tag() {
     // A `<` too near the end to name a tag is no such tag.
     assert_eq!(settled_after(b"<p><meta x><me"), 3);
     assert_eq!(settled_after(b"<a><!-- <metadata> -->"), 8);
+}
+
+#[test]
+fn verbatim_reads_bare_urls_of_pre_and_code_only() {
+    let html = "<p>https://ex.test/prose</p>\n<pre>get https://ex.test/a?x=1&amp;y=2.\n\
+                <b>www.ex.test/b</b></pre><code>https://ex.test/c</code>\
+                <pre><a href=/d>https://ex.test/d</a></pre><script>x='https://ex.test/s'</script>";
+    let found = |verbatim: bool| {
+        let mut links = Vec::new();
+        extract_html_batched(html.as_bytes(), false, verbatim, 2, &mut |d| {
+            links.extend(
+                d.links
+                    .drain(..)
+                    .map(|l| (l.tag, l.value, l.line, l.column)),
+            );
+        });
+        links
+    };
+    assert_eq!(found(false), [("a", "/d".to_owned(), 3, 62)]);
+    assert_eq!(
+        found(true),
+        [
+            ("pre", "https://ex.test/a?x=1&y=2".to_owned(), 2, 10),
+            ("pre", "http://www.ex.test/b".to_owned(), 3, 4),
+            ("code", "https://ex.test/c".to_owned(), 3, 33),
+            ("a", "/d".to_owned(), 3, 62),
+        ]
+    );
 }

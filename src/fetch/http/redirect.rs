@@ -46,6 +46,7 @@ impl HttpFetcher {
         let mut use_head = !want_body && !self.always_get(url) && resume != Some(true);
         // Only the first hop is conditional: the validators are the start URL's.
         let mut budget = Budget::first_hop(*retries, resume.is_some(), validators.cloned());
+        budget.probe = chain.probe;
         loop {
             let exchange = self.exchange(&current, &mut use_head, &mut budget, retries, warnings);
             // Only the URL's first request may hand the task back: a continuation (GET after

@@ -36,6 +36,8 @@ pub(super) struct Budget {
     /// A response to this hop set, changed or deleted a cookie: asking the same URL again is
     /// not a loop.
     pub(super) cookies_changed: bool,
+    /// Only a try (`Chain::probe`): a failure gives no host up.
+    pub(super) probe: bool,
 }
 
 impl Budget {
@@ -48,6 +50,7 @@ impl Budget {
             validators,
             may_defer,
             cookies_changed: false,
+            probe: false,
         }
     }
 }
@@ -209,7 +212,9 @@ impl HttpFetcher {
                         let message = proxy_failure(proxy, url, kind, message);
                         // Before the slot is freed: a host given up starts no other request
                         // in between (its first task may be what holds the others back).
-                        self.note_failure(&host, url, kind, &message);
+                        if !budget.probe {
+                            self.note_failure(&host, url, kind, &message);
+                        }
                         drop(permit);
                         return Exchange::Failed(kind, message);
                     }
