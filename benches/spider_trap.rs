@@ -103,7 +103,9 @@ fn main() {
     let server = trap();
     let child = linkpatrol(&binary, &threads, &format!("{}p/0", server.url("/")));
     std::thread::sleep(Duration::from_secs_f64(seconds));
+    let asked = std::time::Instant::now();
     let out = interrupt(child);
+    let exit = asked.elapsed();
     let peak = children_peak_rss();
     // "… in N URLs checked" and "(M URLs not checked)": every URL discovered is one or the other.
     let number_before = |marker: &str| -> Option<u64> {
@@ -125,4 +127,5 @@ fn main() {
         fixed as f64 / 1048576.0,
         peak.saturating_sub(fixed) as f64 / discovered.max(1) as f64
     );
+    println!("Ctrl-C to exit: {:.2} s", exit.as_secs_f64());
 }

@@ -853,15 +853,16 @@ fn a_local_config_may_not_lift_the_body_url_and_redirect_limits() {
     let dir = checkout(
         "cfg-local-limits",
         &page,
-        "max-body-size = 2000000000\nmax-urls = 0\nmax-redirects = 1000\n",
+        "max-body-size = 2000000000\nmax-urls = 0\nmax-redirects = 1000\nmax-memory = \"8G\"\n",
     );
     let out = run_in(&dir, &[], &["--print-config"]);
     assert_exit(&out, 0);
     let printed = stdout(&out);
     for line in [
         "max-body-size = 67108864",
-        "max-urls = 500000",
+        "max-urls = 10000000",
         "max-redirects = 20",
+        "max-memory = 1073741824",
     ] {
         assert!(
             printed.lines().any(|l| l == line),
@@ -873,6 +874,7 @@ fn a_local_config_may_not_lift_the_body_url_and_redirect_limits() {
         "max-body-size 2000000000",
         "max-urls 0 (no limit)",
         "max-redirects 1000",
+        "max-memory 8589934592",
     ] {
         assert!(
             err.lines().any(

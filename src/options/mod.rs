@@ -339,8 +339,8 @@ pub struct CheckOptions {
     pub proxy: Option<String>,
 
     /// Check at most N distinct URLs; links to further URLs are only counted, and the summary
-    /// says the limit was reached. The default stops a spider trap (a site that makes up new
-    /// links on every page) at a few hundred MB (0: no limit).
+    /// says the limit was reached. The memory budget (--max-memory) stops a spider trap (a site
+    /// that makes up new links on every page) first; this count is a second brake (0: no limit).
     #[arg(help_heading = "Scope", long, value_name = "N", default_value_t = DEFAULT_MAX_URLS)]
     #[arg(add = Local::allowed("scope").capped(Cap::Count { max: DEFAULT_MAX_URLS as u64, zero_is_unlimited: true }))]
     pub max_urls: usize,

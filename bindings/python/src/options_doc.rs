@@ -135,10 +135,11 @@ allow_private: bool = False
 proxy: str = None
     Send every request through this http(s) proxy, `http://[USER:PASSWORD@]HOST:PORT`
     (default: ALL_PROXY / HTTPS_PROXY / HTTP_PROXY, except NO_PROXY hosts).
-max_urls: int = 500000
+max_urls: int = 10000000
     Check at most N distinct URLs; links to further URLs are only counted, and the summary
-    says the limit was reached. The default stops a spider trap (a site that makes up new
-    links on every page) at a few hundred MB (0: no limit).
+    says the limit was reached. The memory budget (max_memory) stops a spider trap (a site
+    that makes up new links on every page) first; this count is a second brake (0: no
+    limit).
 max_memory: int | str = '1G'
     Memory the run may hold for what grows with the site (the URLs found, the queued ones,
     the rows a sorted report keeps for the end), in bytes or with a unit: 512M, 2G. Past the
