@@ -138,3 +138,5 @@ mod typo_hints;
 mod untrusted_text;
 /// One "URLs checked": a single run, a resumed run and merged shards agree.
 mod url_counts;
+/// --render-js: the single-page-app fixture rendered in headless Chromium.
+mod render_js;

@@ -92,6 +92,18 @@ fn registry() -> Vec<Builtin> {
             )?))
         },
     });
+    #[cfg(feature = "plugin-render-js")]
+    all.push(Builtin {
+        info: PluginInfo {
+            name: linkpatrol_plugin_render_js::NAME,
+            description: linkpatrol_plugin_render_js::DESCRIPTION,
+        },
+        make: |o| {
+            Ok(Arc::new(
+                linkpatrol_plugin_render_js::RenderJs::from_options(o)?,
+            ))
+        },
+    });
     all
 }
 
@@ -124,7 +136,7 @@ pub fn builtin(name: &str, options: &Options) -> Result<Arc<dyn Plugin>, Error> 
 
 /// The plugins of a [`Config`](crate::Config), in the order added (hooks run in that order).
 #[derive(Clone, Default)]
-pub(crate) struct PluginList(pub(crate) Vec<Arc<dyn Plugin>>);
+pub(crate) struct PluginList(pub(crate) Vec<Arc<dyn Plugin>>, pub(crate) Vec<String>);
 
 impl PluginList {
     pub(crate) fn is_empty(&self) -> bool {
@@ -134,8 +146,14 @@ impl PluginList {
 
 impl fmt::Debug for PluginList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A built-in's settings show (`render-js:tabs=4`), so two configs that differ in them differ.
         f.debug_list()
-            .entries(self.0.iter().map(|p| p.name()))
+            .entries(
+                self.0
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| self.1.get(i).map_or(p.name(), String::as_str)),
+            )
             .finish()
     }
 }

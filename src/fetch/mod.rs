@@ -96,6 +96,11 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     ) -> Result<http::PageAnswer, String> {
         Err(format!("{url}: this fetcher sends no forms"))
     }
+    /// The `Cookie` header a request to `url` would carry now (the user's cookies, the login
+    /// session's), for a browser that renders the page. The default has none.
+    fn cookie_header(&self, _url: &Url) -> Option<String> {
+        None
+    }
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
     fn interrupt(&self);
 }

@@ -78,6 +78,13 @@ impl Fetch for Router {
         }
     }
 
+    fn cookie_header(&self, url: &Url) -> Option<String> {
+        let host = super::http::response::host_key(url);
+        matches!(url.scheme(), "http" | "https")
+            .then(|| self.http.cookie_header(url, &host))
+            .flatten()
+    }
+
     fn interrupt(&self) {
         self.http.interrupt();
     }

@@ -316,6 +316,7 @@ mod tests {
                     message: hostile.to_owned(),
                 }],
                 remapped_from: None,
+                rendered: false,
             }),
             fragment: None,
             cached: false,

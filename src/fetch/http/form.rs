@@ -66,7 +66,7 @@ impl HttpFetcher {
 
     /// The one `Cookie` header of a request to `url`: the user's cookies, then the run's
     /// (RFC 6265 §5.4).
-    fn cookie_header(&self, url: &Url, host: &str) -> Option<String> {
+    pub(crate) fn cookie_header(&self, url: &Url, host: &str) -> Option<String> {
         let mut parts: Vec<String> = self
             .headers_for(url, host)
             .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))
