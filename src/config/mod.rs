@@ -311,9 +311,15 @@ impl Config {
         plugin: std::sync::Arc<dyn crate::plugin::Plugin>,
         settings: &linkpatrol_plugin_api::Options,
     ) -> Self {
-        let pairs: Vec<String> = settings.pairs().iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let pairs: Vec<String> = settings
+            .pairs()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         self.plugins.0.push(plugin);
-        self.plugins.1.push(format!("{}:{}", settings.plugin(), pairs.join(",")));
+        self.plugins
+            .1
+            .push(format!("{}:{}", settings.plugin(), pairs.join(",")));
         self
     }
 

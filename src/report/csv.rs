@@ -190,6 +190,9 @@ fn fields(e: &Entry, raw: bool) -> [String; 18] {
     if remapped_from.is_some() {
         infos.push(text(&format!("remapped to {url}")));
     }
+    if rf.is_some_and(|x| x.rendered) {
+        infos.push("found after rendering the page (--render-js)".to_owned());
+    }
     let result = if r.outcome.is_broken() {
         format!("Error: {}", r.outcome)
     } else {

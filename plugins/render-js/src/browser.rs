@@ -23,7 +23,8 @@ pub(crate) fn find(given: Option<PathBuf>) -> Result<PathBuf, String> {
             Ok(p)
         } else {
             Err(format!(
-                "plugin render-js: no browser at {} (chromium=PATH)",
+                "plugin render-js: no browser at {} (chromium=PATH); install Debian's \
+                 `chromium` package (apt-get install chromium)",
                 p.display()
             ))
         };

@@ -99,7 +99,9 @@ impl RenderJs {
                 Err(why) => Rendered {
                     remarks: vec![Remark::warning(
                         TAG_FAILED,
-                        format!("the page could not be rendered: {why}; its static links are checked"),
+                        format!(
+                            "the page could not be rendered: {why}; its static links are checked"
+                        ),
                     )],
                     ..Rendered::default()
                 },

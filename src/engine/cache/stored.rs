@@ -117,10 +117,12 @@ impl Stored {
     /// Keeps a site and fragment.
     pub(super) fn new(site: Option<LinkSite>, fragment: Option<String>) -> Stored {
         match site {
-            Some(s) if s.base.is_none()
-                && s.warnings.is_empty()
-                && s.remapped_from.is_none()
-                && !s.rendered => {
+            Some(s)
+                if s.base.is_none()
+                    && s.warnings.is_empty()
+                    && s.remapped_from.is_none()
+                    && !s.rendered =>
+            {
                 PlainSite::keep(s, fragment)
             }
             site => Stored::Boxed(Box::new((site, fragment))),
