@@ -32,6 +32,9 @@ pub enum Refusal {
 ///
 /// - `plugins.command`: runs a program of the file's choosing, with the user's rights, on
 ///   every parsed page.
+/// - `plugins.render-js`, `render-js`, `render-tabs`, `render-timeout`: start a browser that
+///   runs the sites' scripts (as root without Chromium's sandbox), and `chromium=PATH` runs
+///   any program of the file's choosing; the user turns rendering on, never a checkout.
 /// - `file-output`: writes (truncates) files at any path, outside the folder too.
 /// - `proxy`: sends every request through a server the file names, with the headers, cookies
 ///   and passwords the user gives on the command line; the proxy can read and answer them all.
@@ -84,6 +87,10 @@ pub enum Refusal {
 ///   machine's credentials) read, and quoted by a plugin.
 pub const REFUSED_IN_LOCAL: &[(&str, Refusal)] = &[
     ("plugins.command", Refusal::Always),
+    ("plugins.render-js", Refusal::Always),
+    ("render-js", Refusal::Always),
+    ("render-tabs", Refusal::Always),
+    ("render-timeout", Refusal::Always),
     ("file-output", Refusal::Always),
     ("proxy", Refusal::Always),
     ("dns-server", Refusal::Always),
