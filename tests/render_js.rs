@@ -12,6 +12,7 @@ use linkpatrol::plugin::{Options, Plugin};
 use linkpatrol::{Report, plugins};
 
 use crate::support::desktop_tools::program_or_skip;
+use crate::support::server::{Reply, Routes};
 use crate::support::spa::{self, JS_ONLY};
 use crate::support::util::{TempDir, assert_exit, cli_with_env, config, run};
 
@@ -161,6 +162,59 @@ fn ids_scripts_create_and_hash_routes_count_as_anchors() {
             .map(|e| (e.result.url.clone(), e.fragment.clone()))
             .collect();
         assert!(broken.is_empty(), "-t {threads}: {broken:?}");
+    }
+}
+
+/// The browser's own requests (the app's script, its JSON, its image) go through the run's
+/// rules: robots.txt forbids the JSON, so the links it would add are never seen, and a rate
+/// spaces every request to the host, the browser's included.
+#[test]
+fn the_browsers_requests_keep_robots_and_the_rate() {
+    if !have_chromium("the_browsers_requests_keep_robots_and_the_rate") {
+        return;
+    }
+    for threads in [1, 8] {
+        let robots = Reply::html("User-agent: *\nDisallow: /api/\n").content_type("text/plain");
+        let server = spa::start_with(Routes::new().reply("/robots.txt", robots));
+        let report = run(config(&server.url("/"), threads)
+            .recursion_level(Some(1))
+            .max_requests_per_second(5.0)
+            .plugin(render_js("5")));
+        assert!(
+            server.count("/app.js") > 0,
+            "-t {threads}: the browser ran the app"
+        );
+        assert_eq!(
+            server.count("/api/links.json"),
+            0,
+            "-t {threads}: robots.txt forbids it"
+        );
+        let rows = rows(&report);
+        assert!(
+            rows.contains(&("/js-ok.html".into(), true, false)),
+            "{rows:#?}"
+        );
+        assert!(
+            !rows.iter().any(|(p, _, _)| p.starts_with("/fetched")),
+            "{rows:#?}"
+        );
+        // Every request, the browser's too, waited for its turn, 200 ms apart at 5 per second:
+        // they arrive at least half that apart (the browser's own latency jitters the rest),
+        // where unpaced the app's script and image would come within milliseconds.
+        let mut at: Vec<Instant> = server.requests().iter().map(|r| r.at).collect();
+        at.sort();
+        for pair in at.windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!(
+                gap >= Duration::from_millis(100),
+                "-t {threads}: two requests {gap:?} apart: {:#?}",
+                server
+                    .requests()
+                    .iter()
+                    .map(|r| (r.at, r.path.clone()))
+                    .collect::<Vec<_>>()
+            );
+        }
     }
 }
 

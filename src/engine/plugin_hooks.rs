@@ -39,6 +39,13 @@ impl Services for Engine<'_> {
     fn cookie_header(&self, url: &Url) -> Option<String> {
         self.0.fetch.cookie_header(url)
     }
+
+    fn pace(&self, url: &Url) -> Result<(), String> {
+        if !self.0.robots_allow(url) {
+            return Err("disallowed by robots.txt".into());
+        }
+        self.0.fetch.pace(url)
+    }
 }
 
 impl Run {

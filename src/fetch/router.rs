@@ -85,6 +85,13 @@ impl Fetch for Router {
             .flatten()
     }
 
+    fn pace(&self, url: &Url) -> Result<(), String> {
+        match url.scheme() {
+            "http" | "https" => self.http.pace(url),
+            _ => Ok(()),
+        }
+    }
+
     fn interrupt(&self) {
         self.http.interrupt();
     }

@@ -10,10 +10,15 @@ const OK: &str = include_str!("../data/spa/ok.html");
 
 /// The fixture's server.
 pub fn start() -> TestServer {
+    start_with(Routes::new())
+}
+
+/// The fixture's server, with `routes` (a robots.txt) before its own.
+pub fn start_with(routes: Routes) -> TestServer {
     let js = Reply::html(include_str!("../data/spa/app.js")).content_type("text/javascript");
     let json = Reply::html(include_str!("../data/spa/links.json")).content_type("application/json");
     let png = Reply::html("png").content_type("image/png");
-    let routes = Routes::new()
+    let routes = routes
         .page("/", SHELL)
         .page("/index.html", SHELL)
         .reply("/app.js", js)

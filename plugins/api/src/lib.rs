@@ -140,6 +140,15 @@ pub trait Services: Send + Sync {
         let _ = url;
         None
     }
+
+    /// Waits until a request to `url` that the plugin makes outside the engine (a browser's
+    /// request for a script) may start by the run's rules: robots.txt, the host's politeness
+    /// interval and `--max-requests-per-second`, which it counts toward. `Err` with the reason
+    /// when it may not be made at all. Defaults to `Ok` at once.
+    fn pace(&self, url: &Url) -> Result<(), String> {
+        let _ = url;
+        Ok(())
+    }
 }
 
 /// A remark a plugin adds to a result: a warning, plain information, or a verdict.

@@ -8,7 +8,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use headless_chrome::{Browser, LaunchOptions};
-use linkpatrol_plugin_api::Url;
+use linkpatrol_plugin_api::{Services, Url};
 
 use crate::page::{self, Page};
 
@@ -81,14 +81,19 @@ impl Chromium {
 
     /// Renders `url` in a tab of its own, waiting for a free slot first. A failure on a
     /// browser whose connection died launches it again once.
-    pub(crate) fn render(&self, url: &Url, cookies: Option<&str>) -> Result<Page, String> {
+    pub(crate) fn render(
+        &self,
+        url: &Url,
+        cookies: Option<&str>,
+        services: &dyn Services,
+    ) -> Result<Page, String> {
         let _slot = self.slot();
         let browser = self.browser()?;
-        match page::render(&browser, url, cookies, self.timeout) {
+        match page::render(&browser, url, cookies, self.timeout, services) {
             Err(e) if browser.get_version().is_err() => {
                 self.restart(&browser);
                 let browser = self.browser()?;
-                page::render(&browser, url, cookies, self.timeout)
+                page::render(&browser, url, cookies, self.timeout, services)
                     .map_err(|again| format!("{e}; again after restarting the browser: {again}"))
             }
             other => other,

@@ -94,7 +94,7 @@ impl RenderJs {
         };
         cell.get_or_init(|| {
             let cookies = services.cookie_header(&key);
-            Arc::new(match self.chromium.render(&key, cookies.as_deref()) {
+            Arc::new(match self.chromium.render(&key, cookies.as_deref(), services) {
                 Ok(page) => page.into_rendered(&key, self.chromium.timeout()),
                 Err(why) => Rendered {
                     remarks: vec![Remark::warning(

@@ -1,20 +1,29 @@
 //! One page rendered: a fresh browser context and tab, the instrumenting script, the
-//! navigation, the wait for the page to settle (bounded by the render timeout), then its
-//! links, anchors and script errors read from the DOM.
+//! navigation with every request of the page paced through the engine, the wait for the page
+//! to settle (bounded by the render timeout), then its links, anchors and script errors read
+//! from the DOM.
 
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
-use headless_chrome::Browser;
-use headless_chrome::protocol::cdp::Network::CookieParam;
+use headless_chrome::browser::tab::RequestPausedDecision;
+use headless_chrome::browser::transport::{SessionId, Transport};
+use headless_chrome::protocol::cdp::Fetch::events::RequestPausedEvent;
+use headless_chrome::protocol::cdp::Fetch::{FailRequest, RequestPattern, RequestStage};
+use headless_chrome::protocol::cdp::Network::{CookieParam, ErrorReason};
 use headless_chrome::protocol::cdp::Page::AddScriptToEvaluateOnNewDocument;
-use linkpatrol_plugin_api::{Remark, Rendered, Url};
+use headless_chrome::{Browser, Tab};
+use linkpatrol_plugin_api::{Remark, Rendered, Services, Url};
 
 use crate::{TAG_SCRIPT_ERROR, TAG_TIMEOUT};
 
 /// Counts requests, timers, DOM changes and errors; runs before the page's scripts.
 const INSTRUMENT: &str = include_str!("js/instrument.js");
-/// Waits until the page settles or `LEFT` ms pass.
-const SETTLE: &str = include_str!("js/settle.js");
+/// `true` once the page has settled (nothing in flight, unchanged for `QUIET` ms).
+const IDLE: &str = include_str!("js/idle.js");
+/// How often the page is asked whether it has settled.
+const POLL: Duration = Duration::from_millis(50);
 /// Reads links, anchors and errors as JSON.
 const EXTRACT: &str = include_str!("js/extract.js");
 /// How long the DOM must stay unchanged, with nothing in flight, to count as settled.
@@ -87,26 +96,40 @@ impl Page {
 }
 
 /// Renders `url` in a new browser context of `browser`, with `cookies` (a `Cookie` header's
-/// value) set for it, within `timeout`. The tab is closed afterwards, whatever happened.
+/// value) set for it, within `timeout`; the page's own requests wait for their turn through
+/// `services` (see [`in_tab`]). The tab is closed afterwards, whatever happened.
 pub(crate) fn render(
     browser: &Browser,
     url: &Url,
     cookies: Option<&str>,
     timeout: Duration,
+    services: &dyn Services,
 ) -> Result<Page, String> {
     let deadline = Instant::now() + timeout;
     let context = browser.new_context().map_err(|e| e.to_string())?;
     let tab = context.new_tab().map_err(|e| e.to_string())?;
-    let page = in_tab(&tab, url, cookies, deadline);
+    let page = in_tab(&tab, url, cookies, deadline, services);
     let _ = tab.close(false);
     page
 }
 
+/// A request the browser paused, and where to say whether it may go.
+type Paused = (String, SyncSender<bool>);
+
+/// Loads `url` in `tab` and reads it once it has settled or at `deadline`.
+///
+/// Every request the page makes (scripts, JSON, images) is paused by the `Fetch` domain and
+/// handed to this thread, which lets it go once `services` gives its host a turn (robots.txt,
+/// the politeness interval, `--max-requests-per-second`) and fails it when the run's rules
+/// forbid it; the page's document too (the browser requests it once more). The wait for the
+/// page to settle is a loop here, not a promise in the page, so that paused requests are
+/// served while it lasts.
 fn in_tab(
-    tab: &headless_chrome::Tab,
+    tab: &Arc<Tab>,
     url: &Url,
     cookies: Option<&str>,
     deadline: Instant,
+    services: &dyn Services,
 ) -> Result<Page, String> {
     let left = || deadline.saturating_duration_since(Instant::now());
     tab.set_default_timeout(left().max(Duration::from_millis(100)));
@@ -121,27 +144,84 @@ fn in_tab(
         run_immediately: None,
     })
     .map_err(|e| e.to_string())?;
-    tab.navigate_to(url.as_str()).map_err(|e| e.to_string())?;
-    // A page that never finishes loading is read as it is at the deadline.
-    let loaded = tab.wait_until_navigated().is_ok();
-    let script = SETTLE
-        .replace("LEFT", &left().as_millis().to_string())
-        .replace("QUIET", &QUIET_MS.to_string());
-    tab.set_default_timeout(left() + Duration::from_secs(5));
-    let settled = tab
-        .evaluate(&script, true)
-        .ok()
-        .and_then(|r| r.value)
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
-    let json = tab
-        .evaluate(EXTRACT, false)
-        .map_err(|e| format!("cannot read the rendered page: {e}"))?
-        .value
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .ok_or("the rendered page gave no links")?;
+    let (paused_tx, paused) = mpsc::channel::<Paused>();
+    tab.enable_request_interception(Arc::new(
+        move |_: Arc<Transport>, _: SessionId, event: RequestPausedEvent| {
+            let request = event.params.request.url;
+            let verdict = if request.starts_with("http") {
+                let (tx, rx) = mpsc::sync_channel(1);
+                paused_tx
+                    .send((request, tx))
+                    .map_err(|_| ())
+                    .and_then(|()| rx.recv().map_err(|_| ()))
+            } else {
+                // data: and blob: URLs leave no machine.
+                Ok(true)
+            };
+            match verdict {
+                Ok(true) => RequestPausedDecision::Continue(None),
+                _ => RequestPausedDecision::Fail(FailRequest {
+                    request_id: event.params.request_id,
+                    error_reason: ErrorReason::BlockedByClient,
+                }),
+            }
+        },
+    ))
+    .map_err(|e| e.to_string())?;
+    let every = RequestPattern {
+        url_pattern: Some("*".into()),
+        resource_Type: None,
+        request_stage: Some(RequestStage::Request),
+    };
+    tab.enable_fetch(Some(&[every]), None)
+        .map_err(|e| e.to_string())?;
+    let idle = IDLE.replace("QUIET", &QUIET_MS.to_string());
+    // The navigation waits for its document's request, which this thread lets go: it runs on
+    // a thread of its own meanwhile.
+    let (settled, navigated, json) = std::thread::scope(|scope| {
+        let navigation = scope.spawn(|| tab.navigate_to(url.as_str()).map(|_| ()));
+        let mut settled = false;
+        while !left().is_zero() {
+            // Requests first: the page cannot settle while one waits.
+            match paused.recv_timeout(POLL.min(left())) {
+                Ok((request, reply)) => {
+                    let allowed = Url::parse(&request).is_ok_and(|u| services.pace(&u).is_ok());
+                    let _ = reply.send(allowed);
+                    continue;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            let now_idle = navigation.is_finished()
+                && tab
+                    .evaluate(&idle, false)
+                    .ok()
+                    .and_then(|r| r.value)
+                    .and_then(|v| v.as_bool())
+                    == Some(true);
+            if now_idle {
+                settled = true;
+                break;
+            }
+        }
+        // Requests still paused (the document's too) fail from here on: the page is read as
+        // it is.
+        drop(paused);
+        tab.set_default_timeout(Duration::from_secs(5));
+        let json = tab
+            .evaluate(EXTRACT, false)
+            .map_err(|e| format!("cannot read the rendered page: {e}"))
+            .and_then(|r| {
+                r.value
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .ok_or_else(|| "the rendered page gave no links".to_owned())
+            });
+        let navigated = navigation.join().map_or(false, |r| r.is_ok());
+        (settled, navigated, json)
+    });
+    let json = json?;
     let mut page = parse(&json)?;
-    page.settled = settled && loaded;
+    page.settled = settled && navigated;
     Ok(page)
 }
 
