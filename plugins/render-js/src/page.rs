@@ -216,7 +216,7 @@ fn in_tab(
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .ok_or_else(|| "the rendered page gave no links".to_owned())
             });
-        let navigated = navigation.join().map_or(false, |r| r.is_ok());
+        let navigated = navigation.join().is_ok_and(|r| r.is_ok());
         (settled, navigated, json)
     });
     let json = json?;
