@@ -14,7 +14,11 @@ use linkpatrol::{Report, plugins};
 use crate::support::desktop_tools::program_or_skip;
 use crate::support::server::{Reply, Routes};
 use crate::support::spa::{self, JS_ONLY};
-use crate::support::util::{TempDir, assert_exit, cli_with_env, config, run};
+use std::process::Stdio;
+
+use crate::support::util::{
+    TempDir, assert_exit, cli_with_env, config, eventually, linkpatrol, run, signal,
+};
 
 /// Chromium, or `false` after printing `SKIPPED:` (a failure with LINKPATROL_REQUIRE_TOOLS).
 fn have_chromium(test: &str) -> bool {
@@ -331,6 +335,50 @@ fn the_time_limit_closes_the_browser() {
     // The time limit ended the run, not the two-minute render.
     let json = String::from_utf8_lossy(&out.stdout);
     assert!(json.contains("\"time_limit_reached\""), "{json}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        processes_with(&marker),
+        Vec::<String>::new(),
+        "Chromium outlived the run"
+    );
+}
+
+/// Ctrl-C while a page that never settles renders (its timeout two minutes): the browser is
+/// killed at once, so the page's check ends well within the abort timeout, reported with the
+/// reason, instead of being abandoned unchecked; the run ends interrupted, no Chromium left.
+#[test]
+fn ctrl_c_closes_the_browser() {
+    if !have_chromium("ctrl_c_closes_the_browser") {
+        return;
+    }
+    let server = spa::start();
+    let marker = format!("LINKPATROL_RENDER_CTRL_C={}", std::process::id());
+    let (key, value) = marker.split_once('=').unwrap();
+    let mut child = linkpatrol()
+        .env(key, value)
+        .args(["--render-js", "--render-timeout=120", "--abort-timeout=30"])
+        .args(["-o", "json", &server.url("/busy.html")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The browser is up and the page loading.
+    eventually("the browser renders the page", || {
+        processes_with(&marker).len() > 1 && server.count("/busy.html") > 1
+    });
+    signal(&child, "-INT");
+    let mut json = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut json).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "interrupted");
+    assert!(json.contains("\"unchecked\":0"), "{json}");
+    assert!(
+        json.contains("render-failed") && json.contains("the run has ended"),
+        "{json}"
+    );
     let deadline = Instant::now() + Duration::from_secs(10);
     while !processes_with(&marker).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));

@@ -107,6 +107,14 @@ fn registry() -> Vec<Builtin> {
     all
 }
 
+/// Kills what the built-in plugins run outside the process, now: `render-js`'s browsers. For a
+/// program about to leave with [`std::process::exit`] (a second Ctrl-C), where no plugin's
+/// [`finish`](Plugin::finish) or destructor would run; a run that ends normally needs it not.
+pub fn release_builtins() {
+    #[cfg(feature = "plugin-render-js")]
+    linkpatrol_plugin_render_js::kill_browsers();
+}
+
 /// The built-in plugins compiled into this build (`--list-plugins`).
 pub fn builtins() -> Vec<PluginInfo> {
     registry().into_iter().map(|b| b.info).collect()

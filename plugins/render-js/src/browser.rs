@@ -4,6 +4,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -47,6 +48,19 @@ pub(crate) fn find(given: Option<PathBuf>) -> Result<PathBuf, String> {
         })
 }
 
+/// The process ids of every browser launched and not yet killed, in this process: for
+/// [`kill_browsers`] at an exit that runs no destructor.
+static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Kills every browser this process launched that is still running (see
+/// `linkpatrol::plugins::release_builtins`).
+pub fn kill_browsers() {
+    let pids = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for pid in pids {
+        kill_pid(pid);
+    }
+}
+
 /// A launched browser and its process id (killed by id: a tab may still hold the browser).
 struct Live {
     browser: Browser,
@@ -62,6 +76,8 @@ pub(crate) struct Chromium {
     freed: Condvar,
     /// The browser, once launched; `closed` once the run ended (no launch after that).
     live: Mutex<(Option<Live>, bool)>,
+    /// Set once the run ended: a render in progress stops waiting.
+    stop: AtomicBool,
 }
 
 impl Chromium {
@@ -72,6 +88,7 @@ impl Chromium {
             free: Mutex::new(tabs),
             freed: Condvar::new(),
             live: Mutex::new((None, false)),
+            stop: AtomicBool::new(false),
         }
     }
 
@@ -89,11 +106,11 @@ impl Chromium {
     ) -> Result<Page, String> {
         let _slot = self.slot();
         let browser = self.browser()?;
-        match page::render(&browser, url, cookies, self.timeout, services) {
+        match page::render(&browser, url, cookies, self.timeout, services, &self.stop) {
             Err(e) if browser.get_version().is_err() => {
                 self.restart(&browser);
                 let browser = self.browser()?;
-                page::render(&browser, url, cookies, self.timeout, services)
+                page::render(&browser, url, cookies, self.timeout, services, &self.stop)
                     .map_err(|again| format!("{e}; again after restarting the browser: {again}"))
             }
             other => other,
@@ -102,6 +119,7 @@ impl Chromium {
 
     /// Kills the browser; no other is launched afterwards.
     pub(crate) fn close(&self) {
+        self.stop.store(true, Ordering::SeqCst);
         let mut live = self.lock_live();
         live.1 = true;
         if let Some(old) = live.0.take() {
@@ -124,6 +142,7 @@ impl Chromium {
         }
         let browser = launch(&self.path, self.timeout)?;
         let pid = browser.get_process_id();
+        LIVE.lock().unwrap_or_else(|e| e.into_inner()).extend(pid);
         live.0 = Some(Live {
             browser: browser.clone(),
             pid,
@@ -199,10 +218,20 @@ fn running_as_root() -> bool {
 /// Kills the browser's process (its renderers exit with it), then lets the handle go, which
 /// reaps it and removes its profile folder.
 fn kill(live: Live) {
+    if let Some(pid) = live.pid {
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|p| *p != pid);
+        kill_pid(pid);
+    }
+    drop(live.browser);
+}
+
+/// Sends SIGKILL to `pid`.
+fn kill_pid(pid: u32) {
     #[cfg(unix)]
-    if let Some(pid) = live.pid.and_then(|p| i32::try_from(p).ok()) {
+    if let Ok(pid) = i32::try_from(pid) {
         use nix::sys::signal::{Signal, kill};
         let _ = kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
     }
-    drop(live.browser);
 }

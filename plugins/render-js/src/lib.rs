@@ -22,6 +22,7 @@ use std::time::Duration;
 use linkpatrol_plugin_api::{ContentView, Options, Plugin, Remark, Rendered, Services};
 
 use browser::Chromium;
+pub use browser::kill_browsers;
 
 /// The plugin's name.
 pub const NAME: &str = "render-js";

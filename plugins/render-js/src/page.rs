@@ -4,6 +4,7 @@
 //! from the DOM.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
@@ -97,18 +98,20 @@ impl Page {
 
 /// Renders `url` in a new browser context of `browser`, with `cookies` (a `Cookie` header's
 /// value) set for it, within `timeout`; the page's own requests wait for their turn through
-/// `services` (see [`in_tab`]). The tab is closed afterwards, whatever happened.
+/// `services` (see [`in_tab`]), until `stop` is set. The tab is closed afterwards, whatever
+/// happened.
 pub(crate) fn render(
     browser: &Browser,
     url: &Url,
     cookies: Option<&str>,
     timeout: Duration,
     services: &dyn Services,
+    stop: &AtomicBool,
 ) -> Result<Page, String> {
     let deadline = Instant::now() + timeout;
     let context = browser.new_context().map_err(|e| e.to_string())?;
     let tab = context.new_tab().map_err(|e| e.to_string())?;
-    let page = in_tab(&tab, url, cookies, deadline, services);
+    let page = in_tab(&tab, url, cookies, deadline, services, stop);
     let _ = tab.close(false);
     page
 }
@@ -130,6 +133,7 @@ fn in_tab(
     cookies: Option<&str>,
     deadline: Instant,
     services: &dyn Services,
+    stop: &AtomicBool,
 ) -> Result<Page, String> {
     let left = || deadline.saturating_duration_since(Instant::now());
     tab.set_default_timeout(left().max(Duration::from_millis(100)));
@@ -177,48 +181,52 @@ fn in_tab(
         .map_err(|e| e.to_string())?;
     let idle = IDLE.replace("QUIET", &QUIET_MS.to_string());
     // The navigation waits for its document's request, which this thread lets go: it runs on
-    // a thread of its own meanwhile.
-    let (settled, navigated, json) = std::thread::scope(|scope| {
-        let navigation = scope.spawn(|| tab.navigate_to(url.as_str()).map(|_| ()));
-        let mut settled = false;
-        while !left().is_zero() {
-            // Requests first: the page cannot settle while one waits.
-            match paused.recv_timeout(POLL.min(left())) {
-                Ok((request, reply)) => {
-                    let allowed = Url::parse(&request).is_ok_and(|u| services.pace(&u).is_ok());
-                    let _ = reply.send(allowed);
-                    continue;
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-            let now_idle = navigation.is_finished()
-                && tab
-                    .evaluate(&idle, false)
-                    .ok()
-                    .and_then(|r| r.value)
-                    .and_then(|v| v.as_bool())
-                    == Some(true);
-            if now_idle {
-                settled = true;
-                break;
-            }
+    // a thread of its own meanwhile (left behind when the browser is gone: it then ends within
+    // the DevTools wait).
+    let navigation = {
+        let (tab, target) = (Arc::clone(tab), url.to_string());
+        std::thread::spawn(move || tab.navigate_to(&target).is_ok())
+    };
+    let mut settled = false;
+    // Until the deadline, or the run's end (the browser is gone: nothing more to read).
+    while !left().is_zero() {
+        if stop.load(Ordering::SeqCst) {
+            return Err("the run has ended".to_owned());
         }
-        // Requests still paused (the document's too) fail from here on: the page is read as
-        // it is.
-        drop(paused);
-        tab.set_default_timeout(Duration::from_secs(5));
-        let json = tab
-            .evaluate(EXTRACT, false)
-            .map_err(|e| format!("cannot read the rendered page: {e}"))
-            .and_then(|r| {
-                r.value
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .ok_or_else(|| "the rendered page gave no links".to_owned())
-            });
-        let navigated = navigation.join().is_ok_and(|r| r.is_ok());
-        (settled, navigated, json)
-    });
+        // Requests first: the page cannot settle while one waits.
+        match paused.recv_timeout(POLL.min(left())) {
+            Ok((request, reply)) => {
+                let allowed = Url::parse(&request).is_ok_and(|u| services.pace(&u).is_ok());
+                let _ = reply.send(allowed);
+                continue;
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        let now_idle = navigation.is_finished()
+            && tab
+                .evaluate(&idle, false)
+                .ok()
+                .and_then(|r| r.value)
+                .and_then(|v| v.as_bool())
+                == Some(true);
+        if now_idle {
+            settled = true;
+            break;
+        }
+    }
+    // Requests still paused (the document's too) fail from here on: the page is read as it is.
+    drop(paused);
+    tab.set_default_timeout(Duration::from_secs(5));
+    let json = tab
+        .evaluate(EXTRACT, false)
+        .map_err(|e| format!("cannot read the rendered page: {e}"))
+        .and_then(|r| {
+            r.value
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .ok_or_else(|| "the rendered page gave no links".to_owned())
+        });
+    let navigated = navigation.is_finished() && navigation.join().unwrap_or(false);
     let json = json?;
     let mut page = parse(&json)?;
     page.settled = settled && navigated;
