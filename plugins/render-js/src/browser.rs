@@ -61,16 +61,25 @@ pub fn kill_browsers() {
     }
 }
 
+/// Pages a browser renders before it is replaced by a fresh one (when no other page renders):
+/// the DevTools protocol lets a page's session close its tab but not dispose of its browser
+/// context, so the contexts of a long run would pile up in one browser.
+const RECYCLE_AFTER: usize = 100;
+
 /// A launched browser and its process id (killed by id: a tab may still hold the browser).
 struct Live {
     browser: Browser,
     pid: Option<u32>,
+    /// Pages begun in it.
+    renders: usize,
 }
 
 /// The run's browser and its tab slots.
 pub(crate) struct Chromium {
     path: PathBuf,
     timeout: Duration,
+    /// Tab slots in all.
+    tabs: usize,
     /// Free tab slots.
     free: Mutex<usize>,
     freed: Condvar,
@@ -85,6 +94,7 @@ impl Chromium {
         Chromium {
             path,
             timeout,
+            tabs,
             free: Mutex::new(tabs),
             freed: Condvar::new(),
             live: Mutex::new((None, false)),
@@ -137,7 +147,16 @@ impl Chromium {
         if live.1 {
             return Err("the run has ended".into());
         }
-        if let Some(l) = &live.0 {
+        // Only this page holds a slot: an old browser can go.
+        let alone = *self.free.lock().unwrap_or_else(|e| e.into_inner()) + 1 == self.tabs;
+        if alone
+            && live.0.as_ref().is_some_and(|l| l.renders >= RECYCLE_AFTER)
+            && let Some(old) = live.0.take()
+        {
+            kill(old);
+        }
+        if let Some(l) = &mut live.0 {
+            l.renders += 1;
             return Ok(l.browser.clone());
         }
         let browser = launch(&self.path, self.timeout)?;
@@ -146,6 +165,7 @@ impl Chromium {
         live.0 = Some(Live {
             browser: browser.clone(),
             pid,
+            renders: 1,
         });
         Ok(browser)
     }
