@@ -129,7 +129,7 @@ pub use model::stats::{Skipped, Statistics};
 /// The built-in plugins, by name: each is its own crate under `plugins/`, compiled in by its
 /// cargo feature (`plugin-anchors`, `plugin-regex`, …, all on by default).
 pub mod plugins {
-    pub use crate::config::plugins::{PluginInfo, builtin, builtins};
+    pub use crate::config::plugins::{PluginInfo, builtin, builtins, release_builtins};
 }
 
 /// The README's examples are compiled as doctests.

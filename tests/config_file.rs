@@ -309,6 +309,29 @@ fn a_local_command_plugin_runs_nothing_unless_trusted() {
     }
 }
 
+/// Rendering starts a browser that runs the sites' scripts, and its `chromium=PATH` runs any
+/// program: a checkout's own config can turn on neither.
+#[test]
+fn a_local_config_cannot_turn_rendering_on() {
+    for (toml, shown) in [
+        ("render-js = true\n", "`render-js`"),
+        ("render-timeout = 5\n", "`render-timeout`"),
+        (
+            "[plugins.render-js]\nchromium = \"/bin/sh\"\n",
+            "`[plugins.render-js]`",
+        ),
+        (
+            "plugin = [\"render-js:chromium=/bin/sh\"]\n",
+            "`plugin = render-js`",
+        ),
+    ] {
+        let dir = checkout("cfg-local-render-js", "<a href='index.html'>me</a>", toml);
+        let out = run_in(&dir, &[], &["."]);
+        assert_refused(&out, shown);
+        assert!(out.stdout.is_empty(), "no report");
+    }
+}
+
 #[test]
 fn a_local_file_output_writes_nothing_unless_trusted() {
     let elsewhere = TempDir::new("cfg-local-file-output-target");

@@ -443,7 +443,14 @@ fn cli_lists_plugins_and_shows_plugin_warnings_in_every_report_format() {
     let out = cli(&["--list-plugins"]);
     assert!(out.status.success());
     let listed = String::from_utf8_lossy(&out.stdout);
-    for name in ["anchors", "regex", "cert-expiry", "http-headers", "command"] {
+    for name in [
+        "anchors",
+        "regex",
+        "cert-expiry",
+        "http-headers",
+        "command",
+        "render-js",
+    ] {
         assert!(listed.lines().any(|l| l.starts_with(name)), "{listed}");
     }
 

@@ -92,6 +92,8 @@ mod real_web;
 mod redirect_budget;
 /// --remap: production links checked on a loopback server, both URLs in the report.
 mod remap;
+/// --render-js: the single-page-app fixture rendered in headless Chromium.
+mod render_js;
 /// A repository checked as its renderer shows it: extensions swapped only where the renderer
 /// swaps them, undefined reference labels, anchors in another case, did-you-mean hints.
 mod renderer_rules;

@@ -336,7 +336,27 @@ impl Config {
     /// Adds a plugin; its hooks run for every checked URL, in the order plugins were added.
     /// Built-in plugins come from [`plugins::builtin`](crate::config::plugins::builtin).
     pub fn plugin(mut self, plugin: std::sync::Arc<dyn crate::plugin::Plugin>) -> Self {
+        self.plugins.1.push(plugin.name().to_owned());
         self.plugins.0.push(plugin);
+        self
+    }
+
+    /// [`plugin`](Self::plugin) for a built-in made from `settings`, which its `Debug` shows.
+    #[cfg(feature = "options")]
+    pub(crate) fn builtin_plugin(
+        mut self,
+        plugin: std::sync::Arc<dyn crate::plugin::Plugin>,
+        settings: &linkpatrol_plugin_api::Options,
+    ) -> Self {
+        let pairs: Vec<String> = settings
+            .pairs()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        self.plugins.0.push(plugin);
+        self.plugins
+            .1
+            .push(format!("{}:{}", settings.plugin(), pairs.join(",")));
         self
     }
 

@@ -92,7 +92,27 @@ fn registry() -> Vec<Builtin> {
             )?))
         },
     });
+    #[cfg(feature = "plugin-render-js")]
+    all.push(Builtin {
+        info: PluginInfo {
+            name: linkpatrol_plugin_render_js::NAME,
+            description: linkpatrol_plugin_render_js::DESCRIPTION,
+        },
+        make: |o| {
+            Ok(Arc::new(
+                linkpatrol_plugin_render_js::RenderJs::from_options(o)?,
+            ))
+        },
+    });
     all
+}
+
+/// Kills what the built-in plugins run outside the process, now: `render-js`'s browsers. For a
+/// program about to leave with [`std::process::exit`] (a second Ctrl-C), where no plugin's
+/// [`finish`](Plugin::finish) or destructor would run; a run that ends normally needs it not.
+pub fn release_builtins() {
+    #[cfg(feature = "plugin-render-js")]
+    linkpatrol_plugin_render_js::kill_browsers();
 }
 
 /// The built-in plugins compiled into this build (`--list-plugins`).
@@ -124,7 +144,7 @@ pub fn builtin(name: &str, options: &Options) -> Result<Arc<dyn Plugin>, Error> 
 
 /// The plugins of a [`Config`](crate::Config), in the order added (hooks run in that order).
 #[derive(Clone, Default)]
-pub(crate) struct PluginList(pub(crate) Vec<Arc<dyn Plugin>>);
+pub(crate) struct PluginList(pub(crate) Vec<Arc<dyn Plugin>>, pub(crate) Vec<String>);
 
 impl PluginList {
     pub(crate) fn is_empty(&self) -> bool {
@@ -134,8 +154,14 @@ impl PluginList {
 
 impl fmt::Debug for PluginList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A built-in's settings show (`render-js:tabs=4`), so two configs that differ in them differ.
         f.debug_list()
-            .entries(self.0.iter().map(|p| p.name()))
+            .entries(
+                self.0
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| self.1.get(i).map_or(p.name(), String::as_str)),
+            )
             .finish()
     }
 }

@@ -158,6 +158,7 @@ impl Run {
             base: link.base.as_deref().map(Arc::from),
             warnings: Vec::new(),
             remapped_from: None,
+            rendered: false,
         };
         let url = Url::parse(&link.url).map_err(|e| e.to_string());
         let via = Via {
@@ -556,6 +557,7 @@ impl Run {
                 base: None,
                 warnings: Vec::new(),
                 remapped_from: None,
+                rendered: false,
             };
             let parsed = robots_url
                 .join(raw.trim())
@@ -563,6 +565,7 @@ impl Run {
             let (parsed, remapped_from) = self.remapped(parsed);
             let site = LinkSite {
                 remapped_from,
+                rendered: false,
                 ..site
             };
             self.consider(

@@ -358,6 +358,10 @@ fn supervise(
                 cancel.cancel();
             }
             let mut idle = run.queue.unfinished() == 0;
+            if cancel.is_cancelled() {
+                // A browser a plugin runs goes first: its pages then fail at once.
+                run.plugins_finish();
+            }
             if !idle && cancel.is_cancelled() {
                 // The wait, interrupting included, fits in the abort timeout: the last part
                 // of it is left for the interrupted requests to fail.
@@ -371,6 +375,7 @@ fn supervise(
                 }
             }
             run.queue.close();
+            run.plugins_finish();
             let _ = run.tx.send(Message::Finished);
             Supervised { idle, time_limited }
         })

@@ -300,7 +300,11 @@ impl Run {
                 // by `serve_want` in `record`.
                 self.cache.set_links(&keys, links);
             }
-            if let Some(facts) = facts {
+            if let Some(mut facts) = facts {
+                if !self.cancel.is_cancelled() {
+                    let page = &fetched.final_url;
+                    self.plugins_render(task, page, &body, level + 1, &mut facts, &mut result);
+                }
                 self.plugins_on_content(task, &fetched.final_url, &body, &facts, &mut result);
             }
         }

@@ -77,6 +77,8 @@ struct PageLinks<'p> {
     /// The edges from the page's slot in the result cache, recorded by its links' claims for
     /// the levels settled at the end (`cache/levels.rs`).
     from: Option<&'p PageEdges<'p>>,
+    /// The links are those a rendering of the page found and its parse did not.
+    rendered: bool,
 }
 
 impl<'p> PageLinks<'p> {
@@ -108,6 +110,7 @@ impl<'p> PageLinks<'p> {
             // Room for most keys at once, instead of growing on the first links of each page.
             key: RefCell::new(String::with_capacity(2 * page.as_str().len())),
             from: None,
+            rendered: false,
         }
     }
 }
@@ -566,6 +569,34 @@ impl Run {
         self.consider(url, Some(site), raw, via, None);
     }
 
+    /// Considers the links found on `page` once rendered that its parse did not find (each
+    /// absolute), marked as found after rendering; they have no line in the page's source.
+    pub(super) fn queue_rendered(
+        &self,
+        page: &Url,
+        links: &[Url],
+        level: usize,
+        from: Option<&PageEdges<'_>>,
+    ) {
+        let doc = HtmlDocument::default();
+        let mut ctx = PageLinks::new(page, &doc, level, None);
+        ctx.from = from;
+        ctx.rendered = true;
+        for link in links {
+            let written = Written {
+                value: Cow::Borrowed(link.as_str()),
+                line: 0,
+                column: 0,
+                name: Cow::Borrowed(""),
+                nofollow: false,
+                padded: false,
+                undefined_label: false,
+                wikilink: false,
+            };
+            self.consider_link(&ctx, None, None, written);
+        }
+    }
+
     /// Sets up the fast path of `ctx`'s links (see `PageLinks::fast_dir`): only when no rule
     /// (`--remap`, `--base-url`) rewrites a link and nothing about the page changes how its
     /// links resolve.
@@ -679,8 +710,9 @@ impl Run {
         LinkSite {
             parent: ctx.parent.clone(),
             raw,
-            line: Some(line),
-            column: Some(column),
+            line: (!ctx.rendered).then_some(line),
+            column: (!ctx.rendered).then_some(column),
+            rendered: ctx.rendered,
             name: name.into_owned(),
             base: ctx.doc_base.clone(),
             warnings,

@@ -6,6 +6,7 @@
 //! No engine lock is held while a hook runs: hooks are called from `check` before the result
 //! is recorded and from `send` after `cache.finish` returned.
 
+use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
@@ -35,6 +36,17 @@ impl Services for Engine<'_> {
 
     fn peer_certificate(&self, url: &Url) -> Result<Arc<Vec<u8>>, String> {
         self.0.plugins.certificate(url)
+    }
+
+    fn cookie_header(&self, url: &Url) -> Option<String> {
+        self.0.fetch.cookie_header(url)
+    }
+
+    fn pace(&self, url: &Url) -> Result<(), String> {
+        if !self.0.robots_allow(url) {
+            return Err("disallowed by robots.txt".into());
+        }
+        self.0.fetch.pace(url)
     }
 }
 
@@ -69,7 +81,26 @@ impl Run {
         let anchors = if body.is_empty() {
             Vec::new()
         } else if html {
-            extract_html(&body).anchors
+            let mut anchors = extract_html(&body).anchors;
+            // With rendering on, the ids its scripts create count too.
+            let view = ContentView {
+                url,
+                final_url: &fetched.final_url,
+                content_type: fetched.content_type.as_deref(),
+                body: &body,
+                links: &[],
+                anchors: &anchors,
+                internal: self.filter.is_internal(&fetched.final_url),
+            };
+            let rendered: Vec<String> = self
+                .plugins
+                .plugins()
+                .iter()
+                .filter_map(|p| p.render(&view, &Engine(self)))
+                .flat_map(|r| r.anchors)
+                .collect();
+            anchors.extend(rendered);
+            anchors
         } else if markdown {
             markdown_anchors(&body)
         } else {
@@ -110,6 +141,14 @@ impl Run {
                     }
                 }
             }
+        }
+    }
+
+    /// Hook: the run has ended (or was cancelled): each plugin releases what it runs outside
+    /// the process. Called again at the very end; a plugin makes the second call cheap.
+    pub(crate) fn plugins_finish(&self) {
+        for p in self.plugins.plugins() {
+            p.finish();
         }
     }
 
@@ -162,6 +201,50 @@ impl Run {
         for p in self.plugins.plugins() {
             let remarks = p.check_content(&view, &Engine(self));
             self.apply(p.as_ref(), remarks, result);
+        }
+    }
+
+    /// Hook: an HTML page was parsed (`facts` holds its links and anchors). A plugin that
+    /// renders pages gives the rendered page: its anchors join the page's, its links that the
+    /// parse did not find are considered, marked as found after rendering, and its remarks
+    /// (a script that threw, a render timeout) go to the page's result.
+    pub(crate) fn plugins_render(
+        &self,
+        task: &Task,
+        page: &Url,
+        body: &[u8],
+        level: usize,
+        facts: &mut PageFacts,
+        result: &mut CheckResult,
+    ) {
+        let content_type = result.content_type.clone();
+        if !is_html(content_type.as_deref()) {
+            return;
+        }
+        for p in self.plugins.plugins() {
+            let view = ContentView {
+                url: &task.url,
+                final_url: page,
+                content_type: content_type.as_deref(),
+                body,
+                links: &facts.links,
+                anchors: &facts.anchors,
+                internal: task.internal,
+            };
+            let Some(rendered) = p.render(&view, &Engine(self)) else {
+                continue;
+            };
+            let known: HashSet<&str> = facts.links.iter().map(Url::as_str).collect();
+            let mut seen = HashSet::new();
+            let new: Vec<Url> = rendered
+                .links
+                .into_iter()
+                .filter(|u| !known.contains(u.as_str()) && seen.insert(u.to_string()))
+                .collect();
+            facts.anchors.extend(rendered.anchors);
+            self.apply(p.as_ref(), rendered.remarks, result);
+            result.links_found += new.len();
+            self.queue_rendered(page, &new, level, self.cache.edges_from(&task.key).as_ref());
         }
     }
 

@@ -39,7 +39,7 @@ pub(crate) struct PluginHost {
 impl fmt::Debug for PluginHost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PluginHost")
-            .field("plugins", &PluginList(self.plugins.clone()))
+            .field("plugins", &PluginList(self.plugins.clone(), Vec::new()))
             .finish_non_exhaustive()
     }
 }

@@ -99,6 +99,17 @@ pub(crate) trait Fetch: Send + Sync + fmt::Debug {
     ) -> Result<http::PageAnswer, String> {
         Err(format!("{url}: this fetcher sends no forms"))
     }
+    /// The `Cookie` header a request to `url` would carry now (the user's cookies, the login
+    /// session's), for a browser that renders the page. The default has none.
+    fn cookie_header(&self, _url: &Url) -> Option<String> {
+        None
+    }
+    /// Waits for `url`'s host's next turn at the politeness gate, for a request made outside
+    /// the fetcher (a browser rendering a page): it counts toward the host's interval and the
+    /// run's rate. `Err` when the run was cancelled or the host given up. The default waits not.
+    fn pace(&self, _url: &Url) -> Result<(), String> {
+        Ok(())
+    }
     /// Makes requests blocked in other threads return at once (a cancelled run's last step).
     fn interrupt(&self);
 }

@@ -84,6 +84,20 @@ impl Fetch for Router {
         }
     }
 
+    fn cookie_header(&self, url: &Url) -> Option<String> {
+        let host = super::http::response::host_key(url);
+        matches!(url.scheme(), "http" | "https")
+            .then(|| self.http.cookie_header(url, &host))
+            .flatten()
+    }
+
+    fn pace(&self, url: &Url) -> Result<(), String> {
+        match url.scheme() {
+            "http" | "https" => self.http.pace(url),
+            _ => Ok(()),
+        }
+    }
+
     fn interrupt(&self) {
         self.http.interrupt();
     }

@@ -27,6 +27,8 @@ pub(crate) struct LinkSite {
     /// The link's URL before a `--remap` rule rewrote it (credentials masked); `None` when no
     /// rule applied.
     pub(crate) remapped_from: Option<Box<str>>,
+    /// Found only once the page was rendered (`--render-js`), not in its source.
+    pub(crate) rendered: bool,
 }
 
 impl LinkSite {
@@ -41,6 +43,7 @@ impl LinkSite {
             base: self.base.as_deref().map(str::to_owned),
             warnings: self.warnings,
             remapped_from: self.remapped_from.map(String::from),
+            rendered: self.rendered,
         }
     }
 }
@@ -61,6 +64,7 @@ mod tests {
             base: Some(Arc::from("/docs/")),
             warnings: Vec::new(),
             remapped_from: None,
+            rendered: false,
         };
         let (x, y) = (site("x.html"), site("y.html"));
         assert!(

@@ -408,6 +408,9 @@ pub struct Referrer {
     /// ([`Config::remap`](crate::Config::remap)) rewrote it into the result's URL; `None`
     /// when no rule applied.
     pub remapped_from: Option<String>,
+    /// The link was found only once the page was rendered in a browser (`--render-js`): its
+    /// scripts made it; the page's source does not have it (nor a line for it).
+    pub rendered: bool,
 }
 
 impl Entry {

@@ -42,6 +42,9 @@ pub struct Statistics {
     /// Distinct URLs whose result was reused from the state file, not requested
     /// ([`CheckResult::cached_from`]).
     pub reused: usize,
+    /// Rows of links found only once their page was rendered (`--render-js`,
+    /// [`Referrer::rendered`](crate::Referrer::rendered)).
+    pub rendered: usize,
     /// Distinct pages answered 304 (not modified since the run that stored them), whose
     /// links came from the state file ([`CheckResult::not_modified`]).
     pub not_modified: usize,
@@ -217,6 +220,9 @@ impl Tally {
         let r = &e.result;
         s.links += 1;
         s.warnings += e.warnings().count();
+        if e.referrer.as_ref().is_some_and(|x| x.rendered) {
+            s.rendered += 1;
+        }
         if r.outcome.is_broken() {
             s.errors += 1;
         }

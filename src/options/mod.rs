@@ -591,6 +591,26 @@ pub struct CheckOptions {
     #[arg(add = Local::allowed("the anchors plugin: reads the pages being checked"))]
     pub check_anchors: bool,
 
+    /// Render the site's HTML pages in headless Chromium (the `render-js` plugin) and check
+    /// the links of the rendered page as well as those of its source: for sites whose pages
+    /// JavaScript builds. Needs Debian's `chromium`. Links found only after rendering are
+    /// marked `rendered` in the reports; with --check-anchors, ids that scripts create count.
+    #[arg(help_heading = "Plugins", long)]
+    #[arg(add = Local::refused("starts a browser that runs the sites' scripts: the user turns rendering on, never a checkout"))]
+    pub render_js: bool,
+
+    /// With --render-js: how many pages render at once (browser tabs, 1 to 64).
+    #[arg(help_heading = "Plugins", long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=64))]
+    #[arg(add = Local::refused("starts a browser that runs the sites' scripts: the user turns rendering on, never a checkout"))]
+    pub render_tabs: u8,
+
+    /// With --render-js: the longest a page may take to settle (no request in flight, the
+    /// page unchanged for half a second), in seconds or a duration (10s); a page still busy
+    /// then is read as it is, with a `render-timeout` warning.
+    #[arg(help_heading = "Plugins", long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_secs)]
+    #[arg(add = Local::refused("starts a browser that runs the sites' scripts: the user turns rendering on, never a checkout"))]
+    pub render_timeout: f64,
+
     /// Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     /// same plugin add up). See --list-plugins.
     #[arg(help_heading = "Plugins", long = "plugin", value_name = "NAME[:KEY=VALUE]", value_parser = crate::config::setting_syntax::parse_plugin_spec)]

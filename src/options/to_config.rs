@@ -148,6 +148,9 @@ impl CheckOptions {
             login_password: _,
             // `plugins()`:
             check_anchors: _,
+            render_js: _,
+            render_tabs: _,
+            render_timeout: _,
             plugins: _,
         } = self.clone();
         config = config
@@ -415,10 +418,27 @@ impl CheckOptions {
         if self.check_anchors && !order.iter().any(|o| o.plugin() == "anchors") {
             order.push(Options::new("anchors".to_owned()));
         }
+        // --render-js is `--plugin render-js` with the tab count and timeout; settings given
+        // with --plugin render-js:… come after, so they win.
+        if self.render_js {
+            let render = Options::new("render-js".to_owned())
+                .with("tabs", self.render_tabs.to_string())
+                .with("timeout", self.render_timeout.to_string());
+            match order.iter().position(|o| o.plugin() == "render-js") {
+                Some(at) => {
+                    let mut merged = render;
+                    for (k, v) in order[at].pairs() {
+                        merged.push(k.clone(), v.clone());
+                    }
+                    order[at] = merged;
+                }
+                None => order.push(render),
+            }
+        }
         for options in &order {
             let plugin = crate::config::plugins::builtin(options.plugin(), options)
                 .map_err(|e| bad("plugin", e.to_string()))?;
-            config = config.plugin(plugin);
+            config = config.builtin_plugin(plugin, options);
         }
         Ok(config)
     }
@@ -691,6 +711,9 @@ mod tests {
             ("detect-soft-404", None, &[]),
             ("shard", Some("0/2"), &[]),
             ("check-anchors", None, &[]),
+            ("render-js", None, &[]),
+            ("render-tabs", Some("3"), &["--render-js"]),
+            ("render-timeout", Some("4"), &["--render-js"]),
             ("plugin", Some("anchors"), &[]),
         ];
         for arg in CheckOptions::command().get_arguments() {

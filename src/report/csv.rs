@@ -190,6 +190,9 @@ fn fields(e: &Entry, raw: bool) -> [String; 18] {
     if remapped_from.is_some() {
         infos.push(text(&format!("remapped to {url}")));
     }
+    if rf.is_some_and(|x| x.rendered) {
+        infos.push("found after rendering the page (--render-js)".to_owned());
+    }
     let result = if r.outcome.is_broken() {
         format!("Error: {}", r.outcome)
     } else {
@@ -316,6 +319,7 @@ mod tests {
                     message: hostile.to_owned(),
                 }],
                 remapped_from: None,
+                rendered: false,
             }),
             fragment: None,
             cached: false,

@@ -2,7 +2,8 @@
 //!
 //! One `digraph`: a node per URL (`n<id>`, labelled with the URL, the result as tooltip;
 //! broken and failed links red, ignored ones grey and dashed, external ones as ellipses) and an
-//! edge per page → link (redirects dashed and labelled `redirect`). Node ids are numbers, so
+//! edge per page → link (redirects dashed and labelled `redirect`, links found only after
+//! rendering labelled `rendered`). Node ids are numbers, so
 //! URLs appear only inside quoted labels, escaped by [`quoted`]. Sorted and written by `finish`.
 
 use std::io::{self, Write};
@@ -67,6 +68,7 @@ impl<W: Write> Reporter for DotReporter<W> {
         for (s, t, kind) in self.graph.edges() {
             match kind {
                 EdgeKind::Link => writeln!(o, "  n{s} -> n{t};")?,
+                EdgeKind::Rendered => writeln!(o, "  n{s} -> n{t} [label=\"rendered\"];")?,
                 EdgeKind::Redirect => {
                     writeln!(o, "  n{s} -> n{t} [style=\"dashed\", label=\"redirect\"];")?
                 }

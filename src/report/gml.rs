@@ -2,7 +2,7 @@
 //! networkx.
 //!
 //! One directed `graph`: a `node` per URL (`id`, `label` = URL, `state` and `result` when it
-//! was checked) and an `edge` per page → link (`kind` `link` or `redirect`). GML strings cannot
+//! was checked) and an `edge` per page → link (`kind` `link`, `rendered` or `redirect`). GML strings cannot
 //! hold `"` and are meant to be ISO-8859-1, so [`quoted`] writes `"`, `&` and every non-ASCII or
 //! control character as an HTML character reference (`&quot;`, `&amp;`, `&#233;`), which GML
 //! readers decode. Sorted and written by `finish`.

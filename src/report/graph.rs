@@ -1,5 +1,6 @@
 //! The link graph behind the DOT and GML reports: nodes are URLs, edges go from a page to each
-//! URL it links to (`link`) and from a redirected URL to where it ended (`redirect`).
+//! URL it links to (`link`, or `rendered` for a link found only on the rendered page) and from
+//! a redirected URL to where it ended (`redirect`).
 //!
 //! Nodes and edges are kept sorted by URL, and node ids are their positions in that order, so a
 //! site yields the same graph text whatever order its entries arrived in. A node known only as
@@ -16,6 +17,8 @@ pub(crate) enum EdgeKind {
     Link,
     /// The source URL redirected to the target.
     Redirect,
+    /// The source page links to the target once rendered (`--render-js`), not in its source.
+    Rendered,
 }
 
 impl EdgeKind {
@@ -24,6 +27,7 @@ impl EdgeKind {
         match self {
             EdgeKind::Link => "link",
             EdgeKind::Redirect => "redirect",
+            EdgeKind::Rendered => "rendered",
         }
     }
 }
@@ -73,8 +77,12 @@ impl LinkGraph {
         );
         if let Some(rf) = &e.referrer {
             self.nodes.entry(rf.parent.clone()).or_insert(None);
-            self.edges
-                .insert((rf.parent.clone(), r.url.clone(), EdgeKind::Link));
+            let kind = if rf.rendered {
+                EdgeKind::Rendered
+            } else {
+                EdgeKind::Link
+            };
+            self.edges.insert((rf.parent.clone(), r.url.clone(), kind));
         }
         if let Some(real) = &r.real_url {
             self.nodes.entry(real.to_string()).or_insert(None);

@@ -15,7 +15,8 @@
 //! not requested; when it was checked is in `infos`), `modified` and `redirects`
 //! (`[{url, status}]`). Absent values are `null`. A link a remap rule rewrote
 //! ([`Config::remap`](crate::Config::remap)) also has `remapped_from`: its URL before the rule
-//! (`url` is the URL checked). A link bot protection answered for has `state` `blocked`,
+//! (`url` is the URL checked). A link found only once its page was rendered (`--render-js`)
+//! has `rendered: true`, and the summary then counts them in `rendered`. A link bot protection answered for has `state` `blocked`,
 //! `valid` true (it is no error) and `blocked`: which protection (`Cloudflare bot challenge`).
 //! With `--suggest`, a broken link the web archive has a copy of has `suggestion`: the
 //! snapshot's URL.
@@ -173,6 +174,10 @@ pub fn entry_json(e: &Entry) -> Value {
     if let Some(from) = rf.and_then(|x| x.remapped_from.as_deref()) {
         entry["remapped_from"] = from.into();
     }
+    if rf.is_some_and(|x| x.rendered) {
+        // Only on a link found after rendering: other rows keep their shape.
+        entry["rendered"] = true.into();
+    }
     if let Outcome::Blocked { reason, .. } = &r.outcome {
         entry["blocked"] = reason.as_str().into();
     }
@@ -239,6 +244,10 @@ pub fn summary_json(report: &Report) -> Value {
         // Only with a state file that served something: other reports keep their shape.
         summary["reused"] = json!(stats.reused);
         summary["not_modified"] = json!(stats.not_modified);
+    }
+    if stats.rendered > 0 {
+        // Only when rendering found links: other reports keep their shape.
+        summary["rendered"] = json!(stats.rendered);
     }
     if let Some(limit) = report.time_limit_reached {
         // Only when the time limit stopped the run: other reports keep their shape.

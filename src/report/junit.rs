@@ -120,6 +120,13 @@ fn notes(r: &CheckResult, places: &[Referrer]) -> String {
     for i in &r.infos {
         let _ = writeln!(t, "Info {i}");
     }
+    for p in places.iter().filter(|p| p.rendered) {
+        let _ = writeln!(
+            t,
+            "Info `{}' on {} found after rendering (--render-js)",
+            p.raw, p.parent
+        );
+    }
     t
 }
 

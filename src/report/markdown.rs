@@ -106,6 +106,10 @@ impl<W: Write> Reporter for MarkdownReporter<W> {
             report.stats.broken_urls,
             human_duration(report.duration)
         )?;
+        if let Some(line) = super::text::rendered_count(report) {
+            writeln!(o)?;
+            writeln!(o, "**Rendered** (--render-js): {line}")?;
+        }
         let not_checked = not_checked_lines(report);
         if !not_checked.is_empty() {
             writeln!(o)?;

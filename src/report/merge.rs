@@ -426,6 +426,7 @@ pub fn entry_from_json(v: &Value) -> Result<Entry, String> {
         base: text(v, "base"),
         warnings: Vec::new(),
         remapped_from: text(v, "remapped_from"),
+        rendered: flag(v, "rendered"),
     });
     Ok(Entry {
         result: Arc::new(result),
@@ -509,6 +510,7 @@ mod tests {
                 base: None,
                 warnings: Vec::new(),
                 remapped_from: None,
+                rendered: false,
             }),
             fragment: Some("top".into()),
             cached: true,

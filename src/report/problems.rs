@@ -1,6 +1,7 @@
 //! The problems of one entry, as the formats that list problems one by one (compact, github,
 //! markdown, the text report by page) name them: an error when its URL is broken (with the web
-//! archive's copy when `--suggest` found one), then a warning for each of its warnings.
+//! archive's copy when `--suggest` found one), then a warning for each of its warnings; a link
+//! found only on the rendered page (`--render-js`) says so in each.
 
 use crate::model::outcome::Entry;
 
@@ -42,7 +43,20 @@ pub(crate) fn problems(entry: &Entry) -> Vec<Problem> {
         severity: Severity::Warning,
         reason: format!("{} [{}]", w.message, w.tag),
     }));
+    if is_rendered(entry) {
+        for p in &mut out {
+            p.reason.push_str(RENDERED_NOTE);
+        }
+    }
     out
+}
+
+/// What a link found only on the rendered page (`--render-js`) adds to each of its problems.
+pub(crate) const RENDERED_NOTE: &str = " (found after rendering)";
+
+/// The link of `entry` was found only once its page was rendered (`--render-js`).
+pub(crate) fn is_rendered(entry: &Entry) -> bool {
+    entry.referrer.as_ref().is_some_and(|r| r.rendered)
 }
 
 /// The link of `entry` as written in its page (a start URL: the URL itself).

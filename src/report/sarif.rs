@@ -67,6 +67,8 @@ struct Finding {
     url: String,
     message: String,
     urlname: String,
+    /// Found only on the rendered page (`--render-js`).
+    rendered: bool,
 }
 
 /// Collects broken links and warnings and writes the SARIF log at the end.
@@ -171,14 +173,19 @@ fn result_json(f: &Finding, rules: &[Rule]) -> Value {
         physical.insert("region".into(), region.into());
     }
     let rule = &rules[f.rule];
-    json!({
+    let mut finding = json!({
         "ruleId": rule.id,
         "ruleIndex": f.rule,
         "level": rule.level,
         "message": {"text": f.message},
         "locations": [{"physicalLocation": physical}],
         "properties": {"url": f.url, "urlname": f.urlname},
-    })
+    });
+    if f.rendered {
+        // Only on a link found after rendering (--render-js): other findings keep their shape.
+        finding["properties"]["rendered"] = true.into();
+    }
+    finding
 }
 
 impl<W: Write> Reporter for SarifReporter<W> {
@@ -208,6 +215,7 @@ impl<W: Write> Reporter for SarifReporter<W> {
                 url: r.url.clone(),
                 message,
                 urlname: rf.map_or_else(|| r.url.clone(), |x| x.raw.clone()),
+                rendered: rf.is_some_and(|x| x.rendered),
             };
             // Every class has a rule (`rules` lists them all), so no broken link is dropped.
             if let Some(class) = FailureClass::of(&r.outcome)

@@ -112,6 +112,7 @@ mod tests {
                 base: None,
                 warnings: Vec::new(),
                 remapped_from: None,
+                rendered: false,
             }),
             fragment: None,
             cached: false,

@@ -100,6 +100,9 @@ impl<W: Write> TextReporter<W> {
                 if let Some(from) = &r.remapped_from {
                     write!(o, " (remapped from {})", esc(from))?;
                 }
+                if r.rendered {
+                    o.write_all(super::problems::RENDERED_NOTE.as_bytes())?;
+                }
                 writeln!(o)?;
             }
         }
@@ -274,12 +277,23 @@ pub(crate) fn summary_line(report: &Report) -> String {
     } else {
         format!("That's it. {checked}.")
     };
-    format!(
+    let mut line = format!(
         "{head} {w} warning{} found. {e} error{} found ({broken} broken URL{}).",
         plural(w),
         plural(e),
         plural(broken)
-    )
+    );
+    if let Some(rendered) = rendered_count(report) {
+        line.push(' ');
+        line.push_str(&rendered);
+    }
+    line
+}
+
+/// `12 links found after rendering.`, when `--render-js` found any (see `Statistics::rendered`).
+pub(crate) fn rendered_count(report: &Report) -> Option<String> {
+    let n = report.stats.rendered;
+    (n > 0).then(|| format!("{n} link{} found after rendering.", plural(n)))
 }
 
 /// The first line of a summary when the time limit cut the run short: `The check stopped at

@@ -75,6 +75,12 @@ fn write_link<W: Write>(out: &mut W, e: &Entry, p: Painter) -> io::Result<()> {
     if let Some(from) = e.referrer.as_ref().and_then(|x| x.remapped_from.as_deref()) {
         writeln!(out, "      Info {} remapped to {}", esc(from), esc(&r.url))?;
     }
+    if super::problems::is_rendered(e) {
+        writeln!(
+            out,
+            "      Info found after rendering the page (--render-js)"
+        )?;
+    }
     for i in &r.infos {
         writeln!(out, "      Info {}", esc(i))?;
     }

@@ -21,3 +21,5 @@ pub mod tls_server;
 pub mod desktop_tools;
 /// Readers and golden-file comparison for the report formats (DOT, GML, SARIF schema).
 pub mod report_check;
+/// The single-page-app fixture (tests/data/spa) for the `--render-js` tests.
+pub mod spa;

@@ -257,6 +257,17 @@ check_anchors: bool = False
     GitHub's heading id `user-content-foo`. A text fragment (#:~:text=) must be in the
     page's visible text. A missing one is an error; `plugin anchors:severity=warning` makes
     it a warning.
+render_js: bool = False
+    Render the site's HTML pages in headless Chromium (the `render-js` plugin) and check the
+    links of the rendered page as well as those of its source: for sites whose pages
+    JavaScript builds. Needs Debian's `chromium`. Links found only after rendering are
+    marked `rendered` in the reports; with check_anchors, ids that scripts create count.
+render_tabs: str = '2'
+    With render_js: how many pages render at once (browser tabs, 1 to 64).
+render_timeout: float | str = 10.0
+    With render_js: the longest a page may take to settle (no request in flight, the page
+    unchanged for half a second), in seconds or a duration (10s); a page still busy then is
+    read as it is, with a `render-timeout` warning.
 plugin: str | list[str] = []
     Enable a plugin, `NAME` or `NAME:key=value[,key=value…]` (repeatable; settings of the
     same plugin add up). See --list-plugins.

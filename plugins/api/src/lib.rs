@@ -115,6 +115,19 @@ pub struct Page {
     pub error: Option<String>,
 }
 
+/// What a plugin found on a page beyond the engine's parse of its content: the page as a
+/// browser shows it once its scripts ran. See [`Plugin::render`].
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// Every link of the rendered page, resolved (fragments kept). The engine checks those
+    /// its own parse did not find, marked as found after rendering.
+    pub links: Vec<Url>,
+    /// The page's anchors once rendered (`id`s scripts created, routes such as `#/settings`).
+    pub anchors: Vec<String>,
+    /// Remarks about the page (a script that threw, a page that never settled).
+    pub remarks: Vec<Remark>,
+}
+
 /// What the engine offers a plugin during a hook.
 pub trait Services: Send + Sync {
     /// Fetches `url` (`http`, `https` or `file`) through the engine: the per-host politeness
@@ -125,6 +138,22 @@ pub trait Services: Send + Sync {
     /// The DER bytes of the leaf certificate `host:port` presents over TLS, fetched once per
     /// `host:port` per run. `Err` with a reason when there is none (not https, no connection).
     fn peer_certificate(&self, url: &Url) -> Result<std::sync::Arc<Vec<u8>>, String>;
+
+    /// The `Cookie` header the engine would send to `url` now (the login session's cookies,
+    /// a `--cookie-file`'s), when it would send one. Defaults to none.
+    fn cookie_header(&self, url: &Url) -> Option<String> {
+        let _ = url;
+        None
+    }
+
+    /// Waits until a request to `url` that the plugin makes outside the engine (a browser's
+    /// request for a script) may start by the run's rules: robots.txt, the host's politeness
+    /// interval and `--max-requests-per-second`, which it counts toward. `Err` with the reason
+    /// when it may not be made at all. Defaults to `Ok` at once.
+    fn pace(&self, url: &Url) -> Result<(), String> {
+        let _ = url;
+        Ok(())
+    }
 }
 
 /// A remark a plugin adds to a result: a warning, plain information, or a verdict.
@@ -182,6 +211,19 @@ pub trait Plugin: Send + Sync {
         let _ = (content, services);
         Vec::new()
     }
+
+    /// Called for an HTML page of the site, before [`check_content`](Plugin::check_content)
+    /// and when [`Services::fetch`] reads one: the page as rendered, when this plugin renders
+    /// pages (`render-js`). `None` (the default) when it does not. May be called more than once
+    /// for one URL; a plugin that renders keeps its answer.
+    fn render(&self, content: &ContentView<'_>, services: &dyn Services) -> Option<Rendered> {
+        let _ = (content, services);
+        None
+    }
+
+    /// Called once when the run ends, however it ends (finished, cancelled, abandoned after
+    /// `--abort-timeout`): a plugin releases what lives outside the process (a browser).
+    fn finish(&self) {}
 
     /// Called once per occurrence of a link that has a fragment, after its target's check has
     /// finished. Warnings and a `Broken` verdict belong to this occurrence (the page that has

@@ -99,7 +99,7 @@ impl ExitGuard {
     ) {
         if self.exit_now.load(Ordering::SeqCst) {
             before_exit(reporter);
-            std::process::exit(self.code);
+            exit(self.code);
         }
     }
 
@@ -111,12 +111,19 @@ impl ExitGuard {
             if let Some(dirty) = self.dirty.try_lock_for(Duration::from_millis(10)) {
                 if !*dirty && !self.holds_rows {
                     // Exits holding the lock: no write can start after this check.
-                    std::process::exit(self.code);
+                    exit(self.code);
                 }
                 drop(dirty);
                 std::thread::sleep(Duration::from_millis(5));
             }
         }
-        std::process::exit(self.code)
+        exit(self.code)
     }
+}
+
+/// Exits without unwinding, after killing what the built-in plugins run outside the process
+/// (`--render-js`'s browser): no destructor runs past `std::process::exit`.
+fn exit(code: i32) -> ! {
+    linkpatrol::plugins::release_builtins();
+    std::process::exit(code)
 }

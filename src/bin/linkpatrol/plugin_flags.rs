@@ -64,6 +64,10 @@ pub fn local(name: &str) -> Option<Local> {
         "command" => Local::refused(
             "runs a program of the file's choosing, with the user's rights, on every parsed page",
         ),
+        "render-js" => Local::refused(
+            "starts a browser that runs the sites' scripts (without its sandbox as root), and \
+             `chromium=PATH` runs any program of the file's choosing",
+        ),
         "anchors" => Local::allowed("reads the pages being checked"),
         "regex" => Local::allowed("reads the pages being checked").prints(),
         "cert-expiry" => Local::allowed("reads the certificates of the sites checked"),

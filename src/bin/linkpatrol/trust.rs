@@ -433,6 +433,9 @@ mod tests {
                 "preprocess",
                 "proxy",
                 "remap",
+                "render-js",
+                "render-tabs",
+                "render-timeout",
                 "root-dir",
                 "sources",
             ]

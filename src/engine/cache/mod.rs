@@ -118,6 +118,7 @@ impl Occurrence {
                 base: None,
                 warnings: Vec::new(),
                 remapped_from: None,
+                rendered: false,
             }),
             fragment: None,
         }

@@ -85,6 +85,7 @@ impl PlainSite {
             base: None,
             warnings: Vec::new(),
             remapped_from: None,
+            rendered: false,
         };
         (site, fragment)
     }
@@ -116,7 +117,12 @@ impl Stored {
     /// Keeps a site and fragment.
     pub(super) fn new(site: Option<LinkSite>, fragment: Option<String>) -> Stored {
         match site {
-            Some(s) if s.base.is_none() && s.warnings.is_empty() && s.remapped_from.is_none() => {
+            Some(s)
+                if s.base.is_none()
+                    && s.warnings.is_empty()
+                    && s.remapped_from.is_none()
+                    && !s.rendered =>
+            {
                 PlainSite::keep(s, fragment)
             }
             site => Stored::Boxed(Box::new((site, fragment))),
@@ -183,6 +189,7 @@ mod tests {
             base: None,
             warnings: Vec::new(),
             remapped_from: None,
+            rendered: false,
         }
     }
 

@@ -64,9 +64,22 @@ impl HttpFetcher {
         headers
     }
 
+    /// Waits for the host's turn for a request made outside the fetcher (see `Fetch::pace`).
+    pub(crate) fn pace(&self, url: &Url) -> Result<(), String> {
+        let host = host_key(url);
+        match self.gate.permit_or_later(&host, false) {
+            Turn::Now(mut permit) => {
+                permit.answered();
+                Ok(())
+            }
+            Turn::Cancelled => Err("interrupted".into()),
+            Turn::Later(_) | Turn::Down(_) => Err("the host cannot be reached".into()),
+        }
+    }
+
     /// The one `Cookie` header of a request to `url`: the user's cookies, then the run's
     /// (RFC 6265 §5.4).
-    fn cookie_header(&self, url: &Url, host: &str) -> Option<String> {
+    pub(crate) fn cookie_header(&self, url: &Url, host: &str) -> Option<String> {
         let mut parts: Vec<String> = self
             .headers_for(url, host)
             .filter(|(k, _)| k.eq_ignore_ascii_case("cookie"))

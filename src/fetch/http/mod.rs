@@ -47,7 +47,7 @@ mod agent;
 mod form;
 mod proxied_target;
 mod redirect;
-mod response;
+pub(crate) mod response;
 mod retry;
 mod socket;
 

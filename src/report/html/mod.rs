@@ -283,7 +283,10 @@ fn summary(o: &mut impl Write, report: &Report) -> io::Result<()> {
         ),
         ("duration", "Duration", human_duration(report.duration), ""),
     ];
-    for (key, label, value, class) in stats {
+    // Only when rendering found links (--render-js): other reports keep their shape.
+    let rendered = report.stats.rendered;
+    let rendered = (rendered > 0).then(|| ("rendered", "Rendered", rendered.to_string(), ""));
+    for (key, label, value, class) in stats.into_iter().chain(rendered) {
         writeln!(
             o,
             "<div class=\"stat{class}\"><dt>{label}</dt><dd data-stat=\"{key}\">{}</dd></div>",
@@ -477,6 +480,12 @@ fn broken(o: &mut impl Write, shown: &[Entry], paths: &Shown) -> io::Result<()> 
             )?;
             suggestion(o, e, paths)?;
             warnings(o, e, paths)?;
+            if r.is_some_and(|r| r.rendered) {
+                write!(
+                    o,
+                    " <small class=\"rendered\">(found after rendering)</small>"
+                )?;
+            }
             write!(o, "</td><td class=\"real\">")?;
             real_url(o, e, paths)?;
             writeln!(o, "</td></tr>")?;

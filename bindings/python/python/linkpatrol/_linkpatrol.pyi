@@ -219,6 +219,9 @@ class Checker:
         detect_soft_404: bool = ...,
         shard: Optional[Union[str, Tuple[int, int]]] = ...,
         check_anchors: bool = ...,
+        render_js: bool = ...,
+        render_tabs: str = ...,
+        render_timeout: Union[float, str] = ...,
         plugin: _Strings = ...,
         # End of the generated options.
     ) -> "Checker": ...
