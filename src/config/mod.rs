@@ -76,7 +76,7 @@ pub const DEFAULT_MAX_BODY_SIZE: u64 = 10 * 1024 * 1024;
 
 /// Distinct URLs a run keeps track of before it stops discovering more (`--max-urls`):
 /// 10,000,000. The memory budget ([`DEFAULT_MAX_MEMORY`]) is the brake on a spider trap (a
-/// site that makes up new links on every page): it stops one at some 2 million URLs and 1 GB
+/// site that makes up new links on every page): it stops one at some 1.8 million URLs and 1 GB
 /// (figures in benches/RESULTS.md, "A memory budget"); the count stays as a second brake, far
 /// above any real site (a 20,000-page site has some 30,000 URLs).
 pub const DEFAULT_MAX_URLS: usize = 10_000_000;
