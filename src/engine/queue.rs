@@ -134,7 +134,7 @@ struct State<T> {
     spill: Option<Spill<T>>,
     /// Bytes of items kept in memory (`items` of every lane, `local`) before a lane spills.
     share: usize,
-    /// Bytes of the items in memory (the spill's outbox included), as the codec counts them.
+    /// Bytes of the items in memory (not the spill's outbox), as the codec counts them.
     mem_bytes: usize,
     /// Where `mem_bytes` is published for the run's memory budget.
     budget: Option<Arc<MemoryBudget>>,
@@ -296,10 +296,8 @@ impl<T> State<T> {
             size = spill.size(&item);
             lost = spill.lost;
             if self.local.is_empty() && self.local_over.len() > 0 {
-                for (back, _) in spill.refill(&mut self.local_over) {
-                    self.mem_bytes += spill.size(&back);
-                    self.local.push_back(back);
-                }
+                let back = spill.refill(&mut self.local_over, &mut self.mem_bytes);
+                self.local.extend(back.into_iter().map(|(item, _)| item));
             }
         }
         self.taken(size, lost);
@@ -335,10 +333,8 @@ impl<T> State<T> {
                 size = spill.size(&item);
                 lost = spill.lost;
                 if lane.items.is_empty() && lane.over.len() > 0 {
-                    for (back, at) in spill.refill(&mut lane.over) {
-                        self.mem_bytes += spill.size(&back);
-                        lane.items.push_back((back, at));
-                    }
+                    lane.items
+                        .extend(spill.refill(&mut lane.over, &mut self.mem_bytes));
                 }
             }
             self.taken(size, lost);

@@ -148,10 +148,10 @@ impl<T> Spill<T> {
         }
     }
 
-    /// Up to `REFILL` of `lane`'s oldest tasks outside memory, with the instants they were put:
-    /// from disk first (they are older), else from the outbox. A task that cannot be read back
-    /// is counted in `lost`.
-    pub(crate) fn refill(&mut self, lane: &mut Overflow) -> Vec<(T, Instant)> {
+    /// Up to `REFILL` of `lane`'s oldest tasks outside memory, with the instants they were put,
+    /// their sizes added to `held`: from disk first (they are older), else from the outbox. A
+    /// task that cannot be read back is counted in `lost`.
+    pub(crate) fn refill(&mut self, lane: &mut Overflow, held: &mut usize) -> Vec<(T, Instant)> {
         let rows: Vec<(u64, Vec<u8>)> = if lane.on_disk > 0 {
             let read = match self.store.as_mut() {
                 Some(store) => store.read(lane.id, REFILL),
@@ -169,7 +169,7 @@ impl<T> Spill<T> {
                     // Whatever is left on disk for this lane cannot be had: lost.
                     self.lost += lane.on_disk;
                     lane.on_disk = 0;
-                    return self.refill(lane);
+                    return self.refill(lane, held);
                 }
             }
         } else {
@@ -183,7 +183,10 @@ impl<T> Spill<T> {
         let mut items = Vec::with_capacity(rows.len());
         for (micros, bytes) in rows {
             match (self.codec.decode)(&bytes) {
-                Some(item) => items.push((item, self.base + Duration::from_micros(micros))),
+                Some(item) => {
+                    *held += self.size(&item);
+                    items.push((item, self.base + Duration::from_micros(micros)));
+                }
                 None => self.lost += 1,
             }
         }
