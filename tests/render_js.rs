@@ -295,15 +295,7 @@ fn the_flag_marks_rendered_links_in_every_format_and_no_chromium_outlives_the_ru
     }
     // Every Chromium process of the run is gone once it returns (helpers exit with the
     // browser: waited for, within a bound).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert_eq!(
-        processes_with(&marker),
-        Vec::<String>::new(),
-        "Chromium outlived the run"
-    );
+    assert_no_chromium_left(&marker);
 }
 
 /// --max-run-time ends a run whose page never settles (a render timeout far beyond it): the
@@ -332,15 +324,7 @@ fn the_time_limit_closes_the_browser() {
     // The time limit ended the run, not the two-minute render.
     let json = String::from_utf8_lossy(&out.stdout);
     assert!(json.contains("\"time_limit_reached\""), "{json}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert_eq!(
-        processes_with(&marker),
-        Vec::<String>::new(),
-        "Chromium outlived the run"
-    );
+    assert_no_chromium_left(&marker);
 }
 
 /// Ctrl-C while a page that never settles renders (its timeout two minutes): the browser is
@@ -376,15 +360,7 @@ fn ctrl_c_closes_the_browser() {
         json.contains("render-failed") && json.contains("the run has ended"),
         "{json}"
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert_eq!(
-        processes_with(&marker),
-        Vec::<String>::new(),
-        "Chromium outlived the run"
-    );
+    assert_no_chromium_left(&marker);
 }
 
 /// No browser: an error at start (exit 2) that names the package, and no request made.
@@ -409,5 +385,19 @@ fn a_missing_chromium_is_an_error_at_start() {
         server.requests().len(),
         0,
         "nothing is checked without the browser"
+    );
+}
+
+/// Waits (at most 10 s: Chromium's helpers exit with the browser) until no process carries
+/// `marker` in its environment, and fails naming those left.
+fn assert_no_chromium_left(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !processes_with(marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        processes_with(marker),
+        Vec::<String>::new(),
+        "Chromium outlived the run"
     );
 }
