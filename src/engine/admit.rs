@@ -291,7 +291,7 @@ impl Run {
         match self.cache.claim_at(key, occ, level, quiet_ok, from) {
             (Claim::Quiet(occ), covered) => {
                 // Not built; what it holds (a built occurrence) is freed here, not under the
-                // cache's lock.
+                // shard's lock.
                 drop(occ);
                 self.unreported.fetch_add(1, Ordering::Relaxed);
                 (!covered).then_some(Next::Upgrade)

@@ -23,26 +23,26 @@
 //! level a result was made with, and every start URL is 0.
 //!
 //! Cost: one entry number (4 bytes) per distinct link of a page, and a search over every key
-//! at the end, under the lock, once no worker runs.
+//! at the end, with every shard locked, once no worker runs.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use super::{Id, ResultCache, Slots, State};
+use super::shards::All;
+use super::{Id, ResultCache, Slot, State};
 
 impl ResultCache {
     /// For every checked URL whose result was made at another level than its shortest link
     /// distance from a start URL: its URL (as in its result) and that distance. Called once
     /// the run is over.
     pub(crate) fn settled_levels(&self) -> HashMap<String, usize> {
-        let slots = self.slots.lock();
+        let slots = self.slots.lock_all();
         let dist = shortest(&slots);
         let mut out: HashMap<String, usize> = HashMap::new();
-        for (id, d) in dist.iter().enumerate() {
+        for (id, d) in slots.ids().zip(&dist) {
             let Some(d) = (*d != u32::MAX).then_some(*d as usize) else {
                 continue;
             };
-            let id = id as Id;
             if let State::Done(kept) = &slots.value(id).state
                 && kept.level() != d
             {
@@ -57,39 +57,46 @@ impl ResultCache {
 }
 
 /// Lowers `to`'s distance to `d` when that is shorter, and queues it.
-fn relax(dist: &mut [u32], heap: &mut BinaryHeap<Reverse<(u32, Id)>>, to: Id, d: u32) {
-    if d < dist[to as usize] {
-        dist[to as usize] = d;
+fn relax(
+    slots: &All<'_, Slot>,
+    dist: &mut [u32],
+    heap: &mut BinaryHeap<Reverse<(u32, Id)>>,
+    to: Id,
+    d: u32,
+) {
+    let at = &mut dist[slots.dense(to)];
+    if d < *at {
+        *at = d;
         heap.push(Reverse((d, to)));
     }
 }
 
-/// Each key's shortest distance (`u32::MAX`: none known): Dijkstra's search with steps of 0
-/// (a redirect) and 1 (a link), from every key's `least`.
-fn shortest(slots: &Slots) -> Vec<u32> {
+/// Each key's shortest distance (`u32::MAX`: none known), in the map's dense order:
+/// Dijkstra's search with steps of 0 (a redirect) and 1 (a link), from every key's `least`.
+fn shortest(slots: &All<'_, Slot>) -> Vec<u32> {
     let n = slots.len();
     let mut dist = vec![u32::MAX; n];
     let mut heap = BinaryHeap::new();
-    for (id, d) in dist.iter_mut().enumerate() {
-        if let Some(l) = slots.value(id as Id).least.get() {
+    for (id, d) in slots.ids().zip(dist.iter_mut()) {
+        if let Some(l) = slots.value(id).least.get() {
             *d = u32::try_from(l).unwrap_or(u32::MAX - 1);
-            heap.push(Reverse((*d, id as Id)));
+            heap.push(Reverse((*d, id)));
         }
     }
     while let Some(Reverse((d, id))) = heap.pop() {
-        if d > dist[id as usize] {
+        if d > dist[slots.dense(id)] {
             continue;
         }
         let Some(rare) = slots.value(id).rare.as_deref() else {
             continue;
         };
         for &to in &rare.hops {
-            relax(&mut dist, &mut heap, to, d);
+            relax(slots, &mut dist, &mut heap, to, d);
         }
         let next = d.saturating_add(1).min(u32::MAX - 1);
         let mut linked = |holder: &super::Rare| {
             for &to in &holder.linked {
-                relax(&mut dist, &mut heap, to, next);
+                relax(slots, &mut dist, &mut heap, to, next);
             }
         };
         linked(rare);

@@ -1,7 +1,7 @@
 //! The result cache: one check per URL, and every page that links to it remembered.
 //!
 //! A key is claimed (a `Pending` placeholder stored) **before** its URL is queued, under the
-//! cache lock, so two pages that find the same link at the same moment cannot both queue it:
+//! lock of the key's shard, so two pages that find the same link at the same moment cannot both queue it:
 //! exactly one `claim` returns [`Claim::New`]. Every later claim only records its referrer.
 //!
 //! Each referrer is delivered exactly once: a claim that lands while the key is not done is
@@ -33,14 +33,14 @@
 //!   handed back ([`Upgrade::Relevel`]) and each is upgraded one level below it.
 //!
 //! A redirect (`Waiting`, or done with a `real_url`) passes the upgrade to the URL whose
-//! content it is. Each job or relevel is handed out once, under the lock, to the one caller
+//! content it is. Each job or relevel is handed out once, under a lock, to the one caller
 //! that then carries it out **before** the `task_done` of the task it is working on (it found
 //! the link, or it just finished the key): the queue's unfinished count cannot reach zero
 //! while a parse job is still to be put (see `queue`).
 //!
-//! # Who changes what (all under the one lock)
+//! # Who changes what (each under the lock of the slot's shard)
 //! - `state`: `Pending` by `claim`/`claim_alias` (insert), `Waiting` by `defer`, `Done` by
-//!   `finish`/`defer`/`abandon_waiting` (through `finish_locked`), never back.
+//!   `finish`/`defer`/`abandon_waiting` (through `finish_chain`), never back.
 //! - `occurrences`: pushed by `claim` while not done; taken when the key is finished.
 //! - `dependents` (in the slot's boxed `rare` part): pushed by `defer` on the target; taken
 //!   when the target is finished.
@@ -60,7 +60,30 @@
 //!   the worker that parsed the page, before it finishes the key (a parse job: right after its
 //!   parse).
 //!
-//! The lock is held for map bookkeeping only, never across I/O.
+//! A lock is held for map bookkeeping only, never across I/O.
+//!
+//! # Shards
+//! The map is split by key hash into shards, each with its own lock (`cache/shards.rs`), so
+//! claims of different URLs — nearly all of a run's calls — seldom wait on each other. A thread
+//! holds one shard's lock at a time; only the end-of-run reads (`counts`, `settled_levels`)
+//! take all of them, in order. A call about one key (`claim_at`, `claim_alias`, `wants_parse`,
+//! the finish of a key nothing waits on) is one step under one lock, as it was under a single
+//! lock. The calls that span keys go one slot at a time, and stay exact because:
+//! - `finish` moves a slot to `Done` and takes its dependents in one step; each dependent is
+//!   `Waiting`, in that one list only, so the finisher alone finishes it.
+//! - `defer` and `abandon_waiting` hold `waits`, so no other wait begins while `defer` walks
+//!   a chain for a loop: a chain that reaches the deferring key (pending, owned by its
+//!   caller) cannot end under the walk, and one that does not cannot come to. The key is made
+//!   `Waiting` before it joins the target's dependents, under the target's lock, where a
+//!   target finished meanwhile is seen and the key finished at once.
+//! - An upgrade walks redirects one slot at a time: a step moves on only from what cannot
+//!   change back (`Waiting` only becomes `Done`, and `Done` is final), and the last slot is
+//!   read and changed under its lock.
+//! - `take_parse`, `set_links` and `serve_want` take a want under one lock and act on it under
+//!   another: an upgrade landing between finds the key pending and wants it again, and the
+//!   worker serves that want after its finish, as if it had come a moment later.
+//! - The cap and the budget count keys in atomics (`keys`, `key_bytes`): a claim reserves its
+//!   key below the cap before it inserts it, so `--max-urls` holds exactly.
 //!
 //! # Layout
 //! A crawl keeps a slot for every URL it found, so a slot is kept small: the map is
@@ -76,11 +99,12 @@
 
 mod lean;
 mod levels;
+mod shards;
 mod slots;
 mod stored;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
@@ -91,7 +115,7 @@ use crate::policy::url_norm::cache_key;
 use url::Url;
 
 use lean::Kept;
-use slots::Id;
+use shards::{Id, Shard, Shards};
 use stored::{Stored, StoredList};
 
 /// One place a URL was linked from, waiting for the URL's result.
@@ -133,9 +157,6 @@ impl Occurrence {
         Occurrence { site, fragment }
     }
 }
-
-/// Key → slot: an arena of slots with a compact index (see `cache/slots.rs`).
-type Slots = slots::Slots<Slot>;
 
 /// A finished result and the occurrences to report with it (the first one is not `cached`).
 pub(crate) type Emission = (Arc<CheckResult>, Waiting);
@@ -253,7 +274,7 @@ struct PageId(Id);
 pub(crate) struct PageEdges<'c> {
     cache: &'c ResultCache,
     page: PageId,
-    /// Written only by the thread parsing the page, under the map's lock or not.
+    /// Written only by the thread parsing the page, under a shard's lock or not.
     to: std::cell::RefCell<Vec<Id>>,
 }
 
@@ -298,14 +319,14 @@ struct Slot {
     /// most links of a site, found again and again — skips the filter decision and the second
     /// lookup of an upgrade, and `parsable`'s parse of the URL under the lock.
     ///
-    /// `quiet` and `settled` are written once, by `finish_locked` under the map's lock in the
+    /// `quiet` and `settled` are written once, by `finish_chain` under the shard's lock in the
     /// same step that makes the state `Done`, and never change after: a `Done` result is final,
     /// so a claim that reads them under the lock can never see a stale answer.
     settled: bool,
     /// Done without a row: finished with no occurrence (a redirect hop no link had named
     /// yet). The first claim after that gets [`Claim::Done`] with `first` set, never
     /// [`Claim::Quiet`], so the URL's first row is counted ("URLs checked" counts the rows'
-    /// URLs); it clears the flag. Written under the map's lock.
+    /// URLs); it clears the flag. Written under the shard's lock.
     unrowed: bool,
 }
 
@@ -375,9 +396,19 @@ pub(crate) enum Claim<O = Occurrence> {
 /// Map from cache key to placeholder or result.
 #[derive(Debug, Default)]
 pub(crate) struct ResultCache {
-    /// Key → slot. Inserted by `claim`/`claim_alias` (and by a finish of a key never
-    /// claimed), finished by `finish`/`defer`; never removed.
-    slots: Mutex<Slots>,
+    /// Key → slot, in shards by key hash (`cache/shards.rs`). Inserted by `claim`/
+    /// `claim_alias` (and by a finish of a key never claimed), finished by `finish`/`defer`;
+    /// never removed.
+    slots: Shards<Slot>,
+    /// Keys in the map. A claim reserves its key here (below `cap`) before it inserts it, so
+    /// the cap holds exactly across shards; every other insert counts its key after it.
+    keys: AtomicUsize,
+    /// Bytes of the keys in the map, raised with `keys`.
+    key_bytes: AtomicUsize,
+    /// Held by `defer` and `abandon_waiting`, the only calls that make a slot wait on another
+    /// (or orphan a wait): while one walks a chain of waits, no other wait can begin, so a
+    /// loop cannot close unseen (see "Shards").
+    waits: Mutex<()>,
     /// Most keys a claim inserts (`--max-urls`; `None`: no limit). Set once at construction.
     /// `claim_alias` ignores it: its hops are bounded by the tasks checked times the redirect
     /// limit.
@@ -395,16 +426,23 @@ pub(crate) struct ResultCache {
     stopped: AtomicBool,
 }
 
+/// One step of an upgrade's walk along redirects (see [`ResultCache::upgrade`]).
+enum Step {
+    /// The walk ended here, with this to do.
+    End(Option<Upgrade>),
+    /// A redirect waiting on this entry.
+    To(Id),
+    /// A redirect, checked, whose content is this key's.
+    ToKey(String),
+}
+
 impl ResultCache {
     /// An empty cache whose claims insert at most `cap` keys; a new key beyond that is
     /// [`Claim::OverLimit`].
     pub(crate) fn with_cap(cap: Option<usize>) -> Self {
         ResultCache {
-            slots: Mutex::default(),
             cap,
-            lean: false,
-            budget: None,
-            stopped: AtomicBool::new(false),
+            ..ResultCache::default()
         }
     }
 
@@ -415,8 +453,47 @@ impl ResultCache {
     }
 
     /// The bytes the cache holds, as the memory budget counts them.
-    fn bytes(slots: &Slots) -> usize {
-        slots.len() * CACHE_BYTES_PER_KEY + slots.key_bytes()
+    fn bytes(&self) -> usize {
+        self.keys.load(Ordering::Relaxed) * CACHE_BYTES_PER_KEY
+            + self.key_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Reserves room for a claimed key of `len` bytes: `false` when the cap, the memory budget
+    /// or a cancel refuses it.
+    fn reserve(&self, len: usize) -> bool {
+        if self.stopped_new_keys()
+            || self
+                .budget
+                .as_ref()
+                .is_some_and(|b| b.refuses_new_key(self.bytes(), len))
+        {
+            return false;
+        }
+        let cap = self.cap.unwrap_or(usize::MAX);
+        let reserved = self
+            .keys
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < cap).then_some(n + 1)
+            })
+            .is_ok();
+        if reserved {
+            self.key_bytes.fetch_add(len, Ordering::Relaxed);
+            self.report_bytes();
+        }
+        reserved
+    }
+
+    /// Counts a key of `len` bytes inserted without a reservation.
+    fn count(&self, len: usize) {
+        self.keys.fetch_add(1, Ordering::Relaxed);
+        self.key_bytes.fetch_add(len, Ordering::Relaxed);
+        self.report_bytes();
+    }
+
+    fn report_bytes(&self) {
+        if let Some(budget) = &self.budget {
+            budget.set_cache(self.bytes());
+        }
     }
 
     /// Refuses every later claim of a new key ([`Claim::OverLimit`]): the run was cancelled
@@ -475,18 +552,12 @@ impl ResultCache {
         quiet_ok: bool,
         from: Option<&PageEdges<'_>>,
     ) -> (Claim<F>, bool) {
-        let mut slots = self.slots.lock();
-        match slots.lookup(key) {
+        let k = self.slots.hashed(key);
+        let mut shard = self.slots.lock_key(&k);
+        match shard.lookup(&k) {
             Err(vacant) => {
-                // The map's own limit (`u32::MAX` keys) counts as a cap too.
-                let full = self.cap.is_some_and(|cap| slots.len() >= cap)
-                    || !slots.has_room()
-                    || self.stopped_new_keys()
-                    || self
-                        .budget
-                        .as_ref()
-                        .is_some_and(|b| b.refuses_new_key(Self::bytes(&slots), key.len()));
-                if full {
+                // The shard's own limit (of entry numbers) counts as a cap too.
+                if !shard.has_room() || !self.reserve(key.len()) {
                     return (Claim::OverLimit(occurrence), true);
                 }
                 let mut first = StoredList::default();
@@ -495,11 +566,8 @@ impl ResultCache {
                 if level != usize::MAX {
                     slot.least = Level::of(level);
                 }
-                if let (Some(id), Some(from)) = (slots.insert(vacant, key, slot), from) {
+                if let (Some(id), Some(from)) = (shard.insert(vacant, &k, slot), from) {
                     from.push(id);
-                }
-                if let Some(budget) = &self.budget {
-                    budget.set_cache(Self::bytes(&slots));
                 }
                 (Claim::New, false)
             }
@@ -507,7 +575,7 @@ impl ResultCache {
                 if let Some(from) = from {
                     from.push(id);
                 }
-                let slot = slots.value_mut(id);
+                let slot = shard.value_mut(id);
                 if level != usize::MAX {
                     slot.least = slot.least.lowered_to(level);
                 }
@@ -538,20 +606,27 @@ impl ResultCache {
     /// robots.txt verdict; see `Run::claim_hop` in `engine/admit.rs`); otherwise it claims the key here and
     /// queues it as a task of its own, and the redirecting URL [`defer`](Self::defer)s on it.
     pub(crate) fn claim_alias(&self, key: &str) -> bool {
-        let mut slots = self.slots.lock();
-        match slots.lookup(key) {
+        let k = self.slots.hashed(key);
+        let mut shard = self.slots.lock_key(&k);
+        match shard.lookup(&k) {
             Ok(_) => false,
-            // `false` too when the map holds `u32::MAX` keys: then the hop is not claimed.
-            Err(vacant) => slots
-                .insert(vacant, key, Slot::new(StoredList::default()))
-                .is_some(),
+            // `false` too when the shard is full: then the hop is not claimed.
+            Err(vacant) => {
+                let inserted = shard
+                    .insert(vacant, &k, Slot::new(StoredList::default()))
+                    .is_some();
+                if inserted {
+                    self.count(key.len());
+                }
+                inserted
+            }
         }
     }
 
     /// The edges from `key`'s slot, the page whose links are about to be claimed (see
     /// [`PageEdges`]); `None` when the key has no slot.
     pub(crate) fn edges_from(&self, key: &str) -> Option<PageEdges<'_>> {
-        let page = PageId(self.slots.lock().find(key)?);
+        let page = PageId(self.slots.find(key)?);
         Some(PageEdges {
             cache: self,
             page,
@@ -568,31 +643,30 @@ impl ResultCache {
         }
         to.sort_unstable();
         to.dedup();
-        let mut slots = self.slots.lock();
-        let linked = &mut slots.value_mut(page.0).rare().linked;
+        let mut shard = self.slots.lock_id(page.0);
+        let linked = &mut shard.value_mut(page.0).rare().linked;
         if linked.is_empty() {
             // A copy of exactly their size: the gathering list grew by doubling.
             *linked = to.as_slice().to_vec();
         } else {
             linked.extend_from_slice(&to);
         }
-        drop(slots);
+        drop(shard);
     }
 
     /// Records that `from` redirects to `to` (both claimed): `to` is as near a start URL as
     /// `from`. `owned`: `to` is requested by `from`'s chain, so `from` holds the links of
     /// their content (see `cache/levels.rs`).
     pub(crate) fn redirect(&self, from: &str, to: &str, owned: bool) {
-        let mut slots = self.slots.lock();
-        let (Some(f), Some(t)) = (slots.find(from), slots.find(to)) else {
+        let (Some(f), Some(t)) = (self.slots.find(from), self.slots.find(to)) else {
             return;
         };
         if f == t {
             return;
         }
-        slots.value_mut(f).rare().hops.push(t);
+        self.slots.lock_id(f).value_mut(f).rare().hops.push(t);
         if owned {
-            slots.value_mut(t).rare().content = Some(f);
+            self.slots.lock_id(t).value_mut(t).rare().content = Some(f);
         }
     }
 
@@ -601,16 +675,45 @@ impl ResultCache {
     /// parse-only task for it (it was checked without being parsed); `None` when the pending
     /// task will take it, or nothing is to be parsed.
     pub(crate) fn upgrade(&self, key: &str, level: usize) -> Option<Upgrade> {
-        let mut slots = self.slots.lock();
-        let id = slots.find(key)?;
-        upgrade_locked(&mut slots, id, level)
+        let id = self.slots.find(key)?;
+        self.upgrade_from(id, level)
+    }
+
+    /// Follows redirects from `at` to the URL whose content it is, one shard's lock at a time,
+    /// then records the want there (pending), hands out a parse job (done, parsable, never
+    /// parsed), or drops it. Each step reads one slot under its lock, and a step that moves on
+    /// reads only what cannot change back: a `Waiting` slot only becomes `Done`, and a `Done`
+    /// result is final. The last step decides and changes its slot under one lock.
+    fn upgrade_from(&self, mut at: Id, level: usize) -> Option<Upgrade> {
+        // A chain is at most as long as the map; the bound also guards against a redirect cycle.
+        for _ in 0..=self.len() {
+            let step = upgrade_step(&mut self.slots.lock_id(at), at, level, true);
+            match step {
+                Step::End(up) => return up,
+                Step::To(next) => at = next,
+                Step::ToKey(key) => match self.slots.find(&key) {
+                    Some(next) => at = next,
+                    // Its content's key was never claimed: the redirect's slot takes it.
+                    None => {
+                        let Step::End(up) =
+                            upgrade_step(&mut self.slots.lock_id(at), at, level, false)
+                        else {
+                            unreachable!("a step that does not follow ends");
+                        };
+                        return up;
+                    }
+                },
+            }
+        }
+        None
     }
 
     /// `true` when a later claim wants the pending `key` parsed: its task asks with GET.
     pub(crate) fn wants_parse(&self, key: &str) -> bool {
+        let k = self.slots.hashed(key);
         self.slots
-            .lock()
-            .get(key)
+            .lock_key(&k)
+            .get(&k)
             .is_some_and(|s| s.want != Level::NONE)
     }
 
@@ -618,16 +721,27 @@ impl ResultCache {
     /// redirect hops it owns): the level to parse at — the lowest of `own` (the task's level,
     /// when its decision was to parse) and every level a claim wants — or `None` when no one
     /// wants it parsed. Marks the keys parsed.
+    ///
+    /// Each key's want is taken, then each key is marked, one lock at a time: an upgrade that
+    /// lands between the two finds the key pending and wants it again, which the worker serves
+    /// after its finish (`serve_want`), as it would had the upgrade come after the parse.
     pub(crate) fn take_parse(&self, keys: &[&str], own: Option<usize>) -> Option<usize> {
-        let mut slots = self.slots.lock();
-        let level = keys
-            .iter()
-            .filter_map(|k| slots.get(k).and_then(|s| s.want.get()))
-            .chain(own)
-            .min()?;
-        for k in keys {
-            if let Some(slot) = slots.get_mut(k) {
-                slot.want = Level::NONE;
+        let mut level = own;
+        for key in keys {
+            let k = self.slots.hashed(key);
+            if let Some(want) = self
+                .slots
+                .lock_key(&k)
+                .get_mut(&k)
+                .and_then(|s| s.want.take())
+            {
+                level = Some(level.map_or(want, |l| l.min(want)));
+            }
+        }
+        let level = level?;
+        for key in keys {
+            let k = self.slots.hashed(key);
+            if let Some(slot) = self.slots.lock_key(&k).get_mut(&k) {
                 slot.parsed = slot.parsed.lowered_to(level);
             }
         }
@@ -639,19 +753,23 @@ impl ResultCache {
     /// its parse). A lower level wanted meanwhile of a key already finished is returned.
     pub(crate) fn set_links(&self, keys: &[&str], links: Vec<Url>) -> Vec<Upgrade> {
         let links: Arc<[Url]> = links.into();
-        let mut slots = self.slots.lock();
         let mut out = Vec::new();
-        for k in keys {
-            let Some(id) = slots.find(k) else {
-                continue;
+        for key in keys {
+            let k = self.slots.hashed(key);
+            let wanted = {
+                let mut shard = self.slots.lock_key(&k);
+                let Some(id) = shard.find(&k) else {
+                    continue;
+                };
+                let slot = shard.value_mut(id);
+                slot.rare().links = Some(links.clone());
+                if matches!(slot.state, State::Pending) {
+                    continue; // `serve_want` looks after the finish
+                }
+                slot.want.take().map(|level| (id, level))
             };
-            let slot = slots.value_mut(id);
-            slot.rare().links = Some(links.clone());
-            if matches!(slot.state, State::Pending) {
-                continue; // `serve_want` looks after the finish
-            }
-            if let Some(level) = slot.want.take() {
-                out.extend(upgrade_locked(&mut slots, id, level));
+            if let Some((id, level)) = wanted {
+                out.extend(self.upgrade_from(id, level));
             }
         }
         out
@@ -661,80 +779,169 @@ impl ResultCache {
     /// the key was pending and that its task did not serve (it used HEAD, or did not parse)
     /// becomes an upgrade now. Returns a parse job as [`upgrade`](Self::upgrade) does.
     pub(crate) fn serve_want(&self, key: &str) -> Option<Upgrade> {
-        let mut slots = self.slots.lock();
-        let id = slots.find(key)?;
-        let slot = slots.value_mut(id);
-        if matches!(slot.state, State::Pending) {
-            return None;
-        }
-        let level = slot.want.take()?;
-        upgrade_locked(&mut slots, id, level)
+        let k = self.slots.hashed(key);
+        let (id, level) = {
+            let mut shard = self.slots.lock_key(&k);
+            let id = shard.find(&k)?;
+            let slot = shard.value_mut(id);
+            if matches!(slot.state, State::Pending) {
+                return None;
+            }
+            (id, slot.want.take()?)
+        };
+        self.upgrade_from(id, level)
     }
 
     /// Stores the result of `key`. Returns what to report: this result with the occurrences
     /// recorded while it was pending, and the same for every redirect that waited on it.
     /// A key finished twice keeps its first result.
     pub(crate) fn finish(&self, key: &str, result: CheckResult) -> Vec<Emission> {
-        let mut slots = self.slots.lock();
         let mut out = Vec::new();
-        finish_locked(&mut slots, key.to_owned(), result, self.lean, &mut out);
+        self.finish_chain(key.to_owned(), result, &mut out);
         out
+    }
+
+    /// Finishes `key` with `result`, then every redirect that waited on it with its verdict,
+    /// each under its own shard's lock. A waiting key's slot is `Waiting` and in one
+    /// dependents list only, taken with the target's finish, so only this call finishes it.
+    fn finish_chain(&self, key: String, result: CheckResult, out: &mut Vec<Emission>) {
+        let mut work = vec![(key, result)];
+        while let Some((key, result)) = work.pop() {
+            // Every reported result passes here once: the one place credentials are masked.
+            let result = Arc::new(result.without_credentials());
+            let kept = Kept::lean_or_full(&result, self.lean, &key);
+            let settled = !parsable(&kept, &key)
+                && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
+            let k = self.slots.hashed(&key);
+            let mut shard = self.slots.lock_key(&k);
+            let id = match shard.lookup(&k) {
+                Ok(id) => id,
+                Err(vacant) => match shard.insert(vacant, &k, Slot::new(StoredList::default())) {
+                    Some(id) => {
+                        self.count(key.len());
+                        id
+                    }
+                    None => {
+                        // A key never claimed, and its shard is full: reported, not kept.
+                        drop(shard);
+                        out.push((result, Waiting::default()));
+                        continue;
+                    }
+                },
+            };
+            let slot = shard.value_mut(id);
+            if matches!(slot.state, State::Done(_)) {
+                continue;
+            }
+            slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
+            slot.settled = settled;
+            slot.state = State::Done(kept);
+            // Rebuilt by the caller, outside the lock.
+            let occurrences = Waiting(slot.occurrences.take());
+            slot.unrowed = occurrences.is_empty();
+            let dependents = slot.take_dependents();
+            drop(shard);
+            for (dkey, partial) in dependents {
+                work.push((dkey, compose(partial, &result)));
+            }
+            out.push((result, occurrences));
+        }
     }
 
     /// Finishes `key` later, with the verdict of `target` behind its own redirect hops (see the
     /// module docs). Returns what can be reported now (when `target` is done already, or the
     /// wait would close a loop).
     pub(crate) fn defer(&self, key: &str, partial: CheckResult, target: &str) -> Vec<Emission> {
-        let mut slots = self.slots.lock();
+        let _waits = self.waits.lock();
         let mut out = Vec::new();
-        let Some(target_id) = slots.find(target) else {
+        let Some(target_id) = self.slots.find(target) else {
             let mut failed = partial;
             failed.outcome = Outcome::Failed {
                 kind: FailKind::Internal,
                 message: format!("redirect target {target} was never claimed"),
             };
-            finish_locked(&mut slots, key.to_owned(), failed, self.lean, &mut out);
+            self.finish_chain(key.to_owned(), failed, &mut out);
             return out;
         };
-        if let State::Done(r) = &slots.value(target_id).state {
-            let composed = compose(partial, &r.full(target));
-            finish_locked(&mut slots, key.to_owned(), composed, self.lean, &mut out);
-        } else if waits_on(&slots, target_id, key) {
+        if let Some(done) = self.result_of(target_id, target) {
+            self.finish_chain(key.to_owned(), compose(partial, &done), &mut out);
+        } else if self.waits_on(target_id, key) {
             let mut looped = partial;
             looped.outcome = Outcome::Failed {
                 kind: FailKind::RedirectLoop,
                 message: format!("redirect loop through {target}"),
             };
-            finish_locked(&mut slots, key.to_owned(), looped, self.lean, &mut out);
+            self.finish_chain(key.to_owned(), looped, &mut out);
         } else {
-            if let Some(slot) = slots.get_mut(key) {
+            // `key` waits first, so that the target's finish, which may come at any moment
+            // once the wait is in its list, finds a slot that is not done.
+            let k = self.slots.hashed(key);
+            if let Some(slot) = self.slots.lock_key(&k).get_mut(&k) {
                 slot.state = State::Waiting(target_id);
             }
-            let t = slots.value_mut(target_id);
-            t.rare().dependents.push((key.to_owned(), partial));
+            let mut shard = self.slots.lock_id(target_id);
+            let t = shard.value_mut(target_id);
+            if let State::Done(r) = &t.state {
+                // Finished since it was looked at: the wait ends at once.
+                let done = r.full(target);
+                drop(shard);
+                self.finish_chain(key.to_owned(), compose(partial, &done), &mut out);
+            } else {
+                t.rare().dependents.push((key.to_owned(), partial));
+            }
         }
         out
     }
 
+    /// The result of entry `id` (of `key`), when it is done.
+    fn result_of(&self, id: Id, key: &str) -> Option<Arc<CheckResult>> {
+        match &self.slots.lock_id(id).value(id).state {
+            State::Done(r) => Some(r.full(key)),
+            _ => None,
+        }
+    }
+
+    /// `true` when `from` is `key` or waits (through a chain of redirects) on `key`. Called
+    /// with `waits` held: no wait begins meanwhile, and a chain that reaches `key` (pending,
+    /// owned by the caller) cannot end under the walk, so what it finds holds.
+    fn waits_on(&self, from: Id, key: &str) -> bool {
+        let mut at = from;
+        // A chain is at most as long as the map; the bound also guards against a bug looping here.
+        for _ in 0..=self.len() {
+            let shard = self.slots.lock_id(at);
+            if shard.key(at) == key {
+                return true;
+            }
+            match shard.value(at).state {
+                State::Waiting(next) => at = next,
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// Number of keys claimed so far (checked plus pending): "N URLs" in the summary.
     pub(crate) fn len(&self) -> usize {
-        self.slots.lock().len()
+        self.keys.load(Ordering::Relaxed)
     }
 
     /// For a run that was cancelled: finishes every redirect still waiting on a URL that was
     /// never checked (dropped from the queue, or interrupted), as not checked, so it is reported
     /// instead of vanishing. Returns what to report.
     pub(crate) fn abandon_waiting(&self) -> Vec<Emission> {
-        let mut slots = self.slots.lock();
-        let orphans: Vec<(String, String, CheckResult)> = slots
-            .iter_mut()
-            .filter(|(_, s)| matches!(s.state, State::Pending))
-            .flat_map(|(target, s)| {
-                s.take_dependents()
-                    .into_iter()
-                    .map(move |(key, partial)| (target.to_owned(), key, partial))
-            })
-            .collect();
+        let _waits = self.waits.lock();
+        let mut orphans: Vec<(String, String, CheckResult)> = Vec::new();
+        for mut shard in self.slots.each() {
+            for (target, s) in shard.iter_mut() {
+                if matches!(s.state, State::Pending) {
+                    orphans.extend(
+                        s.take_dependents()
+                            .into_iter()
+                            .map(|(key, partial)| (target.to_owned(), key, partial)),
+                    );
+                }
+            }
+        }
         let mut out = Vec::new();
         for (target, key, mut partial) in orphans {
             partial.outcome = Outcome::Ignored {
@@ -743,82 +950,74 @@ impl ResultCache {
                      was checked"
                 ),
             };
-            // Redirects waiting on this one get the same verdict (see `finish_locked`).
-            finish_locked(&mut slots, key, partial, self.lean, &mut out);
+            // Redirects waiting on this one get the same verdict (see `finish_chain`).
+            self.finish_chain(key, partial, &mut out);
         }
         out
     }
 
     /// Keys claimed, and of those the ones never checked: still pending (queued when the run
     /// was cancelled, refused by the shut queue, or in flight) or finished as interrupted.
-    /// Read under one lock, so `claimed - unchecked` is exactly the URLs with a verdict.
+    /// Read with every shard locked, so `claimed - unchecked` is exactly the URLs with a
+    /// verdict.
     pub(crate) fn counts(&self) -> (usize, usize) {
-        let slots = self.slots.lock();
-        let unchecked = slots
+        let all = self.slots.lock_all();
+        let unchecked = all
             .values()
             .filter(|s| match &s.state {
                 State::Done(r) => r.is_interrupted(),
                 State::Pending | State::Waiting(_) => true,
             })
             .count();
-        (slots.len(), unchecked)
+        (all.len(), unchecked)
     }
 }
 
-/// See [`ResultCache::upgrade`]: follows redirects to the URL whose content it is, then
-/// records the want (pending), hands out a parse job (done, parsable, never parsed), or drops it.
-fn upgrade_locked(slots: &mut Slots, id: Id, level: usize) -> Option<Upgrade> {
-    let mut at = id;
-    // A chain is at most as long as the map; the bound also guards against a redirect cycle.
-    for _ in 0..=slots.len() {
-        let next = match &slots.value(at).state {
-            State::Waiting(target) => Some(*target),
-            State::Done(r) => r
-                .real_url()
-                .map(cache_key)
-                .filter(|k| *k != slots.key(at))
-                .and_then(|k| slots.find(&k)),
-            State::Pending => None,
-        };
-        if let Some(next) = next {
-            at = next;
-            continue;
-        }
-        // Read before the slot is borrowed to change: a lean result's URL may be its key.
-        let can_parse = match (&slots.value(at).state, slots.value(at).parsed.get()) {
-            (State::Done(r), None) => parsable(r, slots.key(at)),
-            _ => false,
-        };
-        let slot = slots.value_mut(at);
-        match (&slot.state, slot.parsed.get()) {
-            (State::Done(_), None) => {
-                if !can_parse {
-                    return None;
-                }
-                slot.parsed = Level::of(level);
-                return Some(Upgrade::Parse(slots.key(at).to_owned(), level));
+/// One step of [`ResultCache::upgrade_from`] at `at`, under its shard's lock. `follow`: a
+/// checked redirect moves on to its content's key (otherwise it ends here).
+fn upgrade_step(shard: &mut Shard<'_, Slot>, at: Id, level: usize, follow: bool) -> Step {
+    match &shard.value(at).state {
+        State::Waiting(target) => return Step::To(*target),
+        State::Done(r) if follow => {
+            if let Some(key) = r.real_url().map(cache_key).filter(|k| *k != shard.key(at)) {
+                return Step::ToKey(key);
             }
-            (State::Done(_), Some(p)) if level < p => {
-                if let Some(links) = slot.links().cloned() {
-                    slot.parsed = Level::of(level);
-                    return Some(Upgrade::Relevel(links, level));
-                }
-            }
-            (State::Done(_), Some(_)) => return None,
-            _ => {}
         }
-        // Pending, or parsed (or a parse job out) deeper and its links not known yet: the
-        // parse still to come, or `set_links`, takes the lowest.
-        slot.want = slot.want.lowered_to(level);
-        return None;
+        _ => {}
     }
-    None
+    // Read before the slot is borrowed to change: a lean result's URL may be its key.
+    let can_parse = match (&shard.value(at).state, shard.value(at).parsed.get()) {
+        (State::Done(r), None) => parsable(r, shard.key(at)),
+        _ => false,
+    };
+    let slot = shard.value_mut(at);
+    match (&slot.state, slot.parsed.get()) {
+        (State::Done(_), None) => {
+            if !can_parse {
+                return Step::End(None);
+            }
+            slot.parsed = Level::of(level);
+            return Step::End(Some(Upgrade::Parse(shard.key(at).to_owned(), level)));
+        }
+        (State::Done(_), Some(p)) if level < p => {
+            if let Some(links) = slot.links().cloned() {
+                slot.parsed = Level::of(level);
+                return Step::End(Some(Upgrade::Relevel(links, level)));
+            }
+        }
+        (State::Done(_), Some(_)) => return Step::End(None),
+        _ => {}
+    }
+    // Pending, or parsed (or a parse job out) deeper and its links not known yet: the
+    // parse still to come, or `set_links`, takes the lowest.
+    slot.want = slot.want.lowered_to(level);
+    Step::End(None)
 }
 
 /// `true` for a result whose content a parse would read: fetched fine, inside the crawl's
 /// scope, of a type that is parsed. `key`: the slot's.
-/// Called under the cache lock for every result that settles: the URL is looked at (parsed,
-/// when the result has no `real_url`) only for the one type that needs it, gzip.
+/// Called under the shard's lock for every result that settles: the URL is looked at
+/// (parsed, when the result has no `real_url`) only for the one type that needs it, gzip.
 fn parsable(r: &Kept, key: &str) -> bool {
     use crate::extract::format::{is_parsed, is_parsed_at};
     let content_type = r.content_type();
@@ -828,59 +1027,6 @@ fn parsable(r: &Kept, key: &str) -> bool {
             Some(at) => is_parsed(at, content_type),
             None => is_parsed_at(r.url(key), content_type),
         }
-}
-
-/// `true` when `from` is `key` or waits (through a chain of redirects) on `key`.
-fn waits_on(slots: &Slots, from: Id, key: &str) -> bool {
-    let mut at = from;
-    // A chain is at most as long as the map; the bound also guards against a bug looping here.
-    for _ in 0..=slots.len() {
-        if slots.key(at) == key {
-            return true;
-        }
-        match slots.value(at).state {
-            State::Waiting(next) => at = next,
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// `lean`: the slot may keep the result in its lean form (see `cache/lean.rs`).
-fn finish_locked(
-    slots: &mut Slots,
-    key: String,
-    result: CheckResult,
-    lean: bool,
-    out: &mut Vec<Emission>,
-) {
-    let mut work = vec![(key, result)];
-    while let Some((key, result)) = work.pop() {
-        // Every reported result passes here once: the one place credentials are masked.
-        let result = Arc::new(result.without_credentials());
-        let kept = Kept::lean_or_full(&result, lean, &key);
-        let settled =
-            !parsable(&kept, &key) && result.real_url.as_ref().is_none_or(|u| cache_key(u) == key);
-        let Some(id) = slots.find_or_insert(&key, || Slot::new(StoredList::default())) else {
-            // A key never claimed, and the map holds `u32::MAX` keys: reported, not kept.
-            out.push((result, Waiting::default()));
-            continue;
-        };
-        let slot = slots.value_mut(id);
-        if matches!(slot.state, State::Done(_)) {
-            continue;
-        }
-        slot.quiet = !result.outcome.is_broken() && result.warnings.is_empty();
-        slot.settled = settled;
-        slot.state = State::Done(kept);
-        // Rebuilt by the caller, outside the lock.
-        let occurrences = Waiting(slot.occurrences.take());
-        slot.unrowed = occurrences.is_empty();
-        for (dkey, partial) in slot.take_dependents() {
-            work.push((dkey, compose(partial, &result)));
-        }
-        out.push((result, occurrences));
-    }
 }
 
 /// The result of a redirecting URL whose chain ended in the already-checked `target`.
@@ -1009,6 +1155,81 @@ mod tests {
         }
         assert_eq!(wins.load(Ordering::SeqCst), 500);
         assert_eq!(c.finish("0", ok("0"))[0].1.len(), 8, "every referrer kept");
+    }
+
+    /// Claims from many threads across every shard: the cap holds exactly.
+    #[test]
+    fn concurrent_claims_of_new_keys_stop_at_the_cap() {
+        for threads in [1, 8] {
+            let c = Arc::new(ResultCache::with_cap(Some(1_000)));
+            let barrier = Arc::new(Barrier::new(threads));
+            let hs: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (c, barrier) = (c.clone(), barrier.clone());
+                    thread::spawn(move || {
+                        barrier.wait();
+                        (0..4_000)
+                            .skip(t)
+                            .step_by(threads)
+                            .filter(|k| {
+                                matches!(c.claim(&format!("http://t/{k}"), occ("p")), Claim::New)
+                            })
+                            .count()
+                    })
+                })
+                .collect();
+            let won: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+            assert_eq!((won, c.len()), (1_000, 1_000), "{threads} threads");
+            assert_eq!(c.counts(), (1_000, 1_000));
+        }
+    }
+
+    /// Two redirects deferred on each other at the same moment, and a redirect deferred on a
+    /// target finishing at that moment: every key ends done and is reported once, whichever
+    /// thread gets there first.
+    #[test]
+    fn waits_begun_at_the_same_moment_never_leave_a_key_waiting() {
+        for round in 0..500 {
+            let c = Arc::new(ResultCache::default());
+            for key in ["http://a/", "http://b/", "http://t/"] {
+                c.claim(key, occ("p"));
+            }
+            let barrier = Arc::new(Barrier::new(3));
+            let run = |f: fn(&ResultCache) -> Vec<Emission>| {
+                let (c, barrier) = (c.clone(), barrier.clone());
+                thread::spawn(move || {
+                    barrier.wait();
+                    f(&c).len()
+                })
+            };
+            let hs = [
+                run(|c| c.defer("http://a/", redirecting("http://a/", "b"), "http://b/")),
+                run(|c| c.defer("http://b/", redirecting("http://b/", "a"), "http://a/")),
+                run(|c| c.finish("http://t/", ok("http://t/"))),
+            ];
+            let reported: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+            assert_eq!(reported, 3, "round {round}");
+            assert_eq!(c.counts(), (3, 0), "round {round}");
+
+            let c = Arc::new(ResultCache::default());
+            c.claim("http://t/", occ("p"));
+            c.claim("http://old/", occ("p"));
+            let (c1, c2) = (c.clone(), c.clone());
+            let barrier = Arc::new(Barrier::new(2));
+            let b2 = barrier.clone();
+            let defer = thread::spawn(move || {
+                barrier.wait();
+                c1.defer("http://old/", redirecting("http://old/", "t"), "http://t/")
+                    .len()
+            });
+            let finish = thread::spawn(move || {
+                b2.wait();
+                c2.finish("http://t/", ok("http://t/")).len()
+            });
+            let reported = defer.join().unwrap() + finish.join().unwrap();
+            assert_eq!(reported, 2, "round {round}");
+            assert_eq!(c.counts(), (2, 0), "round {round}");
+        }
     }
 
     fn redirecting(url: &str, to: &str) -> CheckResult {

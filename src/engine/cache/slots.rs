@@ -1,5 +1,6 @@
-//! The result cache's map: an arena of (key, slot) entries in claim order, found through a
-//! table of (key hash, entry number) pairs.
+//! One shard of the result cache's map: an arena of (key, slot) entries in claim order, found
+//! through a table of (key hash, entry number) pairs. The hash is the shard map's
+//! (`cache/shards.rs`), computed once per key for both the shard and the table.
 //!
 //! A bucket of the table is 8 bytes, not a whole entry: the table is kept at most 7/8 full and
 //! doubles, so most of a map's buckets are empty right after it grows, and an empty bucket of
@@ -7,31 +8,27 @@
 //! spare capacity is never written (so never resident). Keys are never removed, so an
 //! entry's number never changes and can stand for its key (a redirect's target).
 
-use std::hash::BuildHasher;
-
-use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 
-/// An entry's number: its position in the arena.
-pub(super) type Id = u32;
+/// An entry's number in its shard: its position in the arena.
+pub(super) type Local = u32;
+
+/// Most entries a shard holds: its numbers leave room for the shard's in a whole-map id.
+const MAX_LOCAL: usize = (u32::MAX >> super::shards::SHARD_BITS) as usize;
 
 /// A key that [`Slots::lookup`] did not find, with its hash, to [`insert`](Slots::insert).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Vacant(u32);
 
-/// Key → value, for keys that are never removed. Holds at most `u32::MAX` entries
+/// Key → value, for keys that are never removed. Holds at most [`MAX_LOCAL`] entries
 /// ([`has_room`](Slots::has_room)).
 #[derive(Debug)]
 pub(super) struct Slots<V> {
-    /// Every key inserted, with its value; an entry's [`Id`] is its position.
+    /// Every key inserted, with its value; an entry's [`Local`] number is its position.
     entries: Vec<(Box<str>, V)>,
     /// For each entry: its key's hash folded to 32 bits (compared before the key is read, and
     /// all that a rehash reads) and its number.
-    table: HashTable<(u32, Id)>,
-    /// A fast hash with a random seed per map (see `Cargo.toml`).
-    hasher: RandomState,
-    /// Bytes of every key inserted.
-    key_bytes: usize,
+    table: HashTable<(u32, Local)>,
 }
 
 /// The table's hash of a folded hash: the 32 bits twice, so that both the bucket (low bits)
@@ -45,22 +42,13 @@ impl<V> Default for Slots<V> {
         Slots {
             entries: Vec::new(),
             table: HashTable::new(),
-            hasher: RandomState::default(),
-            key_bytes: 0,
         }
     }
 }
 
 impl<V> Slots<V> {
-    fn hash(&self, key: &str) -> u32 {
-        let h = self.hasher.hash_one(key);
-        // Folded, not cut: both halves of the hash count.
-        (h ^ (h >> 32)) as u32
-    }
-
-    /// The entry of `key`, or where to insert it.
-    pub(super) fn lookup(&self, key: &str) -> Result<Id, Vacant> {
-        let h = self.hash(key);
+    /// The entry of `key`, whose folded hash is `h`, or where to insert it.
+    pub(super) fn lookup(&self, h: u32, key: &str) -> Result<Local, Vacant> {
         self.table
             .find(spread(h), |&(eh, id)| {
                 eh == h && *self.entries[id as usize].0 == *key
@@ -69,62 +57,37 @@ impl<V> Slots<V> {
             .ok_or(Vacant(h))
     }
 
-    /// The entry of `key`.
-    pub(super) fn find(&self, key: &str) -> Option<Id> {
-        self.lookup(key).ok()
-    }
-
-    /// `false` once the map holds as many entries as an [`Id`] can number.
+    /// `false` once the shard holds as many entries as a whole-map id can number.
     pub(super) fn has_room(&self) -> bool {
-        self.entries.len() < Id::MAX as usize
+        self.entries.len() < MAX_LOCAL
     }
 
     /// Adds `key` (not in the map: `vacant` came from [`lookup`](Self::lookup) and nothing was
     /// inserted since) with `value`. `None` when the map has no room (nothing inserted).
-    pub(super) fn insert(&mut self, vacant: Vacant, key: &str, value: V) -> Option<Id> {
+    pub(super) fn insert(&mut self, vacant: Vacant, key: &str, value: V) -> Option<Local> {
         if !self.has_room() {
             return None;
         }
-        let id = self.entries.len() as Id;
+        let id = self.entries.len() as Local;
         self.entries.push((key.into(), value));
-        self.key_bytes += key.len();
         self.table
             .insert_unique(spread(vacant.0), (vacant.0, id), |&(h, _)| spread(h));
         Some(id)
     }
 
-    /// The entry of `key`, inserted with `value()` when it is new; `None` when it is new and
-    /// the map has no room.
-    pub(super) fn find_or_insert(&mut self, key: &str, value: impl FnOnce() -> V) -> Option<Id> {
-        match self.lookup(key) {
-            Ok(id) => Some(id),
-            Err(vacant) => self.insert(vacant, key, value()),
-        }
-    }
-
     /// The key of entry `id`.
-    pub(super) fn key(&self, id: Id) -> &str {
+    pub(super) fn key(&self, id: Local) -> &str {
         &self.entries[id as usize].0
     }
 
     /// The value of entry `id`.
-    pub(super) fn value(&self, id: Id) -> &V {
+    pub(super) fn value(&self, id: Local) -> &V {
         &self.entries[id as usize].1
     }
 
     /// The value of entry `id`, to change.
-    pub(super) fn value_mut(&mut self, id: Id) -> &mut V {
+    pub(super) fn value_mut(&mut self, id: Local) -> &mut V {
         &mut self.entries[id as usize].1
-    }
-
-    /// The value of `key`.
-    pub(super) fn get(&self, key: &str) -> Option<&V> {
-        self.find(key).map(|id| self.value(id))
-    }
-
-    /// The value of `key`, to change.
-    pub(super) fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        self.find(key).map(|id| self.value_mut(id))
     }
 
     /// Number of entries.
@@ -132,12 +95,7 @@ impl<V> Slots<V> {
         self.entries.len()
     }
 
-    /// Bytes of every key inserted.
-    pub(super) fn key_bytes(&self) -> usize {
-        self.key_bytes
-    }
-
-    /// Every value.
+    /// Every value, in entry order.
     pub(super) fn values(&self) -> impl Iterator<Item = &V> {
         self.entries.iter().map(|(_, v)| v)
     }
@@ -152,26 +110,30 @@ impl<V> Slots<V> {
 mod tests {
     use super::*;
 
+    /// A poor hash, so that keys share folded hashes and the key comparison is exercised.
+    fn h(key: &str) -> u32 {
+        key.len() as u32
+    }
+
     #[test]
     fn finds_what_it_inserted_and_numbers_entries_in_order() {
         let mut m: Slots<usize> = Slots::default();
         for i in 0..10_000 {
             let key = format!("https://example.org/{i}");
-            let vacant = m.lookup(&key).expect_err("new");
-            assert_eq!(m.insert(vacant, &key, i), Some(i as Id));
+            let vacant = m.lookup(h(&key), &key).expect_err("new");
+            assert_eq!(m.insert(vacant, &key, i), Some(i as Local));
         }
         assert_eq!(m.len(), 10_000);
         for i in (0..10_000).rev() {
             let key = format!("https://example.org/{i}");
-            let id = m.find(&key).expect("inserted");
+            let id = m.lookup(h(&key), &key).expect("inserted");
             assert_eq!((m.key(id), *m.value(id)), (key.as_str(), i));
         }
-        assert!(m.get("https://example.org/10000").is_none());
-        assert_eq!(m.find_or_insert("https://example.org/7", || 99), Some(7));
-        assert_eq!(m.find_or_insert("new", || 99), Some(10_000));
-        *m.get_mut("new").unwrap() += 1;
-        assert_eq!(m.get("new"), Some(&100));
-        assert_eq!(m.values().count(), 10_001);
+        let absent = "https://example.org/10000";
+        assert!(m.lookup(h(absent), absent).is_err());
+        *m.value_mut(7) += 1;
+        assert_eq!(m.values().nth(7), Some(&8));
+        assert_eq!(m.values().count(), 10_000);
         assert!(m.has_room());
     }
 }
