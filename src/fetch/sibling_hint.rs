@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use rapidfuzz::distance::levenshtein;
+
 /// Most entries of a folder compared: a huge folder costs no more than this.
 const MAX_ENTRIES: usize = 10_000;
 
@@ -14,12 +16,17 @@ pub(crate) fn closest_sibling(path: &Path) -> Option<String> {
     let wanted = path.file_name()?.to_str()?.to_lowercase();
     let limit = (wanted.chars().count() / 3).max(1);
     let entries = std::fs::read_dir(path.parent()?).ok()?;
+    // One pattern against every name, each comparison given up once past the limit.
+    let compare = levenshtein::BatchComparator::new(wanted.chars());
+    let cutoff = levenshtein::Args::default().score_cutoff(limit);
     entries
         .take(MAX_ENTRIES)
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|name| !name.starts_with('.'))
-        .map(|name| (strsim::levenshtein(&wanted, &name.to_lowercase()), name))
-        .filter(|(d, _)| *d <= limit)
+        .filter_map(|name| {
+            let d = compare.distance_with_args(name.to_lowercase().chars(), &cutoff)?;
+            Some((d, name))
+        })
         .min()
         .map(|(_, name)| name)
 }
