@@ -403,7 +403,7 @@ pub(crate) struct ResultCache {
     /// Keys in the map. A claim reserves its key here (below `cap`) before it inserts it, so
     /// the cap holds exactly across shards; every other insert counts its key after it.
     keys: AtomicUsize,
-    /// Bytes of the keys in the map, raised with `keys`.
+    /// Bytes of the keys in the map, raised with `keys` when there is a budget to report to.
     key_bytes: AtomicUsize,
     /// Held by `defer` and `abandon_waiting`, the only calls that make a slot wait on another
     /// (or orphan a wait): while one walks a chain of waits, no other wait can begin, so a
@@ -477,8 +477,7 @@ impl ResultCache {
             })
             .is_ok();
         if reserved {
-            self.key_bytes.fetch_add(len, Ordering::Relaxed);
-            self.report_bytes();
+            self.add_key_bytes(len);
         }
         reserved
     }
@@ -486,12 +485,13 @@ impl ResultCache {
     /// Counts a key of `len` bytes inserted without a reservation.
     fn count(&self, len: usize) {
         self.keys.fetch_add(1, Ordering::Relaxed);
-        self.key_bytes.fetch_add(len, Ordering::Relaxed);
-        self.report_bytes();
+        self.add_key_bytes(len);
     }
 
-    fn report_bytes(&self) {
+    /// Adds a new key's bytes to the budget's figure (only the budget reads them).
+    fn add_key_bytes(&self, len: usize) {
         if let Some(budget) = &self.budget {
+            self.key_bytes.fetch_add(len, Ordering::Relaxed);
             budget.set_cache(self.bytes());
         }
     }

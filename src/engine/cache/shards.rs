@@ -11,6 +11,7 @@
 
 use std::hash::BuildHasher;
 
+use crossbeam_utils::CachePadded;
 use foldhash::fast::RandomState;
 use parking_lot::{Mutex, MutexGuard};
 
@@ -50,7 +51,8 @@ pub(super) struct Hashed<'k> {
 /// Key → value in [`SHARDS`] locked parts.
 #[derive(Debug)]
 pub(super) struct Shards<V> {
-    shards: Box<[Mutex<Slots<V>>]>,
+    /// Each on its own cache line: a lock taken on one shard does not slow the next.
+    shards: Box<[CachePadded<Mutex<Slots<V>>>]>,
     /// A fast hash with a random seed per map (see `Cargo.toml`).
     hasher: RandomState,
 }
@@ -58,7 +60,7 @@ pub(super) struct Shards<V> {
 impl<V> Default for Shards<V> {
     fn default() -> Self {
         Shards {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            shards: (0..SHARDS).map(|_| CachePadded::default()).collect(),
             hasher: RandomState::default(),
         }
     }
