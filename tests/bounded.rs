@@ -430,6 +430,58 @@ fn a_memory_budget_stops_discovering_and_the_summary_says_so() {
     );
 }
 
+/// Ctrl-C while a URL hangs and the rows of every other wait on disk: the whole report is
+/// written in order from them, exit 130.
+#[test]
+fn ctrl_c_with_report_rows_on_disk_writes_the_whole_report() {
+    let mut index = String::new();
+    for i in 0..300 {
+        index.push_str(&format!("<a href='/p{i}'>p{i}</a>\n"));
+    }
+    index.push_str("<a href='/hang'>hang</a>\n");
+    let server = TestServer::start(
+        Routes::new()
+            .page("/", &index)
+            .reply("/hang", Reply::hang())
+            .fallback(Reply::html("<p>leaf</p>")),
+    );
+    for threads in ["1", "8"] {
+        server.clear_requests();
+        let child = linkpatrol()
+            .args([
+                "--no-status",
+                "--max-requests-per-second",
+                "0",
+                "-t",
+                threads,
+            ])
+            // A quarter of it holds about 200 rows; the rest holds the 302 URLs.
+            .args(["--abort-timeout", "1", "--max-memory", "400K"])
+            .args(["-v", "-o", "csv", &server.url("/")])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        eventually("every link requested", || {
+            server.count("/hang") >= 1 && server.requests().len() >= 302
+        });
+        signal(&child, "-INT");
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "-t {threads}");
+        let csv = String::from_utf8(out.stdout).unwrap();
+        // A header, the start page and its 300 leaves, in the order of the links (the hanging
+        // one was interrupted: counted as not checked).
+        assert_eq!(csv.lines().count(), 302, "-t {threads}: {csv}");
+        let leaves: Vec<u32> = csv
+            .lines()
+            .filter_map(|l| l.split(';').next()?.strip_prefix("/p")?.parse().ok())
+            .collect();
+        assert_eq!(leaves, (0..300).collect::<Vec<_>>(), "-t {threads}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("report rows waited on disk"), "{stderr}");
+    }
+}
+
 /// Ctrl-C while most queued URLs wait on disk: the whole report is written, exit 130.
 #[test]
 fn ctrl_c_with_the_queue_on_disk_writes_the_whole_report() {

@@ -117,13 +117,17 @@ fn report(dir: &Path, format: &str, threads: &str, input: &str, extra: &[&str]) 
     args.extend_from_slice(extra);
     let out = cli_in(dir, &[], &args);
     assert_eq!(out.status.code(), Some(1), "{format}: {out:?}");
-    let spilled = String::from_utf8_lossy(&out.stderr).contains("waited on disk");
-    assert_eq!(
-        spilled,
-        extra.contains(&"--queue-memory"),
-        "{format} -t {threads} {extra:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for (said, flag) in [
+        ("queued URL", "--queue-memory"),
+        ("report row", "--max-memory"),
+    ] {
+        assert_eq!(
+            stderr.contains(said),
+            extra.contains(&flag),
+            "{format} -t {threads} {extra:?}: {stderr}"
+        );
+    }
     without_times(format, &String::from_utf8(out.stdout).unwrap())
 }
 
@@ -174,6 +178,31 @@ fn a_run_whose_queue_waits_on_disk_reports_the_same_bytes() {
                 assert!(
                     spilled == first,
                     "{input} {format} -t {threads}, spilled, differs:\n{}",
+                    first_difference(&first, &spilled)
+                );
+            }
+        }
+    }
+}
+
+/// A run whose report rows wait on disk (a budget whose quarter holds a few dozen rows) reports
+/// the same bytes as one that holds them all in memory, in every format.
+#[test]
+fn a_run_whose_report_rows_wait_on_disk_reports_the_same_bytes() {
+    let server = web_site();
+    let folder = folder_site("stable-rows-folder");
+    let dir = TempDir::new("stable-rows");
+    for input in [
+        server.url("/"),
+        folder.join("index.html").display().to_string(),
+    ] {
+        for format in Format::ALL.iter().map(|f| f.name()) {
+            let first = report(&dir, format, "1", &input, &[]);
+            for threads in ["1", "8"] {
+                let spilled = report(&dir, format, threads, &input, &["--max-memory", "100K"]);
+                assert!(
+                    spilled == first,
+                    "{input} {format} -t {threads}, rows on disk, differs:\n{}",
                     first_difference(&first, &spilled)
                 );
             }

@@ -198,6 +198,7 @@ pub struct Config {
     pub(crate) max_urls: Option<usize>,
     pub(crate) max_memory: Option<usize>,
     pub(crate) queue_memory: Option<usize>,
+    pub(crate) sorted_report: bool,
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
@@ -287,6 +288,7 @@ impl Default for Config {
             max_urls: Some(DEFAULT_MAX_URLS),
             max_memory: Some(DEFAULT_MAX_MEMORY),
             queue_memory: None,
+            sorted_report: false,
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
             root_dir: None,
@@ -721,7 +723,8 @@ impl Config {
     }
 
     /// The memory budget of the run in bytes, for what grows with the site: the URLs found
-    /// (the result cache), the queued URLs and the report rows held for a sorted report.
+    /// (the result cache), the queued URLs and the report rows held for a sorted report (the
+    /// entries kept, or a caller's sorted report: [`sorted_report`](Self::sorted_report)).
     /// Past the queue's share ([`queue_memory`](Self::queue_memory)) the tail of each host's
     /// queue waits on disk, in a temporary SQLite file removed at exit (the `state` feature;
     /// without it the queue stays in memory). When the rest reaches the budget, links to new
@@ -733,6 +736,23 @@ impl Config {
     pub fn max_memory(mut self, bytes: Option<usize>) -> Self {
         self.max_memory = bytes.filter(|&n| n > 0);
         self
+    }
+
+    /// Leaves [`report_share`](Self::report_share) of the memory budget to the caller's sorted
+    /// report: a [`SortedReporter`](crate::report::SortedReporter) given it with `spill_past`
+    /// keeps at most that many bytes of rows in memory and the rest on disk, and the run's own
+    /// data stops that much short of [`max_memory`](Self::max_memory). For a caller that
+    /// takes the entries (`keep_entries(false)`) and sorts them. Defaults to `false`.
+    pub fn sorted_report(mut self, yes: bool) -> Self {
+        self.sorted_report = yes;
+        self
+    }
+
+    /// Bytes of rows a sorted report keeps in memory (see
+    /// [`sorted_report`](Self::sorted_report)): a quarter of the memory budget; `None` without
+    /// one.
+    pub fn report_share(&self) -> Option<usize> {
+        self.max_memory.map(|m| m / 4)
     }
 
     /// Bytes of queued URLs kept in memory before the tail of each host's queue waits on

@@ -583,7 +583,7 @@ impl CheckRun {
                     && self.keep_entries
                 {
                     if let Some(run) = &self.run {
-                        run.budget.add_row(held_bytes(&e));
+                        run.budget.add_row(e.held_bytes());
                     }
                     self.report.entries.push(e);
                 }
@@ -748,15 +748,6 @@ fn release(run: Arc<Run>, urls: usize) {
             .name("linkpatrol-release".into())
             .spawn(move || drop(run));
     }
-}
-
-/// Bytes a held row adds besides its fixed size: the strings of its link (its result is
-/// shared with the cache, which counts it).
-fn held_bytes(e: &Entry) -> usize {
-    e.fragment.as_ref().map_or(0, String::len)
-        + e.referrer.as_ref().map_or(0, |r| {
-            r.parent.len() + r.raw.len() + r.name.len() + r.base.as_ref().map_or(0, String::len)
-        })
 }
 
 #[cfg(test)]

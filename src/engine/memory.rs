@@ -3,9 +3,13 @@
 //!
 //! - The queue keeps at most `queue_share` bytes of tasks in memory; the rest of each host's
 //!   lane waits on disk (`queue_spill`), in order, and comes back as the lane runs short.
-//! - The result cache (a key and a slot per URL found, the results kept) and the report rows
-//!   held for a sorted report cannot go to disk: once they and the queue's share reach the
-//!   budget, the run stops discovering URLs, as `--max-urls` does, and the summary says so.
+//! - A caller's sorted report (`Config::sorted_report`, the binary's unless `--stream`) keeps
+//!   a quarter of the budget of rows in memory and the rest on disk (`report/row_spill.rs`):
+//!   that quarter is counted as rows from the start.
+//! - The result cache (a key and a slot per URL found, the results kept) and the entries the
+//!   run keeps itself (`Config::keep_entries`) cannot go to disk: once they, the rows and the
+//!   queue's share reach the budget, the run stops discovering URLs, as `--max-urls` does,
+//!   and the summary says so.
 //!
 //! The figures are estimates kept next to the data (a key's length and a fixed cost per
 //! slot, a task's strings, a row's strings), not the allocator's: `benches/RESULTS.md` has
@@ -21,9 +25,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// 570 bytes a URL (peak RSS over URLs, keys of some 30 bytes); see benches/RESULTS.md, "A
 /// memory budget".
 pub(crate) const CACHE_BYTES_PER_KEY: usize = 560;
-
-/// Bytes a held report row costs besides its strings.
-pub(crate) const ROW_BYTES: usize = 480;
 
 /// What a run may hold, and what it holds.
 #[derive(Debug, Default)]
@@ -53,6 +54,13 @@ impl MemoryBudget {
         }
     }
 
+    /// Counts `bytes` of rows as held from the start: the share of a sorted report that the
+    /// caller holds outside the run (`Config::sorted_report`).
+    pub(crate) fn leaving(self, bytes: usize) -> Self {
+        self.rows.store(bytes, Ordering::Relaxed);
+        self
+    }
+
     /// Bytes of tasks the queue keeps in memory before it spills (`None`: it never does).
     pub(crate) fn queue_share(&self) -> Option<usize> {
         self.queue_share
@@ -68,9 +76,9 @@ impl MemoryBudget {
         self.queue.store(bytes, Ordering::Relaxed);
     }
 
-    /// Adds one held report row of `bytes` (its strings).
+    /// Adds one held report row of `bytes` (`Entry::held_bytes`).
     pub(crate) fn add_row(&self, bytes: usize) {
-        self.rows.fetch_add(ROW_BYTES + bytes, Ordering::Relaxed);
+        self.rows.fetch_add(bytes, Ordering::Relaxed);
     }
 
     /// Bytes accounted now.
@@ -116,7 +124,7 @@ mod tests {
         assert!(!b.refuses_new_key(5_000, 100));
         assert_eq!(b.reached(), None);
         // The cache's 5,000 and the new key, the row, and the queue: just past 10,000.
-        b.set_queue(10_001 - 5_000 - CACHE_BYTES_PER_KEY - 100 - ROW_BYTES - 2_000);
+        b.set_queue(10_001 - 5_000 - CACHE_BYTES_PER_KEY - 100 - 2_000);
         b.add_row(2_000);
         assert!(b.refuses_new_key(5_000, 100));
         assert_eq!(b.reached(), Some(10_000));

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::model::host_stats::HostStats;
-use crate::model::outcome::Entry;
+use crate::model::outcome::{CheckResult, Entry};
 use crate::model::stats::Statistics;
 
 /// The outcome of a run: every entry, and the numbers of the summary.
@@ -182,6 +182,17 @@ impl Report {
     /// share a result keep sharing one copy.
     pub fn settle_levels(&self, entries: &mut [Entry]) {
         settle_levels(&self.levels, entries);
+    }
+
+    /// `result` at its URL's settled level, when that differs from the level it was made
+    /// with (see [`settle_levels`](Self::settle_levels)).
+    pub(crate) fn settled(&self, result: &Arc<CheckResult>) -> Option<Arc<CheckResult>> {
+        let &level = self.levels.get(&result.url)?;
+        (result.level != level).then(|| {
+            let mut r = (**result).clone();
+            r.level = level;
+            Arc::new(r)
+        })
     }
 }
 

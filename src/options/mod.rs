@@ -347,9 +347,10 @@ pub struct CheckOptions {
 
     /// Memory the run may hold for what grows with the site (the URLs found, the queued ones,
     /// the rows a sorted report keeps for the end), in bytes or with a unit: 512M, 2G. Past
-    /// the queue's share (--queue-memory) the queued URLs wait on disk in a temporary file;
-    /// when the rest reaches the budget, links to new URLs are only counted, as with
-    /// --max-urls, and the summary says so (0: no budget).
+    /// the queue's share (--queue-memory) the queued URLs wait on disk in a temporary file, and
+    /// so do a sorted report's rows past a quarter of the budget; when the rest reaches the
+    /// budget, links to new URLs are only counted, as with --max-urls, and the summary says
+    /// so (0: no budget).
     #[arg(help_heading = "Scope", long, value_name = "SIZE", default_value = "1G", value_parser = byte_size)]
     #[arg(add = Local::allowed("limits").capped(Cap::Count { max: DEFAULT_MAX_MEMORY as u64, zero_is_unlimited: true }))]
     pub max_memory: ByteSize,

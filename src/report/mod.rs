@@ -45,6 +45,7 @@ mod ndjson;
 pub mod out_file;
 mod page_path;
 mod problems;
+mod row_spill;
 mod sarif;
 mod sitemap;
 mod sorted;
@@ -101,6 +102,12 @@ pub trait Reporter {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+
+    /// Rows this reporter held on disk because its memory share was full (see
+    /// [`SortedReporter::spill_past`]); the default holds none.
+    fn rows_on_disk(&self) -> usize {
+        0
+    }
 }
 
 impl<R: Reporter + ?Sized> Reporter for Box<R> {
@@ -114,6 +121,10 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
 
     fn flush(&mut self) -> io::Result<()> {
         (**self).flush()
+    }
+
+    fn rows_on_disk(&self) -> usize {
+        (**self).rows_on_disk()
     }
 }
 

@@ -8,14 +8,17 @@
 //! is set to its URL's settled level ([`Report::levels`]: the shortest link distance from a
 //! start URL), not the level of the link that happened to reach the URL first.
 //!
-//! The price is memory (every entry the inner reporter may show is held until the end) and
-//! latency (nothing is written before the run ends, nor on a kill; the binary finishes it on a
-//! second Ctrl-C): the binary's `--stream` writes rows as they finish instead.
+//! The price is memory (every entry the inner reporter may show is held until the end, in
+//! memory up to its share and on disk past it: `report/row_spill.rs`) and latency (nothing is
+//! written before the run ends, nor on a kill; the binary finishes it on a second Ctrl-C): the
+//! binary's `--stream` writes rows as they finish instead.
 
+use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::io;
 
 use super::Reporter;
+use super::row_spill::RowSpill;
 use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
 
@@ -24,6 +27,18 @@ use crate::model::run_report::Report;
 pub struct SortedReporter<R> {
     inner: R,
     entries: Vec<Entry>,
+    /// Bytes of `entries` (`Entry::held_bytes`).
+    held: usize,
+    /// Bytes of rows kept in memory before they are sorted and written to disk; `None`: all
+    /// stay in memory. Set once, by [`spill_past`](Self::spill_past).
+    share: Option<usize>,
+    /// The runs written, once the share was first full; `None` again after a write failed
+    /// (the rest then stays in memory).
+    spill: Option<RowSpill>,
+    /// Rows written to disk (kept when a later write fails).
+    spilled: usize,
+    /// A write to disk failed: no more are tried.
+    spill_failed: bool,
 }
 
 impl<R: Reporter> SortedReporter<R> {
@@ -32,8 +47,44 @@ impl<R: Reporter> SortedReporter<R> {
         SortedReporter {
             inner,
             entries: Vec::new(),
+            held: 0,
+            share: None,
+            spill: None,
+            spilled: 0,
+            spill_failed: false,
         }
     }
+
+    /// Keeps at most about `bytes` of rows in memory: past that, the rows held are sorted and
+    /// written to a private temporary file, and merged back in the same order at the end, so
+    /// the report is the same. The binary gives it a quarter of `--max-memory`.
+    pub fn spill_past(mut self, bytes: usize) -> Self {
+        self.share = Some(bytes);
+        self
+    }
+
+    /// Writes the rows held to disk, sorted, as one run; on a failure they stay in memory and
+    /// no more are written.
+    fn spill_held(&mut self) {
+        let mut batch = std::mem::take(&mut self.entries);
+        batch.sort_by(order);
+        let spill = self.spill.get_or_insert_with(RowSpill::default);
+        match spill.write_run(batch) {
+            Ok(()) => {
+                self.spilled = spill.rows();
+                self.held = 0;
+            }
+            Err(batch) => {
+                self.entries = batch;
+                self.spill_failed = true;
+            }
+        }
+    }
+}
+
+/// Report order (see [`key`]).
+pub(super) fn order(a: &Entry, b: &Entry) -> Ordering {
+    key(a).cmp(&key(b))
 }
 
 /// The order of the rows: page, line, column, URL, then what tells two links on the same
@@ -53,7 +104,7 @@ fn key(e: &Entry) -> (Option<&str>, usize, usize, &str, &str, &str, Option<&str>
 
 /// Sorts `entries` and sets `cached` on every entry but the first of each URL.
 pub(crate) fn sort_entries(entries: &mut [Entry]) {
-    entries.sort_by(|a, b| key(a).cmp(&key(b)));
+    entries.sort_by(order);
     let mut seen: HashSet<&str> = HashSet::new();
     let mut first = Vec::with_capacity(entries.len());
     for e in entries.iter() {
@@ -66,26 +117,55 @@ pub(crate) fn sort_entries(entries: &mut [Entry]) {
 
 impl<R: Reporter> Reporter for SortedReporter<R> {
     fn entry(&mut self, entry: &Entry) -> io::Result<()> {
+        if self.share.is_some() {
+            self.held += entry.held_bytes();
+        }
         self.entries.push(entry.clone());
+        if self.share.is_some_and(|share| self.held > share) && !self.spill_failed {
+            self.spill_held();
+        }
         Ok(())
     }
 
     fn finish(&mut self, report: &Report) -> io::Result<()> {
         let mut entries = std::mem::take(&mut self.entries);
         report.settle_levels(&mut entries);
-        sort_entries(&mut entries);
         // Every entry is fed, and the report finished, even when one write fails: the first
         // error is returned.
         let mut first = Ok(());
-        for e in &entries {
-            if let Err(err) = self.inner.entry(e)
+        let mut feed = |inner: &mut R, e: &Entry| {
+            if let Err(err) = inner.entry(e)
                 && first.is_ok()
             {
                 first = Err(err);
             }
+        };
+        match self.spill.take() {
+            None => {
+                sort_entries(&mut entries);
+                for e in &entries {
+                    feed(&mut self.inner, e);
+                }
+            }
+            Some(spill) => {
+                entries.sort_by(order);
+                let mut merged = spill.merge(entries, |r| report.settled(r));
+                let mut seen: HashSet<String> = HashSet::new();
+                for mut e in merged.by_ref() {
+                    e.cached = !seen.insert(e.result.url.clone());
+                    feed(&mut self.inner, &e);
+                }
+                if let Some(lost) = merged.error() {
+                    first = first.and(Err(lost));
+                }
+            }
         }
         let finished = self.inner.finish(report);
         first.and(finished)
+    }
+
+    fn rows_on_disk(&self) -> usize {
+        self.spilled
     }
 }
 
@@ -161,5 +241,42 @@ mod tests {
         let got: Vec<(&str, bool)> = seen.0.iter().map(|(u, c)| (u.as_str(), *c)).collect();
         assert_eq!(got, want);
         assert!(seen.1, "finished");
+    }
+
+    /// Rows past the memory share go to disk in sorted runs and come back merged: the same
+    /// rows, order and `cached` flags as all in memory, ties included.
+    #[test]
+    fn rows_on_disk_come_back_in_the_order_held_in_memory() {
+        // Pages, places and URLs repeat, so rows tie and URLs recur across runs.
+        let arrivals: Vec<Entry> = (0..600)
+            .map(|i| {
+                let url = format!("http://t/u{}", (i * 7) % 45);
+                let page = format!("http://t/p{}", (i * 13) % 11);
+                entry(&url, Some((&page, (i * 5) % 9, (i * 3) % 4)))
+            })
+            .chain([entry("http://t/", None)])
+            .collect();
+        let run = |share: Option<usize>| {
+            let mut seen = Seen::default();
+            let on_disk = {
+                let mut sorted = SortedReporter::new(&mut seen);
+                if let Some(bytes) = share {
+                    sorted = sorted.spill_past(bytes);
+                }
+                for e in &arrivals {
+                    sorted.entry(e).unwrap();
+                }
+                sorted.finish(&Report::default()).unwrap();
+                sorted.rows_on_disk()
+            };
+            (seen.0, on_disk)
+        };
+        let (held, none) = run(None);
+        assert_eq!((held.len(), none), (601, 0));
+        for share in [1, 5_000, 50_000] {
+            let (spilled, on_disk) = run(Some(share));
+            assert!(on_disk > 0, "share {share}");
+            assert!(spilled == held, "share {share}");
+        }
     }
 }

@@ -143,9 +143,10 @@ max_urls: int = 10000000
 max_memory: int | str = '1G'
     Memory the run may hold for what grows with the site (the URLs found, the queued ones,
     the rows a sorted report keeps for the end), in bytes or with a unit: 512M, 2G. Past the
-    queue's share (queue_memory) the queued URLs wait on disk in a temporary file; when the
-    rest reaches the budget, links to new URLs are only counted, as with max_urls, and the
-    summary says so (0: no budget).
+    queue's share (queue_memory) the queued URLs wait on disk in a temporary file, and so do
+    a sorted report's rows past a quarter of the budget; when the rest reaches the budget,
+    links to new URLs are only counted, as with max_urls, and the summary says so (0: no
+    budget).
 queue_memory: int | str = None
     Bytes of queued URLs kept in memory before the rest wait on disk, in bytes or with a
     unit (default: a quarter of max_memory; 0: all but each host's next URL).

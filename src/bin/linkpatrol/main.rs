@@ -155,8 +155,13 @@ fn exit_now(
     let _ = files.commit();
 }
 
-/// The reporters of the run: stdout's and every `-F` file's.
-fn reporters(args: &Args, files: &mut ReportFiles) -> Box<dyn linkpatrol::report::Reporter> {
+/// The reporters of the run: stdout's and every `-F` file's. A sorted report keeps at most
+/// `share` bytes of rows in memory (`Config::report_share`).
+fn reporters(
+    args: &Args,
+    files: &mut ReportFiles,
+    share: Option<usize>,
+) -> Box<dyn linkpatrol::report::Reporter> {
     let options = report_setup::stdout_options(args);
     // Files never get colour codes.
     let file_options = ReportOptions {
@@ -170,7 +175,11 @@ fn reporters(args: &Args, files: &mut ReportFiles) -> Box<dyn linkpatrol::report
         &args.file_outputs,
         std::mem::take(&mut files.writers),
         &file_options,
-        args.stream,
+        if args.stream {
+            outputs::Rows::Streamed
+        } else {
+            outputs::Rows::Sorted(share)
+        },
     )
 }
 
@@ -179,7 +188,7 @@ fn reporters(args: &Args, files: &mut ReportFiles) -> Box<dyn linkpatrol::report
 fn interrupted_before_check(args: &Args, why: &linkpatrol::Error) -> anyhow::Result<u8> {
     stderr_line!("linkpatrol: {}", escape_controls(&why.to_string()));
     let mut files = ReportFiles::open_all(&args.file_outputs, args.stream)?;
-    let mut reporter = reporters(args, &mut files);
+    let mut reporter = reporters(args, &mut files, None);
     let mut report = linkpatrol::Report::default();
     report.interrupted = true;
     let finished = reporter.finish(&report).and_then(|()| reporter.flush());
@@ -221,6 +230,7 @@ fn run(settings: &settings::Settings) -> anyhow::Result<u8> {
             };
         }
     };
+    let share = config.report_share();
     let checker = Checker::new(config)?.with_cancel_handle(cancel);
     // `--sources SRC BUILT`: problems on the built pages are reported at their sources.
     let sources = match &args.sources {
@@ -237,7 +247,7 @@ fn run(settings: &settings::Settings) -> anyhow::Result<u8> {
         Some(path) => Some(shard_files::ExportWriter::create(path)?),
         None => None,
     };
-    let mut reporter = reporters(args, &mut files);
+    let mut reporter = reporters(args, &mut files, share);
     let counters = Arc::new(status::Counters::default());
     let display =
         status::StatusDisplay::start(checker.progress(), counters.clone(), !args.no_status);
@@ -295,6 +305,14 @@ fn run(settings: &settings::Settings) -> anyhow::Result<u8> {
              (--queue-memory, --max-memory)",
             report.spilled,
             if report.spilled == 1 { "" } else { "s" }
+        );
+    }
+    let rows_on_disk = reporter.rows_on_disk();
+    if rows_on_disk > 0 {
+        stderr_line!(
+            "linkpatrol: {rows_on_disk} report row{} waited on disk: the sorted report's memory \
+             share was full (a quarter of --max-memory; --stream writes rows as they come)",
+            if rows_on_disk == 1 { "" } else { "s" }
         );
     }
     // The report's own warnings (a login session lost during the crawl).

@@ -118,7 +118,7 @@ pub fn run() -> Result<u8> {
         &args.file_outputs,
         std::mem::take(&mut files.writers),
         &options,
-        false,
+        outputs::Rows::Sorted(None),
     );
     for entry in &report.entries {
         reporter.entry(entry)?;

@@ -8,9 +8,18 @@ use linkpatrol::report::{Fanout, Format, ReportOptions, Reporter, SortedReporter
 use crate::report_file::NamedFile;
 use crate::values::FileOutput;
 
+/// How the rows reach the reporters.
+#[derive(Debug, Clone, Copy)]
+pub enum Rows {
+    /// As they finish (`--stream`).
+    Streamed,
+    /// At the end, in a stable order ([`SortedReporter`]), at most this many bytes of them
+    /// held in memory and the rest on disk (`None`: all in memory).
+    Sorted(Option<usize>),
+}
+
 /// The reporters of a run: `stdout_format` on stdout (unless `quiet`) and each `-F` output
-/// into its opened file, which gets `file_options` (no colour codes in a file). Unless
-/// `stream`, they get the entries at the end, in a stable order ([`SortedReporter`]).
+/// into its opened file, which gets `file_options` (no colour codes in a file).
 pub fn reporters(
     stdout_format: Format,
     quiet: bool,
@@ -18,7 +27,7 @@ pub fn reporters(
     outputs: &[FileOutput],
     files: Vec<NamedFile>,
     file_options: &ReportOptions,
-    stream: bool,
+    rows: Rows,
 ) -> Box<dyn Reporter> {
     let all = fanout(
         stdout_format,
@@ -28,10 +37,10 @@ pub fn reporters(
         files,
         file_options,
     );
-    if stream {
-        Box::new(all)
-    } else {
-        Box::new(SortedReporter::new(all))
+    match rows {
+        Rows::Streamed => Box::new(all),
+        Rows::Sorted(None) => Box::new(SortedReporter::new(all)),
+        Rows::Sorted(Some(share)) => Box::new(SortedReporter::new(all).spill_past(share)),
     }
 }
 
