@@ -120,6 +120,7 @@ pub mod checkout_file {
 pub use model::cancel::CancelHandle;
 pub use model::error::{Error, ErrorKind};
 pub use model::failure_class::FailureClass;
+pub use model::held_rows::HeldRows;
 pub use model::host_stats::HostStats;
 pub use model::outcome::{CheckResult, Entry, FailKind, Hop, Outcome, Referrer, Warning};
 pub use model::redact::redact_text;

@@ -198,7 +198,7 @@ pub struct Config {
     pub(crate) max_urls: Option<usize>,
     pub(crate) max_memory: Option<usize>,
     pub(crate) queue_memory: Option<usize>,
-    pub(crate) sorted_report: bool,
+    pub(crate) rows_held: Option<crate::HeldRows>,
     pub(crate) ignore_warnings: Vec<String>,
     pub(crate) seed_sitemaps: bool,
     pub(crate) root_dir: Option<PathBuf>,
@@ -288,7 +288,7 @@ impl Default for Config {
             max_urls: Some(DEFAULT_MAX_URLS),
             max_memory: Some(DEFAULT_MAX_MEMORY),
             queue_memory: None,
-            sorted_report: false,
+            rows_held: None,
             ignore_warnings: Vec::new(),
             seed_sitemaps: false,
             root_dir: None,
@@ -724,7 +724,7 @@ impl Config {
 
     /// The memory budget of the run in bytes, for what grows with the site: the URLs found
     /// (the result cache), the queued URLs and the report rows held for a sorted report (the
-    /// entries kept, or a caller's sorted report: [`sorted_report`](Self::sorted_report)).
+    /// entries kept, or a caller's: [`rows_held`](Self::rows_held)).
     /// Past the queue's share ([`queue_memory`](Self::queue_memory)) the tail of each host's
     /// queue waits on disk, in a temporary SQLite file removed at exit (the `state` feature;
     /// without it the queue stays in memory). When the rest reaches the budget, links to new
@@ -738,19 +738,17 @@ impl Config {
         self
     }
 
-    /// Leaves [`report_share`](Self::report_share) of the memory budget to the caller's sorted
-    /// report: a [`SortedReporter`](crate::report::SortedReporter) given it with `spill_past`
-    /// keeps at most that many bytes of rows in memory and the rest on disk, and the run's own
-    /// data stops that much short of [`max_memory`](Self::max_memory). For a caller that
-    /// takes the entries (`keep_entries(false)`) and sorts them. Defaults to `false`.
-    pub fn sorted_report(mut self, yes: bool) -> Self {
-        self.sorted_report = yes;
+    /// Counts `rows`, the report rows a caller holds in memory (a
+    /// [`SortedReporter`](crate::report::SortedReporter) given them with `counting`), in the
+    /// run's memory budget, as the entries it keeps itself are counted. Defaults to none.
+    pub fn rows_held(mut self, rows: crate::HeldRows) -> Self {
+        self.rows_held = Some(rows);
         self
     }
 
-    /// Bytes of rows a sorted report keeps in memory (see
-    /// [`sorted_report`](Self::sorted_report)): a quarter of the memory budget; `None` without
-    /// one.
+    /// Bytes of rows a sorted report keeps in memory before the rest waits on disk
+    /// ([`SortedReporter::spill_past`](crate::report::SortedReporter::spill_past)): a quarter
+    /// of the memory budget; `None` without one.
     pub fn report_share(&self) -> Option<usize> {
         self.max_memory.map(|m| m / 4)
     }

@@ -114,11 +114,8 @@ pub(super) fn assemble(
     let rules = HostRules::new(cfg.host_rules.clone());
     // The queue schedules tasks by host and holds the politeness table; the gate is the
     // fetchers' view of that table (see `policy::host_gate`).
-    let caller_rows = cfg
-        .report_share()
-        .filter(|_| cfg.sorted_report && !cfg.keep_entries);
     let budget = Arc::new(
-        MemoryBudget::new(cfg.max_memory, cfg.queue_memory).leaving(caller_rows.unwrap_or(0)),
+        MemoryBudget::new(cfg.max_memory, cfg.queue_memory).with_rows_held(cfg.rows_held.clone()),
     );
     let queue = Arc::new(
         HostLaneQueue::with_hosts(

@@ -3,9 +3,9 @@
 //!
 //! - The queue keeps at most `queue_share` bytes of tasks in memory; the rest of each host's
 //!   lane waits on disk (`queue_spill`), in order, and comes back as the lane runs short.
-//! - A caller's sorted report (`Config::sorted_report`, the binary's unless `--stream`) keeps
-//!   a quarter of the budget of rows in memory and the rest on disk (`report/row_spill.rs`):
-//!   that quarter is counted as rows from the start.
+//! - A caller's sorted report (the binary's unless `--stream`) keeps at most a quarter of the
+//!   budget of rows in memory (`Config::report_share`) and the rest on disk
+//!   (`report/row_spill.rs`); what it holds is counted as rows (`Config::rows_held`).
 //! - The result cache (a key and a slot per URL found, the results kept) and the entries the
 //!   run keeps itself (`Config::keep_entries`) cannot go to disk: once they, the rows and the
 //!   queue's share reach the budget, the run stops discovering URLs, as `--max-urls` does,
@@ -18,6 +18,8 @@
 //! that reads a figure a moment old only moves the point where it is taken by a few rows.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::model::held_rows::HeldRows;
 
 /// Bytes a URL costs the result cache besides its key, once it is checked: the map's entry and
 /// table bucket, the slot, the result kept, the allocator's share, and the end of the run
@@ -37,6 +39,8 @@ pub(crate) struct MemoryBudget {
     cache: AtomicUsize,
     /// Bytes of report rows held for the end, raised by the thread that holds them.
     rows: AtomicUsize,
+    /// Bytes of rows a caller holds outside the run (a sorted report's), set by the caller.
+    caller_rows: Option<HeldRows>,
     /// Bytes of tasks in the queue's memory, set by the queue under its lock.
     queue: AtomicUsize,
     /// Set once the budget stopped a new URL; never cleared.
@@ -54,11 +58,15 @@ impl MemoryBudget {
         }
     }
 
-    /// Counts `bytes` of rows as held from the start: the share of a sorted report that the
-    /// caller holds outside the run (`Config::sorted_report`).
-    pub(crate) fn leaving(self, bytes: usize) -> Self {
-        self.rows.store(bytes, Ordering::Relaxed);
+    /// Counts the rows a caller holds outside the run too (`Config::rows_held`).
+    pub(crate) fn with_rows_held(mut self, rows: Option<HeldRows>) -> Self {
+        self.caller_rows = rows;
         self
+    }
+
+    /// Bytes of rows held: the run's own and a caller's.
+    fn rows(&self) -> usize {
+        self.rows.load(Ordering::Relaxed) + self.caller_rows.as_ref().map_or(0, HeldRows::bytes)
     }
 
     /// Bytes of tasks the queue keeps in memory before it spills (`None`: it never does).
@@ -84,9 +92,7 @@ impl MemoryBudget {
     /// Bytes accounted now.
     #[cfg(test)]
     pub(crate) fn held(&self) -> usize {
-        self.cache.load(Ordering::Relaxed)
-            + self.rows.load(Ordering::Relaxed)
-            + self.queue.load(Ordering::Relaxed)
+        self.cache.load(Ordering::Relaxed) + self.rows() + self.queue.load(Ordering::Relaxed)
     }
 
     /// `true` when a new URL of `key_bytes` would take the run past its budget: the caller
@@ -98,7 +104,7 @@ impl MemoryBudget {
         let after = cache_bytes
             + CACHE_BYTES_PER_KEY
             + key_bytes
-            + self.rows.load(Ordering::Relaxed)
+            + self.rows()
             + self.queue.load(Ordering::Relaxed);
         let over = after > limit;
         if over {
@@ -129,6 +135,20 @@ mod tests {
         assert!(b.refuses_new_key(5_000, 100));
         assert_eq!(b.reached(), Some(10_000));
         assert_eq!(b.held(), 10_001 - 5_000 - CACHE_BYTES_PER_KEY - 100);
+    }
+
+    #[test]
+    fn rows_a_caller_holds_count_toward_the_budget() {
+        let held = HeldRows::new();
+        let b = MemoryBudget::new(Some(10_000), None).with_rows_held(Some(held.clone()));
+        assert!(!b.refuses_new_key(5_000, 100));
+        held.hold(5_000);
+        assert!(b.refuses_new_key(5_000, 100), "the caller's rows fill it");
+        held.release(5_000);
+        assert!(
+            !b.refuses_new_key(5_000, 100),
+            "written to disk: room again"
+        );
     }
 
     #[test]

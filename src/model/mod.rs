@@ -6,6 +6,7 @@ pub(crate) mod cancel;
 pub(crate) mod date;
 pub(crate) mod error;
 pub(crate) mod failure_class;
+pub(crate) mod held_rows;
 pub(crate) mod host_stats;
 pub(crate) mod link_site;
 pub(crate) mod outcome;

@@ -19,6 +19,7 @@ use std::io;
 
 use super::Reporter;
 use super::row_spill::RowSpill;
+use crate::model::held_rows::HeldRows;
 use crate::model::outcome::Entry;
 use crate::model::run_report::Report;
 
@@ -37,6 +38,8 @@ pub struct SortedReporter<R> {
     spill: Option<RowSpill>,
     /// Rows written to disk (kept when a later write fails).
     spilled: usize,
+    /// Where `held` is counted for the run's memory budget, if anywhere.
+    counted: Option<HeldRows>,
     /// A write to disk failed: no more are tried.
     spill_failed: bool,
 }
@@ -52,6 +55,7 @@ impl<R: Reporter> SortedReporter<R> {
             spill: None,
             spilled: 0,
             spill_failed: false,
+            counted: None,
         }
     }
 
@@ -63,6 +67,22 @@ impl<R: Reporter> SortedReporter<R> {
         self
     }
 
+    /// Counts the bytes of the rows held in memory in `rows`, which the run's memory budget
+    /// reads (`Config::rows_held`), as they come and go. Only with
+    /// [`spill_past`](Self::spill_past): without a share nothing is measured.
+    pub fn counting(mut self, rows: HeldRows) -> Self {
+        self.counted = Some(rows);
+        self
+    }
+
+    /// The rows held in memory are gone (to disk, or written out).
+    fn released(&mut self) {
+        if let Some(rows) = &self.counted {
+            rows.release(self.held);
+        }
+        self.held = 0;
+    }
+
     /// Writes the rows held to disk, sorted, as one run; on a failure they stay in memory and
     /// no more are written.
     fn spill_held(&mut self) {
@@ -72,7 +92,7 @@ impl<R: Reporter> SortedReporter<R> {
         match spill.write_run(batch) {
             Ok(()) => {
                 self.spilled = spill.rows();
-                self.held = 0;
+                self.released();
             }
             Err(batch) => {
                 self.entries = batch;
@@ -118,7 +138,11 @@ pub(crate) fn sort_entries(entries: &mut [Entry]) {
 impl<R: Reporter> Reporter for SortedReporter<R> {
     fn entry(&mut self, entry: &Entry) -> io::Result<()> {
         if self.share.is_some() {
-            self.held += entry.held_bytes();
+            let bytes = entry.held_bytes();
+            self.held += bytes;
+            if let Some(rows) = &self.counted {
+                rows.hold(bytes);
+            }
         }
         self.entries.push(entry.clone());
         if self.share.is_some_and(|share| self.held > share) && !self.spill_failed {
@@ -128,6 +152,7 @@ impl<R: Reporter> Reporter for SortedReporter<R> {
     }
 
     fn finish(&mut self, report: &Report) -> io::Result<()> {
+        self.released();
         let mut entries = std::mem::take(&mut self.entries);
         report.settle_levels(&mut entries);
         // Every entry is fed, and the report finished, even when one write fails: the first
@@ -271,6 +296,26 @@ mod tests {
             };
             (seen.0, on_disk)
         };
+        // Counted as held while in memory, released as each run goes to disk and at the end.
+        let counted = HeldRows::new();
+        let mut most = 0;
+        let mut sink = Seen::default();
+        {
+            let mut sorted = SortedReporter::new(&mut sink)
+                .spill_past(5_000)
+                .counting(counted.clone());
+            for e in &arrivals {
+                sorted.entry(e).unwrap();
+                most = most.max(counted.bytes());
+            }
+            assert!(counted.bytes() > 0);
+            sorted.finish(&Report::default()).unwrap();
+        }
+        assert!(
+            most > 4_000 && most <= 5_000,
+            "at most the share between rows: {most}"
+        );
+        assert_eq!(counted.bytes(), 0);
         let (held, none) = run(None);
         assert_eq!((held.len(), none), (601, 0));
         for share in [1, 5_000, 50_000] {

@@ -156,11 +156,12 @@ fn exit_now(
 }
 
 /// The reporters of the run: stdout's and every `-F` file's. A sorted report keeps at most
-/// `share` bytes of rows in memory (`Config::report_share`).
+/// `share` bytes of rows in memory (`Config::report_share`), counted where the run's budget
+/// reads them.
 fn reporters(
     args: &Args,
     files: &mut ReportFiles,
-    share: Option<usize>,
+    share: Option<(usize, linkpatrol::HeldRows)>,
 ) -> Box<dyn linkpatrol::report::Reporter> {
     let options = report_setup::stdout_options(args);
     // Files never get colour codes.
@@ -230,8 +231,13 @@ fn run(settings: &settings::Settings) -> anyhow::Result<u8> {
             };
         }
     };
-    let share = config.report_share();
-    let checker = Checker::new(config)?.with_cancel_handle(cancel);
+    // A sorted report's rows in memory count in the run's memory budget.
+    let held = linkpatrol::HeldRows::new();
+    let share = config
+        .report_share()
+        .filter(|_| !args.stream)
+        .map(|bytes| (bytes, held.clone()));
+    let checker = Checker::new(config.rows_held(held))?.with_cancel_handle(cancel);
     // `--sources SRC BUILT`: problems on the built pages are reported at their sources.
     let sources = match &args.sources {
         Some(src) => {

@@ -3,19 +3,21 @@
 
 use std::io::{self, BufWriter, Write};
 
+use linkpatrol::HeldRows;
 use linkpatrol::report::{Fanout, Format, ReportOptions, Reporter, SortedReporter, reporter_for};
 
 use crate::report_file::NamedFile;
 use crate::values::FileOutput;
 
 /// How the rows reach the reporters.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Rows {
     /// As they finish (`--stream`).
     Streamed,
-    /// At the end, in a stable order ([`SortedReporter`]), at most this many bytes of them
-    /// held in memory and the rest on disk (`None`: all in memory).
-    Sorted(Option<usize>),
+    /// At the end, in a stable order ([`SortedReporter`]): at most this many bytes of them
+    /// held in memory, counted in that budget's count, and the rest on disk (`None`: all in
+    /// memory).
+    Sorted(Option<(usize, HeldRows)>),
 }
 
 /// The reporters of a run: `stdout_format` on stdout (unless `quiet`) and each `-F` output
@@ -40,7 +42,9 @@ pub fn reporters(
     match rows {
         Rows::Streamed => Box::new(all),
         Rows::Sorted(None) => Box::new(SortedReporter::new(all)),
-        Rows::Sorted(Some(share)) => Box::new(SortedReporter::new(all).spill_past(share)),
+        Rows::Sorted(Some((share, held))) => {
+            Box::new(SortedReporter::new(all).spill_past(share).counting(held))
+        }
     }
 }
 

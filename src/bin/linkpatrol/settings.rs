@@ -305,8 +305,6 @@ pub fn config_from(settings: &Settings, cancel: &CancelHandle) -> Result<Config>
     let config = Config::new()
         // The reporters consume the stream; the report needs only its counts.
         .keep_entries(false)
-        // Unless rows stream out, the reporters hold them back for a stable order.
-        .sorted_report(!args.stream)
         // Without -v, every report but JUnit, sitemap and the graphs shows problems only: the
         // other entries are then counted, never built (most of the cost of a big crawl).
         .only_problems(
