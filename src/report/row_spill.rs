@@ -70,12 +70,13 @@ impl RowSpill {
         }
     }
 
-    /// Every row written and then `last` (sorted, held in memory), merged in report order:
-    /// rows that sort the same come in the order they were held. `settle` gives each result
+    /// Every row written and then `last` (sorted, held in memory), merged in `order` (the one
+    /// the runs were sorted in): rows that sort the same come in the order they were held. `settle` gives each result
     /// its final form once (the level the run settled), and is applied to `last` by the caller.
     pub(super) fn merge(
         mut self,
         last: Vec<Entry>,
+        order: Order,
         settle: impl Fn(&Arc<CheckResult>) -> Option<Arc<CheckResult>>,
     ) -> Merge {
         for r in &mut self.results {
@@ -93,6 +94,7 @@ impl RowSpill {
             spill: self,
             sources,
             heads: BinaryHeap::new(),
+            order,
             error: None,
         };
         for i in 0..merge.sources.len() {
@@ -258,16 +260,20 @@ enum Source {
     Held(std::vec::IntoIter<Entry>),
 }
 
-/// A source's next row, ordered for the heap: the least in report order first, then the
-/// source written first (so rows that sort the same keep the order they were held in).
+/// The order of a report's rows.
+pub(super) type Order = fn(&Entry, &Entry) -> Ordering;
+
+/// A source's next row, ordered for the heap: the least in `order` first, then the source
+/// written first (so rows that sort the same keep the order they were held in).
 struct Head {
     entry: Entry,
     source: usize,
+    order: Order,
 }
 
 impl Ord for Head {
     fn cmp(&self, other: &Self) -> Ordering {
-        super::sorted::order(&other.entry, &self.entry).then(other.source.cmp(&self.source))
+        (self.order)(&other.entry, &self.entry).then(other.source.cmp(&self.source))
     }
 }
 
@@ -290,6 +296,7 @@ pub(super) struct Merge {
     spill: RowSpill,
     sources: Vec<Source>,
     heads: BinaryHeap<Head>,
+    order: Order,
     /// The first run that could not be read back: the rows left in it are lost.
     error: Option<io::Error>,
 }
@@ -318,7 +325,11 @@ impl Merge {
             },
         };
         if let Some(entry) = next {
-            self.heads.push(Head { entry, source: i });
+            self.heads.push(Head {
+                entry,
+                source: i,
+                order: self.order,
+            });
         }
     }
 
@@ -336,7 +347,7 @@ impl Iterator for Merge {
     type Item = Entry;
 
     fn next(&mut self) -> Option<Entry> {
-        let Head { entry, source } = self.heads.pop()?;
+        let Head { entry, source, .. } = self.heads.pop()?;
         self.advance(source);
         Some(entry)
     }
@@ -426,7 +437,13 @@ mod tests {
         assert_eq!(spill.results.len(), 2, "one result kept per URL");
     }
 
-    /// Runs merge in report order, ties in the order they were held; results take their
+    /// The report's order as far as these rows differ: page, then URL.
+    fn by_place(a: &Entry, b: &Entry) -> Ordering {
+        let page = |e: &Entry| e.referrer.as_ref().map(|r| r.parent.clone());
+        (page(a), &a.result.url).cmp(&(page(b), &b.result.url))
+    }
+
+    /// Runs merge in the given order, ties in the order they were held; results take their
     /// settled form.
     #[test]
     fn runs_merge_in_order_with_ties_in_the_order_held() {
@@ -459,7 +476,7 @@ mod tests {
             .write_run(vec![a2.clone(), row("c", "p3", "")])
             .unwrap_or_else(|_| panic!("written"));
         let merged: Vec<Entry> = spill
-            .merge(vec![a3.clone(), row("a", "p0", "")], |r| {
+            .merge(vec![a3.clone(), row("a", "p0", "")], by_place, |r| {
                 (r.url == "b").then(|| result("b", 1))
             })
             .collect();

@@ -174,7 +174,7 @@ impl<R: Reporter> Reporter for SortedReporter<R> {
             }
             Some(spill) => {
                 entries.sort_by(order);
-                let mut merged = spill.merge(entries, |r| report.settled(r));
+                let mut merged = spill.merge(entries, order, |r| report.settled(r));
                 let mut seen: HashSet<String> = HashSet::new();
                 for mut e in merged.by_ref() {
                     e.cached = !seen.insert(e.result.url.clone());

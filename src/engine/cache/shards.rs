@@ -18,7 +18,7 @@ use parking_lot::{Mutex, MutexGuard};
 use super::slots::{Local, Slots, Vacant};
 
 /// Bits of an [`Id`] that name its shard.
-pub(super) const SHARD_BITS: u32 = 4;
+const SHARD_BITS: u32 = 4;
 
 /// Number of shards: enough that 32 workers on a few cores seldom meet on one.
 const SHARDS: usize = 1 << SHARD_BITS;
@@ -26,6 +26,9 @@ const SHARDS: usize = 1 << SHARD_BITS;
 /// A key's number in the whole map: its shard in the low [`SHARD_BITS`] bits, its entry's
 /// number in the shard above them.
 pub(super) type Id = u32;
+
+/// Most entries a shard holds: its numbers leave room for the shard's in an [`Id`].
+const MAX_LOCAL: usize = (u32::MAX >> SHARD_BITS) as usize;
 
 fn shard_of(id: Id) -> usize {
     (id as usize) & (SHARDS - 1)
@@ -60,7 +63,9 @@ pub(super) struct Shards<V> {
 impl<V> Default for Shards<V> {
     fn default() -> Self {
         Shards {
-            shards: (0..SHARDS).map(|_| CachePadded::default()).collect(),
+            shards: (0..SHARDS)
+                .map(|_| CachePadded::new(Mutex::new(Slots::with_max(MAX_LOCAL))))
+                .collect(),
             hasher: RandomState::default(),
         }
     }

@@ -13,14 +13,11 @@ use hashbrown::HashTable;
 /// An entry's number in its shard: its position in the arena.
 pub(super) type Local = u32;
 
-/// Most entries a shard holds: its numbers leave room for the shard's in a whole-map id.
-const MAX_LOCAL: usize = (u32::MAX >> super::shards::SHARD_BITS) as usize;
-
 /// A key that [`Slots::lookup`] did not find, with its hash, to [`insert`](Slots::insert).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Vacant(u32);
 
-/// Key → value, for keys that are never removed. Holds at most [`MAX_LOCAL`] entries
+/// Key → value, for keys that are never removed. Holds at most `max` entries
 /// ([`has_room`](Slots::has_room)).
 #[derive(Debug)]
 pub(super) struct Slots<V> {
@@ -29,6 +26,8 @@ pub(super) struct Slots<V> {
     /// For each entry: its key's hash folded to 32 bits (compared before the key is read, and
     /// all that a rehash reads) and its number.
     table: HashTable<(u32, Local)>,
+    /// Most entries: the numbers a whole-map id leaves an entry of its shard.
+    max: usize,
 }
 
 /// The table's hash of a folded hash: the 32 bits twice, so that both the bucket (low bits)
@@ -37,11 +36,13 @@ fn spread(h: u32) -> u64 {
     (u64::from(h) << 32) | u64::from(h)
 }
 
-impl<V> Default for Slots<V> {
-    fn default() -> Self {
+impl<V> Slots<V> {
+    /// An empty map of at most `max` entries (at most `u32::MAX`).
+    pub(super) fn with_max(max: usize) -> Self {
         Slots {
             entries: Vec::new(),
             table: HashTable::new(),
+            max: max.min(u32::MAX as usize),
         }
     }
 }
@@ -59,7 +60,7 @@ impl<V> Slots<V> {
 
     /// `false` once the shard holds as many entries as a whole-map id can number.
     pub(super) fn has_room(&self) -> bool {
-        self.entries.len() < MAX_LOCAL
+        self.entries.len() < self.max
     }
 
     /// Adds `key` (not in the map: `vacant` came from [`lookup`](Self::lookup) and nothing was
@@ -117,7 +118,7 @@ mod tests {
 
     #[test]
     fn finds_what_it_inserted_and_numbers_entries_in_order() {
-        let mut m: Slots<usize> = Slots::default();
+        let mut m: Slots<usize> = Slots::with_max(usize::MAX);
         for i in 0..10_000 {
             let key = format!("https://example.org/{i}");
             let vacant = m.lookup(h(&key), &key).expect_err("new");
