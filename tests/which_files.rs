@@ -161,6 +161,20 @@ fn index_files_choose_what_a_folder_link_stands_for() {
         // None: a link must name a file, as lychee's `--index-files ''`.
         assert_eq!(run(Some("")), (f(), f(), false));
     }
+    // The warning on a link to a folder listed names the index files asked for.
+    for (names, said) in [
+        (None, "without index.html:"),
+        (Some("README.md,."), "without README.md:"),
+    ] {
+        let mut args = vec!["-v", index];
+        if let Some(n) = names {
+            args.extend(["--index-files", n]);
+        }
+        let out = csv_run_in(&dir, &args);
+        let r = rows(&out);
+        let warning = &row(&r, "bare/", "index.html").expect("bare/")[4];
+        assert!(warning.contains(said), "{names:?}: {warning}");
+    }
     // A folder given as input is still a local site started at its index.html.
     for names in ["README.md", ""] {
         let out = csv_run_in(&dir, &["--index-files", names, "site"]);

@@ -438,9 +438,10 @@ impl Run {
             if result.warnings.iter().any(|w| w.tag == "outside-root") {
                 return;
             }
-            result
-                .infos
-                .push("A folder without index.html: its entries are listed and checked.".into());
+            result.infos.push(format!(
+                "A folder without {}: its entries are listed and checked.",
+                self.files.index_names()
+            ));
             return;
         }
         if let Some(ct) = result.content_type.as_deref()

@@ -666,9 +666,10 @@ impl Run {
             warnings.push(Warning {
                 tag: "file-no-index",
                 message: format!(
-                    "`{}' is a folder without index.html: a web server would not serve \
-                     a page here (its entries are listed and checked).",
-                    url_cap::capped(value)
+                    "`{}' is a folder without {}: a web server would not serve a page here \
+                     (its entries are listed and checked).",
+                    url_cap::capped(value),
+                    self.files.index_names()
                 ),
             });
         }

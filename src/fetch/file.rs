@@ -611,6 +611,22 @@ impl FileScope {
     /// listed (`.` among them). Asked for every `file:` link of a page, so a link whose last
     /// segment has an extension (`page.html`) is taken for a file without asking the file
     /// system.
+    /// The index files a folder link stands for, as a message names them: `index.html`,
+    /// `README.md or index.html`, or `an index file` when the listing comes first.
+    pub(crate) fn index_names(&self) -> String {
+        let names: Vec<&str> = self
+            .index
+            .iter()
+            .map(String::as_str)
+            .take_while(|n| *n != ".")
+            .collect();
+        if names.is_empty() {
+            "an index file".into()
+        } else {
+            names.join(" or ")
+        }
+    }
+
     pub(crate) fn is_folder_without_index(&self, url: &Url) -> bool {
         let last = url.path().rsplit('/').next().unwrap_or("");
         if url.scheme() != "file" || last.contains('.') {
