@@ -260,6 +260,13 @@ impl PyReport {
         self.report.time_limit_reached.map(|d| d.as_secs_f64())
     }
 
+    /// The memory budget in bytes (`max_memory`) when it stopped the run from discovering
+    /// URLs (the links to further URLs were only counted), else `None`.
+    #[getter]
+    fn memory_limit(&self) -> Option<usize> {
+        self.report.memory_limit
+    }
+
     /// Why the state file (`cache`, `cache_file`, `resume`) was not used or was set aside,
     /// one line each; the run went on without it.
     #[getter]

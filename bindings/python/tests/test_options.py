@@ -309,3 +309,36 @@ def test_include_verbatim_checks_urls_in_code(routes: Routes, tmp_path: pathlib.
     verbatim = linkpatrol.check(page, include_verbatim=True)
     assert [r.valid for r in by_url(verbatim, routes.url + "in-code")] == [True]
     assert routes.requested("/in-code") >= 1
+
+
+def test_index_files_choose_what_a_folder_link_stands_for(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "index.html").write_text("<a href='docs/'>docs</a>")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "README.md").write_text("[gone](gone.md)\n")
+    plain = linkpatrol.check(tmp_path / "index.html", index_files=[])
+    assert [r.valid for r in plain.results if r.urlname == "docs/"] == [False]
+    readme = linkpatrol.check(tmp_path / "index.html", index_files=["README.md"])
+    assert [r.valid for r in readme.results if r.urlname == "docs/"] == [True]
+    assert [r.valid for r in readme.results if r.urlname == "gone.md"] == [False]
+
+
+def test_include_wikilinks_checks_links_to_pages_by_name(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "Home.md").write_text("See [[Other]] and [[Missing]].\n")
+    (tmp_path / "Other.md").write_text("# Other\n")
+    plain = linkpatrol.check(tmp_path)
+    assert plain.errors == 0 and not [r for r in plain.results if "Missing" in r.urlname]
+    wiki = linkpatrol.check(tmp_path, include_wikilinks=True)
+    assert [r.valid for r in wiki.results if r.urlname == "Other.md"] == [True]
+    assert [r.valid for r in wiki.results if r.urlname == "Missing.md"] == [False]
+
+
+def test_max_memory_takes_a_size_and_its_brake_is_reported(tmp_path: pathlib.Path) -> None:
+    links = "".join(f"<a href='p{i}.html'>p{i}</a>\n" for i in range(400))
+    (tmp_path / "index.html").write_text(links)
+    for i in range(400):
+        (tmp_path / f"p{i}.html").write_text("<p>leaf</p>")
+    roomy = linkpatrol.check(tmp_path / "index.html", max_memory="512M")
+    assert roomy.memory_limit is None and roomy.errors == 0
+    tight = linkpatrol.check(tmp_path / "index.html", max_memory="64K")
+    assert tight.memory_limit == 64 * 1024
+    assert tight.urls < 400
