@@ -342,3 +342,25 @@ def test_max_memory_takes_a_size_and_its_brake_is_reported(tmp_path: pathlib.Pat
     tight = linkpatrol.check(tmp_path / "index.html", max_memory="64K")
     assert tight.memory_limit == 64 * 1024
     assert tight.urls < 400
+
+
+def test_extensions_choose_the_files_of_a_folder(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "a.md").write_text("[gone](gone-a.md)\n")
+    (tmp_path / "b.html").write_text("<a href='gone-b.html'>b</a>")
+
+    def pages(report: linkpatrol.Report) -> list[str]:
+        return sorted({r.parent.rsplit("/", 1)[-1] for r in report.broken if r.parent})
+
+    assert pages(linkpatrol.check(tmp_path)) == ["a.md"]
+    assert pages(linkpatrol.check(tmp_path, extensions=["html"])) == ["b.html"]
+
+
+def test_preprocess_reads_a_file_through_the_program(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "guide.md").write_text("[raw](raw-gone.md)\n")
+    program = tmp_path / "to-html"
+    program.write_text("#!/bin/sh\nprintf '<p><a href=\"converted-gone.html\">c</a>'\n")
+    program.chmod(0o755)
+    plain = linkpatrol.check(tmp_path / "guide.md")
+    assert [r.urlname for r in plain.broken] == ["raw-gone.md"]
+    converted = linkpatrol.check(tmp_path / "guide.md", preprocess=str(program))
+    assert [r.urlname for r in converted.broken] == ["converted-gone.html"]
