@@ -160,13 +160,12 @@ fn first_difference(a: &str, b: &str) -> String {
     format!("line {}:\n{x}\n{y}", i + 1)
 }
 
-/// A run whose queued URLs wait on disk (a queue memory share of 0: every queued URL but each
-/// host's next one) reports the same bytes as one that keeps them in memory, in every format.
-#[test]
-fn a_run_whose_queue_waits_on_disk_reports_the_same_bytes() {
+/// A run given `extra` reports the same bytes as one without it, in every format, at `-t 1`
+/// and `-t 8`, over the web site and the folder site (`name` names its folders).
+fn assert_same_bytes_with(name: &str, extra: &[&str]) {
     let server = web_site();
-    let folder = folder_site("stable-spill-folder");
-    let dir = TempDir::new("stable-spill");
+    let folder = folder_site(&format!("{name}-folder"));
+    let dir = TempDir::new(name);
     for input in [
         server.url("/"),
         folder.join("index.html").display().to_string(),
@@ -174,40 +173,29 @@ fn a_run_whose_queue_waits_on_disk_reports_the_same_bytes() {
         for format in Format::ALL.iter().map(|f| f.name()) {
             let first = report(&dir, format, "1", &input, &[]);
             for threads in ["1", "8"] {
-                let spilled = report(&dir, format, threads, &input, &["--queue-memory", "0"]);
+                let again = report(&dir, format, threads, &input, extra);
                 assert!(
-                    spilled == first,
-                    "{input} {format} -t {threads}, spilled, differs:\n{}",
-                    first_difference(&first, &spilled)
+                    again == first,
+                    "{input} {format} -t {threads} {extra:?} differs:\n{}",
+                    first_difference(&first, &again)
                 );
             }
         }
     }
 }
 
+/// A run whose queued URLs wait on disk (a queue memory share of 0: every queued URL but each
+/// host's next one) reports the same bytes as one that keeps them in memory, in every format.
+#[test]
+fn a_run_whose_queue_waits_on_disk_reports_the_same_bytes() {
+    assert_same_bytes_with("stable-spill", &["--queue-memory", "0"]);
+}
+
 /// A run whose report rows wait on disk (a budget whose quarter holds a few dozen rows) reports
 /// the same bytes as one that holds them all in memory, in every format.
 #[test]
 fn a_run_whose_report_rows_wait_on_disk_reports_the_same_bytes() {
-    let server = web_site();
-    let folder = folder_site("stable-rows-folder");
-    let dir = TempDir::new("stable-rows");
-    for input in [
-        server.url("/"),
-        folder.join("index.html").display().to_string(),
-    ] {
-        for format in Format::ALL.iter().map(|f| f.name()) {
-            let first = report(&dir, format, "1", &input, &[]);
-            for threads in ["1", "8"] {
-                let spilled = report(&dir, format, threads, &input, &["--max-memory", "100K"]);
-                assert!(
-                    spilled == first,
-                    "{input} {format} -t {threads}, rows on disk, differs:\n{}",
-                    first_difference(&first, &spilled)
-                );
-            }
-        }
-    }
+    assert_same_bytes_with("stable-rows", &["--max-memory", "100K"]);
 }
 
 #[test]

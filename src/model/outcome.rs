@@ -362,6 +362,23 @@ pub(crate) fn mask_url(url: &mut Url) {
 }
 
 impl Referrer {
+    /// `raw`, written on `parent` at `line`, `column`, with no text, base, warning or remap:
+    /// the referrer report tests build rows with.
+    #[cfg(test)]
+    pub(crate) fn at(parent: &str, raw: &str, line: usize, column: usize) -> Self {
+        Referrer {
+            parent: parent.into(),
+            raw: raw.into(),
+            line: Some(line),
+            column: Some(column),
+            name: String::new(),
+            base: None,
+            warnings: Vec::new(),
+            remapped_from: None,
+            rendered: false,
+        }
+    }
+
     /// The referrer with credentials masked in every field that may quote a URL.
     pub(crate) fn without_credentials(mut self) -> Self {
         for s in [&mut self.parent, &mut self.raw, &mut self.name] {

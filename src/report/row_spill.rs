@@ -450,15 +450,8 @@ mod tests {
         let row = |url: &str, page: &str, name: &str| Entry {
             result: result(url, 2),
             referrer: Some(Referrer {
-                parent: page.into(),
-                raw: url.into(),
-                line: Some(1),
-                column: Some(1),
                 name: name.into(),
-                base: None,
-                warnings: Vec::new(),
-                remapped_from: None,
-                rendered: false,
+                ..Referrer::at(page, url, 1, 1)
             }),
             fragment: None,
             cached: false,

@@ -208,17 +208,7 @@ mod tests {
                 Outcome::Ok { status: Some(200) },
                 1,
             )),
-            referrer: page.map(|(p, line, column)| Referrer {
-                parent: p.into(),
-                raw: url.into(),
-                line: Some(line),
-                column: Some(column),
-                name: String::new(),
-                base: None,
-                warnings: Vec::new(),
-                remapped_from: None,
-                rendered: false,
-            }),
+            referrer: page.map(|(p, line, column)| Referrer::at(p, url, line, column)),
             fragment: None,
             cached: false,
         }
